@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"context"
+	"time"
+)
+
+// Agent is one configured agent. Run performs a single attempt: retries,
+// backoff and Level-2 analysis are the caller's business (package recovery),
+// so an Agent never retries on its own.
+type Agent interface {
+	// Name is the agent's configured name, unique within a run.
+	Name() string
+	// Run asks the agent to act on req. A failed attempt returns a non-nil
+	// error, preferably an *Error that carries its Class; the returned
+	// Response still holds whatever was captured (partial output, stderr,
+	// exit code, tokens) so nothing is lost.
+	Run(ctx context.Context, req Request) (Response, error)
+}
+
+// Request is what one attempt of an agent receives.
+type Request struct {
+	// Intent is the task, as untrusted text from a user.
+	Intent string
+	// Workflow is the workflow slug the run belongs to.
+	Workflow string
+	// RunID identifies the run.
+	RunID string
+	// Stage names the pipeline stage, empty outside staged pipelines.
+	Stage string
+	// Constraints are the names of the constraints the output must satisfy.
+	Constraints []string
+	// ConstraintText describes each constraint in words, for LLM prompts
+	// (same order as Constraints; may be shorter).
+	ConstraintText []string
+	// Hint is a recovery hint from Level-2 analysis, empty on a first attempt.
+	Hint string
+	// OutputDir is a directory the agent may write extra files into.
+	OutputDir string
+	// Dir is the working directory for command agents (the workspace).
+	Dir string
+	// Progress, when set, is told about every sign of life (output bytes,
+	// frames, tokens) so a watchdog can tell a stuck agent from a slow one.
+	// It may be called from several goroutines.
+	Progress func(Progress)
+}
+
+// Progress is one sign of life from a running agent.
+type Progress struct {
+	// Bytes is the number of output bytes received since the last report.
+	Bytes int
+	// Frame is the kind of control frame received, if any (READY, HANDOFF, …).
+	Frame string
+	// Tokens is the number of tokens received since the last report.
+	Tokens int64
+}
+
+// Usage counts the tokens an attempt consumed, as reported by the provider.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// Total is InputTokens + OutputTokens.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+
+// Signal is a line signal a command agent printed (REPORT_CREATED,
+// TASK_ERROR, ERROR_CONTEXT) or a control frame it sent.
+type Signal struct {
+	Kind    string `json:"kind"`
+	Payload string `json:"payload,omitempty"`
+}
+
+// Response is what one attempt produced.
+type Response struct {
+	// Output is the agent's answer: stdout with control frames removed for
+	// command agents, the parsed "output" for LLM agents.
+	Output string
+	// TTV is the agent's own time-to-value estimate (RESULT frame or
+	// ttv_estimate_ms); zero when the agent did not say.
+	TTV time.Duration
+	// Raw is the unparsed model text for LLM agents, kept when parsing fails.
+	Raw string
+	// Stderr is what a command agent wrote to stderr (bounded).
+	Stderr string
+	// ExitCode is a command agent's exit status (-1 when killed or unknown).
+	ExitCode int
+	// Model is the model that answered, when the provider says.
+	Model string
+	// Usage is the token use of this attempt.
+	Usage Usage
+	// Signals are the frames and line signals seen, in order.
+	Signals []Signal
+}

@@ -1,0 +1,51 @@
+package check
+
+import "context"
+
+// Checker verifies one constraint against one output.
+type Checker interface {
+	// Check judges output. A non-nil error means the check itself could not
+	// run (a missing schema file, a judge that did not answer): the
+	// constraint is then neither passed nor failed but unverified, and the
+	// error says why.
+	Check(ctx context.Context, output string) (Outcome, error)
+}
+
+// Outcome is the verdict of one check.
+type Outcome struct {
+	// Pass is true when the output satisfies the constraint.
+	Pass bool
+	// Reason says why it failed (or, for judges, why it passed).
+	Reason string
+}
+
+// Constraint is a named constraint bound to its checker.
+type Constraint struct {
+	// Name is the constraint's name in the config or intent.
+	Name string
+	// Hard constraints decide admissibility; soft ones only score.
+	Hard bool
+	// Checker is nil when the constraint is unverified: named by an intent,
+	// not defined in the config, and no judge agent is available.
+	Checker Checker
+	// Description is a human sentence for prompts and tables.
+	Description string
+}
+
+// Status is the state of one constraint for one result.
+type Status string
+
+// The constraint states.
+const (
+	Passed     Status = "passed"
+	Failed     Status = "failed"
+	Unverified Status = "unverified"
+)
+
+// Verdict is the outcome of one constraint for one result.
+type Verdict struct {
+	Constraint string `json:"constraint"`
+	Hard       bool   `json:"hard"`
+	Status     Status `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+}

@@ -1,0 +1,205 @@
+package config
+
+import "time"
+
+// Config is a whole, validated configuration with defaults filled in.
+type Config struct {
+	// Path is the file the config was read from, empty for the embedded default.
+	Path string `yaml:"-" json:"-"`
+	// Agents by name. AgentNames keeps the file's order.
+	Agents     map[string]Agent `yaml:"agents" json:"agents"`
+	AgentNames []string         `yaml:"-" json:"-"`
+	// Constraints by name; every one applies to every run.
+	// ConstraintNames keeps the file's order.
+	Constraints     map[string]Constraint `yaml:"constraints" json:"constraints,omitempty"`
+	ConstraintNames []string              `yaml:"-" json:"-"`
+	Pipelines       map[string]Pipeline   `yaml:"pipelines" json:"pipelines,omitempty"`
+	Selection       Selection             `yaml:"selection" json:"selection"`
+	Checkpoints     Checkpoints           `yaml:"checkpoints" json:"checkpoints"`
+	Escalation      Escalation            `yaml:"escalation" json:"escalation"`
+	Recovery        Recovery              `yaml:"recovery" json:"recovery"`
+	Ledger          Ledger                `yaml:"ledger" json:"ledger"`
+	Watcher         Watcher               `yaml:"watcher" json:"watcher"`
+	Budget          Budget                `yaml:"budget" json:"budget"`
+	// Prices maps a model id to its price, for cost figures.
+	Prices   map[string]Price `yaml:"prices" json:"prices,omitempty"`
+	Executor Executor         `yaml:"executor" json:"executor"`
+}
+
+// Provider names.
+const (
+	ProviderOpenAI       = "openai"
+	ProviderAnthropic    = "anthropic"
+	ProviderGitHubModels = "github-models"
+	ProviderAzureOpenAI  = "azure-openai"
+	ProviderCommand      = "command"
+)
+
+// Agent configures one agent.
+type Agent struct {
+	Provider string `yaml:"provider" json:"provider"`
+	// Model is the model id (LLM providers). For azure-openai it is the
+	// deployment name unless Deployment is set.
+	Model string `yaml:"model" json:"model,omitempty"`
+	// BaseURL overrides the provider's endpoint (for azure-openai: the
+	// resource endpoint, else AZURE_OPENAI_ENDPOINT).
+	BaseURL string `yaml:"base-url" json:"base-url,omitempty"`
+	// APIKeyEnv names the environment variable holding the key.
+	APIKeyEnv string `yaml:"api-key-env" json:"api-key-env,omitempty"`
+	// Deployment and APIVersion are for azure-openai.
+	Deployment string `yaml:"deployment" json:"deployment,omitempty"`
+	APIVersion string `yaml:"api-version" json:"api-version,omitempty"`
+	// Run is the argv of a command agent.
+	Run []string `yaml:"run" json:"run,omitempty"`
+	// Env adds environment variables for a command agent.
+	Env map[string]string `yaml:"env" json:"env,omitempty"`
+	// Role is a sentence placed in an LLM agent's system prompt.
+	Role string `yaml:"role" json:"role,omitempty"`
+	// MaxTokens caps an LLM answer (default 4096).
+	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
+	// Timeout bounds the whole agent, every attempt included (default 5m).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// AttemptTimeout bounds one attempt (default: Timeout).
+	AttemptTimeout Duration `yaml:"attempt-timeout" json:"attempt-timeout,omitempty"`
+}
+
+// Check kinds.
+const (
+	CheckContains   = "contains"
+	CheckRegex      = "regex"
+	CheckNotRegex   = "not-regex"
+	CheckMaxLength  = "max-length"
+	CheckJSON       = "json"
+	CheckJSONSchema = "json-schema"
+	CheckCommand    = "command"
+	CheckJudge      = "judge"
+)
+
+// Constraint configures one named constraint.
+type Constraint struct {
+	Check string `yaml:"check" json:"check"`
+	// Value is the needle for contains (string) or the limit for max-length.
+	Value string `yaml:"value" json:"value,omitempty"`
+	// Pattern is an RE2 expression for regex and not-regex.
+	Pattern string `yaml:"pattern" json:"pattern,omitempty"`
+	// Schema is a path (relative to the workspace) for json-schema.
+	Schema string `yaml:"schema" json:"schema,omitempty"`
+	// Run is the argv of a command check.
+	Run []string `yaml:"run" json:"run,omitempty"`
+	// Agent is the judge agent's name.
+	Agent string `yaml:"agent" json:"agent,omitempty"`
+	// Criterion is what a judge checks, in words (default: the constraint name).
+	Criterion string `yaml:"criterion" json:"criterion,omitempty"`
+	// Description is shown in prompts and tables.
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Hard decides admissibility (default true).
+	Hard bool `yaml:"hard" json:"hard"`
+	// Timeout bounds a command or judge check (default 1m).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+}
+
+// Pipeline modes.
+const (
+	ModeSelect   = "select"
+	ModeDelegate = "delegate"
+	ModeStages   = "stages"
+)
+
+// Pipeline configures a named pipeline.
+type Pipeline struct {
+	Mode string `yaml:"mode" json:"mode"`
+	// Agents restricts a select pipeline to these agents (default: all).
+	Agents []string `yaml:"agents" json:"agents,omitempty"`
+	// Constraints adds constraints by name for runs of this pipeline.
+	Constraints []string `yaml:"constraints" json:"constraints,omitempty"`
+}
+
+// On-no-admissible policies.
+const (
+	NoAdmissibleCheckpoint = "checkpoint"
+	NoAdmissibleLeastBad   = "least-bad"
+	NoAdmissibleFail       = "fail"
+)
+
+// Selection configures scoring and the no-admissible policy.
+type Selection struct {
+	Weights        Weights  `yaml:"weights" json:"weights"`
+	Preference     []string `yaml:"preference" json:"preference,omitempty"`
+	OnNoAdmissible string   `yaml:"on-no-admissible" json:"on-no-admissible"`
+}
+
+// Weights of the score components (defaults 40/30/20/10).
+type Weights struct {
+	Invariants float64 `yaml:"invariants" json:"invariants"`
+	TTV        float64 `yaml:"ttv" json:"ttv"`
+	Exec       float64 `yaml:"exec" json:"exec"`
+	Preference float64 `yaml:"preference" json:"preference"`
+}
+
+// Checkpoints configures when runs pause for a human.
+type Checkpoints struct {
+	// BeforeCommit raises an APPROVAL checkpoint before commit-back.
+	BeforeCommit bool `yaml:"before-commit" json:"before-commit"`
+	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET) to
+	// the option number recommended when the ledger has no history.
+	Recommend map[string]int `yaml:"recommend" json:"recommend,omitempty"`
+}
+
+// Escalation configures escalation comments.
+type Escalation struct {
+	Mention []string `yaml:"mention" json:"mention,omitempty"`
+}
+
+// Recovery configures retries and Level-2 analysis.
+type Recovery struct {
+	// Attempts bounds transient retries per agent (default 3, first try included).
+	Attempts int `yaml:"attempts" json:"attempts"`
+	// Analyzer names the agent that analyses systematic failures (optional).
+	Analyzer string `yaml:"analyzer" json:"analyzer,omitempty"`
+	// MaxAlternatives bounds analyzer-suggested retries (default 2).
+	MaxAlternatives int `yaml:"max-alternatives" json:"max-alternatives"`
+	// BaseDelay and MaxDelay shape exponential backoff (defaults 1s, 30s).
+	BaseDelay Duration `yaml:"base-delay" json:"base-delay,omitempty"`
+	MaxDelay  Duration `yaml:"max-delay" json:"max-delay,omitempty"`
+	// MaxTotal bounds the time spent retrying one agent (default 10m).
+	MaxTotal Duration `yaml:"max-total" json:"max-total,omitempty"`
+}
+
+// Ledger configures where the ledger is committed.
+type Ledger struct {
+	Branch string `yaml:"branch" json:"branch,omitempty"`
+}
+
+// Watcher configures the in-run watchdog.
+type Watcher struct {
+	// StuckAfter is how long an agent may show no progress (default 5m).
+	StuckAfter Duration `yaml:"stuck-after" json:"stuck-after,omitempty"`
+	// MaxFailures failed agents abort the run (default 3).
+	MaxFailures int `yaml:"max-failures" json:"max-failures"`
+	// MaxRestarts bounds restarts of one stuck agent (default 1).
+	MaxRestarts int `yaml:"max-restarts" json:"max-restarts"`
+}
+
+// Budget bounds what a run may spend.
+type Budget struct {
+	// MaxTokens: once a run has used this many tokens no new attempt starts (0 = no limit).
+	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input  float64 `yaml:"input" json:"input"`
+	Output float64 `yaml:"output" json:"output"`
+}
+
+// Executor configures the fan-out.
+type Executor struct {
+	// MaxParallel bounds concurrently running agents (default 8).
+	MaxParallel int `yaml:"max-parallel" json:"max-parallel"`
+}
+
+// Duration is a time.Duration written as "5m", "30s" in YAML.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
