@@ -1,0 +1,48 @@
+package datalake
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrorRecord is one line of errors.jsonl: a failure worth keeping after the
+// run, such as an agent that failed or a report that did not validate.
+type ErrorRecord struct {
+	Time     time.Time `json:"time"`
+	Run      string    `json:"run"`
+	Workflow string    `json:"workflow"`
+	Agent    string    `json:"agent,omitempty"`
+	Class    string    `json:"class,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	Message  string    `json:"message"`
+}
+
+// AppendErrors appends records to errors.jsonl (append-only, one write).
+func (l *Lake) AppendErrors(records ...ErrorRecord) error {
+	if len(records) == 0 {
+		return nil
+	}
+	var buf []byte
+	for _, rec := range records {
+		line, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("encode error record: %w", err)
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	if err := os.MkdirAll(l.Root, 0o755); err != nil {
+		return fmt.Errorf("create datalake: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(l.Root, "errors.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open errors.jsonl: %w", err)
+	}
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return fmt.Errorf("append errors.jsonl: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,184 @@
+package datalake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Lake is a datalake rooted at a directory (default .optr).
+type Lake struct {
+	// Root is the datalake directory.
+	Root string
+}
+
+// Open returns the datalake at root. Nothing is created until something is written.
+func Open(root string) *Lake { return &Lake{Root: filepath.Clean(root)} }
+
+// LedgerPath is the default ledger file, <root>/ledger.jsonl.
+func (l *Lake) LedgerPath() string { return filepath.Join(l.Root, "ledger.jsonl") }
+
+// ErrorsPath is <root>/errors.jsonl.
+func (l *Lake) ErrorsPath() string { return filepath.Join(l.Root, "errors.jsonl") }
+
+// CheckpointPath is where a pending checkpoint's state is saved.
+func (l *Lake) CheckpointPath(id string) string {
+	return filepath.Join(l.Root, "checkpoints", id+".json")
+}
+
+// RunDir is workflows/<workflow>/runs/<run-id> under the root.
+func (l *Lake) RunDir(workflow, runID string) string {
+	return filepath.Join(l.Root, "workflows", workflow, "runs", runID)
+}
+
+// ErrRunExists is returned by NewRun when the run id was recorded before.
+var ErrRunExists = errors.New("run already exists")
+
+// NewRun creates the directory of a new run. It refuses bad names before
+// touching the disk, and refuses a run id that already has a directory: a
+// rerun never overwrites an earlier run's outputs.
+func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
+	if err := ValidateWorkflow(workflow); err != nil {
+		return nil, err
+	}
+	if err := ValidateRunID(runID); err != nil {
+		return nil, err
+	}
+	dir := l.RunDir(workflow, runID)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("create datalake: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s already holds run %s of workflow %s; choose another run id", ErrRunExists, dir, runID, workflow)
+		}
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
+}
+
+// OpenRun returns an existing run (for resuming a paused one).
+func (l *Lake) OpenRun(workflow, runID string) (*Run, error) {
+	if err := ValidateWorkflow(workflow); err != nil {
+		return nil, err
+	}
+	if err := ValidateRunID(runID); err != nil {
+		return nil, err
+	}
+	dir := l.RunDir(workflow, runID)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("run %s of workflow %s not found in %s", runID, workflow, l.Root)
+	}
+	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
+}
+
+// Run is one run's directory.
+type Run struct {
+	// Dir is the run directory.
+	Dir string
+	// Workflow and ID name the run.
+	Workflow, ID string
+	lake         *Lake
+}
+
+// Lake returns the datalake the run belongs to.
+func (r *Run) Lake() *Lake { return r.lake }
+
+// Files within a run directory.
+const (
+	FileWorkflow  = "workflow-optr.yaml"
+	FileSelection = "optr-selection.json"
+	FileResult    = "result.md"
+	DirOutputs    = "agent-outputs"
+	DirCoord      = ".coordination"
+)
+
+// AgentOutputPath is agent-outputs/<agent>.json within the run.
+func (r *Run) AgentOutputPath(agentName string) string {
+	return filepath.Join(r.Dir, DirOutputs, agentName+".json")
+}
+
+// Path returns the absolute path of rel inside the run.
+func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
+
+// WriteFile writes rel inside the run once: atomically (temporary file,
+// then a hard link to the final name, so a reader never sees half a file)
+// and never over an existing file.
+func (r *Run) WriteFile(rel string, data []byte) error {
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("write %q: path leaves the run directory", rel)
+	}
+	return WriteOnce(filepath.Join(r.Dir, rel), data)
+}
+
+// WriteJSON writes v as indented JSON to rel (see WriteFile).
+func (r *Run) WriteJSON(rel string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", rel, err)
+	}
+	return r.WriteFile(rel, append(data, '\n'))
+}
+
+// WriteOnce atomically creates path with data, creating parent directories.
+// It fails with an error wrapping fs.ErrExist if path exists: files a run
+// wrote are never rewritten.
+func WriteOnce(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// A hard link, unlike rename, refuses to replace an existing file.
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("write %s: %w (files a run wrote are never rewritten)", path, fs.ErrExist)
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Files lists every regular file under the run directory, as paths
+// relative to the datalake root's parent (the workspace), sorted.
+func (r *Run) Files() ([]string, error) {
+	base := filepath.Dir(r.lake.Root)
+	var out []string
+	err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && !isTemp(d.Name()) {
+			rel, err := filepath.Rel(base, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func isTemp(name string) bool { return len(name) > 5 && name[:5] == ".tmp-" }

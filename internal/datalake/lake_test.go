@@ -1,0 +1,90 @@
+package datalake
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateWorkflow(t *testing.T) {
+	t.Parallel()
+	good := []string{"issue-12", "demo", "a.b_c-d", strings.Repeat("a", 64)}
+	bad := []string{"", ".", "..", "../x", "/etc", "a/b", ".hidden", "UPPER", "sp ace", strings.Repeat("a", 65), "x\x00y", "-flag"}
+	for _, name := range good {
+		if err := ValidateWorkflow(name); err != nil {
+			t.Errorf("ValidateWorkflow(%q) = %v, want nil", name, err)
+		}
+	}
+	for _, name := range bad {
+		if err := ValidateWorkflow(name); err == nil {
+			t.Errorf("ValidateWorkflow(%q) = nil, want an error", name)
+		}
+	}
+}
+
+func TestNewRunRefusesBeforeWriting(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), ".optr")
+	l := Open(root)
+	for _, wf := range []string{"../x", "/abs", "a/../../b"} {
+		if _, err := l.NewRun(wf, "r1"); err == nil {
+			t.Fatalf("NewRun(%q) succeeded", wf)
+		}
+	}
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused run created %s (stat err %v)", root, err)
+	}
+}
+
+func TestRunWritesOnce(t *testing.T) {
+	t.Parallel()
+	l := Open(filepath.Join(t.TempDir(), ".optr"))
+	r, err := l.NewRun("demo", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(FileResult, []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(FileResult, []byte("second")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second write: err = %v, want ErrExist", err)
+	}
+	got, _ := os.ReadFile(r.Path(FileResult))
+	if string(got) != "first" {
+		t.Fatalf("file rewritten: %q", got)
+	}
+	if err := r.WriteFile("../escape", nil); err == nil {
+		t.Fatal("a path leaving the run was written")
+	}
+	if _, err := l.NewRun("demo", "r1"); !errors.Is(err, ErrRunExists) {
+		t.Fatalf("reused run id: err = %v, want ErrRunExists", err)
+	}
+	files, err := r.Files()
+	if err != nil || len(files) != 1 || files[0] != ".optr/workflows/demo/runs/r1/result.md" {
+		t.Fatalf("Files() = %v, %v", files, err)
+	}
+	entries, _ := os.ReadDir(r.Dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestAppendErrors(t *testing.T) {
+	t.Parallel()
+	l := Open(filepath.Join(t.TempDir(), ".optr"))
+	if err := l.AppendErrors(ErrorRecord{Run: "r", Message: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendErrors(ErrorRecord{Run: "r", Message: "two"}, ErrorRecord{Run: "r", Message: "three"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(l.ErrorsPath())
+	if n := strings.Count(string(data), "\n"); n != 3 {
+		t.Fatalf("errors.jsonl has %d lines, want 3", n)
+	}
+}
