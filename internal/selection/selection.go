@@ -1,0 +1,177 @@
+package selection
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// Candidate is one agent's result as selection sees it.
+type Candidate struct {
+	Agent string
+	// HasOutput is false for agents that produced nothing usable.
+	HasOutput bool
+	// Admissible is true when every hard constraint passed.
+	Admissible bool
+	// Passed counts constraints verified to hold; Verified counts
+	// constraints that were checked at all (unverified ones are left out).
+	Passed, Verified int
+	// TTV is the agent's time-to-value; Exec its measured execution time.
+	TTV, Exec time.Duration
+}
+
+// Row is one line of the score table.
+type Row struct {
+	Agent      string  `json:"agent"`
+	Admissible bool    `json:"admissible"`
+	Candidate  bool    `json:"candidate"`
+	Invariants float64 `json:"invariants"`
+	TTV        float64 `json:"ttv"`
+	Exec       float64 `json:"exec"`
+	Preference float64 `json:"preference"`
+	Score      float64 `json:"score"`
+	Rank       int     `json:"rank"`
+}
+
+// Outcome says how π* was chosen.
+type Outcome string
+
+// The selection outcomes.
+const (
+	// Admissible: π* passed every hard constraint.
+	Admissible Outcome = "admissible"
+	// LeastBad: no candidate was admissible; the best-scoring one was taken.
+	LeastBad Outcome = "least-bad"
+	// NoAdmissible: no candidate was admissible and the policy selects nothing
+	// (fail), or a human must decide (checkpoint).
+	NoAdmissible Outcome = "no-admissible"
+	// NoCandidate: no agent produced output at all.
+	NoCandidate Outcome = "no-candidate"
+)
+
+// Result is the score table and the choice.
+type Result struct {
+	// Rows are sorted best first (rank 1 first); non-candidates last.
+	Rows []Row `json:"rows"`
+	// Selected is π*'s agent name, empty when nothing was selected.
+	Selected string  `json:"selected"`
+	Outcome  Outcome `json:"outcome"`
+	// Best is the best-scoring candidate whatever its admissibility (what
+	// "Proceed" on a NO_ADMISSIBLE checkpoint would take).
+	Best string `json:"best,omitempty"`
+}
+
+// Select scores cands with the given weights and preference list and picks
+// π* under policy (one of the config.NoAdmissible* values).
+func Select(cands []Candidate, sel config.Selection) Result {
+	w := sel.Weights
+	minTTV, minExec := fastest(cands)
+	rows := make([]Row, len(cands))
+	for i, c := range cands {
+		r := Row{Agent: c.Agent, Admissible: c.Admissible && c.HasOutput, Candidate: c.HasOutput}
+		if c.HasOutput {
+			r.Invariants = w.Invariants * share(c.Passed, c.Verified)
+			r.TTV = w.TTV * ratio(minTTV, c.TTV)
+			r.Exec = w.Exec * ratio(minExec, c.Exec)
+			r.Preference = w.Preference * preference(sel.Preference, c.Agent)
+			r.Score = round2(r.Invariants + r.TTV + r.Exec + r.Preference)
+			r.Invariants, r.TTV, r.Exec, r.Preference = round2(r.Invariants), round2(r.TTV), round2(r.Exec), round2(r.Preference)
+		}
+		rows[i] = r
+	}
+	exec := make(map[string]time.Duration, len(cands))
+	for _, c := range cands {
+		exec[c.Agent] = c.Exec
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int { return compare(a, b, exec) })
+	res := Result{Rows: rows, Outcome: NoCandidate}
+	for i := range rows {
+		if rows[i].Candidate {
+			rows[i].Rank = i + 1
+		}
+	}
+	if len(rows) == 0 || !rows[0].Candidate {
+		return res
+	}
+	res.Best = rows[0].Agent
+	for _, r := range rows {
+		if r.Admissible {
+			res.Selected, res.Outcome = r.Agent, Admissible
+			return res
+		}
+	}
+	if sel.OnNoAdmissible == config.NoAdmissibleLeastBad {
+		res.Selected, res.Outcome = res.Best, LeastBad
+		return res
+	}
+	res.Outcome = NoAdmissible
+	return res
+}
+
+// compare orders candidates first, then by score (higher first), execution
+// time (shorter first) and name.
+func compare(a, b Row, exec map[string]time.Duration) int {
+	if a.Candidate != b.Candidate {
+		if a.Candidate {
+			return -1
+		}
+		return 1
+	}
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	if ea, eb := exec[a.Agent], exec[b.Agent]; ea != eb {
+		if ea < eb {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.Agent, b.Agent)
+}
+
+func fastest(cands []Candidate) (ttv, exec time.Duration) {
+	ttv, exec = -1, -1
+	for _, c := range cands {
+		if !c.HasOutput {
+			continue
+		}
+		if c.TTV > 0 && (ttv < 0 || c.TTV < ttv) {
+			ttv = c.TTV
+		}
+		if c.Exec > 0 && (exec < 0 || c.Exec < exec) {
+			exec = c.Exec
+		}
+	}
+	return ttv, exec
+}
+
+// ratio is best/d in [0,1]; a zero or unknown duration counts as the best.
+func ratio(best, d time.Duration) float64 {
+	if best <= 0 || d <= 0 || d <= best {
+		return 1
+	}
+	return float64(best) / float64(d)
+}
+
+func share(passed, verified int) float64 {
+	if verified == 0 {
+		return 1
+	}
+	return float64(passed) / float64(verified)
+}
+
+func preference(list []string, agent string) float64 {
+	i := slices.Index(list, agent)
+	if i < 0 {
+		return 0
+	}
+	return float64(len(list)-i) / float64(len(list))
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }

@@ -1,0 +1,99 @@
+package selection
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+var defaults = config.Selection{
+	Weights:        config.Weights{Invariants: 40, TTV: 30, Exec: 20, Preference: 10},
+	OnNoAdmissible: config.NoAdmissibleFail,
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func TestSelectScoresAndRanks(t *testing.T) {
+	t.Parallel()
+	sel := defaults
+	sel.Preference = []string{"b", "a"}
+	got := Select([]Candidate{
+		{Agent: "a", HasOutput: true, Admissible: true, Passed: 2, Verified: 2, TTV: ms(100), Exec: ms(100)},
+		{Agent: "b", HasOutput: true, Admissible: false, Passed: 1, Verified: 2, TTV: ms(50), Exec: ms(200)},
+		{Agent: "c", HasOutput: false},
+	}, sel)
+	want := Result{
+		Rows: []Row{
+			// b: 40*0.5 + 30*1 + 20*0.5 + 10*1 = 70; a: 40 + 15 + 20 + 5 = 80.
+			{Agent: "a", Admissible: true, Candidate: true, Invariants: 40, TTV: 15, Exec: 20, Preference: 5, Score: 80, Rank: 1},
+			{Agent: "b", Candidate: true, Invariants: 20, TTV: 30, Exec: 10, Preference: 10, Score: 70, Rank: 2},
+			{Agent: "c"},
+		},
+		Selected: "a", Outcome: Admissible, Best: "a",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Select() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSelectPrefersAdmissibleOverHigherScore(t *testing.T) {
+	t.Parallel()
+	got := Select([]Candidate{
+		{Agent: "fast-but-wrong", HasOutput: true, Passed: 1, Verified: 2, TTV: ms(1), Exec: ms(1)},
+		{Agent: "slow-but-right", HasOutput: true, Admissible: true, Passed: 2, Verified: 2, TTV: ms(1000), Exec: ms(1000)},
+	}, defaults)
+	if got.Selected != "slow-but-right" || got.Best != "fast-but-wrong" {
+		t.Fatalf("Selected = %q, Best = %q", got.Selected, got.Best)
+	}
+}
+
+func TestSelectTieBreakIsDeterministic(t *testing.T) {
+	t.Parallel()
+	same := func(name string, exec int) Candidate {
+		return Candidate{Agent: name, HasOutput: true, Admissible: true, TTV: ms(10), Exec: ms(exec)}
+	}
+	// Equal scores need equal exec ratios: both at the fastest time.
+	for _, order := range [][]Candidate{{same("beta", 10), same("alpha", 10)}, {same("alpha", 10), same("beta", 10)}} {
+		if got := Select(order, defaults); got.Selected != "alpha" {
+			t.Fatalf("tie went to %q, want alpha (name order)", got.Selected)
+		}
+	}
+}
+
+func TestSelectNoAdmissiblePolicies(t *testing.T) {
+	t.Parallel()
+	cands := []Candidate{
+		{Agent: "x", HasOutput: true, Passed: 0, Verified: 1, Exec: ms(5)},
+		{Agent: "y", HasOutput: true, Passed: 1, Verified: 2, Exec: ms(5)},
+	}
+	tests := []struct {
+		policy string
+		want   Outcome
+		sel    string
+	}{
+		{config.NoAdmissibleFail, NoAdmissible, ""},
+		{config.NoAdmissibleCheckpoint, NoAdmissible, ""},
+		{config.NoAdmissibleLeastBad, LeastBad, "y"},
+	}
+	for _, tt := range tests {
+		sel := defaults
+		sel.OnNoAdmissible = tt.policy
+		got := Select(cands, sel)
+		if got.Outcome != tt.want || got.Selected != tt.sel || got.Best != "y" {
+			t.Errorf("%s: outcome %s selected %q best %q; want %s %q y", tt.policy, got.Outcome, got.Selected, got.Best, tt.want, tt.sel)
+		}
+	}
+	if got := Select([]Candidate{{Agent: "dead"}}, defaults); got.Outcome != NoCandidate || got.Selected != "" {
+		t.Errorf("no candidates: %+v", got)
+	}
+}
+
+func TestSelectNoConstraintsGivesFullInvariants(t *testing.T) {
+	t.Parallel()
+	got := Select([]Candidate{{Agent: "a", HasOutput: true, Admissible: true, Exec: ms(3)}}, defaults)
+	if got.Rows[0].Invariants != 40 || got.Rows[0].Score != 90 {
+		t.Fatalf("row = %+v", got.Rows[0])
+	}
+}
