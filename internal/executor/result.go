@@ -1,0 +1,73 @@
+package executor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/recovery"
+)
+
+// Status is an agent's final state in a run.
+type Status string
+
+// The agent states.
+const (
+	Queued    Status = "queued"
+	Running   Status = "running"
+	Retrying  Status = "retrying"
+	Succeeded Status = "succeeded"
+	Failed    Status = "failed"
+	Escalated Status = "escalated"
+	Cancelled Status = "cancelled"
+)
+
+// Result is one agent's result in a run: what agent-outputs/<agent>.json holds.
+type Result struct {
+	Agent    string `json:"agent"`
+	Provider string `json:"provider"`
+	Model    string `json:"model,omitempty"`
+	Status   Status `json:"status"`
+	// Output is the agent's final output (empty when it produced none).
+	Output       string `json:"output"`
+	OutputSHA256 string `json:"output_sha256"`
+	// Raw is the model's unparsed text when its answer could not be used.
+	Raw      string `json:"raw,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	// Error, Class and Reason describe the final failure, if any.
+	Error  string `json:"error,omitempty"`
+	Class  string `json:"class,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// TTVms is the time-to-value: the agent's own estimate when it gave
+	// one (TTVSource "agent"), else the measured time ("measured").
+	TTVms     int64  `json:"ttv_ms"`
+	TTVSource string `json:"ttv_source"`
+	// ExecMS is the measured wall time of the agent, every attempt included.
+	ExecMS     int64              `json:"exec_ms"`
+	StartedAt  time.Time          `json:"started_at"`
+	FinishedAt time.Time          `json:"finished_at"`
+	Attempts   []recovery.Attempt `json:"attempts"`
+	Usage      agent.Usage        `json:"usage"`
+	CostUSD    float64            `json:"cost_usd,omitempty"`
+	Signals    []agent.Signal     `json:"signals,omitempty"`
+	// EscalationReason says why recovery gave up, when it did.
+	EscalationReason string             `json:"escalation_reason,omitempty"`
+	Analysis         *recovery.Analysis `json:"analysis,omitempty"`
+	BudgetExhausted  bool               `json:"budget_exhausted,omitempty"`
+
+	// Checks is filled after the result was captured; it is not part of the
+	// agent output file (the selection file holds the verdicts).
+	Checks check.Evaluation `json:"-"`
+}
+
+// HasOutput reports whether the agent produced output worth considering.
+func (r *Result) HasOutput() bool { return r.Output != "" }
+
+// SHA256Hex is the lowercase hex SHA-256 of s.
+func SHA256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
