@@ -2,7 +2,8 @@ package check
 
 import "context"
 
-// Checker verifies one constraint against one output.
+// Checker verifies one constraint against one output. Implementations are
+// safe for concurrent use: one checker judges every agent's output of a run.
 type Checker interface {
 	// Check judges output. A non-nil error means the check itself could not
 	// run (a missing schema file, a judge that did not answer): the
@@ -44,8 +45,13 @@ const (
 
 // Verdict is the outcome of one constraint for one result.
 type Verdict struct {
+	// Constraint is the constraint's name.
 	Constraint string `json:"constraint"`
-	Hard       bool   `json:"hard"`
-	Status     Status `json:"status"`
-	Reason     string `json:"reason,omitempty"`
+	// Hard is copied from the constraint.
+	Hard bool `json:"hard"`
+	// Status is passed, failed or unverified.
+	Status Status `json:"status"`
+	// Reason explains a failure, a judge's verdict, or why the constraint
+	// could not be verified.
+	Reason string `json:"reason,omitempty"`
 }

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// JudgeCache holds the judge verdicts of one run, so an output that several
+// agents produced, or that is checked again, is judged once. It is safe for
+// concurrent use: concurrent requests for the same verdict share one judge
+// call. Errors are not cached; the next request asks the judge again.
+type JudgeCache struct {
+	mu       sync.Mutex
+	verdicts map[string]Outcome
+	flight   singleflight.Group
+	hits     atomic.Int64
+	judged   atomic.Int64
+}
+
+// NewJudgeCache returns an empty cache. Create one per run and pass it to
+// Resolve (or New) through Options.Cache.
+func NewJudgeCache() *JudgeCache {
+	return &JudgeCache{verdicts: map[string]Outcome{}}
+}
+
+// Hits returns how many verdicts were served without calling a judge.
+func (c *JudgeCache) Hits() int64 { return c.hits.Load() }
+
+// Judged returns how many times a judge was called.
+func (c *JudgeCache) Judged() int64 { return c.judged.Load() }
+
+func (c *JudgeCache) lookup(key string) (Outcome, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.verdicts[key]
+	return o, ok
+}
+
+func (c *JudgeCache) store(key string, o Outcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.verdicts[key] = o
+}
+
+// do returns the cached verdict for key, or calls judge once for all
+// concurrent callers and caches a successful verdict.
+func (c *JudgeCache) do(ctx context.Context, key string, judge func() (Outcome, error)) (Outcome, error) {
+	if o, ok := c.lookup(key); ok {
+		c.hits.Add(1)
+		return o, nil
+	}
+	ran := false // written by the call below, read after its result arrives
+	ch := c.flight.DoChan(key, func() (any, error) {
+		if o, ok := c.lookup(key); ok {
+			return o, nil
+		}
+		ran = true
+		c.judged.Add(1)
+		o, err := recovered(judge)
+		if err == nil {
+			c.store(key, o)
+		}
+		return o, err
+	})
+	select {
+	case <-ctx.Done():
+		return Outcome{}, fmt.Errorf("wait for the judge: %w", context.Cause(ctx))
+	case res := <-ch:
+		if res.Err != nil {
+			return Outcome{}, res.Err
+		}
+		if !ran {
+			c.hits.Add(1)
+		}
+		return res.Val.(Outcome), nil
+	}
+}
+
+// recovered calls f and turns a panic into an error. singleflight re-panics a
+// panic on a goroutine nobody can recover when callers wait on DoChan, which
+// would end the whole run; a misbehaving judge must only leave its
+// constraint unverified.
+func recovered(f func() (Outcome, error)) (o Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("judge panicked: %v", r)
+		}
+	}()
+	return f()
+}

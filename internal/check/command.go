@@ -1,0 +1,89 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// tailBytes is how much of a failing command's combined output its Reason
+// quotes (the end, where test runners and linters print their verdict).
+const tailBytes = 1024
+
+// waitDelay bounds how long a finished or killed check may hold its output
+// pipes open through a leftover child process.
+const waitDelay = 2 * time.Second
+
+// commandCheck runs an executable with the output on stdin; exit status 0
+// passes. It runs in the workspace with the base environment plus
+// OPTR_CONSTRAINT, in a process group of its own that is killed as a whole
+// when the check times out.
+type commandCheck struct {
+	argv    []string
+	dir     string
+	env     []string
+	timeout time.Duration
+}
+
+func newCommand(name string, c config.Constraint, opts Options) (Checker, error) {
+	if len(c.Run) == 0 || c.Run[0] == "" {
+		return nil, errors.New("run is empty: set run: to the command's argv, e.g. [\"./scripts/check.sh\"]")
+	}
+	env := append(append([]string(nil), opts.Env...), "OPTR_CONSTRAINT="+name)
+	return &commandCheck{
+		argv:    append([]string(nil), c.Run...),
+		dir:     opts.Dir,
+		env:     env,
+		timeout: timeoutOr(c.Timeout.D()),
+	}, nil
+}
+
+func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error) {
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, c.argv[0], c.argv[1:]...)
+	cmd.Dir = c.dir
+	cmd.Env = c.env
+	cmd.Stdin = strings.NewReader(output)
+	tail := &tailBuffer{max: tailBytes}
+	cmd.Stdout = tail
+	cmd.Stderr = tail
+	cmd.WaitDelay = waitDelay
+	ownProcessGroup(cmd)
+
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		// ErrWaitDelay: the command exited 0, but a child it left behind
+		// held the output pipes open until waitDelay cut them.
+		return Outcome{Pass: true}, nil
+	case ctx.Err() != nil:
+		return Outcome{}, fmt.Errorf("command %s stopped before it finished: %w", c.argv[0], context.Cause(ctx))
+	case runCtx.Err() != nil:
+		// The output kept the check busy past its limit: that is the
+		// output's fault as far as anyone can tell, so it fails rather than
+		// going unverified (which would let a hanging output through).
+		return Outcome{Reason: fmt.Sprintf("command %s did not finish within %s; its process group was killed%s",
+			c.argv[0], c.timeout, tail.suffix())}, nil
+	case errors.As(err, &exit) && exit.Exited():
+		return Outcome{Reason: fmt.Sprintf("command %s exited with status %d%s", c.argv[0], exit.ExitCode(), tail.suffix())}, nil
+	case errors.As(err, &exit):
+		return Outcome{Reason: fmt.Sprintf("command %s was stopped: %s%s", c.argv[0], exit, tail.suffix())}, nil
+	default:
+		return Outcome{}, fmt.Errorf("run command %s in %s: %w; check run: in the config and that the program is installed", quote(strings.Join(c.argv, " "), maxQuote), c.dirName(), err)
+	}
+}
+
+func (c *commandCheck) dirName() string {
+	if c.dir == "" {
+		return "the current directory"
+	}
+	return c.dir
+}

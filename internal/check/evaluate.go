@@ -1,0 +1,83 @@
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// maxParallelChecks bounds the checks of one output that run at once: enough
+// to overlap a slow command with a judge's round trip, few enough to leave
+// the runner's cores and the judges' rate limits to the agents.
+const maxParallelChecks = 4
+
+// Evaluation is the outcome of every constraint for one output.
+type Evaluation struct {
+	// Verdicts has one entry per constraint, in constraint order.
+	Verdicts []Verdict `json:"verdicts"`
+	// Invariants are the constraints the output was verified to satisfy,
+	// hard and soft, in constraint order (never nil).
+	Invariants []string `json:"invariants"`
+	// Admissible is true when no hard constraint failed. An unverified
+	// constraint does not block.
+	Admissible bool `json:"admissible"`
+	// HardFailed are the hard constraints that failed, in constraint order.
+	HardFailed []string `json:"hard_failed,omitempty"`
+}
+
+// Evaluate runs every constraint's check on output, a few at a time, and
+// sums up the verdicts. It never fails: a check that errors or panics leaves
+// its constraint unverified with the reason, and a constraint without a
+// checker is unverified.
+func Evaluate(ctx context.Context, constraints []Constraint, output string) Evaluation {
+	verdicts := make([]Verdict, len(constraints))
+	var g errgroup.Group
+	g.SetLimit(maxParallelChecks)
+	for i, c := range constraints {
+		g.Go(func() error {
+			verdicts[i] = evaluateOne(ctx, c, output)
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines never return an error
+
+	ev := Evaluation{Verdicts: verdicts, Invariants: []string{}, Admissible: true}
+	for _, v := range verdicts {
+		switch {
+		case v.Status == Passed:
+			ev.Invariants = append(ev.Invariants, v.Constraint)
+		case v.Status == Failed && v.Hard:
+			ev.Admissible = false
+			ev.HardFailed = append(ev.HardFailed, v.Constraint)
+		}
+	}
+	return ev
+}
+
+// evaluateOne runs one check, turning errors and panics into Unverified.
+func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
+	v = Verdict{Constraint: c.Name, Hard: c.Hard, Status: Unverified}
+	if c.Checker == nil {
+		v.Reason = "not defined in the config, and no judge agent is configured to verify it"
+		return v
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			v.Status, v.Reason = Unverified, fmt.Sprintf("the check panicked: %v", r)
+		}
+	}()
+	o, err := c.Checker.Check(ctx, output)
+	switch {
+	case err != nil:
+		v.Reason = err.Error()
+	case o.Pass:
+		v.Status, v.Reason = Passed, o.Reason
+	default:
+		v.Status, v.Reason = Failed, o.Reason
+		if v.Reason == "" {
+			v.Reason = "the check failed without saying why"
+		}
+	}
+	return v
+}

@@ -1,0 +1,135 @@
+package check
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// maxJudgeReason bounds the judge's reason kept in an Outcome.
+const maxJudgeReason = 500
+
+// judgeCheck asks an agent whether an output meets a criterion. Each output
+// is judged on its own (absolute grading, never side by side with another
+// output), and verdicts are cached per run by output, constraint and
+// criterion.
+type judgeCheck struct {
+	name      string
+	criterion string
+	agent     agent.Agent
+	cache     *JudgeCache
+	timeout   time.Duration
+	maxChars  int
+	workflow  string
+	runID     string
+	dir       string
+}
+
+func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker, error) {
+	agentName := c.Agent
+	if agentName == "" {
+		agentName = opts.DefaultJudge
+	}
+	if agentName == "" {
+		return nil, errors.New("no judge agent: set agent: to the name of an LLM agent defined under agents")
+	}
+	a, err := judgeAgent(opts, agentName)
+	if err != nil {
+		return nil, err
+	}
+	criterion := c.Criterion
+	if criterion == "" {
+		criterion = c.Description
+	}
+	if criterion == "" {
+		criterion = name
+	}
+	return newJudge(name, criterion, a, c.Timeout.D(), opts), nil
+}
+
+func judgeAgent(opts Options, name string) (agent.Agent, error) {
+	if opts.Judge == nil {
+		return nil, fmt.Errorf("judge agent %q is not available: this run has no agents to judge with", name)
+	}
+	a, err := opts.Judge(name)
+	if err != nil {
+		return nil, fmt.Errorf("judge agent %q: %w", name, err)
+	}
+	if a == nil {
+		return nil, fmt.Errorf("judge agent %q is not defined: add it under agents: or name another agent", name)
+	}
+	return a, nil
+}
+
+func newJudge(name, criterion string, a agent.Agent, timeout time.Duration, opts Options) *judgeCheck {
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewJudgeCache()
+	}
+	maxChars := opts.JudgeMaxChars
+	if maxChars <= 0 {
+		maxChars = DefaultJudgeMaxChars
+	}
+	return &judgeCheck{
+		name:      name,
+		criterion: criterion,
+		agent:     a,
+		cache:     cache,
+		timeout:   timeoutOr(timeout),
+		maxChars:  maxChars,
+		workflow:  opts.Workflow,
+		runID:     opts.RunID,
+		dir:       opts.Dir,
+	}
+}
+
+func (j *judgeCheck) Check(ctx context.Context, output string) (Outcome, error) {
+	return j.cache.do(ctx, j.key(output), func() (Outcome, error) { return j.judge(ctx, output) })
+}
+
+// key identifies a verdict: the same output, constraint and criterion always
+// get the same verdict within a run.
+func (j *judgeCheck) key(output string) string {
+	sum := sha256.Sum256([]byte(output))
+	return hex.EncodeToString(sum[:]) + "\x00" + j.name + "\x00" + j.criterion
+}
+
+func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, j.timeout)
+	defer cancel()
+	prompt, err := judgePrompt(j.criterion, output, j.maxChars)
+	if err != nil {
+		return Outcome{}, err
+	}
+	resp, err := j.agent.Run(ctx, agent.Request{
+		Intent:   prompt,
+		Workflow: j.workflow,
+		RunID:    j.runID,
+		Dir:      j.dir,
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("judge %s did not answer: %w", j.agent.Name(), err)
+	}
+	v, err := parseVerdict(resp.Output)
+	if err != nil && resp.Raw != "" && resp.Raw != resp.Output {
+		v, err = parseVerdict(resp.Raw)
+	}
+	if err != nil {
+		answer := resp.Output
+		if answer == "" {
+			answer = resp.Raw
+		}
+		return Outcome{}, fmt.Errorf("judge %s gave no verdict (%w); its answer began %s", j.agent.Name(), err, quote(answer, 200))
+	}
+	reason := cut(oneLine(v.Reason), maxJudgeReason)
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return Outcome{Pass: v.Pass, Reason: fmt.Sprintf("judged by %s: %s", j.agent.Name(), reason)}, nil
+}

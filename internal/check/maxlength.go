@@ -1,0 +1,29 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxLengthCheck passes when the output has at most limit characters
+// (Unicode code points, not bytes).
+type maxLengthCheck struct{ limit int }
+
+func newMaxLength(value string) (Checker, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n <= 0 {
+		return nil, fmt.Errorf("value %s is not a positive whole number: set value: to the largest number of characters allowed", quote(value, maxQuote))
+	}
+	return maxLengthCheck{limit: n}, nil
+}
+
+func (c maxLengthCheck) Check(_ context.Context, output string) (Outcome, error) {
+	n := utf8.RuneCountInString(output)
+	if n <= c.limit {
+		return Outcome{Pass: true}, nil
+	}
+	return Outcome{Reason: fmt.Sprintf("output is %d characters long; the limit is %d", n, c.limit)}, nil
+}

@@ -1,0 +1,52 @@
+package check
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxQuote bounds how much of a pattern, needle or match a Reason quotes.
+const maxQuote = 80
+
+// quote returns s as a Go-quoted string, cut to n characters with an ellipsis
+// so a Reason stays one readable line.
+func quote(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(cut(s, n)) + "…"
+}
+
+// cut returns the first n characters of s.
+func cut(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+// lastChars returns the last n characters of s.
+func lastChars(s string, n int) string {
+	count := utf8.RuneCountInString(s)
+	if count <= n {
+		return s
+	}
+	skip := count - n
+	for j := range s {
+		if skip == 0 {
+			return s[j:]
+		}
+		skip--
+	}
+	return ""
+}
+
+// oneLine folds whitespace runs, newlines included, into single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

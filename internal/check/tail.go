@@ -1,0 +1,59 @@
+package check
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// tailBuffer is an io.Writer that keeps only the last max bytes written.
+// os/exec and bytes.Buffer keep everything; a check's output can be large,
+// and only its end goes into a Reason.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += int64(len(p))
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return len(p), nil
+	}
+	if over := len(t.buf) + len(p) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return len(p), nil
+}
+
+// String returns the kept tail, starting at a character boundary and
+// trimmed of surrounding whitespace; "…" marks a cut.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	cutFront := t.total > int64(len(b))
+	if cutFront {
+		for len(b) > 0 && !utf8.RuneStart(b[0]) {
+			b = b[1:]
+		}
+	}
+	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	if cutFront && s != "" {
+		s = "…" + s
+	}
+	return s
+}
+
+// suffix returns ": <tail>" for a Reason, or "" when nothing was written.
+func (t *tailBuffer) suffix() string {
+	if s := t.String(); s != "" {
+		return ": " + s
+	}
+	return ""
+}
