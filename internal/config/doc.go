@@ -1,8 +1,13 @@
 // Package config reads optr's configuration file (.github/optr.yml), fills
-// defaults in one place, and validates it strictly: unknown keys, wrong types
-// and dangling agent names are errors that name the file, line and key.
+// defaults in one place, and validates it strictly.
 //
-// The embedded default (Default) is used when no file exists; the offline demo
-// lives in testdata/demo. schema.json, committed beside this file, describes the
-// same keys for editors.
+// Load and Parse report every problem, not only the first: unknown keys,
+// values of the wrong type, bad values and references to agents or
+// constraints that do not exist are *Error values that name the file, line
+// and dotted key (agents.good.provider), joined with errors.Join. The CLI
+// tells them from I/O errors with errors.As and exits with status 2.
+//
+// Default is the embedded configuration used when no file exists. Schema
+// is the same contract as a JSON Schema for editors; the tests keep the two
+// in step.
 package config

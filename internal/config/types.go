@@ -1,7 +1,5 @@
 package config
 
-import "time"
-
 // Config is a whole, validated configuration with defaults filled in.
 type Config struct {
 	// Path is the file the config was read from, empty for the embedded default.
@@ -49,13 +47,15 @@ type Agent struct {
 	// Deployment and APIVersion are for azure-openai.
 	Deployment string `yaml:"deployment" json:"deployment,omitempty"`
 	APIVersion string `yaml:"api-version" json:"api-version,omitempty"`
-	// Run is the argv of a command agent.
-	Run []string `yaml:"run" json:"run,omitempty"`
-	// Env adds environment variables for a command agent.
-	Env map[string]string `yaml:"env" json:"env,omitempty"`
+	// Run is the argv of a command agent. Its items may be written as
+	// numbers (run: [sleep, 5]).
+	Run []string `yaml:"run" json:"run,omitempty" config:"scalar"`
+	// Env adds environment variables for a command agent. Values may be
+	// written as numbers.
+	Env map[string]string `yaml:"env" json:"env,omitempty" config:"scalar"`
 	// Role is a sentence placed in an LLM agent's system prompt.
 	Role string `yaml:"role" json:"role,omitempty"`
-	// MaxTokens caps an LLM answer (default 4096).
+	// MaxTokens caps an LLM answer (default 4096; zero for command agents).
 	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
 	// Timeout bounds the whole agent, every attempt included (default 5m).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
@@ -78,23 +78,26 @@ const (
 // Constraint configures one named constraint.
 type Constraint struct {
 	Check string `yaml:"check" json:"check"`
-	// Value is the needle for contains (string) or the limit for max-length.
-	Value string `yaml:"value" json:"value,omitempty"`
+	// Value is the needle for contains or the limit for max-length. It may
+	// be written as a string or a number and is kept as written.
+	Value string `yaml:"value" json:"value,omitempty" config:"scalar"`
 	// Pattern is an RE2 expression for regex and not-regex.
 	Pattern string `yaml:"pattern" json:"pattern,omitempty"`
 	// Schema is a path (relative to the workspace) for json-schema.
 	Schema string `yaml:"schema" json:"schema,omitempty"`
 	// Run is the argv of a command check.
-	Run []string `yaml:"run" json:"run,omitempty"`
+	Run []string `yaml:"run" json:"run,omitempty" config:"scalar"`
 	// Agent is the judge agent's name.
 	Agent string `yaml:"agent" json:"agent,omitempty"`
-	// Criterion is what a judge checks, in words (default: the constraint name).
+	// Criterion is what a judge checks, in words (default for judges: the
+	// constraint name).
 	Criterion string `yaml:"criterion" json:"criterion,omitempty"`
 	// Description is shown in prompts and tables.
 	Description string `yaml:"description" json:"description,omitempty"`
 	// Hard decides admissibility (default true).
 	Hard bool `yaml:"hard" json:"hard"`
-	// Timeout bounds a command or judge check (default 1m).
+	// Timeout bounds a command or judge check (default 1m; zero for the
+	// other kinds, which run in memory).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
 }
 
@@ -107,11 +110,21 @@ const (
 
 // Pipeline configures a named pipeline.
 type Pipeline struct {
+	// Mode is select, delegate or stages (default select).
 	Mode string `yaml:"mode" json:"mode"`
-	// Agents restricts a select pipeline to these agents (default: all).
+	// Agents are the agents the pipeline runs: for select the candidates,
+	// for delegate the specialists, for stages the stages in order.
+	// Default for select and delegate: every agent, in file order; a
+	// stages pipeline must list its stages.
 	Agents []string `yaml:"agents" json:"agents,omitempty"`
 	// Constraints adds constraints by name for runs of this pipeline.
 	Constraints []string `yaml:"constraints" json:"constraints,omitempty"`
+	// Coordinator is the agent that decomposes a delegate run into topics
+	// (default: the first of Agents).
+	Coordinator string `yaml:"coordinator" json:"coordinator,omitempty"`
+	// Threshold is the share of specialist reports a delegate run needs
+	// (default 0.5: below it the run fails, between it and 1 it warns).
+	Threshold float64 `yaml:"threshold" json:"threshold,omitempty"`
 }
 
 // On-no-admissible policies.
@@ -197,9 +210,3 @@ type Executor struct {
 	// MaxParallel bounds concurrently running agents (default 8).
 	MaxParallel int `yaml:"max-parallel" json:"max-parallel"`
 }
-
-// Duration is a time.Duration written as "5m", "30s" in YAML.
-type Duration time.Duration
-
-// D returns d as a time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }

@@ -1,0 +1,40 @@
+package config
+
+import (
+	"fmt"
+	"os"
+)
+
+// Load reads and parses the config file at path. A missing file is an error
+// that wraps fs.ErrNotExist, so that a caller may fall back to Default when
+// the path was not given explicitly; problems in the file are *Error values
+// (see Parse).
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a config from data, fills in the defaults and validates it.
+// file names the source in errors and becomes Config.Path.
+//
+// Unknown keys, values of the wrong type, bad values and references to
+// agents or constraints that do not exist are all reported, not only the
+// first: the error joins one *Error per problem (errors.Join), in file
+// order, each naming the file, line and dotted key.
+func Parse(file string, data []byte) (*Config, error) {
+	ps := newProblems(file)
+	c := decode(ps, data)
+	if c == nil {
+		return nil, ps.err()
+	}
+	applyDefaults(c, ps.written)
+	validate(c, ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	c.Path = file
+	return c, nil
+}

@@ -1,0 +1,242 @@
+package config
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// schemaDoc returns schema.json as plain JSON values.
+func schemaDoc(t *testing.T) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(Schema, &doc); err != nil {
+		t.Fatalf("schema.json: %v", err)
+	}
+	return doc
+}
+
+// at follows a JSON pointer (without escapes) from doc.
+func at(t *testing.T, doc map[string]any, pointer string) any {
+	t.Helper()
+	var v any = doc
+	for _, part := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("schema.json%s: %q is not inside an object", pointer, part)
+		}
+		if v, ok = m[part]; !ok {
+			t.Fatalf("schema.json%s: no %q", pointer, part)
+		}
+	}
+	return v
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// TestSchemaEnums checks that the schema's enumerations, patterns and
+// defaults are the ones Parse uses.
+func TestSchemaEnums(t *testing.T) {
+	t.Parallel()
+	doc := schemaDoc(t)
+	enums := []struct {
+		pointer string
+		want    []string
+	}{
+		{"/$defs/agent/properties/provider/enum", providers},
+		{"/$defs/constraint/properties/check/enum", checkKinds},
+		{"/$defs/pipeline/properties/mode/enum", modes},
+		{"/$defs/selection/properties/on-no-admissible/enum", noAdmissibles},
+		{"/$defs/checkpoints/properties/recommend/propertyNames/enum", triggers},
+	}
+	for _, e := range enums {
+		if diff := cmp.Diff(e.want, strs(at(t, doc, e.pointer))); diff != "" {
+			t.Errorf("schema.json%s differs from Go (-go +schema):\n%s", e.pointer, diff)
+		}
+	}
+
+	values := []struct {
+		pointer string
+		want    any
+	}{
+		{"/$defs/name/pattern", slugRE.String()},
+		{"/$defs/name/maxLength", float64(maxNameLen)},
+		{"/properties/escalation/properties/mention/items/pattern", mentionRE.String()},
+		{"/$defs/agent/properties/api-key-env/pattern", envNameRE.String()},
+		{"/$defs/agent/properties/env/propertyNames/pattern", envNameRE.String()},
+		{"/$defs/checkpoints/properties/recommend/properties/NO_ADMISSIBLE/maximum", float64(noAdmissibleOptions)},
+		{"/$defs/agent/properties/max-tokens/default", float64(defaultMaxTokens)},
+		{"/$defs/constraint/properties/hard/default", true},
+		{"/$defs/pipeline/properties/mode/default", ModeSelect},
+		{"/$defs/pipeline/properties/threshold/default", defaultThreshold},
+		{"/$defs/selection/properties/on-no-admissible/default", defaultOnNoAdmissible},
+		{"/$defs/selection/properties/weights/properties/invariants/default", defaultWeights.Invariants},
+		{"/$defs/selection/properties/weights/properties/ttv/default", defaultWeights.TTV},
+		{"/$defs/selection/properties/weights/properties/exec/default", defaultWeights.Exec},
+		{"/$defs/selection/properties/weights/properties/preference/default", defaultWeights.Preference},
+		{"/properties/recovery/properties/attempts/default", float64(defaultAttempts)},
+		{"/properties/recovery/properties/max-alternatives/default", float64(defaultMaxAlternatives)},
+		{"/properties/watcher/properties/max-failures/default", float64(defaultMaxFailures)},
+		{"/properties/watcher/properties/max-restarts/default", float64(defaultMaxRestarts)},
+		{"/properties/executor/properties/max-parallel/default", float64(defaultMaxParallel)},
+	}
+	for _, v := range values {
+		if diff := cmp.Diff(v.want, at(t, doc, v.pointer)); diff != "" {
+			t.Errorf("schema.json%s differs from Go (-go +schema):\n%s", v.pointer, diff)
+		}
+	}
+	// Durations compare by what they mean, not how they are spelled.
+	durations := map[string]Duration{
+		"/$defs/agent/properties/timeout/default":            Duration(defaultAgentTimeout),
+		"/$defs/constraint/properties/timeout/default":       Duration(defaultCheckTimeout),
+		"/properties/recovery/properties/base-delay/default": Duration(defaultBaseDelay),
+		"/properties/recovery/properties/max-delay/default":  Duration(defaultMaxDelay),
+		"/properties/recovery/properties/max-total/default":  Duration(defaultMaxTotal),
+		"/properties/watcher/properties/stuck-after/default": Duration(defaultStuckAfter),
+	}
+	for pointer, want := range durations {
+		var got Duration
+		if err := got.UnmarshalText([]byte(at(t, doc, pointer).(string))); err != nil || got != want {
+			t.Errorf("schema.json%s = %v (err %v), Go default %v", pointer, got, err, want)
+		}
+	}
+}
+
+// ruleFor returns the then-branch of the allOf rule whose if names
+// key: value, from the definition at pointer.
+func ruleFor(t *testing.T, doc map[string]any, pointer, key, value string) map[string]any {
+	t.Helper()
+	for _, r := range at(t, doc, pointer+"/allOf").([]any) {
+		rule := r.(map[string]any)
+		cond, _ := rule["if"].(map[string]any)
+		props, _ := cond["properties"].(map[string]any)
+		k, _ := props[key].(map[string]any)
+		if k["const"] == value {
+			then, _ := rule["then"].(map[string]any)
+			return then
+		}
+	}
+	t.Fatalf("schema.json%s has no rule for %s: %s", pointer, key, value)
+	return nil
+}
+
+// forbidden lists the keys a then-branch forbids (properties: {key: false}).
+func forbidden(then map[string]any) []string {
+	var out []string
+	props, _ := then["properties"].(map[string]any)
+	for k, v := range props {
+		if v == false {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSchemaKindKeys checks that the schema forbids on each check kind and
+// provider exactly the keys Parse rejects there.
+func TestSchemaKindKeys(t *testing.T) {
+	t.Parallel()
+	doc := schemaDoc(t)
+	for _, kind := range checkKinds {
+		var want []string
+		for _, k := range kindSpecific {
+			if !slices.Contains(kindKeys[kind], k) {
+				want = append(want, k)
+			}
+		}
+		slices.Sort(want)
+		if diff := cmp.Diff(want, forbidden(ruleFor(t, doc, "/$defs/constraint", "check", kind))); diff != "" {
+			t.Errorf("check %s: keys forbidden by the schema differ from Go (-go +schema):\n%s", kind, diff)
+		}
+	}
+	command := slices.Sorted(slices.Values(append(slices.Clone(llmOnly), azureOnly...)))
+	if diff := cmp.Diff(command, forbidden(ruleFor(t, doc, "/$defs/agent", "provider", ProviderCommand))); diff != "" {
+		t.Errorf("command agents: keys forbidden by the schema differ from Go (-go +schema):\n%s", diff)
+	}
+	azure := slices.Sorted(slices.Values(commandOnly))
+	if diff := cmp.Diff(azure, forbidden(ruleFor(t, doc, "/$defs/agent", "provider", ProviderAzureOpenAI))); diff != "" {
+		t.Errorf("azure-openai agents: keys forbidden by the schema differ from Go (-go +schema):\n%s", diff)
+	}
+}
+
+// TestSchemaKeys walks the Config types beside the schema: every yaml key
+// must be a described schema property, every schema property a yaml key,
+// and every object closed with additionalProperties: false.
+func TestSchemaKeys(t *testing.T) {
+	t.Parallel()
+	doc := schemaDoc(t)
+	var walk func(path string, typ reflect.Type, node map[string]any)
+	walk = func(path string, typ reflect.Type, node map[string]any) {
+		node = deref(t, doc, node)
+		if _, ok := node["description"]; !ok {
+			t.Errorf("schema for %s has no description", path)
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			if typ == durationType {
+				return
+			}
+			if node["additionalProperties"] != false {
+				t.Errorf("schema for %s does not set additionalProperties: false", path)
+			}
+			props, _ := node["properties"].(map[string]any)
+			var schemaKeys []string
+			for k := range props {
+				schemaKeys = append(schemaKeys, k)
+			}
+			slices.Sort(schemaKeys)
+			goKeys := slices.Sorted(slices.Values(tagsOf(typ)))
+			if diff := cmp.Diff(goKeys, schemaKeys); diff != "" {
+				t.Errorf("keys of %s differ (-go +schema):\n%s", path, diff)
+			}
+			for _, name := range tagsOf(typ) {
+				f := typ.Field(fieldsOf(typ)[name].index)
+				prop, _ := props[name].(map[string]any)
+				if prop == nil {
+					continue
+				}
+				walk(joinKey(path, name), f.Type, prop)
+			}
+		case reflect.Map:
+			if elem := typ.Elem(); elem.Kind() == reflect.Struct {
+				ap, ok := node["additionalProperties"].(map[string]any)
+				if !ok {
+					t.Errorf("schema for %s does not describe its entries in additionalProperties", path)
+					return
+				}
+				walk(path+".*", elem, ap)
+			}
+		}
+	}
+	walk("(top level)", reflect.TypeFor[Config](), doc)
+}
+
+// deref follows a local $ref, keeping the referring node's description.
+func deref(t *testing.T, doc, node map[string]any) map[string]any {
+	t.Helper()
+	ref, ok := node["$ref"].(string)
+	if !ok {
+		return node
+	}
+	target := at(t, doc, strings.TrimPrefix(ref, "#")).(map[string]any)
+	if d, ok := node["description"]; ok {
+		merged := map[string]any{}
+		for k, v := range target {
+			merged[k] = v
+		}
+		merged["description"] = d
+		return merged
+	}
+	return target
+}

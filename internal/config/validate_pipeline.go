@@ -1,0 +1,29 @@
+package config
+
+func (v *validator) pipelines() {
+	for _, name := range sortedKeys(v.c.Pipelines) {
+		v.pipeline("pipelines."+name, name, v.c.Pipelines[name])
+	}
+}
+
+func (v *validator) pipeline(key, name string, p Pipeline) {
+	v.name(key, "pipeline", name)
+	v.names(key+".agents", p.Agents, func(k, n string) { v.agentRef(k, n) })
+	v.names(key+".constraints", p.Constraints, v.constraintRef)
+	if !v.enum(key+".mode", "mode", p.Mode, modes) {
+		return
+	}
+	if p.Mode == ModeStages && len(p.Agents) == 0 {
+		v.ps.add(key+".agents", "a stages pipeline needs agents: the stages in the order they run")
+	}
+	if p.Mode != ModeDelegate {
+		v.notUsed(key, p.Mode+" pipelines (only delegate)", "coordinator", "threshold")
+		return
+	}
+	if p.Coordinator != "" {
+		v.agentRef(key+".coordinator", p.Coordinator)
+	}
+	if p.Threshold <= 0 || p.Threshold > 1 {
+		v.ps.add(key+".threshold", "must be above 0 and at most 1 (the share of planned reports that must succeed), got %g", p.Threshold)
+	}
+}
