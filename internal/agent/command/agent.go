@@ -1,0 +1,102 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// Default limits.
+const (
+	// DefaultMaxOutput bounds stdout with frames removed.
+	DefaultMaxOutput = 8 << 20
+	// DefaultMaxStderr bounds the tail of stderr kept in Response.Stderr.
+	DefaultMaxStderr = 64 << 10
+	// DefaultKillGrace is the time between SIGTERM and SIGKILL.
+	DefaultKillGrace = 3 * time.Second
+)
+
+// Options are an Agent's dependencies and limits. The zero value is usable.
+type Options struct {
+	// Environ is the base environment, as "KEY=value" pairs, that the
+	// configured env and the OPTR_* variables are added to. Nil means
+	// os.Environ() at each Run; an empty, non-nil slice means none.
+	Environ []string
+	// Logger receives malformed control frames and other things worth a
+	// warning that do not fail the attempt. Nil means slog.Default().
+	Logger *slog.Logger
+	// MaxOutput bounds stdout with frames removed (default DefaultMaxOutput).
+	MaxOutput int
+	// MaxStderr bounds the tail of stderr kept (default DefaultMaxStderr).
+	MaxStderr int
+	// KillGrace is how long a stopped process group gets between SIGTERM
+	// and SIGKILL, and how long Run waits for stdout and stderr to close
+	// after the process ended (default DefaultKillGrace).
+	KillGrace time.Duration
+}
+
+// Agent is a configured command agent. It is safe for concurrent use: every
+// Run is a separate process.
+type Agent struct {
+	name    string
+	argv    []string
+	env     map[string]string
+	timeout time.Duration
+	opts    Options
+}
+
+var _ agent.Agent = (*Agent)(nil)
+
+// New returns the command agent name configured by cfg. The executable is
+// looked up at each Run, on the PATH of the environment it runs with.
+func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
+	if cfg.Provider != "" && cfg.Provider != config.ProviderCommand {
+		return nil, fmt.Errorf("agents.%s: provider is %q, not %q", name, cfg.Provider, config.ProviderCommand)
+	}
+	if len(cfg.Run) == 0 || cfg.Run[0] == "" {
+		return nil, fmt.Errorf("agents.%s.run is empty: give the command to run as a list, e.g. run: [claude, -p]", name)
+	}
+	for k, v := range cfg.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, fmt.Errorf("agents.%s.env: %q is not a valid environment variable (no '=' or NUL in names, no NUL in values)", name, k)
+		}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.MaxOutput = orDefault(opts.MaxOutput, DefaultMaxOutput)
+	opts.MaxStderr = orDefault(opts.MaxStderr, DefaultMaxStderr)
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = DefaultKillGrace
+	}
+	timeout := cfg.AttemptTimeout.D()
+	if timeout <= 0 {
+		timeout = cfg.Timeout.D()
+	}
+	if timeout < 0 {
+		return nil, errors.New("agents." + name + ".timeout is negative")
+	}
+	return &Agent{
+		name:    name,
+		argv:    append([]string(nil), cfg.Run...),
+		env:     maps.Clone(cfg.Env),
+		timeout: timeout,
+		opts:    opts,
+	}, nil
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Name returns the agent's configured name.
+func (a *Agent) Name() string { return a.name }

@@ -1,0 +1,114 @@
+package command
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/agent"
+)
+
+// capBuffer keeps the first max bytes written to it and notes the rest. It
+// never fails a write, so the frame parser in front of it keeps reading.
+type capBuffer struct {
+	max    int
+	buf    []byte
+	over   bool
+	onOver func()
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if len(p) <= room {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	c.buf = append(c.buf, p[:room]...)
+	if !c.over {
+		c.over = true
+		c.onOver()
+	}
+	return len(p), nil
+}
+
+// String returns what was kept, without a character split by the cut.
+func (c *capBuffer) String() string {
+	b := c.buf
+	if c.over {
+		b = trimPartialRune(b)
+	}
+	return string(b)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// trimLeadingPartialRune drops the continuation bytes of a character cut
+// at the start of b.
+func trimLeadingPartialRune(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+	}
+	return b
+}
+
+// tailBuffer keeps the last max bytes written to it, in at most 2*max bytes
+// of memory, and counts what it dropped.
+type tailBuffer struct {
+	max int
+	buf []byte
+	cut int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) > t.max {
+		t.cut += int64(len(t.buf) + len(p) - t.max)
+		t.buf, p = t.buf[:0], p[len(p)-t.max:]
+	}
+	if len(t.buf)+len(p) > 2*t.max {
+		drop := len(t.buf) - (t.max - len(p))
+		t.cut += int64(drop)
+		t.buf = append(t.buf[:0], t.buf[drop:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// String returns the kept tail; when something was cut, a first line says so.
+func (t *tailBuffer) String() string {
+	b, cut := t.buf, t.cut
+	if len(b) > t.max {
+		cut += int64(len(b) - t.max)
+		b = b[len(b)-t.max:]
+	}
+	if cut == 0 {
+		return string(b)
+	}
+	kept := trimLeadingPartialRune(b)
+	b, cut = kept, cut+int64(len(b)-len(kept))
+	return fmt.Sprintf("[optr: the first %d bytes of stderr were cut, the last %d are kept]\n", cut, len(b)) + string(b)
+}
+
+// progressWriter reports every chunk written through it as a sign of life.
+type progressWriter struct {
+	w        io.Writer
+	progress func(agent.Progress)
+}
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	if p.progress != nil && len(b) > 0 {
+		p.progress(agent.Progress{Bytes: len(b)})
+	}
+	return p.w.Write(b)
+}

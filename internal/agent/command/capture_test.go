@@ -1,0 +1,75 @@
+package command
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTailBuffer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"nothing", nil, ""},
+		{"fits", []string{"ab", "cd"}, "abcd"},
+		{"exactly max", []string{"abcdefgh"}, "abcdefgh"},
+		{"many small writes", []string{"abc", "def", "ghi", "jkl", "mno", "pqr"}, "[optr: the first 10 bytes of stderr were cut, the last 8 are kept]\nklmnopqr"},
+		{"one huge write", []string{"ab", strings.Repeat("x", 100) + "12345678"}, "[optr: the first 102 bytes of stderr were cut, the last 8 are kept]\n12345678"},
+		{"cut inside a character", []string{"éééé", "a"}, "[optr: the first 2 bytes of stderr were cut, the last 7 are kept]\néééa"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := &tailBuffer{max: 8}
+			for _, w := range tt.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+				if len(b.buf) > 2*b.max {
+					t.Fatalf("holds %d bytes, bound %d", len(b.buf), 2*b.max)
+				}
+			}
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Fatalf("String (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCapBuffer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+		over   bool
+	}{
+		{"fits", []string{"ab", "cd"}, "abcd", false},
+		{"exactly max", []string{"abcdefgh"}, "abcdefgh", false},
+		{"over", []string{"abcde", "fghij", "k"}, "abcdefgh", true},
+		{"cut inside a character", []string{"abcdefg", "é"}, "abcdefg", true},
+		{"cut after a whole character", []string{"abcdeé", "xy"}, "abcdeéx", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			b := &capBuffer{max: 8, onOver: func() { calls++ }}
+			for _, w := range tt.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v: a capBuffer never fails", n, err)
+				}
+			}
+			if got := b.String(); got != tt.want {
+				t.Fatalf("String = %q, want %q", got, tt.want)
+			}
+			if wantCalls := map[bool]int{false: 0, true: 1}[tt.over]; calls != wantCalls {
+				t.Fatalf("onOver called %d times, want %d", calls, wantCalls)
+			}
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package command
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+func TestDedupe(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"empty", nil, []string{}},
+		{"no duplicates", []string{"A=1", "B=2"}, []string{"A=1", "B=2"}},
+		{"last value at the first place", []string{"A=1", "B=2", "A=3"}, []string{"A=3", "B=2"}},
+		{"empty value and '=' in a value", []string{"A=", "B=x=y", "A=z"}, []string{"A=z", "B=x=y"}},
+		{"entry without '=' dropped", []string{"junk", "A=1"}, []string{"A=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, dedupe(tt.in), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("dedupe (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEnvironDoesNotChangeTheBase(t *testing.T) {
+	t.Parallel()
+	base := make([]string, 1, 10) // spare capacity an append could write into
+	base[0] = "A=1"
+	a, err := New("x", config.Agent{Run: []string{"true"}, Env: map[string]string{"A": "2"}}, Options{Environ: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := a.environ(agent.Request{})
+	if base[0] != "A=1" || len(base[:cap(base)][1]) != 0 {
+		t.Fatalf("environ changed its base: %q", base[:cap(base)])
+	}
+	if got := getenv(env, "A"); got != "2" {
+		t.Fatalf("A = %q, want the configured 2", got)
+	}
+	if got := getenv(env, "OPTR_AGENT"); got != "x" {
+		t.Fatalf("OPTR_AGENT = %q, want x", got)
+	}
+}

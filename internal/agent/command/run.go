@@ -1,0 +1,153 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/frames"
+)
+
+// errOutputTooLarge stops an attempt whose stdout passed MaxOutput.
+var errOutputTooLarge = errors.New("stdout passed its limit")
+
+// Run performs one attempt: it starts the command, feeds it the intent,
+// reads its output and frames, and waits for it to end, within the agent's
+// timeout and ctx. See the package documentation for what the command gets.
+//
+// A failed attempt returns an *agent.Error: Fatal "bad_config" when the
+// program cannot be started, Transient "timeout" when the timeout passed,
+// Systematic "output_too_large" past MaxOutput, and Systematic
+// "exit_status" (or the code of the last ERROR frame) on a non-zero exit.
+// An ERROR frame alone does not fail an attempt that exits 0; it is in the
+// Signals. When ctx ends first, Run returns ctx's error and the caller
+// decides. The Response always holds what was captured.
+func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+	resp := agent.Response{ExitCode: -1}
+	env := a.environ(req)
+	path, err := resolve(a.argv[0], req.Dir, getenv(env, "PATH"))
+	if err != nil {
+		return resp, &agent.Error{Class: agent.Fatal, Reason: "bad_config",
+			Err: fmt.Errorf("agents.%s.run: cannot run %s: %w", a.name, a.argv[0], err)}
+	}
+
+	attemptCtx, cancelTimeout := ctx, context.CancelFunc(func() {})
+	if a.timeout > 0 {
+		attemptCtx, cancelTimeout = context.WithTimeout(ctx, a.timeout)
+	}
+	defer cancelTimeout()
+	attemptCtx, stop := context.WithCancelCause(attemptCtx)
+	defer stop(nil)
+
+	log := a.opts.Logger.With("agent", a.name)
+	col := &collector{log: log, progress: req.Progress}
+	stdout := &capBuffer{max: a.opts.MaxOutput, onOver: func() { stop(errOutputTooLarge) }}
+	parser := frames.New(stdout, frames.Options{OnEvent: col.event, OnMalformed: col.malformed})
+	stderr := &tailBuffer{max: a.opts.MaxStderr}
+
+	cmd := exec.CommandContext(attemptCtx, path, a.argv[1:]...)
+	cmd.Args[0] = a.argv[0]
+	cmd.Dir = req.Dir
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(req.Intent)
+	cmd.Stdout = progressWriter{w: parser, progress: req.Progress}
+	cmd.Stderr = progressWriter{w: stderr, progress: req.Progress}
+	grp := newGroup(cmd, a.opts.KillGrace)
+
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return resp, fmt.Errorf("command agent %s not started: %w", a.name, ctx.Err())
+		}
+		class, reason := startFailure(err)
+		return resp, &agent.Error{Class: class, Reason: reason,
+			Err: fmt.Errorf("start %s in %q: %w", a.argv[0], req.Dir, err)}
+	}
+	waitErr := cmd.Wait()
+	leftovers := errors.Is(waitErr, exec.ErrWaitDelay)
+	grp.finish()
+	_ = parser.Close() // capBuffer never fails a write
+
+	resp.Output = stdout.String()
+	resp.Stderr = stderr.String()
+	resp.Signals = col.signals
+	resp.TTV = col.ttv
+	if cmd.ProcessState != nil {
+		resp.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if leftovers {
+		log.Warn("command agent left processes holding stdout or stderr open after it ended; they were killed", "waited", a.opts.KillGrace)
+	}
+	return resp, a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col)
+}
+
+// failure classifies how an attempt ended; nil means success.
+func (a *Agent) failure(ctx, attemptCtx context.Context, waitErr error, leftovers bool, resp *agent.Response, col *collector) error {
+	if errors.Is(context.Cause(attemptCtx), errOutputTooLarge) {
+		return agent.Errorf(agent.Systematic, "output_too_large",
+			"%s wrote more than %d bytes to stdout, so it was stopped and only the first %d bytes kept; have it write large results to $OPTR_OUTPUT_DIR instead",
+			a.argv[0], a.opts.MaxOutput, a.opts.MaxOutput)
+	}
+	if waitErr == nil || leftovers {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("command agent %s stopped: %w", a.name, err)
+	}
+	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
+		return agent.Errorf(agent.Transient, "timeout",
+			"%s gave no result within %s, so its processes were stopped; raise agents.%s.attempt-timeout (or timeout) if it needs longer%s",
+			a.argv[0], a.timeout, a.name, stderrNote(resp.Stderr))
+	}
+	var exit *exec.ExitError
+	if !errors.As(waitErr, &exit) {
+		return agent.Errorf(agent.Systematic, "wait_failed", "wait for %s: %w", a.argv[0], waitErr)
+	}
+	how := fmt.Sprintf("exited with status %d", exit.ExitCode())
+	if exit.ExitCode() < 0 {
+		how = "was killed: " + exit.String()
+	}
+	reason, said := "exit_status", ""
+	if e := col.lastErr; e != nil {
+		if r := reasonFromCode(e.Code); r != "" {
+			reason = r
+		}
+		said = fmt.Sprintf("; its last ERROR frame said %s", strings.TrimSpace(e.Code+" "+e.Message))
+	}
+	return agent.Errorf(agent.Systematic, reason, "%s %s%s%s", a.argv[0], how, said, stderrNote(resp.Stderr))
+}
+
+// maxNote bounds the stderr quoted in an error message.
+const maxNote = 2 << 10
+
+// stderrNote quotes the end of stderr for an error message.
+func stderrNote(stderr string) string {
+	s := strings.TrimSpace(stderr)
+	if s == "" {
+		return "; stderr was empty"
+	}
+	if len(s) > maxNote {
+		s = string(trimLeadingPartialRune([]byte(s[len(s)-maxNote:])))
+		s = "…" + s
+	}
+	return "; the end of stderr:\n" + s
+}
+
+// reasonFromCode turns an ERROR frame's code into an Error reason:
+// lower-case letters, digits and '_', at most 64 bytes.
+func reasonFromCode(code string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(code)) {
+		if b.Len() >= 64 {
+			break
+		}
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.Trim(b.String(), "_")
+}
