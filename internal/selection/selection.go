@@ -96,12 +96,10 @@ func Select(cands []Candidate, sel config.Selection) Result {
 	if len(rows) == 0 || !rows[0].Candidate {
 		return res
 	}
-	res.Best = rows[0].Agent
-	for _, r := range rows {
-		if r.Admissible {
-			res.Selected, res.Outcome = r.Agent, Admissible
-			return res
-		}
+	res.Best = bestScore(rows)
+	if rows[0].Admissible {
+		res.Selected, res.Outcome = rows[0].Agent, Admissible
+		return res
 	}
 	if sel.OnNoAdmissible == config.NoAdmissibleLeastBad {
 		res.Selected, res.Outcome = res.Best, LeastBad
@@ -111,11 +109,18 @@ func Select(cands []Candidate, sel config.Selection) Result {
 	return res
 }
 
-// compare orders candidates first, then by score (higher first), execution
-// time (shorter first) and name.
+// compare orders candidates first, admissible ones before the rest, then
+// by score (higher first), execution time (shorter first) and name; so
+// rank 1 is π* whenever anything is admissible.
 func compare(a, b Row, exec map[string]time.Duration) int {
 	if a.Candidate != b.Candidate {
 		if a.Candidate {
+			return -1
+		}
+		return 1
+	}
+	if a.Admissible != b.Admissible {
+		if a.Admissible {
 			return -1
 		}
 		return 1
@@ -175,3 +180,15 @@ func preference(list []string, agent string) float64 {
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// bestScore is the best-scoring candidate regardless of admissibility (rows
+// are sorted, so only the admissible prefix can hide a higher score).
+func bestScore(rows []Row) string {
+	best := rows[0]
+	for _, r := range rows[1:] {
+		if r.Candidate && r.Score > best.Score {
+			best = r
+		}
+	}
+	return best.Agent
+}

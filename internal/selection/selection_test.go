@@ -47,6 +47,9 @@ func TestSelectPrefersAdmissibleOverHigherScore(t *testing.T) {
 	if got.Selected != "slow-but-right" || got.Best != "fast-but-wrong" {
 		t.Fatalf("Selected = %q, Best = %q", got.Selected, got.Best)
 	}
+	if got.Rows[0].Agent != "slow-but-right" || got.Rows[0].Rank != 1 {
+		t.Fatalf("π* is not ranked first: %+v", got.Rows)
+	}
 }
 
 func TestSelectTieBreakIsDeterministic(t *testing.T) {
