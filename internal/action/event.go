@@ -1,0 +1,97 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Event names optr acts on.
+const (
+	EventIssues           = "issues"
+	EventIssueComment     = "issue_comment"
+	EventWorkflowDispatch = "workflow_dispatch"
+)
+
+// event is the part of a webhook payload Parse looks at, whatever its type.
+type event struct {
+	name    string
+	action  string
+	issue   *github.Issue
+	label   string // issues.labeled: the label just added
+	comment *github.IssueComment
+	sender  *github.User
+	// inputs are a workflow_dispatch event's inputs, as strings.
+	inputs map[string]string
+}
+
+// decodeEvent decodes payload with the go-github type for name. Payloads of
+// other events are read for their sender and issue only.
+func decodeEvent(name string, payload []byte) (event, error) {
+	ev := event{name: name}
+	var err error
+	switch name {
+	case EventIssues:
+		var e github.IssuesEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.issue, ev.sender = e.GetAction(), e.Issue, e.Sender
+		ev.label = e.GetLabel().GetName()
+		if err == nil && ev.issue == nil {
+			err = fmt.Errorf("the payload has no issue")
+		}
+	case EventIssueComment:
+		var e github.IssueCommentEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.issue, ev.comment, ev.sender = e.GetAction(), e.Issue, e.Comment, e.Sender
+		if err == nil && (ev.issue == nil || ev.comment == nil) {
+			err = fmt.Errorf("the payload has no issue or no comment")
+		}
+	case EventWorkflowDispatch:
+		var e github.WorkflowDispatchEvent
+		err = json.Unmarshal(payload, &e)
+		ev.sender = e.Sender
+		if err == nil {
+			ev.inputs, err = dispatchInputs(e.Inputs)
+		}
+	default:
+		var e otherEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.issue, ev.sender = e.Action, e.Issue, e.Sender
+	}
+	if err != nil {
+		return event{}, fmt.Errorf("decode the %s event payload: %w", name, err)
+	}
+	return ev, nil
+}
+
+// otherEvent is the common part of the payloads of other events.
+type otherEvent struct {
+	Action string        `json:"action"`
+	Issue  *github.Issue `json:"issue"`
+	Sender *github.User  `json:"sender"`
+}
+
+// dispatchInputs reads the inputs object; the runner sends strings, but a
+// boolean or number input is turned into its text too.
+func dispatchInputs(raw json.RawMessage) (map[string]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("inputs: %w", err)
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+		case string:
+			out[k] = v
+		default:
+			b, _ := json.Marshal(v)
+			out[k] = string(b)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,51 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/datalake"
+)
+
+func FuzzParseEvent(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		event, _, _ := strings.Cut(filepath.Base(file), ".")
+		f.Add(event, b)
+	}
+	f.Add("issues", []byte(`{"action":"labeled","label":{"name":"optr"},"issue":{"number":-1,"title":"","body":null}}`))
+	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":2},"comment":{"body":"/optr choose 1 x"}}`))
+	f.Fuzz(func(t *testing.T, event string, payload []byte) {
+		in := defaultInputs()
+		got, err := parseEvent(event, payload, in)
+		if err != nil {
+			return
+		}
+		switch got.Action {
+		case Skip:
+			if got.Reason == "" || strings.ContainsAny(got.Reason, "\r\n") {
+				t.Fatalf("skip reason %q", got.Reason)
+			}
+		case Run:
+			if strings.TrimSpace(got.Intent) == "" {
+				t.Fatal("a run without an intent")
+			}
+			fallthrough
+		case Choose, Abort:
+			if err := datalake.ValidateWorkflow(got.Workflow); err != nil {
+				t.Fatalf("invalid workflow %q let through: %v", got.Workflow, err)
+			}
+		default:
+			t.Fatalf("unknown action %q", got.Action)
+		}
+		if got.Action == Choose && got.Choice < 1 {
+			t.Fatalf("choice %d", got.Choice)
+		}
+	})
+}

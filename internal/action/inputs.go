@@ -1,0 +1,106 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Command values of the command input.
+const (
+	// CommandAuto decides from the event (the default).
+	CommandAuto = "auto"
+	// CommandRun runs whatever the event, see Parse.
+	CommandRun = "run"
+	// CommandAbort aborts the run waiting on the event's issue.
+	CommandAbort = "abort"
+)
+
+var commandValues = []string{CommandAuto, CommandRun, CommandAbort}
+
+// Inputs are the action's inputs (action.yml, DESIGN §4.2) with defaults
+// applied.
+type Inputs struct {
+	// GitHubToken is the github-token input.
+	GitHubToken string
+	// Config is the config file path, empty for the default.
+	Config string
+	// Workflow, Intent, Constraints and Pipeline override what the event says.
+	Workflow    string
+	Intent      string
+	Constraints string
+	Pipeline    string
+	// Command is auto, run or abort (default auto).
+	Command string
+	// TriggerLabel is the label that starts a run (default optr).
+	TriggerLabel string
+	// Datalake is the datalake directory (default .optr).
+	Datalake string
+	// LedgerBranch is the branch the ledger is committed to; empty means
+	// the repository's default branch.
+	LedgerBranch string
+	// Commit says whether to commit the run back (default true).
+	Commit bool
+}
+
+// LoadInputs reads the inputs through getenv. The runner passes an input
+// named github-token as INPUT_GITHUB-TOKEN: upper-cased with the hyphen
+// kept. The underscore form (INPUT_GITHUB_TOKEN) is accepted too, for people
+// who run the container by hand. Values are trimmed.
+func LoadInputs(getenv func(string) string) (Inputs, error) {
+	get := func(name, def string) string {
+		if v := Input(getenv, name); v != "" {
+			return v
+		}
+		return def
+	}
+	in := Inputs{
+		GitHubToken:  get("github-token", ""),
+		Config:       get("config", ""),
+		Workflow:     get("workflow", ""),
+		Intent:       get("intent", ""),
+		Constraints:  get("constraints", ""),
+		Pipeline:     get("pipeline", ""),
+		Command:      get("command", CommandAuto),
+		TriggerLabel: get("trigger-label", "optr"),
+		Datalake:     get("datalake", ".optr"),
+		LedgerBranch: get("ledger-branch", ""),
+	}
+	var errs []error
+	if !slices.Contains(commandValues, in.Command) {
+		errs = append(errs, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", ")))
+	}
+	commit, err := parseBool(get("commit", "true"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("input commit: %w", err))
+	}
+	in.Commit = commit
+	return in, errors.Join(errs...)
+}
+
+// Input returns the trimmed value of the input name: INPUT_<NAME> with the
+// name upper-cased and hyphens kept, else the same with hyphens replaced by
+// underscores.
+func Input(getenv func(string) string, name string) string {
+	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		return v
+	}
+	if alt := strings.ReplaceAll(key, "-", "_"); alt != key {
+		return strings.TrimSpace(getenv(alt))
+	}
+	return ""
+}
+
+// parseBool reads a boolean the way the Actions toolkit's getBooleanInput
+// does (the YAML 1.2 core schema): true, True, TRUE, false, False, FALSE.
+func parseBool(s string) (bool, error) {
+	switch s {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean: use true or false", s)
+}

@@ -1,0 +1,224 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/datalake"
+)
+
+// Parse reads the event the runner hands the action (GITHUB_EVENT_NAME,
+// GITHUB_EVENT_PATH) and decides what optr does about it.
+//
+// With the command input auto (the default):
+//   - issues.labeled with the trigger label, and issues.opened already
+//     carrying it, run; other issues events skip;
+//   - issue_comment.created whose body starts with /optr runs
+//     (/optr run [pipeline]), answers a checkpoint (/optr choose N [note])
+//     or aborts (/optr abort [note]); a malformed /optr command skips with a
+//     Reply for the commenter; any other comment skips;
+//   - workflow_dispatch runs;
+//   - every other event skips.
+//
+// The command input forces the action: run runs on any event, taking what
+// the event does not say from the inputs; abort aborts the run waiting on
+// the event's issue, and is an error for an event without one.
+//
+// For a run, each of workflow, intent and constraints comes from the
+// action's inputs (with:) when set, else from the event: a
+// workflow_dispatch event's inputs, or the issue (workflow issue-<number>;
+// intent the title, a blank line and the body; constraints the body's
+// "### Constraints" section, added to the constraints input). The pipeline
+// is the one named by /optr run, else the pipeline input.
+//
+// Bot senders are parsed like anyone else; Trigger.IsBot tells the caller
+// to stay silent. Every error Parse returns means the run cannot start as
+// configured (no event, an unreadable payload, no intent, an invalid
+// workflow name): the caller exits 2.
+func Parse(env Env, in Inputs) (Trigger, error) {
+	if env.EventName == "" {
+		return Trigger{}, errors.New("GITHUB_EVENT_NAME is not set: optr action runs inside GitHub Actions; use optr run elsewhere")
+	}
+	if env.EventPath == "" {
+		return Trigger{}, errors.New("GITHUB_EVENT_PATH is not set: optr action needs the event payload the runner provides")
+	}
+	payload, err := os.ReadFile(env.EventPath)
+	if err != nil {
+		return Trigger{}, fmt.Errorf("read the event payload: %w", err)
+	}
+	return parseEvent(env.EventName, payload, in)
+}
+
+func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
+	ev, err := decodeEvent(name, payload)
+	if err != nil {
+		return Trigger{}, err
+	}
+	t := Trigger{
+		EventName:  name,
+		Sender:     ev.sender.GetLogin(),
+		SenderType: ev.sender.GetType(),
+	}
+	if ev.issue != nil {
+		t.Issue = ev.issue.GetNumber()
+		t.PullRequest = ev.issue.IsPullRequest()
+		t.Title = ev.issue.GetTitle()
+		t.Body = ev.issue.GetBody()
+	}
+	if ev.comment != nil {
+		t.CommentID = ev.comment.GetID()
+	}
+
+	switch in.Command {
+	case CommandRun:
+		t.Action = Run
+	case CommandAbort:
+		if t.Issue == 0 {
+			return Trigger{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
+		}
+		t.Action = Abort
+	case CommandAuto, "":
+		decide(&t, ev, in)
+	default:
+		return Trigger{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
+	}
+
+	switch t.Action {
+	case Run:
+		err = resolveRun(&t, ev, in)
+	case Choose, Abort:
+		t.Workflow, err = resolveWorkflow(t, ev, in)
+	}
+	if err != nil {
+		return Trigger{}, err
+	}
+	return t, nil
+}
+
+// decide applies the auto rules: it sets Action, and Reason and Reply for
+// skips, and what a comment command carries.
+func decide(t *Trigger, ev event, in Inputs) {
+	label := in.TriggerLabel
+	if label == "" {
+		label = "optr"
+	}
+	skip := func(format string, args ...any) {
+		t.Action, t.Reason = Skip, fmt.Sprintf(format, args...)
+	}
+	switch ev.name {
+	case EventIssues:
+		switch ev.action {
+		case "labeled":
+			if !strings.EqualFold(ev.label, label) {
+				skip("issues.labeled: the label %q is not the trigger label %q", shorten(ev.label, 50), label)
+				return
+			}
+			t.Action = Run
+		case "opened":
+			if !hasLabel(ev, label) {
+				skip("issues.opened: the issue does not carry the trigger label %q", label)
+				return
+			}
+			t.Action = Run
+		default:
+			skip("issues.%s does not start optr: label the issue %q or comment /optr run", shorten(ev.action, 30), label)
+		}
+	case EventIssueComment:
+		if ev.action != "created" {
+			skip("issue_comment.%s: optr reads new comments only", shorten(ev.action, 30))
+			return
+		}
+		s, ok := parseSlash(ev.comment.GetBody())
+		if !ok {
+			skip("the comment is not an /optr command")
+			return
+		}
+		t.Action, t.Pipeline, t.Choice, t.Note = s.action, s.pipeline, s.choice, s.note
+		t.Reason, t.Reply = s.reason, s.reply
+	case EventWorkflowDispatch:
+		t.Action = Run
+	default:
+		skip("the %s event does not start optr: it answers issues, issue_comment and workflow_dispatch", shorten(ev.name, 40))
+	}
+}
+
+func hasLabel(ev event, name string) bool {
+	for _, l := range ev.issue.Labels {
+		if strings.EqualFold(l.GetName(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveRun fills Workflow, Intent, Constraints and Pipeline of a run.
+func resolveRun(t *Trigger, ev event, in Inputs) error {
+	wf, err := resolveWorkflow(*t, ev, in)
+	if err != nil {
+		return err
+	}
+	t.Workflow = wf
+
+	switch {
+	case in.Intent != "":
+		t.Intent = in.Intent
+	case strings.TrimSpace(ev.inputs["intent"]) != "":
+		t.Intent = strings.TrimSpace(ev.inputs["intent"])
+	case ev.issue != nil:
+		t.Intent = issueIntent(t.Title, t.Body)
+	}
+	if strings.TrimSpace(t.Intent) == "" {
+		return fmt.Errorf("the %s event gives no intent: set the intent input (with: intent: …) or the workflow_dispatch input intent", ev.name)
+	}
+
+	list := in.Constraints
+	if list == "" {
+		list = ev.inputs["constraints"]
+	}
+	t.Constraints, t.RejectedConstraints = SplitConstraints(list)
+	if ev.issue != nil {
+		names, rejected := ConstraintsSection(t.Body)
+		for _, n := range names {
+			t.Constraints = appendNew(t.Constraints, n)
+		}
+		for _, r := range rejected {
+			t.RejectedConstraints = appendNew(t.RejectedConstraints, r)
+		}
+	}
+
+	if t.Pipeline == "" {
+		t.Pipeline = in.Pipeline
+	}
+	return nil
+}
+
+// resolveWorkflow picks the workflow name: the workflow input, else the
+// dispatch event's workflow input, else issue-<number>; and validates it.
+func resolveWorkflow(t Trigger, ev event, in Inputs) (string, error) {
+	name, from := in.Workflow, "the workflow input"
+	if name == "" {
+		name, from = strings.TrimSpace(ev.inputs["workflow"]), "the workflow_dispatch input workflow"
+	}
+	if name == "" && t.Issue > 0 {
+		name, from = fmt.Sprintf("issue-%d", t.Issue), "the issue number"
+	}
+	if name == "" {
+		return "", fmt.Errorf("the %s event gives no workflow name: set the workflow input (with: workflow: …) or the workflow_dispatch input workflow", ev.name)
+	}
+	if err := datalake.ValidateWorkflow(name); err != nil {
+		return "", fmt.Errorf("%s: %w", from, err)
+	}
+	return name, nil
+}
+
+// issueIntent is the intent an issue carries: its title, a blank line and
+// its body (just the title when the body is empty).
+func issueIntent(title, body string) string {
+	title, body = strings.TrimSpace(title), strings.TrimSpace(normalizeNewlines(body))
+	if body == "" {
+		return title
+	}
+	return title + "\n\n" + body
+}

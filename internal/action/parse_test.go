@@ -1,0 +1,400 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	fixtureTitle = "Spelling error in the README file"
+	fixtureBody  = "It looks like you accidently spelled 'commit' with two 't's."
+	// formBody is the issue-form body of issues.labeled.optr.json.
+	formBody = "### Intent\r\n\r\nFix the spelling of 'commit' in the README.\r\n\r\n### Constraints\r\n\r\n- `no-todo`\r\n- max-length, Markdown\r\n- not a slug!\r\n\r\n### Notes\r\n\r\n_No response_"
+)
+
+func defaultInputs() Inputs {
+	return Inputs{Command: CommandAuto, TriggerLabel: "optr", Datalake: ".optr", Commit: true}
+}
+
+// issueTrigger is what every issue fixture carries.
+func issueTrigger(event string) Trigger {
+	return Trigger{EventName: event, Issue: 1, Sender: "Codertocat", SenderType: "User", Title: fixtureTitle, Body: fixtureBody}
+}
+
+func setComment(t *testing.T, body string) func(map[string]any) {
+	return func(m map[string]any) { obj(t, m, "comment")["body"] = body }
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	fixture := func(name string) func(*testing.T) string {
+		return func(*testing.T) string { return fixturePath(name) }
+	}
+	mutated := func(name string, edit func(*testing.T) func(map[string]any)) func(*testing.T) string {
+		return func(t *testing.T) string { return mutateFixture(t, name, edit(t)) }
+	}
+	comment := func(body string) func(*testing.T) string {
+		return mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) { return setComment(t, body) })
+	}
+	commentTrigger := func(tr Trigger) Trigger {
+		tr.CommentID = 492700400
+		return tr
+	}
+	with := func(tr Trigger, f func(*Trigger)) Trigger { f(&tr); return tr }
+
+	tests := []struct {
+		name    string
+		event   string
+		payload func(*testing.T) string
+		inputs  func(*Inputs)
+		want    Trigger
+	}{
+		{
+			name: "labeled with another label", event: "issues", payload: fixture("issues.labeled.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, `issues.labeled: the label "bug" is not the trigger label "optr"`
+			}),
+		},
+		{
+			name: "labeled with another label, organization payload", event: "issues", payload: fixture("issues.labeled.with-organization.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, `issues.labeled: the label "bug" is not the trigger label "optr"`
+			}),
+		},
+		{
+			name: "labeled optr, issue-form body", event: "issues", payload: fixture("issues.labeled.optr.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Body = Run, "issue-1", formBody
+				tr.Intent = fixtureTitle + "\n\n" + strings.ReplaceAll(formBody, "\r\n", "\n")
+				tr.Constraints = []string{"no-todo", "max-length", "markdown"}
+				tr.RejectedConstraints = []string{"not a slug!"}
+			}),
+		},
+		{
+			name: "labeled, label compared without case", event: "issues", payload: fixture("issues.labeled.optr.json"),
+			inputs: func(in *Inputs) { in.TriggerLabel = "OPTR"; in.Constraints = "json, Markdown" },
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Body = Run, "issue-1", formBody
+				tr.Intent = fixtureTitle + "\n\n" + strings.ReplaceAll(formBody, "\r\n", "\n")
+				tr.Constraints = []string{"json", "markdown", "no-todo", "max-length"}
+				tr.RejectedConstraints = []string{"not a slug!"}
+			}),
+		},
+		{
+			name: "opened without the label", event: "issues", payload: fixture("issues.opened.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, `issues.opened: the issue does not carry the trigger label "optr"`
+			}),
+		},
+		{
+			name: "opened with the label", event: "issues", payload: fixture("issues.opened.optr.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
+			}),
+		},
+		{
+			name: "opened with an empty body, no label", event: "issues", payload: fixture("issues.opened.with-empty-body.json"),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Body = ""
+				tr.Action, tr.Reason = Skip, `issues.opened: the issue does not carry the trigger label "optr"`
+			}),
+		},
+		{
+			name: "opened with an empty body and the label", event: "issues",
+			payload: mutated("issues.opened.with-empty-body.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) {
+					issue := obj(t, m, "issue")
+					issue["labels"] = append(issue["labels"].([]any), map[string]any{"name": "optr"})
+				}
+			}),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Body = ""
+				tr.Action, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle
+			}),
+		},
+		{
+			name: "other issues action", event: "issues",
+			payload: mutated("issues.opened.optr.json", func(*testing.T) func(map[string]any) {
+				return func(m map[string]any) { m["action"] = "closed" }
+			}),
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, `issues.closed does not start optr: label the issue "optr" or comment /optr run`
+			}),
+		},
+		{
+			name: "plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, "the comment is not an /optr command"
+			})),
+		},
+		{
+			name: "plain comment, organization payload", event: "issue_comment", payload: fixture("issue_comment.created.with-organization.json"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, "the comment is not an /optr command"
+			})),
+		},
+		{
+			name: "/optr run", event: "issue_comment", payload: fixture("issue_comment.created.optr-run.json"),
+			inputs: func(in *Inputs) { in.Pipeline = "from-input" },
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent, tr.Pipeline = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "from-input"
+			})),
+		},
+		{
+			name: "/optr run fast", event: "issue_comment", payload: comment("  \n/optr run fast"),
+			inputs: func(in *Inputs) { in.Pipeline = "from-input" },
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent, tr.Pipeline = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "fast"
+			})),
+		},
+		{
+			name: "/optr choose 2 looks good", event: "issue_comment", payload: fixture("issue_comment.created.optr-choose.json"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Choice, tr.Note = Choose, "issue-1", 2, "looks good"
+			})),
+		},
+		{
+			name: "/optr choose x", event: "issue_comment", payload: comment("/optr choose x"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, `/optr choose: "x" is not an option number`
+				tr.Reply = "`/optr choose` needs the number of an option, a positive whole number such as `/optr choose 1`; a note may follow it."
+			})),
+		},
+		{
+			name: "/optr abort", event: "issue_comment", payload: comment("/optr abort"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow = Abort, "issue-1"
+			})),
+		},
+		{
+			name: "/optr frobnicate", event: "issue_comment", payload: comment("/optr frobnicate now"),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, "unknown command /optr frobnicate; the commands are run, choose and abort"
+				tr.Reply = "I do not know that command. " + usage
+			})),
+		},
+		{
+			name: "/optr run on a pull request", event: "issue_comment",
+			payload: mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) {
+					obj(t, m, "comment")["body"] = "/optr run"
+					obj(t, m, "issue")["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"}
+				}
+			}),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent, tr.PullRequest = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, true
+			})),
+		},
+		{
+			name: "edited comment", event: "issue_comment",
+			payload: mutated("issue_comment.created.optr-run.json", func(*testing.T) func(map[string]any) {
+				return func(m map[string]any) { m["action"] = "edited" }
+			}),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Reason = Skip, "issue_comment.edited: optr reads new comments only"
+			})),
+		},
+		{
+			name: "bot sender is parsed and flagged", event: "issue_comment",
+			payload: mutated("issue_comment.created.optr-run.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) {
+					s := obj(t, m, "sender")
+					s["login"], s["type"] = "github-actions[bot]", "Bot"
+				}
+			}),
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Sender, tr.SenderType = "github-actions[bot]", "Bot"
+				tr.Action, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
+			})),
+		},
+		{
+			name: "dispatch with inputs in the event", event: "workflow_dispatch", payload: fixture("workflow_dispatch.optr.json"),
+			want: Trigger{
+				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Action: Run,
+				Workflow: "docs-refresh", Intent: "Refresh the README badges.", Constraints: []string{"no-todo", "max-length"},
+			},
+		},
+		{
+			name: "dispatch, with: inputs win over the event's", event: "workflow_dispatch", payload: fixture("workflow_dispatch.optr.json"),
+			inputs: func(in *Inputs) {
+				in.Workflow, in.Intent, in.Constraints, in.Pipeline = "release", "Cut a release.", "json", "careful"
+			},
+			want: Trigger{
+				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Action: Run,
+				Workflow: "release", Intent: "Cut a release.", Constraints: []string{"json"}, Pipeline: "careful",
+			},
+		},
+		{
+			name: "dispatch, with: intent only", event: "workflow_dispatch", payload: fixture("workflow_dispatch.json"),
+			inputs: func(in *Inputs) { in.Workflow, in.Intent = "hello", "Greet Mona." },
+			want: Trigger{
+				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Action: Run,
+				Workflow: "hello", Intent: "Greet Mona.",
+			},
+		},
+		{
+			name: "command run forces a run on another label", event: "issues", payload: fixture("issues.labeled.json"),
+			inputs: func(in *Inputs) { in.Command = CommandRun },
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
+			}),
+		},
+		{
+			name: "command run on a plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
+			inputs: func(in *Inputs) { in.Command = CommandRun },
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
+			})),
+		},
+		{
+			name: "command run on a push, everything from inputs", event: "push", payload: fixture("workflow_dispatch.json"),
+			inputs: func(in *Inputs) { in.Command, in.Workflow, in.Intent = CommandRun, "nightly", "Tidy up." },
+			want:   Trigger{EventName: "push", Sender: "Codertocat", SenderType: "User", Action: Run, Workflow: "nightly", Intent: "Tidy up."},
+		},
+		{
+			name: "command abort on a plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
+			inputs: func(in *Inputs) { in.Command = CommandAbort },
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
+				tr.Action, tr.Workflow = Abort, "issue-1"
+			})),
+		},
+		{
+			name: "another event skips", event: "push", payload: fixture("workflow_dispatch.json"),
+			want: Trigger{
+				EventName: "push", Sender: "Codertocat", SenderType: "User", Action: Skip,
+				Reason: `the push event does not start optr: it answers issues, issue_comment and workflow_dispatch`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := defaultInputs()
+			if tt.inputs != nil {
+				tt.inputs(&in)
+			}
+			got, err := Parse(Env{EventName: tt.event, EventPath: tt.payload(t)}, in)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Parse mismatch (-want +got):\n%s", diff)
+			}
+			if got.Action == Skip && (got.Reason == "" || strings.ContainsAny(got.Reason, "\r\n")) {
+				t.Errorf("a skip needs a one-line reason, got %q", got.Reason)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	badJSON := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(badJSON, []byte(`{"action": "labeled", "issue": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		env     Env
+		inputs  func(*Inputs)
+		wantErr string
+	}{
+		{"no event name", Env{EventPath: fixturePath("issues.labeled.json")}, nil, "GITHUB_EVENT_NAME is not set"},
+		{"no event path", Env{EventName: "issues"}, nil, "GITHUB_EVENT_PATH is not set"},
+		{"missing payload file", Env{EventName: "issues", EventPath: filepath.Join(t.TempDir(), "nope.json")}, nil, "read the event payload"},
+		{"truncated payload", Env{EventName: "issues", EventPath: badJSON}, nil, "decode the issues event payload"},
+		{"issue payload for a comment event", Env{EventName: "issue_comment", EventPath: fixturePath("issues.labeled.optr.json")}, nil, "no issue or no comment"},
+		{
+			"dispatch without workflow", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json")}, nil,
+			"gives no workflow name: set the workflow input",
+		},
+		{
+			"dispatch without intent", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json")},
+			func(in *Inputs) { in.Workflow = "hello" },
+			"gives no intent: set the intent input",
+		},
+		{
+			"dispatch workflow escaping the datalake", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.optr.json")},
+			func(in *Inputs) { in.Workflow = "../x" },
+			`the workflow input: workflow "../x" is not allowed`,
+		},
+		{
+			"issue run with a bad workflow input", Env{EventName: "issues", EventPath: fixturePath("issues.labeled.optr.json")},
+			func(in *Inputs) { in.Workflow = ".." },
+			`workflow ".." would leave the datalake`,
+		},
+		{
+			"choose with a bad workflow input", Env{EventName: "issue_comment", EventPath: fixturePath("issue_comment.created.optr-choose.json")},
+			func(in *Inputs) { in.Workflow = "/etc" },
+			`the workflow input: workflow "/etc" is not allowed`,
+		},
+		{
+			"abort without an issue", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.optr.json")},
+			func(in *Inputs) { in.Command = CommandAbort },
+			"has no issue to abort a run on",
+		},
+		{
+			"unknown command input", Env{EventName: "issues", EventPath: fixturePath("issues.labeled.json")},
+			func(in *Inputs) { in.Command = "dance" },
+			`input command is "dance"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := defaultInputs()
+			if tt.inputs != nil {
+				tt.inputs(&in)
+			}
+			got, err := Parse(tt.env, in)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Parse = %+v, %v; want an error containing %q", got, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestParseEveryFixture parses every payload in testdata and checks the
+// invariants that hold whatever the event: no error for an event of its
+// own kind, and a one-line reason on every skip.
+func TestParseEveryFixture(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		event, _, _ := strings.Cut(filepath.Base(f), ".")
+		in := defaultInputs()
+		if event == EventWorkflowDispatch {
+			in.Workflow, in.Intent = "w", "i"
+		}
+		got, err := Parse(Env{EventName: event, EventPath: f}, in)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if got.Sender == "" || got.SenderType == "" {
+			t.Errorf("%s: sender %q of type %q", f, got.Sender, got.SenderType)
+		}
+		if got.Action == Skip && (got.Reason == "" || strings.ContainsAny(got.Reason, "\r\n")) {
+			t.Errorf("%s: skip reason %q", f, got.Reason)
+		}
+		if got.Action != Skip && got.Workflow == "" {
+			t.Errorf("%s: %s without a workflow", f, got.Action)
+		}
+	}
+}
+
+func TestIsBot(t *testing.T) {
+	t.Parallel()
+	for typ, want := range map[string]bool{"Bot": true, "bot": true, "User": false, "Organization": false, "": false} {
+		if got := (Trigger{SenderType: typ}).IsBot(); got != want {
+			t.Errorf("IsBot(%q) = %v, want %v", typ, got, want)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package action
+
+import "strings"
+
+// Command is what a trigger asks optr to do.
+type Command string
+
+// The commands a trigger can carry.
+const (
+	// Run starts a run.
+	Run Command = "run"
+	// Choose answers the open checkpoint of the issue (/optr choose N).
+	Choose Command = "choose"
+	// Abort stops the run waiting on the issue (/optr abort).
+	Abort Command = "abort"
+	// Skip does nothing: the event is not for optr (status=skipped).
+	Skip Command = "skip"
+)
+
+// Trigger is what an event asks of optr, decided by Parse.
+//
+// Title, Body, Intent, Note and Reason come from users: they are untrusted
+// text and must be fenced before they reach a log or a comment.
+type Trigger struct {
+	// Action is what to do.
+	Action Command
+	// Reason says in one line why the event is skipped (Action == Skip).
+	Reason string
+	// Reply is set when a /optr comment was malformed: a short Markdown
+	// answer (usage) the caller posts on the issue — after it has checked
+	// that the sender may act, and never to a bot. The Action is Skip.
+	Reply string
+
+	// EventName is GITHUB_EVENT_NAME.
+	EventName string
+	// Issue is the issue or pull request number, 0 when the event has none
+	// (workflow_dispatch).
+	Issue int
+	// PullRequest is true when Issue is a pull request.
+	PullRequest bool
+	// CommentID is the id of the triggering comment (issue_comment), else 0.
+	CommentID int64
+	// Sender is the login of the user whose action triggered the event.
+	Sender string
+	// SenderType is the sender's account type: "User", "Bot" or
+	// "Organization". Callers deny a Bot silently.
+	SenderType string
+
+	// Title and Body are the issue's.
+	Title string
+	Body  string
+	// Intent is the task for the agents.
+	Intent string
+	// Constraints are the constraint names the intent asks for: valid,
+	// lower-cased, without duplicates.
+	Constraints []string
+	// RejectedConstraints are the items that are not constraint names;
+	// the caller reports them (a warning, a line in the comment).
+	RejectedConstraints []string
+	// Workflow is the validated workflow slug (Run, Choose, Abort).
+	Workflow string
+	// Pipeline is the pipeline to run, empty for the default.
+	Pipeline string
+	// Choice is N of /optr choose N (1-based).
+	Choice int
+	// Note is the free text after /optr choose N or /optr abort.
+	Note string
+}
+
+// IsBot reports whether the sender is a bot account (SenderType "Bot"),
+// which optr never answers.
+func (t Trigger) IsBot() bool {
+	return strings.EqualFold(t.SenderType, "Bot")
+}

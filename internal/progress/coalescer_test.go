@@ -1,0 +1,362 @@
+package progress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// recorder is a publish function that records what it was given.
+type recorder struct {
+	delay time.Duration
+
+	mu       sync.Mutex
+	bodies   []string
+	at       []time.Duration // since start
+	start    time.Time
+	fail     map[string]error
+	panicOn  string
+	inflight atomic.Int32
+	overlap  atomic.Bool
+}
+
+func newRecorder() *recorder {
+	return &recorder{start: time.Now(), fail: map[string]error{}}
+}
+
+func (r *recorder) publish(ctx context.Context, body string) error {
+	if r.inflight.Add(1) > 1 {
+		r.overlap.Store(true)
+	}
+	defer r.inflight.Add(-1)
+	if r.delay > 0 {
+		select {
+		case <-time.After(r.delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if body == r.panicOn {
+		panic("publisher exploded")
+	}
+	r.bodies = append(r.bodies, body)
+	r.at = append(r.at, time.Since(r.start))
+	return r.fail[body]
+}
+
+func (r *recorder) got() ([]string, []time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.bodies...), append([]time.Duration(nil), r.at...)
+}
+
+func (r *recorder) check(t *testing.T, wantBodies []string, wantAt []time.Duration) {
+	t.Helper()
+	synctest.Wait()
+	bodies, at := r.got()
+	if diff := cmp.Diff(wantBodies, bodies); diff != "" {
+		t.Fatalf("published bodies (-want +got):\n%s", diff)
+	}
+	if wantAt != nil {
+		if diff := cmp.Diff(wantAt, at); diff != "" {
+			t.Fatalf("publish times (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestCoalescerQuietWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		c := NewCoalescer(t.Context(), 5*time.Second, nil, r.publish)
+
+		c.Update("a")
+		r.check(t, []string{"a"}, []time.Duration{0})
+
+		time.Sleep(time.Second)
+		c.Update("b")
+		c.Update("c")
+		r.check(t, []string{"a"}, nil)
+
+		time.Sleep(3500 * time.Millisecond)
+		r.check(t, []string{"a"}, nil)
+
+		time.Sleep(time.Second) // the window ended at 5s: the latest body wins
+		r.check(t, []string{"a", "c"}, []time.Duration{0, 5 * time.Second})
+
+		c.Update("c") // unchanged: not published again
+		time.Sleep(10 * time.Second)
+		r.check(t, []string{"a", "c"}, nil)
+
+		c.Update("d") // the window has long passed: published at once
+		r.check(t, []string{"a", "c", "d"}, []time.Duration{0, 5 * time.Second, 15500 * time.Millisecond})
+
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, []string{"a", "c", "d"}, nil)
+	})
+}
+
+func TestCoalescerFlushPublishesNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		c := NewCoalescer(t.Context(), time.Minute, nil, r.publish)
+		c.Update("a")
+		time.Sleep(time.Second)
+		c.Update("b")
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, []string{"a", "b"}, []time.Duration{0, time.Second})
+		time.Sleep(2 * time.Minute) // the stopped timer publishes nothing
+		r.check(t, []string{"a", "b"}, nil)
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, []string{"a", "b"}, nil)
+	})
+}
+
+func TestCoalescerFlushWithoutUpdates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		c := NewCoalescer(t.Context(), time.Second, nil, r.publish)
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, nil, nil)
+	})
+}
+
+func TestCoalescerKeepsErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		errDown := errors.New("github is down")
+		r.fail["b"] = errDown
+		c := NewCoalescer(t.Context(), 5*time.Second, nil, r.publish)
+		c.Update("a")
+		time.Sleep(5 * time.Second)
+		c.Update("b") // published in the background, fails
+		r.check(t, []string{"a", "b"}, nil)
+
+		err := c.Flush(t.Context()) // tries b once more, fails again
+		if !errors.Is(err, errDown) || strings.Count(err.Error(), "github is down") != 2 {
+			t.Fatalf("Flush = %v, want both failures", err)
+		}
+		r.check(t, []string{"a", "b", "b"}, nil)
+
+		delete(r.fail, "b")
+		if err := c.Flush(t.Context()); err != nil { // errors were handed over; b now succeeds
+			t.Fatalf("second Flush = %v", err)
+		}
+		r.check(t, []string{"a", "b", "b", "b"}, nil)
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, []string{"a", "b", "b", "b"}, nil)
+	})
+}
+
+func TestCoalescerBoundsKeptErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewCoalescer(t.Context(), time.Second, nil, func(context.Context, string) error {
+			return errors.New("nope")
+		})
+		for i := range 30 {
+			c.Update(fmt.Sprint(i))
+			time.Sleep(time.Second)
+		}
+		err := c.Flush(t.Context())
+		if err == nil || strings.Count(err.Error(), "nope") != maxKeptErrors || !strings.Contains(err.Error(), "more publish errors") {
+			t.Fatalf("Flush = %v", err)
+		}
+	})
+}
+
+func TestCoalescerSurvivesPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		r.panicOn = "boom"
+		c := NewCoalescer(t.Context(), time.Second, nil, r.publish)
+		c.Update("boom")
+		synctest.Wait()
+		err := c.Flush(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "panic: publisher exploded") {
+			t.Fatalf("Flush = %v, want the panic as an error", err)
+		}
+	})
+}
+
+func TestCoalescerWaitsForInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		r.delay = 2 * time.Second
+		c := NewCoalescer(t.Context(), 0, nil, r.publish)
+		c.Update("a")
+		c.Update("b")
+		start := time.Now()
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took != 4*time.Second {
+			t.Errorf("Flush took %v, want 4s: wait for a, then publish b", took)
+		}
+		r.check(t, []string{"a", "b"}, []time.Duration{2 * time.Second, 4 * time.Second})
+		if r.overlap.Load() {
+			t.Error("two publishes overlapped")
+		}
+	})
+}
+
+func TestCoalescerFlushContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		r.delay = 10 * time.Second
+		c := NewCoalescer(t.Context(), 0, nil, r.publish)
+		c.Update("a")
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if err := c.Flush(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Flush = %v, want the deadline", err)
+		}
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		r.check(t, []string{"a"}, []time.Duration{10 * time.Second})
+	})
+}
+
+func TestCoalescerConcurrentUpdates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		r.delay = 100 * time.Millisecond
+		c := NewCoalescer(t.Context(), time.Second, nil, r.publish)
+		var wg sync.WaitGroup
+		for g := range 20 {
+			wg.Go(func() {
+				for i := range 50 {
+					c.Update(fmt.Sprintf("g%d-%d", g, i))
+					time.Sleep(37 * time.Millisecond)
+				}
+			})
+		}
+		wg.Wait()
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		bodies, at := r.got()
+		c.mu.Lock()
+		latest := c.latest
+		c.mu.Unlock()
+		if len(bodies) == 0 || bodies[len(bodies)-1] != latest {
+			t.Fatalf("last published %q, latest update %q", bodies[len(bodies)-1:], latest)
+		}
+		for i := 1; i < len(at)-1; i++ { // the last one is Flush's, which may come early
+			if at[i]-at[i-1] < time.Second-r.delay {
+				t.Errorf("publishes %d and %d only %v apart", i-1, i, at[i]-at[i-1])
+			}
+		}
+		if r.overlap.Load() {
+			t.Error("two publishes overlapped")
+		}
+		if len(bodies) > 5 {
+			t.Errorf("%d publishes for 1000 updates in about 2s", len(bodies))
+		}
+	})
+}
+
+// fakeClock is a Clock that moves only when told to.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tm := &fakeTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, tm)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !tm.stopped
+		tm.stopped = true
+		return was
+	}
+}
+
+// Advance moves the clock and starts the timers that are due.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []func()
+	for _, tm := range c.timers {
+		if !tm.stopped && !tm.at.After(c.now) {
+			tm.stopped = true
+			due = append(due, tm.f)
+		}
+	}
+	c.mu.Unlock()
+	for _, f := range due {
+		go f()
+	}
+}
+
+func TestCoalescerWithInjectedClock(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	published := make(chan string, 10)
+	c := NewCoalescer(t.Context(), 5*time.Second, clock, func(_ context.Context, body string) error {
+		published <- body
+		return nil
+	})
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got := <-published:
+			if got != want {
+				t.Fatalf("published %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q was not published", want)
+		}
+	}
+	c.Update("a")
+	expect("a")
+	c.Update("b")
+	clock.Advance(4 * time.Second)
+	select {
+	case got := <-published:
+		t.Fatalf("%q published inside the quiet window", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	clock.Advance(time.Second)
+	expect("b")
+	if err := c.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,120 @@
+package progress
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// cellLimit bounds the text of one table cell, in characters.
+const cellLimit = 300
+
+// Table renders v's score table as Markdown, in the order given, with π*
+// marked; "" when there is no table yet. Comment and Summary both use it.
+func Table(v View) string {
+	s, _ := table(v.Table, v.Selected, -1)
+	return s
+}
+
+const tableHeader = "| | Agent | Admissible | Score | TTV | Exec | Tokens | Cost | Invariants | Failed |\n" +
+	"|---|---|---|--:|--:|--:|--:|--:|---|---|\n"
+
+// table renders rows as a Markdown table in at most budget characters
+// (no bound when budget < 0). It returns the table and how many rows were
+// left out to keep within budget.
+func table(rows []Row, selected string, budget int) (string, int) {
+	if len(rows) == 0 {
+		return "", 0
+	}
+	var b strings.Builder
+	b.WriteString(tableHeader)
+	used := utf8.RuneCountInString(tableHeader)
+	for i, r := range rows {
+		line := tableRow(r, r.Agent == selected && selected != "")
+		n := utf8.RuneCountInString(line)
+		if budget >= 0 && used+n > budget {
+			return b.String(), len(rows) - i
+		}
+		b.WriteString(line)
+		used += n
+	}
+	return b.String(), 0
+}
+
+func tableRow(r Row, selected bool) string {
+	mark, name := "", plain(r.Agent, 64)
+	if selected {
+		mark, name = "π\\*", "**"+name+"**"
+	}
+	admissible := "no"
+	if r.Admissible {
+		admissible = "yes"
+	}
+	return "| " + strings.Join([]string{
+		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ms(r.TTVms), ms(r.ExecMS),
+		thousands(r.Tokens), cost(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
+	}, " | ") + " |\n"
+}
+
+// list renders untrusted items as one table cell.
+func list(items []string, sep string) string {
+	if len(items) == 0 {
+		return "—"
+	}
+	return plain(strings.Join(items, sep), cellLimit)
+}
+
+// moreRows says that n rows were left out and where the whole table is.
+func moreRows(n int, resultPath string) string {
+	s := fmt.Sprintf("… %d more agents not shown", n)
+	if resultPath != "" {
+		s += "; the whole table is in " + code(path.Join(path.Dir(resultPath), "optr-selection.json"))
+	}
+	return s + ".\n"
+}
+
+// TextTable renders rows as aligned plain text for a terminal, π* marked
+// with "π*". Control characters are removed from every cell, so untrusted
+// text cannot move the cursor or recolour the terminal.
+func TextTable(rows []Row, selected string) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\tAGENT\tOK\tSCORE\tTTV\tEXEC\tTOKENS\tCOST\tINVARIANTS\tFAILED")
+	for _, r := range rows {
+		mark := ""
+		if selected != "" && r.Agent == selected {
+			mark = "π*"
+		}
+		ok := "no"
+		if r.Admissible {
+			ok = "yes"
+		}
+		cells := []string{
+			mark, oneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
+			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), textList(r.Failed, "; "),
+		}
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(c, "\t", " ")
+		}
+		fmt.Fprintln(w, strings.Join(cells, "\t"))
+	}
+	_ = w.Flush() // writes to a strings.Builder cannot fail
+	return b.String()
+}
+
+func textList(items []string, sep string) string {
+	if len(items) == 0 {
+		return "-"
+	}
+	return oneLine(strings.Join(items, sep), 80)
+}
+
+// dash turns the Markdown tables' "—" into a terminal-friendly "-".
+func dash(s string) string {
+	if s == "—" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,91 @@
+package progress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTableIsShared(t *testing.T) {
+	t.Parallel()
+	v := completedView()
+	tbl := Table(v)
+	if tbl == "" || !strings.Contains(Comment(v), tbl) || !strings.Contains(Summary(v), tbl) {
+		t.Fatal("Comment and Summary do not both carry Table's output")
+	}
+	if Table(runningView()) != "" {
+		t.Error("a view without rows has a table")
+	}
+	if n := strings.Count(tbl, "\n"); n != 2+len(v.Table) {
+		t.Errorf("table has %d lines, want %d", n, 2+len(v.Table))
+	}
+	if strings.Count(tbl, "π\\*") != 1 {
+		t.Error("π* is not marked exactly once")
+	}
+}
+
+func TestTableBudget(t *testing.T) {
+	t.Parallel()
+	rows := make([]Row, 100)
+	for i := range rows {
+		rows[i] = Row{Agent: "agent", Failed: []string{strings.Repeat("x", 1000)}}
+	}
+	got, left := table(rows, "", 5000)
+	if len([]rune(got)) > 5000 || left == 0 || strings.Count(got, "\n")-2 != 100-left {
+		t.Errorf("table(budget 5000) = %d characters, %d rows left out", len([]rune(got)), left)
+	}
+	if all, left := table(rows, "", -1); left != 0 || strings.Count(all, "\n") != 102 {
+		t.Errorf("table without a budget left %d rows out", left)
+	}
+}
+
+func TestTextTable(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: 0.5},
+		{Agent: "evil\x1b[31m\tagent", Failed: []string{"bad\x1b]0;title\x07\nthing"}, Score: -1},
+	}
+	got := TextTable(rows, "codex")
+	want := "" +
+		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST     INVARIANTS  FAILED\n" +
+		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.5000  -           -\n" +
+		"    evil [31m agent  no   -1.0   -    -     -          -        -           bad ]0;title thing\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
+	}
+	if strings.ContainsAny(got, "\x1b\x07\t") {
+		t.Error("control characters reached the terminal")
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ got, want string }{
+		{duration(0), ""},
+		{duration(850e6), "850ms"},
+		{duration(2100e6), "2.1s"},
+		{duration(65e9), "1m5s"},
+		{ms(0), "—"},
+		{ms(1500), "1.5s"},
+		{thousands(0), "—"},
+		{thousands(999), "999"},
+		{thousands(1000), "1,000"},
+		{thousands(-1234567), "-1,234,567"},
+		{cost(0), "—"},
+		{cost(0.01234), "$0.0123"},
+		{code("a`b"), "``a`b``"},
+		{code("`x`"), "`` `x` ``"},
+		{code("line\nbreak"), "`line break`"},
+		{plain("a|b*c_d", 100), `a\|b\*c\_d`},
+		{plain("@me #3", 100), "\\@\u200bme \\#\u200b3"},
+		{plain("one\n\ntwo\x00three", 100), "one two three"},
+		{plain("abcdef", 4), "abc…"},
+		{defang("<!-- optr:run=1 --> <!--optr:x"), "<!-- optr\u200b:run=1 --> <!--optr\u200b:x"},
+	}
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
+		}
+	}
+}

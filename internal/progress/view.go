@@ -1,0 +1,108 @@
+package progress
+
+import "time"
+
+// Status is the state of a whole run, as the action's status output names it.
+type Status string
+
+// The run states.
+const (
+	StatusRunning   Status = "running"
+	StatusCompleted Status = "completed"
+	StatusPaused    Status = "paused"
+	StatusFailed    Status = "failed"
+	StatusSkipped   Status = "skipped"
+)
+
+// State is the state of one agent.
+type State string
+
+// The agent states.
+const (
+	StateQueued    State = "queued"
+	StateRunning   State = "running"
+	StateRetrying  State = "retrying"
+	StateSucceeded State = "succeeded"
+	StateFailed    State = "failed"
+	StateEscalated State = "escalated"
+	StateStuck     State = "stuck"
+	StateRestarted State = "restarted"
+)
+
+// Done reports whether an agent in state s has finished for good.
+func (s State) Done() bool {
+	return s == StateSucceeded || s == StateFailed || s == StateEscalated
+}
+
+// View is a run as it is shown to people.
+type View struct {
+	// RunID identifies the run; it goes into the comment's hidden marker.
+	RunID string
+	// Workflow is the workflow slug.
+	Workflow string
+	// Title is the issue title or the first line of the intent (untrusted).
+	Title string
+	// Status is the run's state.
+	Status Status
+	// Agents are the agents in the order to show them.
+	Agents []AgentLine
+	// Table is the score table, in the order to show it; empty until the
+	// agents have been scored.
+	Table []Row
+	// Selected is the agent whose result was selected (π*), empty if none.
+	Selected string
+	// Result is π*'s output (untrusted).
+	Result string
+	// ResultPath is where the whole result is committed, repo-relative.
+	ResultPath string
+	// LedgerHash is the hash of the last ledger entry the run appended.
+	LedgerHash string
+	// Commit is the sha of the commit that holds the ledger entry.
+	Commit string
+	// CommitURL links to that commit.
+	CommitURL string
+	// CheckpointID names the checkpoint a paused run waits on.
+	CheckpointID string
+	// Message says why the run failed, paused or was skipped (untrusted).
+	Message string
+	// Started and Finished bound the run; zero when unknown.
+	Started, Finished time.Time
+}
+
+// AgentLine is one agent's progress.
+type AgentLine struct {
+	// Name is the agent's configured name.
+	Name string
+	// Provider is the agent's provider (openai, command, …).
+	Provider string
+	// State is where the agent is now.
+	State State
+	// Elapsed is how long the agent has run (so far, or in all).
+	Elapsed time.Duration
+	// Attempts counts the attempts made, retries included.
+	Attempts int
+	// Note is a short remark such as the last error (untrusted).
+	Note string
+}
+
+// Row is one agent's line in the score table.
+type Row struct {
+	// Agent names the agent.
+	Agent string
+	// Admissible is true when the result passed every hard constraint.
+	Admissible bool
+	// Invariants are the constraints the result was verified to satisfy.
+	Invariants []string
+	// Failed are the constraints it failed, with reasons (untrusted).
+	Failed []string
+	// TTVms is the agent's time-to-value estimate in milliseconds.
+	TTVms int64
+	// ExecMS is the measured execution time in milliseconds.
+	ExecMS int64
+	// Score is the weighted score (0–100).
+	Score float64
+	// Tokens counts the tokens the agent used.
+	Tokens int64
+	// CostUSD is what the agent cost, 0 when the price is unknown.
+	CostUSD float64
+}
