@@ -1,0 +1,176 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// plainString marks the bytes that stand for themselves inside a canonical
+// string: printable ASCII other than '"' and '\\'. DEL (0x7f) is not escaped
+// by RFC 8785.
+var plainString = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str checks a string starting at b[i] == '"' and returns the offset past
+// its closing quote. simple is true when the string is plain ASCII without
+// escapes, so that it compares bytewise like its UTF-16 code units.
+func (s *canonScanner) str(i int) (end int, simple bool, err error) {
+	b := s.b
+	i++ // '"'
+	simple = true
+	for {
+		i = skipPlain(b, i)
+		if i >= len(b) {
+			return i, false, errAt(i, "unterminated string")
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, simple, nil
+		case c == '\\':
+			simple = false
+			n, err := escape(b, i)
+			if err != nil {
+				return i, false, err
+			}
+			i += n
+		case c < 0x20:
+			return i, false, errAt(i, "control character %s must be escaped", describe(b, i))
+		default: // c >= 0x80
+			simple = false
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return i, false, errAt(i, "invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+// skipPlain returns the offset of the first byte at or after i that is not
+// plainString. It tests eight bytes at a time: most of a ledger line is
+// string content (hashes, names), and this loop is the verifier's hot spot.
+func skipPlain(b []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// A byte of x is special when it is >= 0x80, < 0x20, '"' or '\\'.
+		// Each test sets the high bit of (at least) the first such byte;
+		// the classic "has a zero byte" trick, (v - ones) & ^v & highs,
+		// has no false positives below the first match.
+		special := x & highs
+		special |= (x - 0x20*ones) & ^x & highs
+		q := x ^ ('"' * ones)
+		special |= (q - ones) & ^q & highs
+		bs := x ^ ('\\' * ones)
+		special |= (bs - ones) & ^bs & highs
+		if special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	for i < len(b) && plainString[b[i]] {
+		i++
+	}
+	return i
+}
+
+// escape checks the escape sequence at b[i] == '\\' and returns its length.
+// Canonical JSON uses the two-character escapes for '"', '\\' and
+// \b \f \n \r \t, and \u00xx (lowercase hex) only for the other control
+// characters; everything else is written as itself.
+func escape(b []byte, i int) (int, error) {
+	if i+1 >= len(b) {
+		return 0, errAt(i, "unterminated escape")
+	}
+	switch b[i+1] {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case 'u':
+		if i+6 > len(b) || b[i+2] != '0' || b[i+3] != '0' || (b[i+4] != '0' && b[i+4] != '1') {
+			return 0, errAt(i, "\\u escape is not canonical: only control characters are escaped")
+		}
+		lo := unhex(b[i+5])
+		if lo < 0 {
+			return 0, errAt(i, "\\u escape is not canonical: use lowercase hex digits")
+		}
+		switch c := int(b[i+4]-'0')<<4 | lo; c {
+		case '\b', '\f', '\n', '\r', '\t':
+			return 0, errAt(i, "\\u%04x is not canonical: use the short escape", c)
+		}
+		return 6, nil
+	default:
+		return 0, errAt(i, "escape %s is not canonical", clip(b[i:i+2]))
+	}
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
+}
+
+// keyAfter reports whether key b sorts strictly after key a in RFC 8785
+// order: by UTF-16 code units of the decoded keys.
+func keyAfter(a []byte, aSimple bool, b []byte, bSimple bool) bool {
+	if aSimple && bSimple {
+		return bytes.Compare(a, b) < 0
+	}
+	ua, ub := utf16Key(a), utf16Key(b)
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
+}
+
+// utf16Key decodes the body of a canonical string into UTF-16 code units.
+func utf16Key(raw []byte) []uint16 {
+	out := make([]uint16, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			switch raw[i+1] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				out = append(out, uint16(unhex(raw[i+4])<<4|unhex(raw[i+5])))
+				i += 6
+				continue
+			default: // '"' or '\\'
+				out = append(out, uint16(raw[i+1]))
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			out = append(out, uint16(c))
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			out = utf16.AppendRune(out, r)
+			i += size
+		}
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package ledger
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"time"
+)
+
+// WriteSynthetic writes a valid ledger of n realistic run entries to w and
+// returns its head. Each entry records three agents with their scores,
+// timings and output hashes, like a real run; the content is pseudo-random
+// but the same for the same n. It exists for benchmarks and load tests, and
+// writes several hundred thousand entries a second.
+func WriteSynthetic(w io.Writer, n int) (Head, error) {
+	if n < 0 {
+		return Head{}, fmt.Errorf("write synthetic ledger: entry count %d is negative", n)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	g := newSynth()
+	var head Head
+	var buf []byte
+	for i := range n {
+		r := g.next(i)
+		var line []byte
+		line, buf, head = r.appendLine(buf[:0], head)
+		if _, err := bw.Write(line); err != nil {
+			return Head{}, fmt.Errorf("write synthetic ledger: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return Head{}, fmt.Errorf("write synthetic ledger: %w", err)
+	}
+	return head, nil
+}
+
+var (
+	synthAgents      = [3]string{"claude", "codex", "copilot"}
+	synthConstraints = []string{"json", "max-length", "no-secrets", "tests-pass"}
+	synthEpoch       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// synth generates the content of synthetic run entries.
+type synth struct{ rng *rand.Rand }
+
+func newSynth() *synth { return &synth{rng: rand.New(rand.NewPCG(1, 2))} }
+
+type synthRun struct {
+	run, workflow, selected string
+	intent, commit          string
+	time                    time.Time
+	constraints             []string
+	results                 [3]synthResult
+}
+
+// synthResult mirrors what the executor records for one agent. The JSON
+// tags make it usable as a Draft field, so tests can compare the fast
+// encoding below with Chain's.
+type synthResult struct {
+	Admissible   bool     `json:"admissible"`
+	Agent        string   `json:"agent"`
+	ExecMS       int64    `json:"exec_ms"`
+	Invariants   []string `json:"invariants"`
+	OutputSHA256 string   `json:"output_sha256"`
+	Score        float64  `json:"score"`
+	TTVMS        int64    `json:"ttv_ms"`
+}
+
+func (g *synth) hex(n int) string {
+	var b [32]byte
+	for i := 0; i < len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], g.rng.Uint64())
+	}
+	return hex.EncodeToString(b[:n/2])
+}
+
+func (g *synth) next(i int) synthRun {
+	r := synthRun{
+		run:         strconv.Itoa(9000000000+i) + "-1",
+		workflow:    "issue-" + strconv.Itoa(i%997),
+		intent:      g.hex(64),
+		commit:      g.hex(40),
+		time:        synthEpoch.Add(time.Duration(i)*time.Second + time.Duration(g.rng.IntN(1000))*time.Millisecond),
+		constraints: synthConstraints[:1+g.rng.IntN(len(synthConstraints))],
+	}
+	best := -1.0
+	for k := range r.results {
+		admissible := g.rng.IntN(4) > 0
+		inv := r.constraints
+		if !admissible {
+			inv = inv[:len(inv)-1]
+		}
+		res := synthResult{
+			Admissible:   admissible,
+			Agent:        synthAgents[k],
+			ExecMS:       int64(g.rng.IntN(120000)),
+			Invariants:   inv,
+			OutputSHA256: g.hex(64),
+			Score:        float64(g.rng.IntN(10001)) / 100,
+			TTVMS:        int64(g.rng.IntN(120000)),
+		}
+		if admissible && res.Score > best {
+			best, r.selected = res.Score, res.Agent
+		}
+		r.results[k] = res
+	}
+	return r
+}
+
+// draft is the same entry as a Draft, for Chain.
+func (r synthRun) draft() Draft {
+	return Draft{
+		Kind: KindRun, Run: r.run, Workflow: r.workflow, Time: r.time,
+		Fields: map[string]any{
+			"commit":        r.commit,
+			"constraints":   r.constraints,
+			"intent_sha256": r.intent,
+			"results":       r.results[:],
+			"selected":      r.selected,
+		},
+	}
+}
+
+// appendLine encodes the entry that follows head straight into canonical
+// bytes, keys in sorted order, without the generic encoder: Chain costs
+// tens of microseconds an entry, far too slow for a million-entry
+// benchmark. The output is held to Chain's by TestSyntheticMatchesChain.
+// It returns the line, the scratch buffer for reuse, and the new head.
+func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next Head) {
+	seq := head.Seq + 1
+	// The entry without its hash: the members before "hash", then the rest.
+	b := append(buf, `{"commit":"`...)
+	b = append(b, r.commit...)
+	b = append(b, `","constraints":`...)
+	b = appendStrings(b, r.constraints)
+	b = append(b, ',')
+	cut := len(b)
+	b = append(b, `"intent_sha256":"`...)
+	b = append(b, r.intent...)
+	b = append(b, `","kind":"run","prev":"`...)
+	b = append(b, head.prevHash()...)
+	b = append(b, `","results":[`...)
+	for k, res := range r.results {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"admissible":`...)
+		b = strconv.AppendBool(b, res.Admissible)
+		b = append(b, `,"agent":"`...)
+		b = append(b, res.Agent...)
+		b = append(b, `","exec_ms":`...)
+		b = strconv.AppendInt(b, res.ExecMS, 10)
+		b = append(b, `,"invariants":`...)
+		b = appendStrings(b, res.Invariants)
+		b = append(b, `,"output_sha256":"`...)
+		b = append(b, res.OutputSHA256...)
+		b = append(b, `","score":`...)
+		// Scores lie in [0, 100]: there ECMAScript prints the shortest
+		// round-tripping decimal, which is what 'f' with precision -1 gives.
+		b = strconv.AppendFloat(b, res.Score, 'f', -1, 64)
+		b = append(b, `,"ttv_ms":`...)
+		b = strconv.AppendInt(b, res.TTVMS, 10)
+		b = append(b, '}')
+	}
+	b = append(b, `],"run":"`...)
+	b = append(b, r.run...)
+	b = append(b, `","selected":"`...)
+	b = append(b, r.selected...)
+	b = append(b, `","seq":`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"time":"`...)
+	b = r.time.UTC().AppendFormat(b, timeLayout)
+	b = append(b, `","workflow":"`...)
+	b = append(b, r.workflow...)
+	b = append(b, `"}`...)
+	noHash := len(b)
+
+	sum := sha256.Sum256(b)
+	hashHex := hex.EncodeToString(sum[:])
+	// The line: the same bytes with the hash member spliced in at cut.
+	b = append(b, b[:cut]...)
+	b = append(b, `"hash":"`...)
+	b = append(b, hashHex...)
+	b = append(b, `",`...)
+	b = append(b, b[cut:noHash]...)
+	b = append(b, '\n')
+	return b[noHash:], b, Head{Seq: seq, Hash: hashHex}
+}
+
+// appendStrings appends a JSON array of strings that need no escaping.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	return append(b, ']')
+}

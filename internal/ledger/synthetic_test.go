@@ -1,0 +1,69 @@
+package ledger
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSyntheticMatchesChain holds the hand-built encoding of WriteSynthetic
+// to the generic one: every line must equal Chain's line for the same draft.
+func TestSyntheticMatchesChain(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	const n = 200
+	head, err := WriteSynthetic(&buf, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	g := newSynth()
+	drafts := make([]Draft, n)
+	for i := range drafts {
+		drafts[i] = g.next(i).draft()
+	}
+	entries, err := Chain(Head{}, drafts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	for _, e := range entries {
+		line, err := e.Line()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(line)
+	}
+	if diff := cmp.Diff(want.String(), buf.String()); diff != "" {
+		t.Errorf("WriteSynthetic differs from Chain (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(entries[n-1].Head(), head); diff != "" {
+		t.Errorf("head (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyntheticVerifies(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 2, 5000} {
+		var buf bytes.Buffer
+		head, err := WriteSynthetic(&buf, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Verify(&buf)
+		if err != nil {
+			t.Fatalf("n=%d: Verify: %v", n, err)
+		}
+		if diff := cmp.Diff(Summary{Entries: int64(n), Head: head}, got); diff != "" {
+			t.Errorf("n=%d: summary (-want +got):\n%s", n, diff)
+		}
+	}
+}
+
+func TestWriteSyntheticRefusesNegative(t *testing.T) {
+	t.Parallel()
+	if _, err := WriteSynthetic(&bytes.Buffer{}, -1); err == nil {
+		t.Error("WriteSynthetic(-1) succeeded, want an error")
+	}
+}

@@ -1,0 +1,263 @@
+package ledger
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+)
+
+// Summary describes a valid ledger.
+type Summary struct {
+	// Entries is the number of entries.
+	Entries int64
+	// Head is the last entry's seq and hash; zero for an empty ledger.
+	Head Head
+}
+
+// Verify reads a ledger to its end and checks every line: canonical JSON,
+// the common members, seq one more than the previous, prev the previous
+// entry's hash, hash the hash of the line, a newline at the end. On the first
+// bad line it returns a *VerifyError naming the line and why; a failure to
+// read returns another error.
+//
+// Verify streams: its memory is bounded by four buffers of 1 MiB (more only
+// for lines longer than that, up to MaxLineSize), whatever the ledger's size.
+// Reading and checking run on the calling goroutine while a second goroutine
+// hashes the lines already checked.
+func Verify(r io.Reader) (Summary, error) {
+	v := verifier{r: r}
+	return v.run()
+}
+
+// VerifyFile verifies the ledger at path. A missing file is an error.
+func VerifyFile(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("verify ledger: %w", err)
+	}
+	defer f.Close()
+	s, err := Verify(f)
+	if err != nil {
+		return s, fmt.Errorf("ledger %s: %w", path, err)
+	}
+	return s, nil
+}
+
+const (
+	firstChunk = 64 << 10 // the first read: small ledgers need no more
+	chunkSize  = 1 << 20  // later reads
+	numBatches = 4        // batches in flight between reader and hasher
+)
+
+// batch is a buffer of complete lines on its way to the hasher.
+type batch struct {
+	buf  []byte
+	jobs []hashJob
+}
+
+// hashJob is one checked line waiting for its hash to be compared.
+type hashJob struct {
+	line             int64
+	start, end       int // the line in batch.buf, newline excluded
+	cutStart, cutEnd int // the hash member, relative to start
+	want             int // offset of the claimed hash's hex digits, relative to start
+}
+
+type verifier struct {
+	r   io.Reader
+	eof bool
+
+	pool    chan *batch // batches the hasher is done with
+	batches int         // batches made so far, at most numBatches
+	stop    atomic.Bool // set by the hasher when it found a bad line
+
+	lines    int64                 // lines read so far
+	seq      int64                 // last good entry's seq
+	prevHash [2 * sha256.Size]byte // last good entry's claimed hash
+}
+
+func (v *verifier) run() (Summary, error) {
+	v.pool = make(chan *batch, numBatches)
+	work := make(chan *batch, numBatches)
+	hashed := make(chan *VerifyError, 1)
+	go hashBatches(work, v.pool, &v.stop, hashed)
+
+	bad, err := v.read(work)
+	close(work)
+	if herr := <-hashed; herr != nil {
+		return Summary{}, herr // an earlier line than any the reader found
+	}
+	if bad != nil {
+		return Summary{}, bad
+	}
+	if err != nil {
+		return Summary{}, fmt.Errorf("read ledger: %w", err)
+	}
+	s := Summary{Entries: v.seq}
+	if v.seq > 0 {
+		s.Head = Head{Seq: v.seq, Hash: string(v.prevHash[:])}
+	}
+	return s, nil
+}
+
+// read reads and checks lines, handing each checked batch to the hasher.
+// It stops at the first bad line or at the end of the input.
+func (v *verifier) read(work chan<- *batch) (*VerifyError, error) {
+	cur := v.nextBatch(firstChunk)
+	n := 0 // bytes of data in cur.buf
+	for {
+		if v.stop.Load() {
+			work <- cur
+			return nil, nil // the hasher reports the bad line
+		}
+		if n == len(cur.buf) { // a full buffer without a newline
+			if n > MaxLineSize {
+				work <- cur
+				return newLineError(ProblemTooLong, "the line is longer than %d bytes", MaxLineSize).at(v.lines + 1), nil
+			}
+			grown := make([]byte, min(2*len(cur.buf), MaxLineSize+1))
+			copy(grown, cur.buf[:n])
+			cur.buf = grown
+		}
+		m, err := io.ReadFull(v.r, cur.buf[n:])
+		n += m
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			v.eof = true
+		case err != nil:
+			work <- cur
+			return nil, err
+		}
+
+		p, bad := v.checkLines(cur, n)
+		if bad != nil || v.eof {
+			if bad == nil && p < n {
+				bad = newLineError(ProblemTorn, "the last line has no trailing newline: the write that added it was cut off; remove the line (the ledger before it is intact)").at(v.lines + 1)
+			}
+			work <- cur
+			return bad, nil
+		}
+		if p == 0 {
+			continue // no complete line yet: grow and read more
+		}
+		next := v.nextBatch(chunkSize)
+		if carry := n - p; carry >= len(next.buf) {
+			next.buf = make([]byte, len(cur.buf))
+		}
+		n = copy(next.buf, cur.buf[p:n])
+		work <- cur
+		cur = next
+	}
+}
+
+// nextBatch returns an empty batch: a new one of size bytes while fewer
+// than numBatches exist, else the next one the hasher gives back.
+func (v *verifier) nextBatch(size int) *batch {
+	var b *batch
+	select {
+	case b = <-v.pool:
+	default:
+		if v.batches < numBatches {
+			v.batches++
+			return &batch{buf: make([]byte, size)}
+		}
+		b = <-v.pool
+	}
+	b.jobs = b.jobs[:0]
+	if len(b.buf) < size {
+		b.buf = make([]byte, size)
+	}
+	return b
+}
+
+// checkLines checks the complete lines in cur.buf[:n], queues their hash
+// jobs, and returns the offset after the last complete line. A line never
+// exceeds MaxLineSize here: read caps the buffer at MaxLineSize+1 bytes.
+func (v *verifier) checkLines(cur *batch, n int) (int, *VerifyError) {
+	data := cur.buf[:n]
+	p := 0
+	for {
+		i := bytes.IndexByte(data[p:], '\n')
+		if i < 0 {
+			return p, nil
+		}
+		v.lines++
+		line := data[p : p+i]
+		info, lerr := parseLine(line)
+		if lerr == nil {
+			lerr = v.follows(&info)
+		}
+		if lerr != nil {
+			if lerr.problem == ProblemNotJSON && p+i+1 == n && v.atEOF() {
+				lerr = newLineError(ProblemTrailingGarbage, "trailing garbage after the last entry: %s; remove it", lerr.reason)
+			}
+			return p, lerr.at(v.lines)
+		}
+		cur.jobs = append(cur.jobs, hashJob{
+			line: v.lines, start: p, end: p + i,
+			cutStart: info.cutStart, cutEnd: info.cutEnd,
+			want: info.members.hash.val + 1,
+		})
+		v.seq = info.seq
+		copy(v.prevHash[:], info.hash)
+		p += i + 1
+	}
+}
+
+// follows checks that a parsed line continues the chain read so far.
+func (v *verifier) follows(info *lineInfo) *lineError {
+	if info.seq != v.seq+1 {
+		if v.seq == 0 {
+			return newLineError(ProblemSeq, "seq is %d, want 1 for the first entry", info.seq)
+		}
+		return newLineError(ProblemSeq, "seq is %d, want %d (the previous entry's seq plus one): an entry was deleted, duplicated or moved", info.seq, v.seq+1)
+	}
+	want := []byte(ZeroHash)
+	if v.seq > 0 {
+		want = v.prevHash[:]
+	}
+	if !bytes.Equal(info.prev, want) {
+		return newLineError(ProblemPrev, "prev is %s, want %s (the previous entry's hash): the chain is broken here", info.prev, want)
+	}
+	return nil
+}
+
+// atEOF reports whether the input has no more bytes. It may consume one
+// byte, so it is only asked when reading stops anyway.
+func (v *verifier) atEOF() bool {
+	if !v.eof {
+		var one [1]byte
+		n, err := io.ReadFull(v.r, one[:])
+		v.eof = n == 0 && errors.Is(err, io.EOF)
+	}
+	return v.eof
+}
+
+// hashBatches hashes every queued line and compares it with the hash the
+// line claims. On a mismatch it sets stop, so that the reader gives up
+// early; it reports the first mismatch (or nil) when work is closed.
+func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, result chan<- *VerifyError) {
+	var bad *VerifyError
+	h := sha256.New()
+	var sum [sha256.Size]byte
+	for b := range work {
+		for _, j := range b.jobs {
+			if bad != nil {
+				break
+			}
+			line := b.buf[j.start:j.end]
+			sumLine(h, line, j.cutStart, j.cutEnd, &sum)
+			want := line[j.want : j.want+2*sha256.Size]
+			if !hashMatches(&sum, want) {
+				bad = newLineError(ProblemHash, "hash is %s, but the line hashes to %x: the entry was changed after it was written", want, sum).at(j.line)
+				stop.Store(true)
+			}
+		}
+		pool <- b
+	}
+	result <- bad
+}
