@@ -1,0 +1,217 @@
+package checkpoint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// history returns the drafts of one checkpoint on trigger per action,
+// each raised and then decided with that action, in order. Run ids start
+// at first so that several histories do not collide.
+func history(t testing.TB, trigger Trigger, first int, actions ...Action) []ledger.Draft {
+	t.Helper()
+	var drafts []ledger.Draft
+	for i, a := range actions {
+		cp := withTrigger(t, fmt.Sprintf("%d-1", first+i), 1, trigger)
+		o, ok := cp.OptionFor(a)
+		if !ok {
+			t.Fatalf("no option for %s", a)
+		}
+		drafts = append(drafts, decided(t, cp, o.N, "alice")...)
+	}
+	return drafts
+}
+
+func repeat(a Action, n int) []Action {
+	out := make([]Action, n)
+	for i := range out {
+		out[i] = a
+	}
+	return out
+}
+
+func concat(parts ...[]ledger.Draft) []ledger.Draft {
+	var out []ledger.Draft
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestRecommend(t *testing.T) {
+	t.Parallel()
+	const (
+		P = ActionProceed
+		S = ActionSkip
+		A = ActionAbort
+		W = ActionPause
+	)
+	// A checkpoint decided twice: only its first decision counts.
+	twice := withTrigger(t, "5000-1", 1, TriggerNoAdmissible)
+	twiceDrafts := append(decided(t, twice, 2, "alice"), DecisionDraft(twice, Decision{Option: 1, Action: P, By: "bob"}, epoch.Add(time.Hour)))
+	// A checkpoint paused first and then decided: the pause does not count.
+	paused := withTrigger(t, "6000-1", 1, TriggerNoAdmissible)
+	pausedDrafts := []ledger.Draft{
+		CheckpointDraft(paused, epoch),
+		DecisionDraft(paused, Decision{Option: 4, Action: W, By: "alice"}, epoch.Add(time.Minute)),
+		DecisionDraft(paused, Decision{Option: 1, Action: P, By: "alice"}, epoch.Add(time.Hour)),
+	}
+	renumbered := []Option{
+		{N: 1, Label: "Abort", Action: A},
+		{N: 2, Label: "Go", Action: P},
+		{N: 3, Label: "Skip", Action: S},
+	}
+
+	tests := []struct {
+		name          string
+		drafts        []ledger.Draft
+		options       []Option
+		configDefault int
+		wantN         int
+		wantWhy       string
+	}{
+		{
+			name: "7 of the last 9",
+			drafts: concat(
+				history(t, TriggerNoAdmissible, 100, P, S, P, P, P, S, P, P),
+				history(t, TriggerApproval, 200, S, S, S, S, S),  // another trigger
+				history(t, TriggerNoAdmissible, 300, W, W, W, W), // pauses decide nothing
+				pausedDrafts, // the 7th Proceed, after a pause
+			),
+			wantN: 1, wantWhy: "Proceed — chosen in 7 of the last 9 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "only the first decision of a checkpoint counts",
+			drafts: concat(history(t, TriggerNoAdmissible, 100, P, S), twiceDrafts),
+			wantN:  2, wantWhy: "Skip — chosen in 2 of the last 3 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "only the last 20 count",
+			drafts: history(t, TriggerNoAdmissible, 100, append(repeat(S, 30), repeat(P, 20)...)...),
+			wantN:  1, wantWhy: "Proceed — chosen in 20 of the last 20 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "window boundary",
+			drafts: history(t, TriggerNoAdmissible, 100, append(repeat(P, 11), repeat(S, 10)...)...),
+			wantN:  1, wantWhy: "Proceed — chosen in 10 of the last 20 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "a tie goes to the lower number",
+			drafts: history(t, TriggerNoAdmissible, 100, A, A, S, S),
+			wantN:  2, wantWhy: "Skip — chosen in 2 of the last 4 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "a tie goes to the lower number whatever the order",
+			drafts: history(t, TriggerNoAdmissible, 100, A, A, P, P),
+			wantN:  1, wantWhy: "Proceed — chosen in 2 of the last 4 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:   "one earlier decision",
+			drafts: history(t, TriggerNoAdmissible, 100, A),
+			wantN:  3, wantWhy: "Abort — chosen in the one earlier NO_ADMISSIBLE checkpoint",
+		},
+		{
+			name:    "matched by action, not number",
+			drafts:  history(t, TriggerNoAdmissible, 100, P, P, S),
+			options: renumbered,
+			wantN:   2, wantWhy: "Go — chosen in 2 of the last 3 NO_ADMISSIBLE checkpoints",
+		},
+		{
+			name:          "no history: the config",
+			drafts:        history(t, TriggerApproval, 100, S, S),
+			configDefault: 2,
+			wantN:         2, wantWhy: "from the config (checkpoints.recommend)",
+		},
+		{
+			name:          "only pauses: the config",
+			drafts:        history(t, TriggerNoAdmissible, 100, W, W),
+			configDefault: 3,
+			wantN:         3, wantWhy: "from the config (checkpoints.recommend)",
+		},
+		{
+			name:   "no history, no config: option 1",
+			drafts: nil,
+			wantN:  1, wantWhy: "default",
+		},
+		{
+			name:          "a config option the checkpoint lacks",
+			configDefault: 7,
+			wantN:         1, wantWhy: "default; checkpoints.recommend names option 7, but the checkpoint has options 1–4",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			options := tt.options
+			if options == nil {
+				options = StandardOptions(TriggerNoAdmissible)
+			}
+			led := ledgerOf(t, 50, tt.drafts...)
+			n, why, err := Recommend(bytes.NewReader(led), TriggerNoAdmissible, options, tt.configDefault)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([2]any{tt.wantN, tt.wantWhy}, [2]any{n, why}); diff != "" {
+				t.Errorf("Recommend (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRecommendWithoutLedger(t *testing.T) {
+	t.Parallel()
+	n, why, err := Recommend(nil, TriggerBudget, StandardOptions(TriggerBudget), 2)
+	if err != nil || n != 2 || why != whyConfig {
+		t.Errorf("Recommend(nil) = %d, %q, %v", n, why, err)
+	}
+	if _, _, err := Recommend(nil, TriggerBudget, nil, 0); err == nil {
+		t.Error("Recommend without options = nil error")
+	}
+}
+
+func TestRecommendBrokenLedger(t *testing.T) {
+	t.Parallel()
+	led := ledgerOf(t, 0, history(t, TriggerNoAdmissible, 100, ActionSkip, ActionSkip, ActionProceed)...)
+	led = append(led, "{\"checkpoint\": not json\n"...)
+	n, why, err := Recommend(bytes.NewReader(led), TriggerNoAdmissible, StandardOptions(TriggerNoAdmissible), 0)
+	var verr *ledger.VerifyError
+	if !errors.As(err, &verr) || verr.Line != 7 {
+		t.Errorf("Recommend on a broken ledger: error = %v, want a *ledger.VerifyError at line 7", err)
+	}
+	// What was read before the bad line still counts.
+	if n != 2 || why != "Skip — chosen in 2 of the last 3 NO_ADMISSIBLE checkpoints" {
+		t.Errorf("Recommend on a broken ledger = %d, %q", n, why)
+	}
+	_, _, err = Recommend(iotestErrReader{}, TriggerNoAdmissible, StandardOptions(TriggerNoAdmissible), 0)
+	if err == nil || !strings.Contains(err.Error(), "learn from past NO_ADMISSIBLE decisions") {
+		t.Errorf("Recommend on a failing reader: %v", err)
+	}
+}
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// BenchmarkRecommend measures learning from a large ledger: 100,000 run
+// entries and 100 decided checkpoints.
+func BenchmarkRecommend(b *testing.B) {
+	actions := append(repeat(ActionProceed, 70), repeat(ActionSkip, 30)...)
+	led := ledgerOf(b, 100_000, history(b, TriggerNoAdmissible, 1, actions...)...)
+	opts := StandardOptions(TriggerNoAdmissible)
+	b.SetBytes(int64(len(led)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := Recommend(bytes.NewReader(led), TriggerNoAdmissible, opts, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

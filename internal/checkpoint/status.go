@@ -1,0 +1,131 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// ErrNotFound is returned by Status for a checkpoint the ledger does not
+// hold.
+var ErrNotFound = errors.New("checkpoint not found in the ledger")
+
+// Status reads the ledger from r and says whether checkpoint id is open.
+// It is open when a checkpoint entry for it exists and no decision entry
+// after it closes it; a pause decision leaves it open. decision is the
+// decision that closed it or, while it is open, the last pause decision
+// (nil when there is none). A checkpoint the ledger does not hold is an
+// error wrapping ErrNotFound.
+//
+// Status, Pending and Recommend decode only the lines that can be
+// checkpoint or decision entries, so they stay fast on a ledger of many
+// runs; they do not verify the ledger (ledger.Verify does).
+func Status(r io.Reader, id string) (open bool, decision *Decision, err error) {
+	raised := false
+	err = scanCheckpoints(r, func(e ledger.Entry) error {
+		if str(e.Fields, fieldCheckpoint) != id {
+			return nil
+		}
+		switch e.Kind {
+		case ledger.KindCheckpoint:
+			raised = true
+		case ledger.KindDecision:
+			if !raised || (decision != nil && decision.Action.Closes()) {
+				return nil // not raised yet, or decided already: the first closing decision stands
+			}
+			d, ok := decodeDecision(e)
+			if ok {
+				decision = &d
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, nil, fmt.Errorf("read the status of checkpoint %s from the ledger: %w", id, err)
+	}
+	if !raised {
+		return false, nil, fmt.Errorf("checkpoint %s: %w; check the id, or that the ledger holds the run that raised it", id, ErrNotFound)
+	}
+	return decision == nil || !decision.Action.Closes(), decision, nil
+}
+
+// Pending reads the ledger from r and returns the ids of workflow's open
+// checkpoints, oldest first (see Status for when one is open). It is how
+// an answer on an issue (/optr choose N), which names no checkpoint, finds
+// the one it answers: the last of them.
+func Pending(r io.Reader, workflow string) ([]string, error) {
+	var ids []string
+	open := map[string]bool{}
+	err := scanCheckpoints(r, func(e ledger.Entry) error {
+		if e.Workflow != workflow {
+			return nil
+		}
+		id := str(e.Fields, fieldCheckpoint)
+		if id == "" {
+			return nil
+		}
+		switch e.Kind {
+		case ledger.KindCheckpoint:
+			if _, seen := open[id]; !seen {
+				open[id] = true
+				ids = append(ids, id)
+			}
+		case ledger.KindDecision:
+			if d, ok := decodeDecision(e); ok && d.Action.Closes() && open[id] {
+				open[id] = false
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find the open checkpoints of workflow %s in the ledger: %w", workflow, err)
+	}
+	var out []string
+	for _, id := range ids {
+		if open[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// decodeDecision reads a decision entry; ok is false when it does not hold
+// a positive option number and a known action.
+func decodeDecision(e ledger.Entry) (Decision, bool) {
+	n, ok := integer(e.Fields, fieldOption)
+	d := Decision{
+		Option: n,
+		Action: Action(str(e.Fields, fieldAction)),
+		By:     str(e.Fields, fieldBy),
+		Note:   str(e.Fields, fieldNote),
+		Source: str(e.Fields, fieldSource),
+	}
+	return d, ok && n >= 1 && d.Action.Valid()
+}
+
+// str returns the string member name of fields, "" when it is missing or
+// not a string.
+func str(fields map[string]any, name string) string {
+	s, _ := fields[name].(string)
+	return s
+}
+
+// integer returns the integer member name of fields. Scan decodes numbers
+// as json.Number; the other cases cover fields built in memory.
+func integer(fields map[string]any, name string) (int, bool) {
+	switch v := fields[name].(type) {
+	case json.Number:
+		n, err := strconv.ParseInt(string(v), 10, 32)
+		return int(n), err == nil
+	case int:
+		return v, true
+	case float64:
+		n := int(v)
+		return n, float64(n) == v
+	}
+	return 0, false
+}
