@@ -58,6 +58,24 @@ type Result struct {
 	Analysis         *recovery.Analysis `json:"analysis,omitempty"`
 	BudgetExhausted  bool               `json:"budget_exhausted,omitempty"`
 
+	// Restarts counts the relaunches of this agent with fresh state (the
+	// watcher's restart decision); Attempts holds every launch's attempts.
+	Restarts int `json:"restarts,omitempty"`
+	// Replaces names the failed agent whose task this agent took over
+	// (reassign); ReplacedBy names the agent that took over this one's.
+	Replaces   string `json:"replaces,omitempty"`
+	ReplacedBy string `json:"replaced_by,omitempty"`
+	// SynthesizedFrom names the agents whose partial outputs the
+	// synthesis step was given (set on the synthesis result only).
+	SynthesizedFrom []string `json:"synthesized_from,omitempty"`
+	// Decision is what the watcher decided after this agent failed
+	// (reassign, synthesize, abort, escalate_ceo; restart when it could not
+	// be carried out), DecisionID the escalation's id, and DecisionNote how
+	// it was carried out.
+	Decision     string `json:"decision,omitempty"`
+	DecisionID   string `json:"decision_id,omitempty"`
+	DecisionNote string `json:"decision_note,omitempty"`
+
 	// Checks is filled after the result was captured; it is not part of the
 	// agent output file (the selection file holds the verdicts).
 	Checks check.Evaluation `json:"-"`
@@ -65,6 +83,15 @@ type Result struct {
 
 // HasOutput reports whether the agent produced output worth considering.
 func (r *Result) HasOutput() bool { return r.Output != "" }
+
+// Partial returns what a failed agent left: its output, or else the
+// partial output kept in Raw.
+func (r *Result) Partial() string {
+	if r.Output != "" {
+		return r.Output
+	}
+	return r.Raw
+}
 
 // SHA256Hex is the lowercase hex SHA-256 of s.
 func SHA256Hex(s string) string {

@@ -1,0 +1,134 @@
+package escalation
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File names inside a .coordination directory (DESIGN §4.7).
+const (
+	FileEscalate   = "escalate.md"
+	FileBlackboard = "blackboard.json"
+	FileWatcherLog = "watcher-log.md"
+	FileDecision   = "decision.md"
+	DirArchive     = "archive/escalations"
+	// DirCEOInbox is the inbox beside the .coordination directory.
+	DirCEOInbox = "ceo-inbox"
+)
+
+// maxTries bounds the names writeNew and moveNew try.
+const maxTries = 1000
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory and a rename, so a reader sees the old file or the new one,
+// never half of one.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// writeNew creates a new file base+ext holding data, or base-2+ext,
+// base-3+ext, … when the name is taken: it never overwrites a file. It
+// returns the path written.
+func writeNew(base, ext string, data []byte) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	for i := 1; i <= maxTries; i++ {
+		path := numbered(base, ext, i)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			_ = f.Close()
+			return "", err
+		}
+		return path, f.Close()
+	}
+	return "", fmt.Errorf("%s%s and %d numbered variants exist already", base, ext, maxTries)
+}
+
+// moveNew moves src to a new file base+ext (or a numbered variant, like
+// writeNew) without overwriting anything, and returns the new path.
+func moveNew(src, base, ext string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	for i := 1; i <= maxTries; i++ {
+		path := numbered(base, ext, i)
+		// A hard link fails when the target exists, so no file is ever
+		// overwritten; then the source name is removed.
+		err := os.Link(src, path)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			// No hard links here: copy, then remove.
+			data, rerr := os.ReadFile(src)
+			if rerr != nil {
+				return "", rerr
+			}
+			if path, err = writeNew(base, ext, data); err != nil {
+				return "", err
+			}
+		}
+		return path, os.Remove(src)
+	}
+	return "", fmt.Errorf("%s%s and %d numbered variants exist already", base, ext, maxTries)
+}
+
+func numbered(base, ext string, i int) string {
+	if i == 1 {
+		return base + ext
+	}
+	return fmt.Sprintf("%s-%d%s", base, i, ext)
+}
+
+// appendFile appends data to path, creating it when missing.
+func appendFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}

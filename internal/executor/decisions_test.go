@@ -1,0 +1,284 @@
+package executor
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/recovery"
+)
+
+// hangOnce hangs, silent, on its first launch and succeeds on the next: the
+// marker file tells the launches apart.
+const hangOnce = `if [ -f "$PWD/marker" ]; then echo second launch; else touch "$PWD/marker"; exec sleep 30; fi`
+
+// TestStuckAgentIsRestarted: a command agent that prints nothing and sleeps
+// is noticed by the watcher, killed, relaunched with fresh state, and the
+// run succeeds.
+func TestStuckAgentIsRestarted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rc := &recorder{}
+	opts := Options{Tasks: []Task{sh(t, "sleepy", hangOnce), sh(t, "quick", "echo quick")},
+		Request: agent.Request{Intent: "x", Dir: dir}, Sink: rc.sink, OnEvent: rc.event}
+	wd := watch(t, &opts, escalation.WatcherOptions{StuckAfter: 300 * time.Millisecond, MaxRestarts: 1})
+	start := time.Now()
+	results, err := Run(t.Context(), opts)
+	wall := time.Since(start)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	r := results[0]
+	t.Logf("stuck agent restarted and done in %s", wall.Round(time.Millisecond))
+	if r.Status != Succeeded || r.Output != "second launch\n" || r.Restarts != 1 || r.Error != "" {
+		t.Errorf("restarted agent: status %s, output %q, restarts %d, error %q", r.Status, r.Output, r.Restarts, r.Error)
+	}
+	if len(r.Attempts) != 2 || r.Attempts[0].N != 1 || r.Attempts[0].Outcome != recovery.OutcomeCancelled ||
+		r.Attempts[1].N != 2 || r.Attempts[1].Outcome != recovery.OutcomeSucceeded {
+		t.Errorf("attempts of both launches = %+v", r.Attempts)
+	}
+	if wall > 10*time.Second {
+		t.Errorf("the run took %s: the hung process was not killed", wall)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Restart}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"quick", "sleepy"}, rc.sunkNames()); diff != "" {
+		t.Errorf("sunk (-want +got):\n%s", diff)
+	}
+	var retried bool
+	for _, ev := range rc.events {
+		retried = retried || ev.Agent == "sleepy" && ev.Status == Retrying && ev.Attempt == 2
+	}
+	if !retried {
+		t.Errorf("no event announced the relaunch: %+v", rc.events)
+	}
+	board := readBoard(t, wd.dir)
+	if !strings.Contains(board, `"sleepy": {`) || !strings.Contains(board, `"status": "completed"`) {
+		t.Errorf("blackboard after the run:\n%s", board)
+	}
+	if log, _ := os.ReadFile(filepath.Join(wd.dir, escalation.FileWatcherLog)); !strings.Contains(string(log), ": restart\n") {
+		t.Errorf("watcher-log.md has no restart entry:\n%s", log)
+	}
+}
+
+// TestStuckAgentWithoutRestartsFails: with watcher.max-restarts 0 a stalled
+// agent is stopped and its failure decided on (reassign: it left nothing).
+func TestStuckAgentWithoutRestartsFails(t *testing.T) {
+	t.Parallel()
+	opts := Options{Tasks: []Task{sh(t, "sleepy", "exec sleep 30")}, Request: agent.Request{Intent: "x", Dir: t.TempDir()}}
+	wd := watch(t, &opts, escalation.WatcherOptions{StuckAfter: 200 * time.Millisecond, MaxRestarts: 0})
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := results[0]
+	if r.Status != Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) || !strings.Contains(r.DecisionNote, "no spare") {
+		t.Errorf("stopped agent: %s reason %q restarts %d decision %q note %q", r.Status, r.Reason, r.Restarts, r.Decision, r.DecisionNote)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Reassign}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// TestTimeoutIsRestarted: an agent that runs out of its own timeout is
+// restarted (decision table rule 3) and succeeds on the relaunch.
+func TestTimeoutIsRestarted(t *testing.T) {
+	t.Parallel()
+	task := sh(t, "slow", hangOnce)
+	task.Timeout = 300 * time.Millisecond
+	opts := Options{Tasks: []Task{task}, Request: agent.Request{Intent: "x", Dir: t.TempDir()}}
+	wd := watch(t, &opts, escalation.WatcherOptions{MaxRestarts: 1}) // no stall detection
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[0]; r.Status != Succeeded || r.Restarts != 1 || r.Output != "second launch\n" {
+		t.Errorf("result: %s restarts %d output %q error %q", r.Status, r.Restarts, r.Output, r.Error)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Restart}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// TestThreeFailuresAbort: with watcher.max-failures 3, three failing agents
+// abort the run: the fourth is cancelled, Run reports ErrAbort, and exactly
+// one decision calls for a person (one escalation comment).
+func TestThreeFailuresAbort(t *testing.T) {
+	t.Parallel()
+	rc := &recorder{}
+	opts := Options{
+		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", "sleep 0.1; exit 2"), sh(t, "f3", "sleep 0.2; exit 3"), sh(t, "long", "exec sleep 30")},
+		Sink:  rc.sink,
+	}
+	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 3})
+	start := time.Now()
+	results, err := Run(t.Context(), opts)
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the aborted run took %s: the remaining agent was not stopped", el)
+	}
+	if !errors.Is(err, escalation.ErrAbort) || !strings.Contains(err.Error(), "run aborted") {
+		t.Fatalf("Run error = %v, want ErrAbort", err)
+	}
+	want := map[string]Status{"f1": Escalated, "f2": Escalated, "f3": Escalated, "long": Cancelled}
+	if diff := cmp.Diff(want, statuses(results)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign, escalation.Abort}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	if n := wd.needHuman(); n != 1 {
+		t.Errorf("%d decisions call for an escalation comment, want 1", n)
+	}
+	if got := byName(results)["f3"]; got.Decision != "abort" || got.DecisionID != "7-1-e3" {
+		t.Errorf("f3: decision %q id %q", got.Decision, got.DecisionID)
+	}
+	if n := len(rc.sunkNames()); n != 4 {
+		t.Errorf("sink saw %d results, want 4", n)
+	}
+	inbox, _ := os.ReadDir(filepath.Join(filepath.Dir(wd.dir), escalation.DirCEOInbox))
+	if len(inbox) != 1 {
+		t.Errorf("ceo-inbox holds %d files, want 1", len(inbox))
+	}
+}
+
+// TestAbortStopsQueuedAgents: agents still waiting for a slot never start.
+func TestAbortStopsQueuedAgents(t *testing.T) {
+	t.Parallel()
+	opts := Options{Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", "exit 1"), sh(t, "waiting", "echo never")}, MaxParallel: 1}
+	watch(t, &opts, escalation.WatcherOptions{MaxFailures: 2})
+	results, err := Run(t.Context(), opts)
+	if !errors.Is(err, escalation.ErrAbort) {
+		t.Fatalf("Run error = %v, want ErrAbort", err)
+	}
+	w := results[2]
+	if w.Status != Cancelled || !strings.HasPrefix(w.Error, "not started: ") || len(w.Attempts) != 0 {
+		t.Errorf("queued agent: %s %q attempts %d", w.Status, w.Error, len(w.Attempts))
+	}
+}
+
+// TestPartialOutputIsSynthesized: an agent that fails after writing part of
+// its answer has it handed to the synthesis step.
+func TestPartialOutputIsSynthesized(t *testing.T) {
+	t.Parallel()
+	synth := sh(t, "synth", "cat")
+	opts := Options{
+		Tasks:       []Task{sh(t, "half", "echo first half of the answer; exit 1"), sh(t, "whole", "echo whole")},
+		Request:     agent.Request{Intent: "Write the answer."},
+		Synthesizer: &synth,
+	}
+	wd := watch(t, &opts, escalation.WatcherOptions{})
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 {
+		t.Fatalf("%d results, want 3 (two agents and the synthesis)", len(results))
+	}
+	half, s := results[0], results[2]
+	if half.Decision != "synthesize" || half.Raw != "first half of the answer\n" || half.HasOutput() {
+		t.Errorf("failed agent: decision %q raw %q output %q", half.Decision, half.Raw, half.Output)
+	}
+	if s.Agent != SynthesisAgent || s.Status != Succeeded || !cmp.Equal(s.SynthesizedFrom, []string{"half"}) {
+		t.Errorf("synthesis: %s %s from %v (%s)", s.Agent, s.Status, s.SynthesizedFrom, s.Error)
+	}
+	for _, want := range []string{"Write the answer.", "untrusted data", "### Partial output of half", "```\nfirst half of the answer\n```"} {
+		if !strings.Contains(s.Output, want) {
+			t.Errorf("the synthesizer was not given %q; it got:\n%s", want, s.Output)
+		}
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Synthesize}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailureWithoutOutputIsReassigned: a spare that is free takes over the
+// failed agent's task; a busy one is passed over; a spare that fails too
+// hands the task on.
+func TestFailureWithoutOutputIsReassigned(t *testing.T) {
+	t.Parallel()
+	busy := sh(t, "busy", "sleep 1; echo busy")
+	opts := Options{
+		Tasks:  []Task{sh(t, "broken", "sleep 0.1; exit 1"), busy},
+		Spares: []Task{busy, sh(t, "flaky", "exit 1"), sh(t, "spare", "echo spare did it")},
+	}
+	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 5})
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Agent, Replaces, ReplacedBy, Decision string }
+	var got []row
+	for _, r := range results {
+		got = append(got, row{r.Agent, r.Replaces, r.ReplacedBy, r.Decision})
+	}
+	want := []row{
+		{"broken", "", "flaky", "reassign"},
+		{"busy", "", "", ""},
+		{"flaky", "broken", "spare", "reassign"},
+		{"spare", "flaky", "", ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if s := byName(results)["spare"]; s.Status != Succeeded || s.Output != "spare did it\n" {
+		t.Errorf("spare: %s %q", s.Status, s.Output)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	board := readBoard(t, wd.dir)
+	if !strings.Contains(board, `"spare": {`) {
+		t.Errorf("the spare is not on the blackboard:\n%s", board)
+	}
+}
+
+// TestSpareNamedLikeATask: a task agent reused as a spare gets a result
+// name of its own, so no agent output file is written twice.
+func TestSpareNamedLikeATask(t *testing.T) {
+	t.Parallel()
+	ok := sh(t, "ok", "echo ok")
+	opts := Options{Tasks: []Task{ok, sh(t, "broken", "sleep 0.3; exit 1")}, Spares: []Task{ok}}
+	watch(t, &opts, escalation.WatcherOptions{})
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 || results[2].Agent != "ok-2" || results[2].Replaces != "broken" || results[1].ReplacedBy != "ok-2" {
+		t.Errorf("results: %+v", results)
+	}
+}
+
+// TestConflictEscalates: an agent that reports a conflict in its ERROR
+// frame is handed to a person.
+func TestConflictEscalates(t *testing.T) {
+	t.Parallel()
+	opts := Options{Tasks: []Task{sh(t, "writer", `printf '<<<OPTR:ERROR:{"code":"conflict","message":"reviewer disagrees"}>>>'; exit 1`)}}
+	wd := watch(t, &opts, escalation.WatcherOptions{})
+	results, err := Run(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[0]; r.Decision != "escalate_ceo" || r.Reason != "conflict" {
+		t.Errorf("writer: decision %q reason %q", r.Decision, r.Reason)
+	}
+	if wd.needHuman() != 1 {
+		t.Errorf("no decision calls for a person")
+	}
+}
+
+func readBoard(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, escalation.FileBlackboard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

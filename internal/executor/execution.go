@@ -1,0 +1,181 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/escalation"
+)
+
+// execution is the state of one Run.
+type execution struct {
+	parent context.Context // the caller's context
+	ctx    context.Context // the run's context, cancelled on abort
+	cancel context.CancelCauseFunc
+	opts   Options
+	now    func() time.Time
+	names  []string // the tasks' result names
+
+	mu       sync.Mutex
+	results  []*Result   // by task
+	replaced [][]*Result // by task: the spares that took over, in turn
+	used     map[string]bool
+	running  map[string]int // by agent name
+	sinkErr  []error
+}
+
+func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, opts Options) *execution {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	x := &execution{
+		parent: parent, ctx: ctx, cancel: cancel, opts: opts, now: now,
+		results: make([]*Result, len(opts.Tasks)), replaced: make([][]*Result, len(opts.Tasks)),
+		used: map[string]bool{}, running: map[string]int{},
+	}
+	for _, t := range opts.Tasks {
+		x.names = append(x.names, t.Agent.Name())
+		x.used[t.Agent.Name()] = true
+	}
+	return x
+}
+
+// runTask runs task i and, while the watcher says reassign and a spare is
+// free, the spares that take its task over.
+func (x *execution) runTask(i int, t Task) {
+	tried := []string{t.Agent.Name()}
+	name, replaces := x.names[i], ""
+	for {
+		r, esc := x.runAgent(t, name, replaces, x.opts.Request, true)
+		next, ok := x.carryOut(r, esc, tried)
+		x.capture(r)
+		x.mu.Lock()
+		if replaces == "" {
+			x.results[i] = r
+		} else {
+			x.replaced[i] = append(x.replaced[i], r)
+		}
+		x.mu.Unlock()
+		if !ok {
+			return
+		}
+		t, name, replaces = next, r.ReplacedBy, r.Agent
+		tried = append(tried, t.Agent.Name())
+	}
+}
+
+// carryOut does what the watcher decided about r, when it failed, and
+// notes it in r. For reassign it reserves a spare and returns it.
+func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []string) (Task, bool) {
+	if esc == nil {
+		return Task{}, false
+	}
+	switch esc.Decision.Action {
+	case escalation.Abort:
+		x.cancel(fmt.Errorf("%w: %s", escalation.ErrAbort, esc.Decision.Reason))
+		r.DecisionNote = "the remaining agents were cancelled and the run fails"
+	case escalation.Reassign:
+		spare, name, ok := x.reserveSpare(tried)
+		if !ok {
+			r.DecisionNote = "no spare agent was free to take the task over (every spare is running or already tried it)"
+			return Task{}, false
+		}
+		r.ReplacedBy = name
+		r.DecisionNote = fmt.Sprintf("the task went to %s", spare.Agent.Name())
+		return spare, true
+	case escalation.Synthesize:
+		if x.opts.Synthesizer == nil {
+			r.DecisionNote = "no synthesizer is configured, so the partial output was only kept"
+		} else if r.Partial() == "" {
+			r.DecisionNote = "the agent left no output to synthesize"
+		} else {
+			r.DecisionNote = "the partial output goes to the synthesis step"
+		}
+	case escalation.Restart:
+		r.DecisionNote = fmt.Sprintf("not restarted: the agent was already restarted %d time(s) (watcher.max-restarts)", r.Restarts)
+	case escalation.EscalateCEO:
+		r.DecisionNote = "handed to a person (escalation comment, ceo-inbox)"
+	}
+	return Task{}, false
+}
+
+// reserveSpare picks the first spare that is not running and has not tried
+// the task, marks it running, and gives it a result name of its own.
+func (x *execution) reserveSpare(tried []string) (Task, string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ctx.Err() != nil {
+		return Task{}, "", false
+	}
+	for _, s := range x.opts.Spares {
+		n := s.Agent.Name()
+		if x.running[n] > 0 || slices.Contains(tried, n) {
+			continue
+		}
+		x.running[n]++ // released by runAgent
+		return s, x.claimNameLocked(n), true
+	}
+	return Task{}, "", false
+}
+
+// claimName returns base, or base-2, base-3, … when a result of this run
+// already has that name: result names are file names in the datalake.
+func (x *execution) claimName(base string) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.claimNameLocked(base)
+}
+
+func (x *execution) claimNameLocked(base string) string {
+	name := base
+	for i := 2; x.used[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	x.used[name] = true
+	return name
+}
+
+// capture hands r to the Sink, then checks it and reports it final.
+func (x *execution) capture(r *Result) {
+	if x.opts.Sink != nil {
+		if err := x.opts.Sink(r); err != nil {
+			x.mu.Lock()
+			x.sinkErr = append(x.sinkErr, fmt.Errorf("record %s: %w", r.Agent, err))
+			x.mu.Unlock()
+		}
+	}
+	if r.HasOutput() && r.Checks.Verdicts == nil {
+		// Checks run even when the run was aborted: a captured output is
+		// judged on its merits. Only the caller's context stops them.
+		r.Checks = check.Evaluate(x.parent, x.opts.Constraints, r.Output)
+	}
+	x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
+}
+
+// ordered returns the task results, then the replacements in task order.
+func (x *execution) ordered() []*Result {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := slices.Clone(x.results)
+	for _, rs := range x.replaced {
+		out = append(out, rs...)
+	}
+	return out
+}
+
+func (x *execution) sinkErrs() []error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return slices.Clone(x.sinkErr)
+}
+
+func (x *execution) emit(ev Event) {
+	if x.opts.OnEvent != nil {
+		x.opts.OnEvent(ev)
+	}
+}

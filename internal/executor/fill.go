@@ -1,0 +1,64 @@
+package executor
+
+import (
+	"errors"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/recovery"
+)
+
+// fill copies a launch's recovery outcome into r. What one launch says
+// (output, status, error) replaces the previous launch's; attempts and
+// token use add up.
+func fill(r *Result, out recovery.Outcome, t Task) {
+	resp := out.Response
+	r.Output = resp.Output
+	r.OutputSHA256 = SHA256Hex(resp.Output)
+	r.Raw, r.Stderr, r.Signals = resp.Raw, resp.Stderr, resp.Signals
+	r.Model = t.Model
+	if resp.Model != "" {
+		r.Model = resp.Model
+	}
+	r.ExitCode = nil
+	if t.Provider == "command" {
+		code := resp.ExitCode
+		r.ExitCode = &code
+	}
+	r.TTVms, r.TTVSource = 0, ""
+	if resp.TTV > 0 {
+		r.TTVms, r.TTVSource = resp.TTV.Milliseconds(), "agent"
+	}
+	r.Attempts = append(r.Attempts, out.Attempts...)
+	r.Usage = r.Usage.Add(out.Usage)
+	r.Analysis, r.BudgetExhausted = out.Analysis, out.BudgetExhausted
+	r.Error, r.Class, r.Reason, r.EscalationReason = "", "", "", ""
+	r.Checks = check.Evaluation{}
+	switch {
+	case out.Err == nil:
+		r.Status = Succeeded
+	case out.Status == recovery.OutcomeCancelled:
+		r.Status = Cancelled
+	case out.Escalated:
+		r.Status, r.EscalationReason = Escalated, out.EscalationReason
+	default:
+		r.Status = Failed
+	}
+	if out.Err != nil {
+		r.Error = out.Err.Error()
+		r.Class = string(agent.ClassOf(out.Err))
+		var ae *agent.Error
+		if errors.As(out.Err, &ae) {
+			r.Reason = ae.Reason
+		}
+		// A failed attempt's partial output is kept in the file but is
+		// not a candidate unless the agent succeeded or only its checks
+		// failed (the output is whole, just not admissible).
+		if r.Reason != recovery.ReasonFailedChecks {
+			r.Output, r.OutputSHA256 = "", SHA256Hex("")
+			if resp.Output != "" {
+				r.Raw = resp.Output
+			}
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package executor
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/command"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/escalation"
+)
+
+// sh is a command agent running script with sh -c.
+func sh(t *testing.T, name, script string) Task {
+	t.Helper()
+	a, err := command.New(name, config.Agent{Provider: config.ProviderCommand, Run: []string{"sh", "-c", script}},
+		command.Options{Logger: slog.New(slog.DiscardHandler), KillGrace: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Task{Agent: a, Provider: config.ProviderCommand}
+}
+
+// gauge is an in-test agent that sleeps and measures how many of its kind
+// run at once.
+type gauge struct {
+	name  string
+	sleep time.Duration
+	now   *atomic.Int64
+	peak  *atomic.Int64
+}
+
+func (g gauge) Name() string { return g.name }
+
+func (g gauge) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+	n := g.now.Add(1)
+	defer g.now.Add(-1)
+	for {
+		p := g.peak.Load()
+		if n <= p || g.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(g.sleep):
+		return agent.Response{Output: g.name + " done"}, nil
+	case <-ctx.Done():
+		return agent.Response{}, ctx.Err()
+	}
+}
+
+// recorder collects what a run reports: sunk results and events, in order.
+type recorder struct {
+	mu     sync.Mutex
+	sunk   []*Result
+	events []Event
+}
+
+func (rc *recorder) sink(r *Result) error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.sunk = append(rc.sunk, r)
+	return nil
+}
+
+func (rc *recorder) event(ev Event) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.events = append(rc.events, ev)
+}
+
+func (rc *recorder) sunkNames() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for _, r := range rc.sunk {
+		out = append(out, r.Agent)
+	}
+	return out
+}
+
+// watched is a real escalation.Watcher plugged into opts.
+type watched struct {
+	w   *escalation.Watcher
+	dir string
+	mu  sync.Mutex
+	all []escalation.Escalation
+}
+
+func watch(t *testing.T, opts *Options, wo escalation.WatcherOptions) *watched {
+	t.Helper()
+	wd := &watched{dir: filepath.Join(t.TempDir(), "run", ".coordination")}
+	wo.Dir, wo.RunID = wd.dir, "7-1"
+	for _, task := range opts.Tasks {
+		wo.Agents = append(wo.Agents, task.Agent.Name())
+	}
+	wo.OnDecision = func(e escalation.Escalation) {
+		wd.mu.Lock()
+		defer wd.mu.Unlock()
+		wd.all = append(wd.all, e)
+	}
+	w, err := escalation.NewWatcher(wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd.w = w
+	stop := w.Start(t.Context())
+	t.Cleanup(stop)
+	opts.Supervise, opts.Failed, opts.MaxRestarts = w.Supervise, w.Failed, wo.MaxRestarts
+	return wd
+}
+
+func (wd *watched) actions() []escalation.Action {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	var out []escalation.Action
+	for _, e := range wd.all {
+		out = append(out, e.Decision.Action)
+	}
+	return out
+}
+
+func (wd *watched) needHuman() int {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	n := 0
+	for _, e := range wd.all {
+		if e.NeedsHuman() {
+			n++
+		}
+	}
+	return n
+}
+
+func byName(results []*Result) map[string]*Result {
+	m := map[string]*Result{}
+	for _, r := range results {
+		m[r.Agent] = r
+	}
+	return m
+}
+
+func statuses(results []*Result) map[string]Status {
+	m := map[string]Status{}
+	for _, r := range results {
+		m[r.Agent] = r.Status
+	}
+	return m
+}
