@@ -1,0 +1,109 @@
+package llm
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+)
+
+// base is what every provider's agent shares.
+type base struct {
+	name     string
+	provider string
+	// model is what the request names: the model id, or for azure-openai
+	// the deployment.
+	model     string
+	role      string
+	maxTokens int64
+	timeout   time.Duration
+	// maxPromptBytes caps system + user prompt; 0 means no cap.
+	maxPromptBytes int
+	// secret is the API key, redacted from every error message; keyVar names
+	// the variable it came from, for advice in errors.
+	secret string
+	keyVar string
+	client *http.Client
+	log    *slog.Logger
+}
+
+// completion is a provider's answer, reduced to what optr uses.
+type completion struct {
+	// text is the model's answer text.
+	text string
+	// refusal is set when the model declined the task.
+	refusal string
+	// stop is the provider's reason for stopping; cut is true when that
+	// reason is the output token limit.
+	stop string
+	cut  bool
+	// model is the model the API reports.
+	model string
+	usage agent.Usage
+}
+
+// caller sends one request. raw receives the HTTP response when there was
+// one, even on error, so failures can be classified by status and headers.
+type caller func(ctx context.Context, p prompt, raw **http.Response) (completion, error)
+
+// llmAgent is an agent.Agent backed by one provider.
+type llmAgent struct {
+	base
+	call caller
+}
+
+// Name implements agent.Agent.
+func (a *llmAgent) Name() string { return a.name }
+
+// Run implements agent.Agent: one prompt, one request, one classified result.
+func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+	p := buildPrompt(req, a.role, a.maxPromptBytes)
+	attemptCtx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+
+	var raw *http.Response
+	start := time.Now()
+	c, err := a.call(attemptCtx, p, &raw)
+	elapsed := time.Since(start)
+	if err != nil {
+		e := a.classify(ctx, attemptCtx, raw, err)
+		a.log.LogAttrs(ctx, slog.LevelDebug, "llm request failed",
+			slog.String("agent", a.name), slog.String("provider", a.provider), slog.String("model", a.model),
+			slog.Duration("elapsed", elapsed), slog.String("class", string(e.Class)), slog.String("reason", e.Reason),
+			slog.Int("status", e.Status))
+		return agent.Response{}, e
+	}
+	a.log.LogAttrs(ctx, slog.LevelDebug, "llm request",
+		slog.String("agent", a.name), slog.String("provider", a.provider), slog.String("model", c.model),
+		slog.Duration("elapsed", elapsed), slog.Int64("input_tokens", c.usage.InputTokens),
+		slog.Int64("output_tokens", c.usage.OutputTokens), slog.String("stop", c.stop))
+
+	resp := agent.Response{Model: c.model, Usage: c.usage}
+	if req.Progress != nil {
+		req.Progress(agent.Progress{Bytes: len(c.text), Tokens: c.usage.OutputTokens})
+	}
+	return a.finish(resp, c)
+}
+
+// finish turns the model's text into the Response, or a Systematic error
+// when it holds nothing usable.
+func (a *llmAgent) finish(resp agent.Response, c completion) (agent.Response, error) {
+	if c.refusal != "" {
+		resp.Raw = c.refusal
+		return resp, agent.Errorf(agent.Systematic, "refusal", "model %s declined the task: %s", c.model, a.redact(c.refusal))
+	}
+	ans, err := parseAnswer(c.text)
+	if err != nil {
+		resp.Raw = c.text
+		if c.cut {
+			return resp, agent.Errorf(agent.Systematic, "unparseable_output",
+				"the answer stopped at the output limit of %d tokens before its JSON was complete; raise max-tokens or ask for a shorter output: %w", a.maxTokens, err)
+		}
+		return resp, agent.Errorf(agent.Systematic, "unparseable_output", "%w", err)
+	}
+	resp.Output = ans.Output
+	resp.TTV = ans.TTV
+	return resp, nil
+}

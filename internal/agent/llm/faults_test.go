@@ -1,0 +1,235 @@
+package llm_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// classified is the part of an *agent.Error a fault decides.
+type classified struct {
+	Class      agent.Class
+	Reason     string
+	Status     int
+	RetryAfter time.Duration
+}
+
+// fault is one way an attempt can fail, with the classification it must get.
+type fault struct {
+	name string
+	// only limits the fault to one provider; empty means all.
+	only  string
+	reply llmtest.Reply
+	want  classified
+	// raw is the Response.Raw the failure must keep.
+	raw string
+}
+
+func faults() []fault {
+	return []fault{
+		{name: "429 Retry-After seconds", reply: llmtest.Reply{Status: 429, Headers: map[string]string{"Retry-After": "7"}},
+			want: classified{agent.Transient, "rate_limited", 429, 7 * time.Second}},
+		{name: "429 Retry-After date", reply: llmtest.Reply{Status: 429, Headers: map[string]string{"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}},
+			want: classified{agent.Transient, "rate_limited", 429, 0}},
+		{name: "429 retry-after-ms", reply: llmtest.Reply{Status: 429, Headers: map[string]string{"retry-after-ms": "1500"}},
+			want: classified{agent.Transient, "rate_limited", 429, 1500 * time.Millisecond}},
+		{name: "429 openai reset headers", only: config.ProviderOpenAI,
+			reply: llmtest.Reply{Status: 429, Headers: map[string]string{
+				"x-ratelimit-reset-requests": "6m0s", "x-ratelimit-remaining-requests": "0",
+				"x-ratelimit-reset-tokens": "20ms", "x-ratelimit-remaining-tokens": "1000",
+			}},
+			want: classified{agent.Transient, "rate_limited", 429, 6 * time.Minute}},
+		{name: "429 insufficient quota", only: config.ProviderOpenAI, reply: llmtest.Reply{Status: 429, Code: "insufficient_quota"},
+			want: classified{agent.Fatal, "quota_exceeded", 429, 0}},
+		{name: "500", reply: llmtest.Reply{Status: 500},
+			want: classified{agent.Transient, "server_error", 500, 0}},
+		{name: "503 with Retry-After", reply: llmtest.Reply{Status: 503, Headers: map[string]string{"Retry-After": "2"}},
+			want: classified{agent.Transient, "server_error", 503, 2 * time.Second}},
+		{name: "502 from a proxy, not JSON", reply: llmtest.Reply{Status: 502, Body: "<html>502 Bad Gateway</html>"},
+			want: classified{agent.Transient, "server_error", 502, 0}},
+		{name: "529 overloaded", only: config.ProviderAnthropic, reply: llmtest.Reply{Status: 529},
+			want: classified{agent.Transient, "overloaded", 529, 0}},
+		{name: "408", reply: llmtest.Reply{Status: 408},
+			want: classified{agent.Transient, "timeout", 408, 0}},
+		{name: "401", reply: llmtest.Reply{Status: 401},
+			want: classified{agent.Fatal, "unauthorized", 401, 0}},
+		{name: "403", reply: llmtest.Reply{Status: 403},
+			want: classified{agent.Fatal, "forbidden", 403, 0}},
+		{name: "404 unknown model", reply: llmtest.Reply{Status: 404},
+			want: classified{agent.Fatal, "unknown_model", 404, 0}},
+		{name: "400", reply: llmtest.Reply{Status: 400, Text: "max_tokens is too large"},
+			want: classified{agent.Fatal, "bad_request", 400, 0}},
+		{name: "400 content filter", only: config.ProviderAzureOpenAI, reply: llmtest.Reply{Status: 400, Code: "content_filter"},
+			want: classified{agent.Systematic, "content_filter", 400, 0}},
+		{name: "413 prompt too large", only: config.ProviderGitHubModels, reply: llmtest.Reply{Status: 413},
+			want: classified{agent.Fatal, "bad_request", 413, 0}},
+		{name: "truncated JSON", reply: llmtest.Reply{Text: llmtest.Answer("cut", 1), Truncate: true},
+			want: classified{agent.Transient, "bad_response", 200, 0}},
+		{name: "200 body not JSON", reply: llmtest.Reply{Body: "{not json"},
+			want: classified{agent.Transient, "bad_response", 200, 0}},
+		{name: "connection reset", reply: llmtest.Reply{Reset: true},
+			want: classified{agent.Transient, "connection", 0, 0}},
+		{name: "prose instead of JSON", reply: llmtest.Reply{Text: "Sure! Here is a haiku about ledgers."},
+			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: "Sure! Here is a haiku about ledgers."},
+		{name: "JSON without output", reply: llmtest.Reply{Text: `{"answer": "x", "ttv_estimate_ms": 3}`},
+			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: `{"answer": "x", "ttv_estimate_ms": 3}`},
+		{name: "empty output", reply: llmtest.Reply{Text: `{"output": "  ", "ttv_estimate_ms": 3}`},
+			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: `{"output": "  ", "ttv_estimate_ms": 3}`},
+		{name: "cut at the token limit", reply: llmtest.Reply{Text: `{"output": "a long ans`, Cut: true},
+			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: `{"output": "a long ans`},
+		{name: "refusal", reply: llmtest.Reply{Refusal: "I can't help with that."},
+			want: classified{agent.Systematic, "refusal", 0, 0}, raw: "I can't help with that."},
+	}
+}
+
+func TestRunFaults(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers() {
+		for _, f := range faults() {
+			if f.only != "" && f.only != p.name {
+				continue
+			}
+			t.Run(p.name+"/"+f.name, func(t *testing.T) {
+				t.Parallel()
+				fake := p.newFake(t)
+				fake.Script(f.reply)
+				resp, err := newAgent(t, fake, p.cfg).Run(t.Context(), agent.Request{Intent: "x"})
+				if err == nil {
+					t.Fatalf("Run succeeded with %+v, want a %s failure", resp, f.want.Class)
+				}
+				e := agentError(t, err)
+				got := classified{e.Class, e.Reason, e.Status, e.RetryAfter}
+				if diff := cmp.Diff(f.want, got); diff != "" {
+					t.Errorf("classification of %v (-want +got):\n%s", err, diff)
+				}
+				if resp.Raw != f.raw {
+					t.Errorf("Response.Raw = %q, want %q", resp.Raw, f.raw)
+				}
+				if n := len(fake.Requests()); n != 1 {
+					t.Errorf("the SDK sent %d requests, want exactly 1 (no hidden retries)", n)
+				}
+				noKey(t, err, fake.Key)
+			})
+		}
+	}
+}
+
+// TestRunHangTimesOut checks that a server that never answers is cut off by
+// attempt-timeout and classified as a Transient timeout.
+func TestRunHangTimesOut(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers() {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			fake := p.newFake(t)
+			fake.Script(llmtest.Reply{Hang: true})
+			cfg := p.cfg
+			cfg.AttemptTimeout = config.Duration(200 * time.Millisecond)
+			start := time.Now()
+			_, err := newAgent(t, fake, cfg).Run(t.Context(), agent.Request{Intent: "x"})
+			elapsed := time.Since(start)
+			e := agentError(t, err)
+			if diff := cmp.Diff(classified{Class: agent.Transient, Reason: "timeout"}, classified{e.Class, e.Reason, e.Status, e.RetryAfter}); diff != "" {
+				t.Errorf("classification of %v (-want +got):\n%s", err, diff)
+			}
+			if elapsed > 5*time.Second {
+				t.Errorf("Run took %v, want about the 200ms attempt timeout", elapsed)
+			}
+			if !strings.Contains(err.Error(), "attempt-timeout") {
+				t.Errorf("error %q does not say which setting to raise", err)
+			}
+			if n := len(fake.Requests()); n != 1 {
+				t.Errorf("the SDK sent %d requests, want exactly 1", n)
+			}
+		})
+	}
+}
+
+// TestRunCallerStops checks that a hanging request ends as soon as the
+// caller's context does: a cancelled run is Fatal (it is being stopped), the
+// caller's deadline (the agent's whole timeout) is a Transient timeout.
+func TestRunCallerStops(t *testing.T) {
+	t.Parallel()
+	stops := []struct {
+		name string
+		ctx  func(context.Context) (context.Context, context.CancelFunc)
+		want classified
+	}{
+		{"cancel", func(parent context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(parent)
+			time.AfterFunc(100*time.Millisecond, cancel)
+			return ctx, cancel
+		}, classified{Class: agent.Fatal, Reason: "canceled"}},
+		{"deadline", func(parent context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(parent, 100*time.Millisecond)
+		}, classified{Class: agent.Transient, Reason: "timeout"}},
+	}
+	for _, p := range providers() {
+		for _, stop := range stops {
+			t.Run(p.name+"/"+stop.name, func(t *testing.T) {
+				t.Parallel()
+				fake := p.newFake(t)
+				fake.Script(llmtest.Reply{Hang: true})
+				ctx, cancel := stop.ctx(t.Context())
+				defer cancel()
+				start := time.Now()
+				_, err := newAgent(t, fake, p.cfg).Run(ctx, agent.Request{Intent: "x"})
+				e := agentError(t, err)
+				if diff := cmp.Diff(stop.want, classified{e.Class, e.Reason, e.Status, e.RetryAfter}); diff != "" {
+					t.Errorf("classification of %v (-want +got):\n%s", err, diff)
+				}
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("Run took %v after its context ended", d)
+				}
+			})
+		}
+	}
+}
+
+// TestRunWrongKeyNeverLeaks sends a key the fake refuses; the fakes echo the
+// credential they got in their 401 message, so the key reaches the client.
+func TestRunWrongKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers() {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			fake := p.newFake(t)
+			const wrong = "sk-wrong-0123456789abcdef"
+			env := fake.Env()
+			for k := range env {
+				if strings.HasSuffix(k, "_KEY") || k == "GITHUB_TOKEN" {
+					env[k] = wrong
+				}
+			}
+			cfg := p.cfg
+			a, err := newAgentEnv(t, fake, cfg, env)
+			if err != nil {
+				t.Fatalf("llm.New: %v", err)
+			}
+			_, err = a.Run(t.Context(), agent.Request{Intent: "x"})
+			e := agentError(t, err)
+			if e.Class != agent.Fatal || e.Reason != "unauthorized" || e.Status != http.StatusUnauthorized {
+				t.Errorf("got %s %s (HTTP %d), want fatal unauthorized (HTTP 401): %v", e.Class, e.Reason, e.Status, err)
+			}
+			noKey(t, err, wrong)
+			if p.name != config.ProviderGitHubModels && p.name != config.ProviderAzureOpenAI && !strings.Contains(err.Error(), "[redacted]") {
+				t.Errorf("error %q: the echoed key should show as [redacted]", err)
+			}
+			keyVar := map[string]string{
+				config.ProviderOpenAI: "OPENAI_API_KEY", config.ProviderGitHubModels: "GITHUB_TOKEN",
+				config.ProviderAzureOpenAI: "AZURE_OPENAI_API_KEY", config.ProviderAnthropic: "ANTHROPIC_API_KEY",
+			}[p.name]
+			if !strings.Contains(err.Error(), keyVar) {
+				t.Errorf("error %q does not name the variable %s to fix", err, keyVar)
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package llm
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/config"
+)
+
+// Defaults for settings the config leaves empty.
+const (
+	// DefaultMaxTokens caps an answer when the config says nothing.
+	DefaultMaxTokens = 4096
+	// DefaultAttemptTimeout bounds one attempt when neither attempt-timeout
+	// nor timeout is configured.
+	DefaultAttemptTimeout = 5 * time.Minute
+	// DefaultGitHubModelsURL is the GitHub Models inference endpoint.
+	DefaultGitHubModelsURL = "https://models.github.ai/inference"
+	// DefaultAzureAPIVersion is the Azure OpenAI data-plane API version used
+	// when api-version is not configured (the latest GA release of the
+	// inference API; it takes max_completion_tokens and json_schema).
+	DefaultAzureAPIVersion = "2024-10-21"
+	// DefaultRole opens the system prompt when the agent has no role.
+	DefaultRole = "You are a careful, expert software engineer. You answer precisely and completely."
+)
+
+// Limits of the GitHub Models free tier (DESIGN §6): about 8k tokens in and
+// 4k out per request.
+const (
+	githubModelsMaxTokens = 4000
+	// githubModelsMaxPromptBytes keeps the prompt near 7k tokens, estimated
+	// as bytes/4, leaving room for the answer's schema and the chat framing.
+	githubModelsMaxPromptBytes = 7000 * 4
+)
+
+// Options are what the LLM agents need from their caller.
+type Options struct {
+	// Getenv looks up keys and endpoints (OPENAI_API_KEY, ANTHROPIC_BASE_URL,
+	// …). It is required: the agents never read the process environment.
+	Getenv func(string) string
+	// HTTPClient sends the requests; nil means a plain *http.Client. Tests
+	// pass the fake server's client.
+	HTTPClient *http.Client
+	// Logger receives one debug record per request; nil discards them.
+	Logger *slog.Logger
+}
+
+// New returns the agent called name for an LLM provider (openai,
+// github-models, azure-openai or anthropic). It fails with a Fatal
+// "bad_config" *agent.Error when the provider is not an LLM provider, the
+// key's variable is empty, or an endpoint is missing or malformed.
+func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
+	if opts.Getenv == nil {
+		return nil, badConfig("agent %q: llm.Options.Getenv is nil; pass the function that reads the environment", name)
+	}
+	b := base{
+		name:      name,
+		provider:  cfg.Provider,
+		model:     cfg.Model,
+		role:      cfg.Role,
+		maxTokens: cfg.MaxTokens,
+		timeout:   attemptTimeout(cfg),
+		client:    opts.HTTPClient,
+		log:       opts.Logger,
+	}
+	if b.maxTokens <= 0 {
+		b.maxTokens = DefaultMaxTokens
+	}
+	if b.role == "" {
+		b.role = DefaultRole
+	}
+	if b.client == nil {
+		b.client = &http.Client{}
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	var (
+		c   caller
+		err error
+	)
+	switch cfg.Provider {
+	case config.ProviderOpenAI:
+		c, err = newOpenAI(&b, cfg, opts.Getenv)
+	case config.ProviderGitHubModels:
+		c, err = newGitHubModels(&b, cfg, opts.Getenv)
+	case config.ProviderAzureOpenAI:
+		c, err = newAzure(&b, cfg, opts.Getenv)
+	case config.ProviderAnthropic:
+		c, err = newAnthropic(&b, cfg, opts.Getenv)
+	default:
+		return nil, badConfig("agent %q: provider %q is not an LLM provider; use openai, github-models, azure-openai or anthropic", name, cfg.Provider)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &llmAgent{base: b, call: c}, nil
+}
+
+// attemptTimeout is attempt-timeout, else timeout, else the default.
+func attemptTimeout(cfg config.Agent) time.Duration {
+	if d := cfg.AttemptTimeout.D(); d > 0 {
+		return d
+	}
+	if d := cfg.Timeout.D(); d > 0 {
+		return d
+	}
+	return DefaultAttemptTimeout
+}
+
+// badConfig is a Fatal "bad_config" error: the agent cannot work as
+// configured and no retry will change that.
+func badConfig(format string, args ...any) *agent.Error {
+	return agent.Errorf(agent.Fatal, "bad_config", format, args...)
+}
+
+// apiKey reads the agent's key from api-key-env, else from defaultVar.
+func apiKey(name string, cfg config.Agent, getenv func(string) string, defaultVar string) (key, variable string, err error) {
+	variable = defaultVar
+	if cfg.APIKeyEnv != "" {
+		variable = cfg.APIKeyEnv
+	}
+	key = getenv(variable)
+	if key == "" {
+		return "", variable, badConfig("agent %q (%s): no API key: the environment variable %s is empty; set it (for example from a repository secret) or name another variable with api-key-env", name, cfg.Provider, variable)
+	}
+	return key, variable, nil
+}
+
+// pick returns the first non-empty value.
+func pick(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// requireModel fails when the agent has no model.
+func requireModel(name string, cfg config.Agent) error {
+	if cfg.Model == "" {
+		return badConfig("agent %q (%s): no model; add model: <model id> to the agent's config", name, cfg.Provider)
+	}
+	return nil
+}

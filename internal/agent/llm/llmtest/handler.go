@@ -1,0 +1,111 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+)
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	in := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone()}
+	if json.Unmarshal(raw, &in.Body) == nil {
+		in.Model, _ = in.Body["model"].(string)
+		in.System, in.User = s.d.prompt(in.Body)
+	}
+	rel, under := strings.CutPrefix(r.URL.Path, s.d.basePath())
+	dep, routed := "", false
+	if under {
+		dep, routed = s.d.route(r, rel)
+	}
+	in.Deployment = dep
+	id := s.record(in)
+
+	if !routed {
+		s.t.Errorf("llmtest: %s fake: unexpected request %s %s (base path %s)", s.d.name(), r.Method, r.URL.Path, s.d.basePath())
+		s.write(w, id, http.StatusNotFound, nil, s.d.failure(in, http.StatusNotFound, "", ""), false)
+		return
+	}
+	if status, msg := s.d.admit(r.Header, s.Key); status != 0 {
+		s.write(w, id, status, nil, s.d.failure(in, status, "", msg), false)
+		return
+	}
+	s.serve(w, r, in, id, s.next())
+}
+
+// serve answers an admitted request with rep.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, in Request, id int, rep Reply) {
+	switch {
+	case rep.Reset:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case rep.Hang:
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
+	case rep.Delay > 0:
+		timer := time.NewTimer(rep.Delay)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+	status := rep.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var body any
+	switch {
+	case rep.Body != "":
+		body = json.RawMessage(rep.Body)
+	case status >= 400:
+		body = s.d.failure(in, status, rep.Code, rep.Text)
+	default:
+		usage := rep.Usage
+		if usage == (agent.Usage{}) {
+			usage = agent.Usage{InputTokens: int64(len(in.System)+len(in.User))/4 + 1, OutputTokens: int64(len(rep.Text)+len(rep.Refusal))/4 + 1}
+		}
+		body = s.d.success(in, rep, id, usage)
+	}
+	s.write(w, id, status, rep.Headers, body, rep.Truncate)
+}
+
+func (s *Server) write(w http.ResponseWriter, id, status int, headers map[string]string, body any, truncate bool) {
+	var b []byte
+	if raw, ok := body.(json.RawMessage); ok {
+		b = raw
+	} else {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			s.t.Errorf("llmtest: %s fake: encode the answer: %v", s.d.name(), err)
+		}
+	}
+	if truncate {
+		b = b[:len(b)/2]
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set(s.d.requestIDHeader(), fmt.Sprintf("req_%06d", id))
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

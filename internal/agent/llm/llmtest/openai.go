@@ -1,0 +1,111 @@
+package llmtest
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/agent"
+)
+
+// NewOpenAI starts a fake OpenAI API serving the Responses API at
+// <URL>/responses (URL ends in /openai/v1), with Bearer auth.
+func NewOpenAI(t testing.TB) *Server {
+	t.Helper()
+	return newServer(t, openAIDialect{}, false)
+}
+
+type openAIDialect struct{}
+
+func (openAIDialect) name() string            { return "openai" }
+func (openAIDialect) basePath() string        { return "/openai/v1" }
+func (openAIDialect) env() (string, string)   { return "OPENAI_API_KEY", "OPENAI_BASE_URL" }
+func (openAIDialect) requestIDHeader() string { return "x-request-id" }
+func (openAIDialect) prompt(b map[string]any) (string, string) {
+	system := str(b, "instructions")
+	if s, ok := b["input"].(string); ok {
+		return system, s
+	}
+	s, u := messages(b["input"])
+	return system + s, u
+}
+
+func (openAIDialect) route(r *http.Request, path string) (string, bool) {
+	return "", r.Method == http.MethodPost && path == "/responses"
+}
+
+func (openAIDialect) admit(h http.Header, key string) (int, string) {
+	if !bearer(h, key) {
+		// Real OpenAI masks most of the key; the fake echoes all of it so
+		// that tests can prove clients never surface it.
+		return http.StatusUnauthorized, fmt.Sprintf("Incorrect API key provided: %s. You can find your API key at https://platform.openai.com/account/api-keys.", given(h, "Authorization"))
+	}
+	return 0, ""
+}
+
+func (openAIDialect) success(in Request, rep Reply, id int, u agent.Usage) any {
+	content := []any{map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}, "logprobs": []any{}}}
+	if rep.Refusal != "" {
+		content = []any{map[string]any{"type": "refusal", "refusal": rep.Refusal}}
+	}
+	status, incomplete := "completed", any(nil)
+	if rep.Cut {
+		status, incomplete = "incomplete", map[string]any{"reason": "max_output_tokens"}
+	}
+	return map[string]any{
+		"id":                   fmt.Sprintf("resp_%06d", id),
+		"object":               "response",
+		"created_at":           created,
+		"status":               status,
+		"error":                nil,
+		"incomplete_details":   incomplete,
+		"instructions":         in.Body["instructions"],
+		"max_output_tokens":    in.Body["max_output_tokens"],
+		"model":                modelOf(in, rep),
+		"output":               []any{map[string]any{"type": "message", "id": fmt.Sprintf("msg_%06d", id), "status": status, "role": "assistant", "content": content}},
+		"parallel_tool_calls":  true,
+		"previous_response_id": nil,
+		"reasoning":            map[string]any{"effort": nil, "summary": nil},
+		"store":                in.Body["store"],
+		"temperature":          1.0,
+		"text":                 in.Body["text"],
+		"tool_choice":          "auto",
+		"tools":                []any{},
+		"top_p":                1.0,
+		"truncation":           "disabled",
+		"usage": map[string]any{
+			"input_tokens":          u.InputTokens,
+			"input_tokens_details":  map[string]any{"cached_tokens": 0},
+			"output_tokens":         u.OutputTokens,
+			"output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"total_tokens":          u.Total(),
+		},
+		"user":     nil,
+		"metadata": map[string]any{},
+	}
+}
+
+// failure is OpenAI's error envelope:
+// {"error": {"message", "type", "param", "code"}}.
+func (openAIDialect) failure(in Request, status int, code, msg string) any {
+	typ, defCode, defMsg := "invalid_request_error", any(nil), http.StatusText(status)
+	switch {
+	case status == http.StatusUnauthorized:
+		defCode = "invalid_api_key"
+	case status == http.StatusForbidden:
+		defCode, defMsg = "unsupported_country_region_territory", "Country, region, or territory not supported"
+	case status == http.StatusNotFound:
+		defCode, defMsg = "model_not_found", fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", in.Model)
+	case status == http.StatusTooManyRequests && code == "insufficient_quota":
+		typ, defMsg = "insufficient_quota", "You exceeded your current quota, please check your plan and billing details."
+	case status == http.StatusTooManyRequests:
+		typ, defCode, defMsg = "requests", "rate_limit_exceeded", fmt.Sprintf("Rate limit reached for %s on requests per min (RPM): Limit 3, Used 3, Requested 1.", in.Model)
+	case status >= 500:
+		typ, defMsg = "server_error", "The server had an error while processing your request. Sorry about that!"
+	}
+	var c any = defCode
+	if code != "" {
+		c = code
+	}
+	return map[string]any{"error": map[string]any{"message": pick(msg, defMsg), "type": typ, "param": nil, "code": c}}
+}

@@ -1,0 +1,71 @@
+package llmtest
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+)
+
+// Reply is one scripted answer of a fake server.
+type Reply struct {
+	// Text is the model's answer text; for an error Status, the error
+	// message (empty: the provider's usual message for that status).
+	Text string
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// Code is the provider's error code (OpenAI, Azure, GitHub Models) or
+	// error type (Anthropic) for an error Status; empty means the provider's
+	// usual one for that status. "insufficient_quota" and "content_filter"
+	// are the interesting ones.
+	Code string
+	// Headers are set on the response: Retry-After, x-ratelimit-*, ….
+	Headers map[string]string
+	// Delay is how long the server waits before answering; it gives up
+	// when the request's context ends.
+	Delay time.Duration
+	// Hang makes the server never answer: it waits until the request's
+	// context ends (or the test ends).
+	Hang bool
+	// Truncate sends only the first half of the body.
+	Truncate bool
+	// Reset closes the connection without answering.
+	Reset bool
+	// Usage is the token use reported; zero means an estimate of bytes/4
+	// of the prompt and of Text.
+	Usage agent.Usage
+	// Model is the model reported; empty means the model requested.
+	Model string
+	// Cut reports that the answer stopped at the output token limit
+	// (finish_reason "length", status "incomplete", stop_reason "max_tokens").
+	Cut bool
+	// Refusal makes the model decline with this text.
+	Refusal string
+	// Body, when set, is sent verbatim instead of the provider's JSON.
+	Body string
+}
+
+// Request is what a fake server received.
+type Request struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is the URL path as received, base path included.
+	Path string
+	// Query is the URL query (Azure's api-version).
+	Query url.Values
+	// Header holds every request header (Authorization, x-api-key,
+	// anthropic-version, Api-Key, …).
+	Header http.Header
+	// Model is the body's "model".
+	Model string
+	// Deployment is the deployment named in an Azure path.
+	Deployment string
+	// System and User are the prompt as sent: the system prompt (or
+	// instructions) and the user message.
+	System string
+	User   string
+	// Body is the decoded JSON body (numbers as float64); nil when it was
+	// not JSON.
+	Body map[string]any
+}
