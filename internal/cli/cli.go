@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// Exit codes.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// CLI is optr's command line with its connections to the world.
+type CLI struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads one variable; Environ lists them all (command agents
+	// inherit it).
+	Getenv  func(string) string
+	Environ func() []string
+	// Now is the clock.
+	Now func() time.Time
+	// IsTerminal reports whether a stream is an interactive terminal.
+	IsTerminal func(any) bool
+	// HTTPClient is used for every API call (nil: http.DefaultClient).
+	HTTPClient *http.Client
+}
+
+// New returns a CLI wired to the process's real streams and environment.
+func New() *CLI {
+	return &CLI{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,
+		IsTerminal: func(f any) bool {
+			file, ok := f.(*os.File)
+			return ok && term.IsTerminal(int(file.Fd()))
+		},
+	}
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(c *CLI, ctx context.Context, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run agents on an intent, select the best result and record it", (*CLI).cmdRun},
+		{"action", "the GitHub Action entrypoint: read the event and inputs, then run, resume or skip", (*CLI).cmdAction},
+		{"resume", "continue a paused run by answering its checkpoint", (*CLI).cmdResume},
+		{"handle", "handle escalations in a .coordination directory", (*CLI).cmdHandle},
+		{"ledger", "verify or show the ledger", (*CLI).cmdLedger},
+		{"version", "print the version", (*CLI).cmdVersion},
+	}
+}
+
+// Run runs the command named by args[0] and returns the process exit code.
+func (c *CLI) Run(ctx context.Context, args []string) int {
+	err := c.dispatch(ctx, args)
+	return c.exitCode(err)
+}
+
+func (c *CLI) dispatch(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		c.usage(c.Stderr)
+		return usageErr(errors.New("no command given"))
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		c.usage(c.Stdout)
+		return nil
+	case "-v", "--version":
+		return c.cmdVersion(ctx, nil)
+	}
+	for _, cmd := range commands() {
+		if cmd.name == args[0] {
+			return cmd.run(c, ctx, args[1:])
+		}
+	}
+	c.usage(c.Stderr)
+	return usageErr(fmt.Errorf("unknown command %q", args[0]))
+}
+
+func (c *CLI) usage(w io.Writer) {
+	fmt.Fprintln(w, "optr runs several AI agents on one intent, selects the best admissible result,")
+	fmt.Fprintln(w, "and records the run in a hash-chained ledger.")
+	fmt.Fprintln(w, "\nUsage: optr <command> [flags]\n\nCommands:")
+	for _, cmd := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", cmd.name, cmd.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'optr <command> --help' for a command's flags.")
+}
+
+// UsageError is a wrong command line; it exits 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErr(err error) error { return &UsageError{Err: err} }
+
+// ExitError carries an explicit exit code (a failed run is 1) and a message
+// that was already shown, or is shown once by exitCode.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// errHelp is returned by parse when --help was asked for: exit 0.
+var errHelp = errors.New("help requested")
+
+func (c *CLI) exitCode(err error) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return ExitOK
+	}
+	var (
+		ue  *UsageError
+		ce  *config.Error
+		ee  *ExitError
+		ie  *pipeline.InputError
+		msg = err.Error()
+	)
+	code := ExitFailed
+	switch {
+	case errors.As(err, &ee):
+		code = ee.Code
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ie):
+		code = ExitUsage
+	}
+	if msg != "" {
+		fmt.Fprintf(c.Stderr, "optr: %s\n", indentContinuation(msg))
+	}
+	return code
+}
+
+func indentContinuation(msg string) string {
+	return strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "\n  ")
+}
+
+// flags returns a FlagSet for a command that reports errors instead of exiting.
+func (c *CLI) flags(name, usage string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.SetInterspersed(true)
+	fs.Bool("help", false, "show this help")
+	fs.Lookup("help").Shorthand = "h"
+	_ = usage
+	return fs
+}
+
+// parse parses args; --help prints the command's usage to stdout and
+// returns errHelp; a bad flag is a usage error that shows the usage.
+func (c *CLI) parse(fs *pflag.FlagSet, usage string, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			c.printUsage(c.Stdout, fs, usage)
+			return errHelp
+		}
+		c.printUsage(c.Stderr, fs, usage)
+		return usageErr(err)
+	}
+	if h, _ := fs.GetBool("help"); h {
+		c.printUsage(c.Stdout, fs, usage)
+		return errHelp
+	}
+	return nil
+}
+
+func (c *CLI) printUsage(w io.Writer, fs *pflag.FlagSet, usage string) {
+	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n%s", usage, fs.FlagUsages())
+}
+
+func (c *CLI) environ() []string {
+	if c.Environ == nil {
+		return nil
+	}
+	env := c.Environ()
+	sort.Strings(env)
+	return env
+}

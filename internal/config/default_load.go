@@ -1,0 +1,28 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// ErrMissing is returned by LoadOrDefault when a config path given
+// explicitly does not exist.
+var ErrMissing = errors.New("config file does not exist")
+
+// LoadOrDefault reads the config at path. When the file does not exist it
+// returns the embedded Default if the path was not given explicitly, and an
+// error wrapping ErrMissing if it was: a user who names a file means it.
+func LoadOrDefault(path string, explicit bool, getenv func(string) string) (*Config, error) {
+	cfg, err := Load(path)
+	if err == nil {
+		return cfg, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if explicit {
+			return nil, fmt.Errorf("%w: %s", ErrMissing, path)
+		}
+		return Default(getenv), nil
+	}
+	return nil, err
+}

@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/command"
+	"github.com/optr-dev/optr/internal/agent/llm"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// newAgent builds the configured agent name.
+func newAgent(cfg *config.Config, name string, deps Deps) (agent.Agent, error) {
+	ac, ok := cfg.Agents[name]
+	if !ok {
+		return nil, fmt.Errorf("agent %q is not configured", name)
+	}
+	if ac.Provider == config.ProviderCommand {
+		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name)})
+	}
+	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name)})
+}
+
+// agentSet builds every agent a run uses (its tasks) plus those it refers to
+// (judges, the analyzer), each once.
+type agentSet struct {
+	cfg    *config.Config
+	deps   Deps
+	agents map[string]agent.Agent
+}
+
+func (s *agentSet) get(name string) (agent.Agent, error) {
+	if a, ok := s.agents[name]; ok {
+		return a, nil
+	}
+	a, err := newAgent(s.cfg, name, s.deps)
+	if err != nil {
+		return nil, err
+	}
+	if s.agents == nil {
+		s.agents = map[string]agent.Agent{}
+	}
+	s.agents[name] = a
+	return a, nil
+}
+
+func (s *agentSet) tasks(names []string) ([]executor.Task, error) {
+	var tasks []executor.Task
+	for _, n := range names {
+		a, err := s.get(n)
+		if err != nil {
+			return nil, err
+		}
+		ac := s.cfg.Agents[n]
+		tasks = append(tasks, executor.Task{
+			Agent:          a,
+			Provider:       ac.Provider,
+			Model:          ac.Model,
+			Timeout:        ac.Timeout.D(),
+			AttemptTimeout: ac.AttemptTimeout.D(),
+			Price:          pricer(s.cfg, ac.Model),
+		})
+	}
+	return tasks, nil
+}
+
+// pricer returns the cost function of model, nil when the config has no price.
+func pricer(cfg *config.Config, model string) func(agent.Usage) float64 {
+	p, ok := cfg.Prices[model]
+	if !ok {
+		return nil
+	}
+	return func(u agent.Usage) float64 {
+		return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
+	}
+}
+
+// firstLLM is the first configured LLM agent among names, the default
+// judge for constraints an intent names but the config does not define.
+func firstLLM(cfg *config.Config) string {
+	for _, n := range cfg.AgentNames {
+		if cfg.Agents[n].Provider != config.ProviderCommand {
+			return n
+		}
+	}
+	return ""
+}
+
+// logger routes an agent's diagnostics (malformed frames, …) to deps.Logf.
+func logger(deps Deps, name string) *slog.Logger {
+	w := logWriter(func(s string) { deps.logf("%s: %s", name, strings.TrimSpace(s)) })
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+type logWriter func(string)
+
+func (w logWriter) Write(p []byte) (int, error) { w(string(p)); return len(p), nil }

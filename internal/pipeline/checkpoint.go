@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+// ResumeState is everything a paused run needs to continue later, in
+// another process or another workflow run: it travels inside the saved
+// checkpoint, so a resume never depends on files a checkout may lack.
+type ResumeState struct {
+	Workflow    string                      `json:"workflow"`
+	RunID       string                      `json:"run"`
+	Intent      string                      `json:"intent"`
+	Commit      string                      `json:"commit,omitempty"`
+	Pipeline    string                      `json:"pipeline,omitempty"`
+	Constraints []ConstraintInfo            `json:"constraints"`
+	Results     []*executor.Result          `json:"results"`
+	Checks      map[string]check.Evaluation `json:"checks"`
+	Selection   selection.Result            `json:"selection"`
+	Message     string                      `json:"message,omitempty"`
+	Started     time.Time                   `json:"started"`
+}
+
+// Raise builds the checkpoint for a paused report: trigger, context,
+// the standard options, a recommendation learned from the ledger (else the
+// config's checkpoints.recommend, else Proceed), and the resume state.
+func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
+	if rep.Status != Paused || rep.Trigger == "" {
+		return checkpoint.Checkpoint{}, errors.New("raise a checkpoint: the run is not paused")
+	}
+	v := rep.View()
+	context := rep.Message + "\n\n" + progress.TextTable(v.Table, v.Selected)
+	cp, err := checkpoint.New(rep.Spec.RunID, rep.Spec.Workflow, 1, rep.Trigger, context, now)
+	if err != nil {
+		return cp, err
+	}
+	var history io.Reader // no ledger yet: no history to learn from
+	if f, err := os.Open(rep.Spec.LedgerPath); err == nil {
+		defer f.Close()
+		history = f
+	}
+	fallback := rep.Spec.Config.Checkpoints.Recommend[string(rep.Trigger)]
+	// A damaged ledger still yields a recommendation (from the config or
+	// the default); the damage is verify's to report, not the pause's.
+	n, why, err := checkpoint.Recommend(history, rep.Trigger, cp.Options, fallback)
+	if n == 0 {
+		return cp, fmt.Errorf("recommend an option: %w", err)
+	}
+	cp.Recommended, cp.Recommendation = n, why
+	state, err := json.Marshal(rep.resumeState())
+	if err != nil {
+		return cp, fmt.Errorf("save the run's state: %w", err)
+	}
+	cp.State = state
+	rep.CheckpointID = cp.ID
+	return cp, nil
+}
+
+// Pause saves the checkpoint (checkpoints/<id>.json, never rewritten) and
+// appends its `checkpoint` ledger entry.
+func Pause(rep *Report, cp checkpoint.Checkpoint, now time.Time) error {
+	path := datalake.Open(rep.Spec.Datalake).CheckpointPath(cp.ID)
+	if err := checkpoint.Save(path, cp); err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", cp.ID, err)
+	}
+	drafts := append(rep.takeEscalations(), checkpoint.CheckpointDraft(cp, now))
+	entries, err := ledger.Append(rep.Spec.LedgerPath, drafts...)
+	if err != nil {
+		return fmt.Errorf("append checkpoint %s to the ledger: %w", cp.ID, err)
+	}
+	rep.Entries = append(rep.Entries, entries...)
+	rep.LedgerHash = entries[len(entries)-1].Hash
+	rep.Status, rep.CheckpointID = Paused, cp.ID
+	return nil
+}
+
+// Apply carries out a human's decision on the checkpoint of a paused
+// report: Proceed selects (π*, or the best-scoring result when nothing was
+// admissible) and records; Skip records with nothing selected; Abort
+// records the run as failed; Pause changes nothing. Proceed, Skip and Abort
+// append the `decision` entry before the run's `run` entry.
+func Apply(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision, now time.Time) error {
+	switch d.Action {
+	case checkpoint.ActionPause:
+		return nil
+	case checkpoint.ActionProceed:
+		rep.Selected = rep.Selection.Selected
+		if rep.Selected == "" {
+			rep.Selected = rep.Selection.Best
+		}
+		if rep.Selected == "" {
+			rep.Status, rep.Message = Failed, fmt.Sprintf("%s chose to proceed, but no agent produced output to select", d.By)
+		} else {
+			rep.Status, rep.Message = Completed, fmt.Sprintf("%s chose to proceed at checkpoint %s", d.By, cp.ID)
+		}
+	case checkpoint.ActionSkip:
+		rep.Selected, rep.Status = "", Completed
+		rep.Message = fmt.Sprintf("%s chose to skip at checkpoint %s: nothing selected", d.By, cp.ID)
+	case checkpoint.ActionAbort:
+		rep.Selected, rep.Status = "", Failed
+		rep.Message = fmt.Sprintf("%s aborted the run at checkpoint %s", d.By, cp.ID)
+	default:
+		return fmt.Errorf("unknown checkpoint action %q", d.Action)
+	}
+	rep.CheckpointID = cp.ID
+	return Record(rep, now, checkpoint.DecisionDraft(cp, d, now))
+}
+
+func (rep *Report) resumeState() ResumeState {
+	st := ResumeState{
+		Workflow: rep.Spec.Workflow, RunID: rep.Spec.RunID, Intent: rep.Spec.Intent, Commit: rep.Spec.Commit,
+		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
+		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
+	}
+	for _, r := range rep.Results {
+		st.Checks[r.Agent] = r.Checks
+	}
+	return st
+}
+
+// Resume rebuilds the report of a paused run from its checkpoint, in the
+// given datalake, so Apply can finish it. The run directory is reopened, or
+// recreated when this checkout lacks it (its earlier files live on the
+// ledger branch).
+func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPath, dir string) (*Report, error) {
+	var st ResumeState
+	if err := json.Unmarshal(cp.State, &st); err != nil {
+		return nil, fmt.Errorf("checkpoint %s holds no usable run state: %w", cp.ID, err)
+	}
+	if st.RunID != cp.Run || st.Workflow != cp.Workflow {
+		return nil, fmt.Errorf("checkpoint %s: its state is for run %s of %s, not run %s of %s", cp.ID, st.RunID, st.Workflow, cp.Run, cp.Workflow)
+	}
+	lake := datalake.Open(datalakeDir)
+	run, err := lake.OpenRun(st.Workflow, st.RunID)
+	if err != nil {
+		if err := os.MkdirAll(lake.RunDir(st.Workflow, st.RunID), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("recreate the run directory: %w", err)
+		}
+		if run, err = lake.OpenRun(st.Workflow, st.RunID); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range st.Results {
+		r.Checks = st.Checks[r.Agent]
+	}
+	rep := &Report{
+		Spec: Spec{
+			Config: cfg, Workflow: st.Workflow, RunID: st.RunID, Intent: st.Intent, Commit: st.Commit,
+			Pipeline: st.Pipeline, Datalake: filepath.Clean(datalakeDir), LedgerPath: ledgerPath, Dir: dir,
+		},
+		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
+		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
+	}
+	return rep, nil
+}

@@ -1,0 +1,238 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+// Status is a run's state at the end of a step.
+type Status string
+
+// The run states (the Action's `status` output).
+const (
+	Completed Status = "completed"
+	Paused    Status = "paused"
+	Failed    Status = "failed"
+	Skipped   Status = "skipped"
+)
+
+// Report is what a run did.
+type Report struct {
+	Spec Spec
+	Run  *datalake.Run
+	// ConstraintInfo lists the run's constraints (kept across a pause).
+	ConstraintInfo []ConstraintInfo
+	Results        []*executor.Result
+	Selection      selection.Result
+	Status         Status
+	// Trigger says why a paused run waits for a human.
+	Trigger checkpoint.Trigger
+	// Selected is π*'s agent, empty when nothing was selected.
+	Selected string
+	// ResultPath is result.md's path relative to the workspace, when written.
+	ResultPath string
+	// Message says why a run failed or paused.
+	Message string
+	// CheckpointID names the checkpoint a paused run waits on.
+	CheckpointID string
+	// Escalations are the watcher's decisions, not yet in the ledger; the
+	// next ledger append (Record or Pause) writes them first.
+	Escalations []ledger.Draft
+	escMu       sync.Mutex
+	aborted     bool
+	// LedgerHash is the hash of the last ledger entry this run appended.
+	LedgerHash string
+	// Entries are the ledger entries this run appended, in order.
+	Entries  []ledger.Entry
+	Started  time.Time
+	Finished time.Time
+}
+
+// Execute creates the run's directory, writes the resolved workflow, fans
+// the intent out, captures every result as its agent finishes, checks the
+// results and scores them. It records nothing in the ledger: Finish does.
+func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
+	spec := p.Spec
+	lake := datalake.Open(spec.Datalake)
+	run, err := lake.NewRun(spec.Workflow, spec.RunID)
+	if err != nil {
+		if errors.Is(err, datalake.ErrRunExists) {
+			return nil, inputErr(err)
+		}
+		return nil, err
+	}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC()}
+	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
+		return nil, err
+	}
+	outDir := filepath.Join(run.Dir, "agent-files")
+	w, err := p.watcher(run, rep)
+	if err != nil {
+		return nil, fmt.Errorf("start the watcher: %w", err)
+	}
+	stop := w.Start(ctx)
+	spares, synth := p.reinforcements()
+	results, err := executor.Run(ctx, executor.Options{
+		Tasks:               p.tasks,
+		Request:             p.request(outDir),
+		MaxParallel:         spec.Config.Executor.MaxParallel,
+		Constraints:         p.Constraints,
+		Policy:              p.policy,
+		CheckDuringRecovery: p.checkEarly,
+		Sink: func(r *executor.Result) error {
+			return run.WriteJSON(filepath.Join(datalake.DirOutputs, r.Agent+".json"), r)
+		},
+		OnEvent:     p.deps.OnEvent,
+		Now:         p.deps.Now,
+		Supervise:   w.Supervise,
+		Failed:      w.Failed,
+		MaxRestarts: spec.Config.Watcher.MaxRestarts,
+		Spares:      spares,
+		Synthesizer: synth,
+	})
+	stop()
+	rep.Results = results
+	if errors.Is(err, escalation.ErrAbort) {
+		rep.aborted = true // every result is complete and recorded: finish the run as failed
+		err = nil
+	}
+	if err != nil {
+		return rep, err
+	}
+	p.recordErrors(lake, results)
+	rep.Selection = selection.Select(candidates(results), spec.Config.Selection)
+	return rep, nil
+}
+
+func (p *Prepared) request(outDir string) (req agent.Request) {
+	req.Intent = p.Spec.Intent
+	req.Workflow = p.Spec.Workflow
+	req.RunID = p.Spec.RunID
+	req.Dir = p.Spec.Dir
+	req.OutputDir = outDir
+	req.Constraints = check.Names(p.Constraints)
+	req.ConstraintText = check.Descriptions(p.Constraints)
+	return req
+}
+
+// resolvedWorkflow is workflow-optr.yaml: what this run was asked to do and
+// with what, resolved from the config and the intent.
+func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
+	type agentDoc struct {
+		Name     string   `yaml:"name"`
+		Provider string   `yaml:"provider"`
+		Model    string   `yaml:"model,omitempty"`
+		Run      []string `yaml:"run,omitempty"`
+	}
+	type constraintDoc struct {
+		Name     string `yaml:"name"`
+		Hard     bool   `yaml:"hard"`
+		Verified bool   `yaml:"verified"`
+	}
+	doc := struct {
+		Workflow     string          `yaml:"workflow"`
+		Run          string          `yaml:"run"`
+		Started      string          `yaml:"started"`
+		Pipeline     string          `yaml:"pipeline"`
+		Config       string          `yaml:"config"`
+		Commit       string          `yaml:"commit,omitempty"`
+		IntentSHA256 string          `yaml:"intent_sha256"`
+		Intent       string          `yaml:"intent"`
+		Agents       []agentDoc      `yaml:"agents"`
+		Constraints  []constraintDoc `yaml:"constraints"`
+	}{
+		Workflow: p.Spec.Workflow, Run: p.Spec.RunID, Started: started.Format(time.RFC3339),
+		Pipeline: pipelineName(p.Spec.Pipeline), Config: configName(p.Spec.Config.Path),
+		Commit: p.Spec.Commit, IntentSHA256: sha256Hex(p.Spec.Intent), Intent: p.Spec.Intent,
+	}
+	for _, n := range p.AgentNames {
+		ac := p.Spec.Config.Agents[n]
+		doc.Agents = append(doc.Agents, agentDoc{Name: n, Provider: ac.Provider, Model: ac.Model, Run: ac.Run})
+	}
+	for _, c := range p.Constraints {
+		doc.Constraints = append(doc.Constraints, constraintDoc{Name: c.Name, Hard: c.Hard, Verified: c.Checker != nil})
+	}
+	out, err := yaml.Marshal(doc)
+	if err != nil { // only plain strings and slices: cannot fail
+		panic(fmt.Sprintf("encode workflow-optr.yaml: %v", err))
+	}
+	return out
+}
+
+func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result) {
+	var recs []datalake.ErrorRecord
+	for _, r := range results {
+		if r.Error == "" {
+			continue
+		}
+		recs = append(recs, datalake.ErrorRecord{
+			Time: r.FinishedAt, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
+			Agent: r.Agent, Class: r.Class, Reason: r.Reason, Message: r.Error,
+		})
+	}
+	if err := lake.AppendErrors(recs...); err != nil {
+		p.deps.logf("errors.jsonl: %v", err)
+	}
+}
+
+func candidates(results []*executor.Result) []selection.Candidate {
+	out := make([]selection.Candidate, len(results))
+	for i, r := range results {
+		passed, verified := 0, 0
+		for _, v := range r.Checks.Verdicts {
+			switch v.Status {
+			case check.Passed:
+				passed++
+				verified++
+			case check.Failed:
+				verified++
+			}
+		}
+		out[i] = selection.Candidate{
+			Agent:      r.Agent,
+			HasOutput:  r.HasOutput(),
+			Admissible: r.HasOutput() && r.Checks.Admissible,
+			Passed:     passed,
+			Verified:   verified,
+			TTV:        time.Duration(r.TTVms) * time.Millisecond,
+			Exec:       time.Duration(r.ExecMS) * time.Millisecond,
+		}
+	}
+	return out
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func pipelineName(p string) string {
+	if p == "" {
+		return "default (select over every agent)"
+	}
+	return p
+}
+
+func configName(path string) string {
+	if path == "" {
+		return "embedded default"
+	}
+	return path
+}

@@ -1,0 +1,115 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/recovery"
+)
+
+// Prepared is a run whose inputs were resolved and validated. Nothing has
+// been written yet: every input error surfaces from Prepare.
+type Prepared struct {
+	Spec        Spec
+	AgentNames  []string
+	Constraints []check.Constraint
+	tasks       []executor.Task
+	policy      recovery.Policy
+	checkEarly  bool
+	deps        Deps
+	agents      *agentSet
+}
+
+// Prepare resolves spec against its config: the pipeline and agents, the
+// constraints (config policy plus the intent's), the agents themselves and
+// the recovery policy. Errors are *InputError.
+func Prepare(spec Spec, deps Deps) (*Prepared, error) {
+	cfg := spec.Config
+	if cfg == nil {
+		return nil, inputErr(errors.New("no configuration"))
+	}
+	if err := datalake.ValidateWorkflow(spec.Workflow); err != nil {
+		return nil, inputErr(fmt.Errorf("bad workflow name: %w", err))
+	}
+	if err := datalake.ValidateRunID(spec.RunID); err != nil {
+		return nil, inputErr(fmt.Errorf("bad run id: %w", err))
+	}
+	if spec.Intent == "" {
+		return nil, inputErr(errors.New("the intent is empty: give --intent or --intent-file"))
+	}
+	extra := slices.Clone(spec.Constraints)
+	if spec.Pipeline != "" {
+		pl, ok := cfg.Pipelines[spec.Pipeline]
+		if !ok {
+			return nil, inputErr(fmt.Errorf("pipeline %q is not configured (configured: %v)", spec.Pipeline, keys(cfg.Pipelines)))
+		}
+		if pl.Mode != "" && pl.Mode != config.ModeSelect {
+			return nil, inputErr(fmt.Errorf("pipeline %q has mode %q, which this version of optr does not run yet; use mode select", spec.Pipeline, pl.Mode))
+		}
+		extra = append(extra, pl.Constraints...)
+	}
+	names, err := cfg.Selected(spec.Pipeline, spec.Agents)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if len(names) == 0 {
+		return nil, inputErr(errors.New("no agents to run"))
+	}
+	set := &agentSet{cfg: cfg, deps: deps}
+	tasks, err := set.tasks(names)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	judges := check.NewJudgeCache()
+	constraints, err := check.Resolve(cfg, extra, check.Options{
+		Dir:          spec.Dir,
+		Env:          deps.Environ,
+		Judge:        set.get,
+		DefaultJudge: firstLLM(cfg),
+		Cache:        judges,
+		Workflow:     spec.Workflow,
+		RunID:        spec.RunID,
+	})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	var analyzer agent.Agent
+	if cfg.Recovery.Analyzer != "" {
+		if analyzer, err = set.get(cfg.Recovery.Analyzer); err != nil {
+			return nil, inputErr(fmt.Errorf("recovery.analyzer: %w", err))
+		}
+	}
+	var budget *recovery.Budget
+	if cfg.Budget.MaxTokens > 0 {
+		budget = recovery.NewBudget(cfg.Budget.MaxTokens)
+	}
+	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
+	return &Prepared{
+		Spec:        spec,
+		AgentNames:  names,
+		Constraints: constraints,
+		tasks:       tasks,
+		policy:      policy,
+		checkEarly:  policy.Analyzer != nil,
+		deps:        deps,
+		agents:      set,
+	}, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SetOnEvent sets the listener for agent state changes (progress displays).
+func (p *Prepared) SetOnEvent(fn func(executor.Event)) { p.deps.OnEvent = fn }

@@ -1,0 +1,258 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+// Decide turns the selection into the run's status: completed when π* was
+// chosen, failed when nothing can be, and paused when a human must decide
+// (rep.Trigger says why; the caller raises the checkpoint). With
+// selection.on-no-admissible: checkpoint, an exhausted budget (BUDGET),
+// recovery running out of options with nothing produced (HICCUP) and no
+// admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
+// every run that selected something (APPROVAL).
+func Decide(rep *Report) {
+	cfg := rep.Spec.Config
+	sel := rep.Selection
+	rep.Selected, rep.Trigger = sel.Selected, ""
+	ask := cfg.Selection.OnNoAdmissible == config.NoAdmissibleCheckpoint
+	switch {
+	case rep.aborted:
+		rep.Status, rep.Selected = Failed, ""
+		rep.Message = "the watcher aborted the run: too many agents failed (watcher.max-failures)"
+	case ask && budgetSpent(rep.Results):
+		rep.Status, rep.Trigger = Paused, checkpoint.TriggerBudget
+		rep.Message = "the run's token budget (budget.max-tokens) ran out; a human must decide"
+	case ask && sel.Outcome == selection.NoCandidate && escalated(rep.Results):
+		rep.Status, rep.Trigger = Paused, checkpoint.TriggerHiccup
+		rep.Message = "no agent produced output and recovery ran out of options; a human must decide"
+	case sel.Selected != "" && cfg.Checkpoints.BeforeCommit:
+		rep.Status, rep.Trigger = Paused, checkpoint.TriggerApproval
+		rep.Message = "π* = " + sel.Selected + " waits for approval (checkpoints.before-commit)"
+	case sel.Selected != "":
+		rep.Status, rep.Message = Completed, ""
+		if sel.Outcome == selection.LeastBad {
+			rep.Message = "no result passed every hard constraint; the least bad one was selected (selection.on-no-admissible: least-bad)"
+		}
+	case sel.Outcome == selection.NoCandidate:
+		rep.Status, rep.Message = Failed, "no agent produced output"
+	case ask:
+		rep.Status, rep.Trigger = Paused, checkpoint.TriggerNoAdmissible
+		rep.Message = "no result passed every hard constraint; a human must decide"
+	default:
+		rep.Status, rep.Message = Failed, "no result passed every hard constraint (selection.on-no-admissible: fail)"
+	}
+}
+
+func budgetSpent(results []*executor.Result) bool {
+	for _, r := range results {
+		if r.BudgetExhausted {
+			return true
+		}
+	}
+	return false
+}
+
+func escalated(results []*executor.Result) bool {
+	for _, r := range results {
+		if r.Status == executor.Escalated {
+			return true
+		}
+	}
+	return false
+}
+
+// SelectionFile is optr-selection.json: π*, how it was chosen, and the
+// whole score table with every constraint verdict.
+type SelectionFile struct {
+	Run         string                     `json:"run"`
+	Workflow    string                     `json:"workflow"`
+	Status      Status                     `json:"status"`
+	Selected    string                     `json:"selected"`
+	Outcome     selection.Outcome          `json:"outcome"`
+	Best        string                     `json:"best,omitempty"`
+	Policy      string                     `json:"on_no_admissible"`
+	Weights     config.Weights             `json:"weights"`
+	Constraints []ConstraintInfo           `json:"constraints"`
+	Table       []TableRow                 `json:"table"`
+	Verdicts    map[string][]check.Verdict `json:"verdicts"`
+	Message     string                     `json:"message,omitempty"`
+}
+
+// ConstraintInfo describes one constraint of the run.
+type ConstraintInfo struct {
+	Name     string `json:"name"`
+	Hard     bool   `json:"hard"`
+	Verified bool   `json:"verified"`
+}
+
+func constraintInfo(cs []check.Constraint) []ConstraintInfo {
+	out := make([]ConstraintInfo, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, ConstraintInfo{Name: c.Name, Hard: c.Hard, Verified: c.Checker != nil})
+	}
+	return out
+}
+
+// TableRow is one agent's line in the score table.
+type TableRow struct {
+	selection.Row
+	Status     executor.Status `json:"status"`
+	Invariants []string        `json:"invariant_names"`
+	Failed     []string        `json:"failed"`
+	TTVms      int64           `json:"ttv_ms"`
+	ExecMS     int64           `json:"exec_ms"`
+	Tokens     int64           `json:"tokens"`
+	CostUSD    float64         `json:"cost_usd"`
+}
+
+// Table joins the scores with each agent's result, in rank order.
+func (rep *Report) Table() []TableRow {
+	byAgent := make(map[string]*executor.Result, len(rep.Results))
+	for _, r := range rep.Results {
+		byAgent[r.Agent] = r
+	}
+	rows := make([]TableRow, 0, len(rep.Selection.Rows))
+	for _, row := range rep.Selection.Rows {
+		r := byAgent[row.Agent]
+		tr := TableRow{Row: row}
+		if r != nil {
+			tr.Status, tr.TTVms, tr.ExecMS = r.Status, r.TTVms, r.ExecMS
+			tr.Tokens, tr.CostUSD = r.Usage.Total(), r.CostUSD
+			tr.Invariants = r.Checks.Invariants
+			tr.Failed = failed(r.Checks.Verdicts)
+		}
+		rows = append(rows, tr)
+	}
+	return rows
+}
+
+func failed(vs []check.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Status == check.Failed {
+			out = append(out, v.Constraint)
+		}
+	}
+	return out
+}
+
+// Record writes what the run decided — optr-selection.json, result.md when
+// something was selected — and appends the run's `run` entry (after any
+// extra entries, such as a checkpoint decision) to the ledger.
+func Record(rep *Report, now time.Time, extra ...ledger.Draft) error {
+	run := rep.Run
+	if err := run.WriteJSON(datalake.FileSelection, rep.SelectionFile()); err != nil {
+		return err
+	}
+	if r := rep.result(rep.Selected); r != nil {
+		if err := run.WriteFile(datalake.FileResult, []byte(r.Output)); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(filepath.Dir(filepath.Clean(rep.Spec.Datalake)), run.Path(datalake.FileResult))
+		if err != nil {
+			return fmt.Errorf("locate result.md: %w", err)
+		}
+		rep.ResultPath = filepath.ToSlash(rel)
+	}
+	drafts := append(rep.takeEscalations(), extra...)
+	drafts = append(drafts, rep.LedgerDraft(now))
+	entries, err := ledger.Append(rep.Spec.LedgerPath, drafts...)
+	if err != nil {
+		return fmt.Errorf("append to the ledger: %w", err)
+	}
+	rep.Entries = append(rep.Entries, entries...)
+	rep.LedgerHash = entries[len(entries)-1].Hash
+	rep.Finished = now.UTC()
+	return nil
+}
+
+// SelectionFile builds the content of optr-selection.json.
+func (rep *Report) SelectionFile() SelectionFile {
+	sf := SelectionFile{
+		Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
+		Selected: rep.Selected, Outcome: rep.Selection.Outcome, Best: rep.Selection.Best,
+		Policy: rep.Spec.Config.Selection.OnNoAdmissible, Weights: rep.Spec.Config.Selection.Weights,
+		Table: rep.Table(), Verdicts: map[string][]check.Verdict{}, Message: rep.Message,
+	}
+	sf.Constraints = rep.ConstraintInfo
+	for _, r := range rep.Results {
+		sf.Verdicts[r.Agent] = r.Checks.Verdicts
+	}
+	return sf
+}
+
+// LedgerDraft is the run's `run` ledger entry (DESIGN §4.3).
+func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
+	score := map[string]float64{}
+	admissible := map[string]bool{}
+	for _, row := range rep.Selection.Rows {
+		score[row.Agent], admissible[row.Agent] = row.Score, row.Admissible
+	}
+	results := make([]any, 0, len(rep.Results))
+	for _, r := range rep.Results {
+		inv := r.Checks.Invariants
+		if inv == nil {
+			inv = []string{}
+		}
+		res := map[string]any{
+			"agent":         r.Agent,
+			"status":        string(r.Status),
+			"admissible":    admissible[r.Agent],
+			"invariants":    toAny(inv),
+			"ttv_ms":        r.TTVms,
+			"exec_ms":       r.ExecMS,
+			"score":         score[r.Agent],
+			"output_sha256": r.OutputSHA256,
+			"tokens_in":     r.Usage.InputTokens,
+			"tokens_out":    r.Usage.OutputTokens,
+			"attempts":      int64(len(r.Attempts)),
+		}
+		if r.CostUSD > 0 {
+			res["cost_usd"] = r.CostUSD
+		}
+		results = append(results, res)
+	}
+	names := make([]any, 0, len(rep.ConstraintInfo))
+	for _, c := range rep.ConstraintInfo {
+		names = append(names, c.Name)
+	}
+	fields := map[string]any{
+		"selected":      rep.Selected,
+		"status":        string(rep.Status),
+		"intent_sha256": sha256Hex(rep.Spec.Intent),
+		"constraints":   names,
+		"results":       results,
+	}
+	if rep.Spec.Commit != "" {
+		fields["commit"] = rep.Spec.Commit
+	}
+	return ledger.Draft{Kind: "run", Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Time: now.UTC(), Fields: fields}
+}
+
+func (rep *Report) result(agent string) *executor.Result {
+	for _, r := range rep.Results {
+		if r.Agent == agent && agent != "" {
+			return r
+		}
+	}
+	return nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

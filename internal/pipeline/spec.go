@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// Spec is what one run is asked to do.
+type Spec struct {
+	Config *config.Config
+	// Workflow is the workflow slug; RunID the run's id.
+	Workflow, RunID string
+	// Intent is the task (untrusted text).
+	Intent string
+	// Constraints are constraint names the intent adds to the config's.
+	Constraints []string
+	// Pipeline names a configured pipeline ("" = select over every agent).
+	Pipeline string
+	// Agents restricts the run to these agents ("" = all the pipeline's).
+	Agents []string
+	// Commit is the triggering commit (GITHUB_SHA), when known.
+	Commit string
+	// Datalake is the datalake root; LedgerPath the ledger file.
+	Datalake, LedgerPath string
+	// Dir is the workspace: the working directory of command agents and checks.
+	Dir string
+}
+
+// Deps are the run's connections to the world; tests swap them.
+type Deps struct {
+	// Getenv reads the environment (API keys, base URLs).
+	Getenv func(string) string
+	// Environ is the base environment of command agents and checks.
+	Environ []string
+	// HTTPClient is used by LLM providers (nil = the default client).
+	HTTPClient *http.Client
+	// Now is the clock.
+	Now func() time.Time
+	// OnEvent hears agent state changes (progress displays).
+	OnEvent func(executor.Event)
+	// OnEscalation hears each watcher decision as it is made (the Action
+	// posts an escalation comment when a human is needed).
+	OnEscalation func(escalation.Escalation)
+	// Stderr receives the watcher's log lines (nil: discarded).
+	Stderr io.Writer
+	// Logf logs diagnostics (malformed frames, retries); nil = discard.
+	Logf func(format string, args ...any)
+}
+
+func (d Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d Deps) logf(format string, args ...any) {
+	if d.Logf != nil {
+		d.Logf(format, args...)
+	}
+}

@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/progress"
+)
+
+// View turns the report into what package progress renders: the terminal
+// table, the progress comment and the job summary.
+func (rep *Report) View() progress.View {
+	v := progress.View{
+		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: progress.Status(rep.Status),
+		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
+		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
+	}
+	for _, r := range rep.Results {
+		v.Agents = append(v.Agents, agentLine(r))
+		if r.Agent == rep.Selected {
+			v.Result = r.Output
+		}
+	}
+	for _, t := range rep.Table() {
+		v.Table = append(v.Table, progress.Row{
+			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: t.Failed,
+			TTVms: t.TTVms, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
+		})
+	}
+	return v
+}
+
+func agentLine(r *executor.Result) progress.AgentLine {
+	note := r.Error
+	if r.EscalationReason != "" {
+		note = r.EscalationReason + ": " + r.Error
+	}
+	return progress.AgentLine{
+		Name: r.Agent, Provider: r.Provider, State: progress.State(r.Status),
+		Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Attempts: len(r.Attempts), Note: firstLine(note),
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
