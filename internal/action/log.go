@@ -26,6 +26,7 @@ type Log struct {
 	w      *stickyWriter
 	gha    *githubactions.Action
 	getenv func(string) string
+	masked map[string]bool // values already masked: each is masked once
 }
 
 // NewLog returns a Log writing to w (the step's stdout). getenv is what
@@ -60,6 +61,13 @@ func (l *Log) Mask(secret string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.masked[secret] {
+		return
+	}
+	if l.masked == nil {
+		l.masked = map[string]bool{}
+	}
+	l.masked[secret] = true
 	l.gha.AddMask(secret)
 	if !strings.ContainsAny(secret, "\r\n") {
 		return

@@ -42,3 +42,16 @@ func escapePath(p string) string {
 	}
 	return strings.Join(segs, "/")
 }
+
+// ReadFile returns the content of the repository file path on branch
+// (empty: the default branch), or nil when it does not exist there.
+func (c *Client) ReadFile(ctx context.Context, branch, path string) ([]byte, error) {
+	if branch == "" {
+		b, err := c.DefaultBranch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		branch = b
+	}
+	return c.readFile(ctx, path, "heads/"+branch)
+}

@@ -35,3 +35,16 @@ func TestReact(t *testing.T) {
 		t.Errorf("%d requests, want 3 (the invalid reaction sends none)", got)
 	}
 }
+
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	s := githubtest.NewServer(t)
+	c := newClient(t, s, &sleeper{})
+	got, err := c.ReadFile(t.Context(), "", "README.md")
+	if err != nil || len(got) == 0 {
+		t.Fatalf("ReadFile(README.md) = %q, %v", got, err)
+	}
+	if got, err := c.ReadFile(t.Context(), "main", "missing.txt"); err != nil || got != nil {
+		t.Fatalf("ReadFile(missing) = %q, %v; want nil, nil", got, err)
+	}
+}

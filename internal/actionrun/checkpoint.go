@@ -1,0 +1,226 @@
+package actionrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// pause raises the checkpoint of a paused run: the state is saved as
+// checkpoints/<id>.json and committed with a `checkpoint` ledger entry,
+// the checkpoint comment asks the maintainers, and the job ends paused.
+func (j *Job) pause(ctx context.Context, trig action.Trigger, rep *pipeline.Report, pr *progressComment) error {
+	cp, err := pipeline.Raise(rep, j.Now())
+	if err != nil {
+		pr.fail(ctx, err.Error())
+		return err
+	}
+	if err := pipeline.Pause(rep, cp, j.Now()); err != nil {
+		pr.fail(ctx, err.Error())
+		return err
+	}
+	lake := datalake.Open(rep.Spec.Datalake)
+	cpRel, err := filepath.Rel(filepath.Dir(lake.Root), lake.CheckpointPath(cp.ID))
+	if err != nil {
+		return err
+	}
+	commit, cerr := j.commitBack(ctx, rep, filepath.ToSlash(cpRel))
+	if trig.Issue != 0 {
+		body := checkpoint.Comment(cp, rep.Spec.Config.Escalation.Mention)
+		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, body); err != nil {
+			j.log.Warning("could not post the checkpoint comment: " + err.Error())
+		}
+	} else {
+		j.log.Warning(fmt.Sprintf("run %s paused at checkpoint %s, and a dispatched run has no issue to ask on: answer it with `optr resume --checkpoint %s --choose N` in a checkout of the ledger branch", rep.Spec.RunID, cp.ID, cp.ID))
+	}
+	pr.finish(ctx, rep, commit)
+	j.summary(rep, commit)
+	j.setOutputs(outcome{
+		status: pipeline.Paused, runID: rep.Spec.RunID, ledgerHash: rep.LedgerHash, ledgerCommit: commit,
+		checkpointID: cp.ID, message: rep.Message,
+	})
+	if cerr != nil {
+		return fmt.Errorf("the checkpoint was saved in the workspace but not committed: %w", cerr)
+	}
+	j.log.Notice(fmt.Sprintf("run %s paused at checkpoint %s: %s", rep.Spec.RunID, cp.ID, rep.Message))
+	return nil
+}
+
+// choose answers the open checkpoint of the issue's workflow with
+// `/optr choose N [note]`.
+func (j *Job) choose(ctx context.Context, trig action.Trigger) error {
+	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
+		return checkpoint.Decide(cp, trig.Choice, trig.Sender, trig.Note, checkpoint.SourceComment)
+	})
+}
+
+// abort ends the paused run of the issue's workflow (`/optr abort`).
+func (j *Job) abort(ctx context.Context, trig action.Trigger) error {
+	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
+		return checkpoint.AbortDecision(cp, trig.Sender, trig.Note, checkpoint.SourceComment)
+	})
+}
+
+// answer resumes a paused run from the committed checkpoint (never from
+// a comment body, which anyone can edit) and carries the decision out.
+func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
+	cfg, err := j.loadConfig()
+	if err != nil {
+		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), &UsageError{Err: err})
+	}
+	lakeDir := j.datalake()
+	ledgerPath := filepath.Join(lakeDir, "ledger.jsonl")
+	branch := j.in.LedgerBranch
+	if branch == "" {
+		branch = cfg.Ledger.Branch
+	}
+	ledgerData, err := j.readCommitted(ctx, branch, ledgerPath)
+	if err != nil {
+		return err
+	}
+	pending, err := checkpoint.Pending(bytes.NewReader(ledgerData), trig.Workflow)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		return j.noOpenCheckpoint(ctx, trig, ledgerData)
+	}
+	id := pending[len(pending)-1]
+	cpPath := datalake.Open(lakeDir).CheckpointPath(id)
+	if _, err := os.Stat(cpPath); errors.Is(err, os.ErrNotExist) {
+		data, err := j.readCommitted(ctx, branch, cpPath)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			return j.reply(ctx, trig, fmt.Sprintf("Checkpoint `%s` is in the ledger, but its saved state `checkpoints/%s.json` is missing from the ledger branch.", id, id), errors.New("checkpoint file missing"))
+		}
+		if err := datalake.WriteOnce(cpPath, data); err != nil {
+			return err
+		}
+	}
+	cp, err := checkpoint.Load(cpPath)
+	if err != nil {
+		return j.reply(ctx, trig, "optr could not read checkpoint `"+id+"`: "+err.Error(), err)
+	}
+	d, err := decide(cp)
+	if err != nil {
+		return j.reply(ctx, trig, err.Error(), nil)
+	}
+	if d.Action == checkpoint.ActionPause {
+		j.setOutputs(outcome{status: pipeline.Paused, runID: cp.Run, checkpointID: cp.ID})
+		return j.reply(ctx, trig, fmt.Sprintf("Checkpoint `%s` stays open, as @%s chose. Answer with `/optr choose N` when ready.", cp.ID, trig.Sender), nil)
+	}
+	// The local ledger must be the committed one before the decision is
+	// chained onto it.
+	if err := os.MkdirAll(filepath.Dir(ledgerPath), 0o755); err != nil {
+		return err
+	}
+	if err := replaceFile(ledgerPath, ledgerData); err != nil {
+		return err
+	}
+	rep, err := pipeline.Resume(cp, cfg, lakeDir, ledgerPath, j.workspace())
+	if err != nil {
+		return err
+	}
+	if err := pipeline.Apply(rep, cp, d, j.Now()); err != nil {
+		return err
+	}
+	if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, checkpoint.DecidedComment(cp, d)); err != nil {
+		j.log.Warning("could not update the checkpoint comment: " + err.Error())
+	}
+	pr := &progressComment{j: j, issue: trig.Issue}
+	pr.view.Title = trig.Title
+	if c, err := j.gh.FindComment(ctx, trig.Issue, comment.KindRun, rep.Spec.RunID); err == nil && c != nil {
+		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
+	}
+	return j.finishResumed(ctx, rep, pr)
+}
+
+// finishResumed commits a decided run and reports it like any finished run.
+func (j *Job) finishResumed(ctx context.Context, rep *pipeline.Report, pr *progressComment) error {
+	commit, cerr := j.commitBack(ctx, rep)
+	pr.finish(ctx, rep, commit)
+	j.summary(rep, commit)
+	j.setOutputs(outcome{
+		status: rep.Status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
+		ledgerHash: rep.LedgerHash, ledgerCommit: commit, checkpointID: rep.CheckpointID, message: rep.Message,
+	})
+	if cerr != nil {
+		return fmt.Errorf("the decision was recorded in the workspace but not committed: %w", cerr)
+	}
+	if rep.Status == pipeline.Failed {
+		return &FailedError{Err: errors.New(rep.Message)}
+	}
+	return nil
+}
+
+// noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.
+func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerData []byte) error {
+	last := ""
+	_ = ledger.Scan(bytes.NewReader(ledgerData), func(e ledger.Entry) error {
+		if e.Kind == ledger.KindCheckpoint && e.Workflow == trig.Workflow {
+			if id, ok := e.Fields["checkpoint"].(string); ok {
+				last = id
+			}
+		}
+		return nil
+	})
+	if last != "" {
+		if _, d, err := checkpoint.Status(bytes.NewReader(ledgerData), last); err == nil && d != nil {
+			cp := checkpoint.Checkpoint{ID: last}
+			if loaded, err := checkpoint.Load(datalake.Open(j.datalake()).CheckpointPath(last)); err == nil {
+				cp = loaded
+			}
+			return j.reply(ctx, trig, checkpoint.AlreadyDecidedReply(cp, *d), nil)
+		}
+	}
+	return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
+}
+
+// reply posts a short answer on the issue and ends the job skipped (err
+// nil) or with err.
+func (j *Job) reply(ctx context.Context, trig action.Trigger, text string, err error) error {
+	j.log.Infof("%s", text)
+	if trig.Issue != 0 {
+		if _, cerr := j.gh.CreateComment(ctx, trig.Issue, text); cerr != nil {
+			j.log.Warning("could not reply on the issue: " + cerr.Error())
+		}
+	}
+	if err != nil {
+		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: text})
+		return err
+	}
+	return j.skip(text)
+}
+
+// readCommitted reads a workspace file as committed on the ledger branch
+// (or, with commit: false, from the workspace itself); nil when absent.
+func (j *Job) readCommitted(ctx context.Context, branch, path string) ([]byte, error) {
+	if !j.in.Commit {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return data, err
+	}
+	rel, err := filepath.Rel(j.workspace(), path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s is outside the workspace", path)
+	}
+	data, err := j.gh.ReadFile(ctx, branch, filepath.ToSlash(rel))
+	if err != nil {
+		return nil, fmt.Errorf("read %s from the ledger branch: %w", rel, err)
+	}
+	return data, nil
+}

@@ -1,0 +1,111 @@
+package actionrun
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/github"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// commitBack commits the ledger and the run's files to the ledger branch in
+// one commit. The run's entries are re-chained onto whatever the branch
+// holds, however often it moves under us; afterwards the workspace ledger
+// is exactly the committed one. It returns the commit's sha ("" when commit
+// is off).
+func (j *Job) commitBack(ctx context.Context, rep *pipeline.Report, extra ...string) (string, error) {
+	if !j.in.Commit {
+		j.log.Infof("commit: false — the ledger and the run's files stay in the workspace")
+		return "", nil
+	}
+	ws := j.workspace()
+	files := map[string][]byte{}
+	paths, err := rep.Run.Files()
+	if err != nil {
+		return "", fmt.Errorf("list the run's files: %w", err)
+	}
+	for _, p := range append(paths, extra...) {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(rep.Spec.Datalake)), p))
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", p, err)
+		}
+		files[p] = data
+	}
+	ledgerRel, err := filepath.Rel(ws, rep.Spec.LedgerPath)
+	if err != nil || !filepath.IsLocal(ledgerRel) {
+		return "", fmt.Errorf("the ledger %s is outside the workspace %s", rep.Spec.LedgerPath, ws)
+	}
+	mine := rep.Entries
+	var placed []ledger.Entry
+	res, err := j.gh.CommitBack(ctx, github.CommitRequest{
+		Branch:     j.ledgerBranch(rep),
+		Message:    fmt.Sprintf("optr: record run %s of %s\n\nselected: %s, status: %s", rep.Spec.RunID, rep.Spec.Workflow, orNone(rep.Selected), rep.Status),
+		LedgerPath: filepath.ToSlash(ledgerRel),
+		Files:      files,
+		Rechain: func(remote []byte) ([]byte, error) {
+			appended, re, err := ledger.Rechain(remote, mine)
+			if err != nil {
+				return nil, err
+			}
+			placed = re
+			return append(append([]byte(nil), remote...), appended...), nil
+		},
+	})
+	if err != nil {
+		return "", fmt.Errorf("commit the ledger: %w", err)
+	}
+	j.log.Infof("committed %s on %s (%d attempt(s), %d conflict(s), %d request(s))",
+		res.CommitSHA, res.Branch, res.Attempts, res.Conflicts, res.Requests)
+	if len(placed) > 0 {
+		rep.Entries = placed
+		rep.LedgerHash = placed[len(placed)-1].Hash
+	}
+	if err := replaceFile(rep.Spec.LedgerPath, res.Ledger); err != nil {
+		return res.CommitSHA, fmt.Errorf("update the workspace ledger to the committed one: %w", err)
+	}
+	return res.CommitSHA, nil
+}
+
+func (j *Job) ledgerBranch(rep *pipeline.Report) string {
+	if j.in.LedgerBranch != "" {
+		return j.in.LedgerBranch
+	}
+	return rep.Spec.Config.Ledger.Branch
+}
+
+// replaceFile atomically replaces path with data. The ledger is the one file
+// optr replaces: re-chained onto the branch, the committed ledger extends the
+// remote one, and the workspace must match what was committed.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-ledger-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

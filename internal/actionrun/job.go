@@ -1,0 +1,182 @@
+package actionrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/github"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// Job is one `optr action` invocation with its connections to the world.
+type Job struct {
+	// Getenv reads the runner's environment (GITHUB_*, INPUT_*, keys).
+	Getenv func(string) string
+	// Environ is the base environment of command agents and checks.
+	Environ []string
+	// Stdout is the job log (workflow commands are read from it).
+	Stdout io.Writer
+	// HTTPClient is used for GitHub and the LLM providers (nil: default).
+	HTTPClient *http.Client
+	// Now is the clock.
+	Now func() time.Time
+	// Sleep waits between GitHub retries (nil: a real timer).
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	log  *action.Log
+	env  action.Env
+	in   action.Inputs
+	outs *action.Outputs
+	gh   *github.Client
+}
+
+// UsageError is bad input to the Action (inputs, event, config): exit 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// FailedError is a run that failed (exit 1); the log already says why.
+type FailedError struct{ Err error }
+
+func (e *FailedError) Error() string { return e.Err.Error() }
+func (e *FailedError) Unwrap() error { return e.Err }
+
+// Run carries out the job. A nil error is exit 0 (completed, paused or
+// skipped); *UsageError is exit 2; anything else is exit 1.
+func (j *Job) Run(ctx context.Context) error {
+	if j.Now == nil {
+		j.Now = time.Now
+	}
+	j.log = action.NewLog(j.Stdout, j.Getenv)
+	j.log.MaskEnv() // before anything else is printed
+	j.env = action.LoadEnv(j.Getenv)
+	in, err := action.LoadInputs(j.Getenv)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	j.in = in
+	j.log.Mask(in.GitHubToken)
+	if j.outs, err = action.NewOutputs(j.env.OutputPath); err != nil {
+		return fmt.Errorf("open GITHUB_OUTPUT: %w", err)
+	}
+	err = j.dispatch(ctx)
+	if lerr := j.log.Err(); lerr != nil && err == nil {
+		err = fmt.Errorf("write the job log: %w", lerr)
+	}
+	return err
+}
+
+func (j *Job) dispatch(ctx context.Context) error {
+	trig, err := action.Parse(j.env, j.in)
+	if err != nil {
+		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID()})
+		return &UsageError{Err: err}
+	}
+	if trig.IsBot() {
+		j.log.Infof("skipped: the event was sent by a bot (%s); optr never answers bots", trig.Sender)
+		return j.skip("")
+	}
+	if trig.Action == action.Skip && trig.Reply == "" {
+		j.log.Infof("skipped: %s", trig.Reason)
+		return j.skip("")
+	}
+	if err := j.connect(ctx); err != nil {
+		return err
+	}
+	if ok, err := j.authorise(ctx, trig); !ok {
+		return err
+	}
+	if trig.Action == action.Skip { // a malformed /optr command from a writer
+		j.log.Infof("skipped: %s", trig.Reason)
+		if _, err := j.gh.CreateComment(ctx, trig.Issue, trig.Reply); err != nil {
+			j.log.Warning("could not reply on the issue: " + err.Error())
+		}
+		return j.skip("")
+	}
+	j.react(ctx, trig)
+	switch trig.Action {
+	case action.Run:
+		return j.run(ctx, trig)
+	case action.Choose:
+		return j.choose(ctx, trig)
+	case action.Abort:
+		return j.abort(ctx, trig)
+	}
+	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Action)}
+}
+
+func (j *Job) connect(ctx context.Context) error {
+	gh, err := github.New(ctx, github.Options{
+		APIURL: j.env.APIURL, Token: j.in.GitHubToken, Repository: j.env.Repository,
+		HTTPClient: j.HTTPClient, Now: j.Now, Sleep: j.Sleep,
+	})
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("connect to GitHub: %w", err)}
+	}
+	j.gh = gh
+	return nil
+}
+
+// authorise lets writers act. Bots were already turned away; a human
+// without permission gets at most one short reply per issue.
+func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) {
+	if trig.EventName == "workflow_dispatch" {
+		return true, nil // dispatching a workflow already takes write access
+	}
+	ok, why := j.gh.CanWrite(ctx, trig.Sender, trig.SenderType)
+	if ok {
+		return true, nil
+	}
+	j.log.Infof("skipped: %s may not trigger optr (%s)", trig.Sender, why)
+	if trig.Issue != 0 && trig.Action != action.Skip {
+		body := fmt.Sprintf("Only people with write, maintain or admin permission on this repository can trigger optr; @%s cannot. A maintainer can label the issue `%s` or comment `/optr run`.",
+			trig.Sender, j.in.TriggerLabel)
+		if _, err := j.gh.UpsertComment(ctx, trig.Issue, "notice", fmt.Sprintf("denied-%d", trig.Issue), body); err != nil {
+			j.log.Warning("could not reply on the issue: " + err.Error())
+		}
+	}
+	return false, j.skip("")
+}
+
+func (j *Job) react(ctx context.Context, trig action.Trigger) {
+	if trig.Issue == 0 {
+		return
+	}
+	if err := j.gh.React(ctx, trig.Issue, trig.CommentID, "eyes"); err != nil {
+		j.log.Warning("could not react to the trigger: " + err.Error())
+	}
+}
+
+func (j *Job) skip(msg string) error {
+	j.setOutputs(outcome{status: pipeline.Skipped, runID: j.env.RunID(), message: msg})
+	return nil
+}
+
+// outcome is what the step outputs report.
+type outcome struct {
+	status                               pipeline.Status
+	runID, selected, resultFile, message string
+	ledgerHash, ledgerCommit             string
+	checkpointID                         string
+}
+
+func (j *Job) setOutputs(o outcome) {
+	set := []struct{ name, value string }{
+		{"status", string(o.status)}, {"run-id", o.runID}, {"selected-agent", o.selected},
+		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
+		{"checkpoint-id", o.checkpointID},
+	}
+	var errs []error
+	for _, s := range set {
+		errs = append(errs, j.outs.Set(s.name, s.value))
+	}
+	if err := errors.Join(errs...); err != nil {
+		j.log.Error("could not write the step outputs: " + err.Error())
+	}
+}
