@@ -38,7 +38,7 @@ func Comment(v View) string {
 		b.WriteString(message(v) + "\n\n")
 	}
 	if v.Status == StatusPaused && v.CheckpointID != "" {
-		b.WriteString("Paused at checkpoint " + code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
+		b.WriteString("Paused at checkpoint " + comment.Code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
 	}
 	b.WriteString(checklist(v))
 
@@ -71,16 +71,16 @@ func heading(level string, v View) string {
 	if icon := statusIcon[v.Status]; icon != "" {
 		h += icon + " "
 	}
-	h += "optr run " + code(v.RunID)
+	h += "optr run " + comment.Code(v.RunID)
 	if v.Status != "" {
-		h += " — " + plain(string(v.Status), 20)
+		h += " — " + comment.Inline(string(v.Status), 20)
 	}
 	return h
 }
 
 // subline is the workflow, how many agents are done, and the run's time.
 func subline(v View) string {
-	parts := []string{"Workflow " + code(v.Workflow)}
+	parts := []string{"Workflow " + comment.Code(v.Workflow)}
 	if n := len(v.Agents); n > 0 {
 		done := 0
 		for _, a := range v.Agents {
@@ -110,7 +110,7 @@ func message(v View) string {
 	if utf8.RuneCountInString(msg) > messageLimit {
 		msg = comment.Truncate(msg, messageLimit) + "\n… (cut)"
 	}
-	return "**" + label + ":**\n\n" + fenced(msg)
+	return "**" + label + ":**\n\n" + comment.Untrusted(msg)
 }
 
 // checklist renders one task-list line per agent, within checklistBudget;
@@ -143,11 +143,11 @@ func agentLine(a AgentLine) string {
 	if a.State == StateSucceeded {
 		box = "- [x] "
 	}
-	s := box + "**" + plain(a.Name, 64) + "**"
+	s := box + "**" + comment.Inline(a.Name, 64) + "**"
 	if a.Provider != "" {
-		s += " (" + plain(a.Provider, 40) + ")"
+		s += " (" + comment.Inline(a.Provider, 40) + ")"
 	}
-	s += " — " + plain(string(a.State), 20)
+	s += " — " + comment.Inline(string(a.State), 20)
 	if d := duration(a.Elapsed); d != "" {
 		if a.State.Done() {
 			s += " in " + d
@@ -163,7 +163,7 @@ func agentLine(a AgentLine) string {
 		}
 	}
 	if a.Note != "" {
-		s += " · " + plain(a.Note, noteLimit)
+		s += " · " + comment.Inline(a.Note, noteLimit)
 	}
 	return s + "\n"
 }
@@ -177,16 +177,16 @@ func result(v View, room int) string {
 		}
 		return ""
 	}
-	title := "\n#### π\\* — " + plain(v.Selected, 64) + "\n\n"
+	title := "\n#### π\\* — " + comment.Inline(v.Selected, 64) + "\n\n"
 	where := ""
 	if v.ResultPath != "" {
-		where = code(v.ResultPath)
+		where = comment.Code(v.ResultPath)
 	}
 	pointer := ""
 	if where != "" {
 		pointer = "The whole result is in " + where + ".\n"
 	}
-	text := defang(strings.ToValidUTF8(v.Result, "\uFFFD"))
+	text := comment.Defang(strings.ToValidUTF8(v.Result, "\uFFFD"))
 	switch {
 	case text == "":
 		return title + "_The selected agent returned no text._\n" + pointer
@@ -221,10 +221,10 @@ func collapse(text string, room int, where string) string {
 func footer(v View) string {
 	var parts []string
 	if v.LedgerHash != "" {
-		parts = append(parts, "Ledger "+code(v.LedgerHash))
+		parts = append(parts, "Ledger "+comment.Code(v.LedgerHash))
 	}
 	if v.Commit != "" {
-		c := code(shortHash(v.Commit))
+		c := comment.Code(shortHash(v.Commit))
 		if strings.HasPrefix(v.CommitURL, "https://") {
 			c = "[" + c + "](" + escapeURL(v.CommitURL) + ")"
 		}

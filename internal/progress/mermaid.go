@@ -3,6 +3,8 @@ package progress
 import (
 	"fmt"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/comment"
 )
 
 // diagramAgents bounds the agents drawn one by one: Mermaid refuses
@@ -106,5 +108,5 @@ var mermaidEscapes = strings.NewReplacer(
 
 // label renders untrusted text as a quoted Mermaid label on one line.
 func label(s string) string {
-	return "\"" + mermaidEscapes.Replace(oneLine(s, 60)) + "\""
+	return "\"" + mermaidEscapes.Replace(comment.OneLine(s, 60)) + "\""
 }

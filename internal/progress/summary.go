@@ -2,6 +2,8 @@ package progress
 
 import (
 	"strings"
+
+	"github.com/optr-dev/optr/internal/comment"
 )
 
 // Summary renders the job summary of a run: a heading, the title, the
@@ -12,22 +14,22 @@ func Summary(v View) string {
 	var b strings.Builder
 	b.WriteString(heading("##", v) + "\n\n")
 	if v.Title != "" {
-		b.WriteString("**" + plain(v.Title, 200) + "**\n\n")
+		b.WriteString("**" + comment.Inline(v.Title, 200) + "**\n\n")
 	}
 	b.WriteString(subline(v) + "\n\n")
 	if v.Message != "" {
 		b.WriteString(message(v) + "\n\n")
 	}
 	if v.CheckpointID != "" {
-		b.WriteString("Checkpoint " + code(v.CheckpointID) + " waits for an answer on the issue: `/optr choose N [note]`.\n\n")
+		b.WriteString("Checkpoint " + comment.Code(v.CheckpointID) + " waits for an answer on the issue: `/optr choose N [note]`.\n\n")
 	}
 	if t := Table(v); t != "" {
 		b.WriteString("### Selection\n\n" + t + "\n")
 		switch {
 		case v.Selected != "":
-			b.WriteString("π\\* is **" + plain(v.Selected, 64) + "**")
+			b.WriteString("π\\* is **" + comment.Inline(v.Selected, 64) + "**")
 			if v.ResultPath != "" {
-				b.WriteString("; its output is in " + code(v.ResultPath))
+				b.WriteString("; its output is in " + comment.Code(v.ResultPath))
 			}
 			b.WriteString(".\n\n")
 		case v.Status != StatusRunning:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/comment"
 )
 
 // cellLimit bounds the text of one table cell, in characters.
@@ -44,7 +46,7 @@ func table(rows []Row, selected string, budget int) (string, int) {
 }
 
 func tableRow(r Row, selected bool) string {
-	mark, name := "", plain(r.Agent, 64)
+	mark, name := "", comment.Inline(r.Agent, 64)
 	if selected {
 		mark, name = "π\\*", "**"+name+"**"
 	}
@@ -63,14 +65,14 @@ func list(items []string, sep string) string {
 	if len(items) == 0 {
 		return "—"
 	}
-	return plain(strings.Join(items, sep), cellLimit)
+	return comment.Inline(strings.Join(items, sep), cellLimit)
 }
 
 // moreRows says that n rows were left out and where the whole table is.
 func moreRows(n int, resultPath string) string {
 	s := fmt.Sprintf("… %d more agents not shown", n)
 	if resultPath != "" {
-		s += "; the whole table is in " + code(path.Join(path.Dir(resultPath), "optr-selection.json"))
+		s += "; the whole table is in " + comment.Code(path.Join(path.Dir(resultPath), "optr-selection.json"))
 	}
 	return s + ".\n"
 }
@@ -92,7 +94,7 @@ func TextTable(rows []Row, selected string) string {
 			ok = "yes"
 		}
 		cells := []string{
-			mark, oneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
+			mark, comment.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
 			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), textList(r.Failed, "; "),
 		}
 		for i, c := range cells {
@@ -108,7 +110,7 @@ func textList(items []string, sep string) string {
 	if len(items) == 0 {
 		return "-"
 	}
-	return oneLine(strings.Join(items, sep), 80)
+	return comment.OneLine(strings.Join(items, sep), 80)
 }
 
 // dash turns the Markdown tables' "—" into a terminal-friendly "-".

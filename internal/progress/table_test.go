@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/comment"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -74,14 +76,14 @@ func TestFormatting(t *testing.T) {
 		{thousands(-1234567), "-1,234,567"},
 		{cost(0), "—"},
 		{cost(0.01234), "$0.0123"},
-		{code("a`b"), "``a`b``"},
-		{code("`x`"), "`` `x` ``"},
-		{code("line\nbreak"), "`line break`"},
-		{plain("a|b*c_d", 100), `a\|b\*c\_d`},
-		{plain("@me #3", 100), "\\@\u200bme \\#\u200b3"},
-		{plain("one\n\ntwo\x00three", 100), "one two three"},
-		{plain("abcdef", 4), "abc…"},
-		{defang("<!-- optr:run=1 --> <!--optr:x"), "<!-- optr\u200b:run=1 --> <!--optr\u200b:x"},
+		{comment.Code("a`b"), "``a`b``"},
+		{comment.Code("`x`"), "`` `x` ``"},
+		{comment.Code("line\nbreak"), "`line break`"},
+		{comment.Inline("a|b*c_d", 100), `a\|b\*c\_d`},
+		{comment.Inline("@me #3", 100), "\\@\u200bme \\#\u200b3"},
+		{comment.Inline("one\n\ntwo\x00three", 100), "one two three"},
+		{comment.Inline("abcdef", 4), "abc…"},
+		{comment.Defang("<!-- optr:run=1 --> <!--optr:x"), "<!-- optr\u200b:run=1 --> <!--optr\u200b:x"},
 	}
 	for i, tt := range tests {
 		if tt.got != tt.want {
