@@ -55,4 +55,3 @@ func TestActionDefaultConfigRunsGitHubModels(t *testing.T) {
 		}
 	}
 }
-
