@@ -279,23 +279,33 @@ func LoadBlackboard(path string) (*Blackboard, error) {
 // When it was read with problems, the file as read is first copied to
 // <path>.bak-<timestamp>, once, so no one's data is lost.
 func (b *Blackboard) Save(path string, now time.Time) error {
+	data, err := b.Encode(path, now)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("write blackboard: %w", err)
+	}
+	return nil
+}
+
+// Encode returns the blackboard's file content for path. It first keeps
+// the copy Save promises of a blackboard that was read with problems.
+func (b *Blackboard) Encode(path string, now time.Time) ([]byte, error) {
 	if len(b.Problems) > 0 && b.original != nil && !b.backedUp {
 		if _, err := writeNew(path+".bak-"+now.UTC().Format("20060102-150405"), "", b.original); err != nil {
-			return fmt.Errorf("keep a copy of the unreadable blackboard before rewriting it: %w", err)
+			return nil, fmt.Errorf("keep a copy of the unreadable blackboard before rewriting it: %w", err)
 		}
 		b.backedUp = true
 	}
 	raw, err := json.Marshal(b)
 	if err != nil {
-		return fmt.Errorf("encode blackboard: %w", err)
+		return nil, fmt.Errorf("encode blackboard: %w", err)
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return fmt.Errorf("encode blackboard: %w", err)
+		return nil, fmt.Errorf("encode blackboard: %w", err)
 	}
 	out.WriteByte('\n')
-	if err := writeAtomic(path, out.Bytes()); err != nil {
-		return fmt.Errorf("write blackboard: %w", err)
-	}
-	return nil
+	return out.Bytes(), nil
 }

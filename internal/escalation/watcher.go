@@ -78,6 +78,8 @@ type Watcher struct {
 	log  *logger
 	co   *coord
 
+	bw *boardWriter
+
 	mu        sync.Mutex
 	board     *Blackboard
 	sups      map[string]*supervision
@@ -125,6 +127,7 @@ func NewWatcher(opts WatcherOptions) (*Watcher, error) {
 		failed: map[string]bool{}, history: map[string][]string{},
 	}
 	w.co = &coord{dir: opts.Dir, inbox: opts.CEOInbox, log: w.log}
+	w.bw = &boardWriter{path: w.co.path(FileBlackboard), log: w.log}
 	if w.co.inbox == "" {
 		w.co.inbox = inboxDir(opts.Dir)
 	}
@@ -146,10 +149,11 @@ func NewWatcher(opts WatcherOptions) (*Watcher, error) {
 }
 
 // Start looks for stalled agents every Interval until stop is called or
-// ctx ends. Without StuckAfter it does nothing.
+// ctx ends (without StuckAfter it looks for none). stop also waits until
+// the blackboard on disk holds the watcher's last state.
 func (w *Watcher) Start(ctx context.Context) (stop func()) {
 	if w.opts.StuckAfter <= 0 {
-		return func() {}
+		return w.bw.flush
 	}
 	interval := w.opts.Interval
 	if interval <= 0 {
@@ -170,8 +174,11 @@ func (w *Watcher) Start(ctx context.Context) (stop func()) {
 			}
 		}
 	}()
-	return func() { cancel(); <-done }
+	return func() { cancel(); <-done; w.bw.flush() }
 }
+
+// Flush waits until the blackboard on disk holds the watcher's last state.
+func (w *Watcher) Flush() { w.bw.flush() }
 
 // Decisions returns every decision so far, in order.
 func (w *Watcher) Decisions() []Escalation {

@@ -102,11 +102,15 @@ func (w *Watcher) setLastErr(agentName, msg string) {
 	w.lastErrs = append(w.lastErrs, AgentError{Agent: agentName, Error: msg})
 }
 
-// saveBoard writes the blackboard, logging a failure. Callers hold w.mu.
+// saveBoard hands the blackboard's current state to the board writer,
+// logging a failure. Callers hold w.mu.
 func (w *Watcher) saveBoard() {
-	if err := w.board.Save(w.co.path(FileBlackboard), w.now()); err != nil {
+	data, err := w.board.Encode(w.co.path(FileBlackboard), w.now())
+	if err != nil {
 		w.log.errorf("%v", err)
+		return
 	}
+	w.bw.put(data)
 }
 
 func (w *Watcher) stamp() string { return w.now().UTC().Format(time.RFC3339) }

@@ -62,6 +62,7 @@ func newHarness(t *testing.T, opts WatcherOptions) *harness {
 		t.Fatal(err)
 	}
 	h.w = w
+	t.Cleanup(w.Flush) // the blackboard is written in the background
 	return h
 }
 
@@ -77,6 +78,7 @@ func (h *harness) actions() []Action {
 
 func (h *harness) board(t *testing.T) *Blackboard {
 	t.Helper()
+	h.w.Flush()
 	b := ParseBlackboard([]byte(readFile(t, filepath.Join(h.dir, FileBlackboard))))
 	if len(b.Problems) != 0 {
 		t.Fatalf("blackboard problems: %v", b.Problems)
