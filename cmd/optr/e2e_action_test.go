@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +34,9 @@ func TestActionDispatchRunsAndCommits(t *testing.T) {
 	lines := ledgerLines(t, gh)
 	if len(lines) != 1 || lines[0]["hash"] != res.outputs["ledger-hash"] || lines[0]["selected"] != "good" {
 		t.Fatalf("committed ledger = %v, outputs %v", lines, res.outputs)
+	}
+	if local, err := os.ReadFile(filepath.Join(r.ws, ".optr", "ledger.jsonl")); err != nil || string(local) != lines0(gh) {
+		t.Errorf("the workspace ledger differs from the committed one (%v)", err)
 	}
 	if got := gh.Head(repo, "main"); got != res.outputs["ledger-commit"] {
 		t.Errorf("ledger-commit = %s, head of main = %s", res.outputs["ledger-commit"], got)
@@ -96,6 +101,44 @@ func TestActionLabeledIssue(t *testing.T) {
 	}
 	if total > 13 {
 		t.Errorf("the run took %d GitHub requests, goal ≤ 12 (+1 default-branch lookup)", total)
+	}
+}
+
+func lines0(gh *githubtest.Server) string {
+	data, _ := gh.File(repo, "main", ".optr/ledger.jsonl")
+	return data
+}
+
+// A writer's `/optr run fast` comment runs the named pipeline on the issue.
+func TestActionCommentRun(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	gh.AddIssue(repo, 12, "Explain", "Please.", "maintainer")
+	writer(gh, "maintainer")
+	r := newRunner(t, gh, "2101")
+	r.demo("fail")
+	r.file(".github/optr.yml", strings.Replace(demoConfig, "%s", "fail", 1)+"pipelines:\n  fast:\n    mode: select\n    agents: [good]\n")
+	id := gh.AddComment(repo, 12, "maintainer", "/optr run fast")
+	r.event("issue_comment", "issue_comment.created.json", func(p map[string]any) {
+		commented(12, "/optr run fast", "maintainer", "User")(p)
+		p["comment"].(map[string]any)["id"] = id
+	})
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "completed" || res.outputs["selected-agent"] != "good" {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	var reacted bool
+	for _, c := range gh.Comments(repo, 12) {
+		for _, re := range c.Reactions {
+			reacted = reacted || re == "eyes"
+		}
+	}
+	if !reacted {
+		t.Error("the triggering comment got no 👀 reaction")
+	}
+	lines := ledgerLines(t, gh)
+	if len(lines) != 1 || len(lines[0]["results"].([]any)) != 1 {
+		t.Fatalf("the fast pipeline should run one agent: %v", lines)
 	}
 }
 

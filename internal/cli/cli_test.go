@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -260,5 +261,35 @@ func TestPausedRunResumes(t *testing.T) {
 	}
 	if strings.Join(kinds, ",") != "checkpoint,decision,run" {
 		t.Fatalf("ledger kinds = %v", kinds)
+	}
+}
+
+// At a terminal (here --interactive always) a paused run asks; Enter takes
+// the recommended option and the run finishes in the same process.
+func TestInteractiveCheckpointTakesTheRecommendedOption(t *testing.T) {
+	demoWorkspace(t)
+	cfg := strings.Replace(readFile(t, "testdata/demo/optr.yml"), "on-no-admissible: fail", "on-no-admissible: checkpoint", 1)
+	os.WriteFile("cp.yml", []byte(cfg), 0o644)
+	var stdout, stderr bytes.Buffer
+	c := New()
+	c.Stdin, c.Stdout, c.Stderr = strings.NewReader("\n\n"), &stdout, &stderr
+	c.Getenv = func(k string) string { return map[string]string{"USER": "ada"}[k] }
+	c.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
+	c.IsTerminal = func(any) bool { return false }
+	code := c.Run(t.Context(), []string{"run", "--config", "cp.yml", "--intent", "x", "--run-id", "i1", "--agents", "sloppy", "--interactive", "always"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "(recommended)") || !strings.Contains(stdout.String(), "π* = sloppy") {
+		t.Fatalf("prompt or outcome missing:\nstderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	}
+	var kinds []string
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, ".optr/ledger.jsonl")), "\n") {
+		var e map[string]any
+		json.Unmarshal([]byte(l), &e)
+		kinds = append(kinds, fmt.Sprint(e["kind"], ":", e["by"]))
+	}
+	if got := strings.Join(kinds, " "); got != "checkpoint:<nil> decision:ada run:<nil>" {
+		t.Fatalf("ledger = %s", got)
 	}
 }

@@ -2,8 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+		"errors"
 	"fmt"
 	"os"
 
@@ -70,20 +69,34 @@ func (c *CLI) ledgerShow(path string, asJSON bool) error {
 	defer f.Close()
 	return ledger.Scan(f, func(e ledger.Entry) error {
 		if asJSON {
-			line, err := json.Marshal(e.Fields)
-			_ = line
+			line, err := e.Line()
 			if err != nil {
 				return err
 			}
+			_, err = c.Stdout.Write(line)
+			return err
 		}
-		sel := ""
+		extra := ""
 		if s, ok := e.Fields["selected"].(string); ok {
-			sel = " selected=" + s
+			extra = " selected=" + orDash(s)
 		}
 		if s, ok := e.Fields["status"].(string); ok {
-			sel += " status=" + s
+			extra += " status=" + s
 		}
-		fmt.Fprintf(c.Stdout, "%6d  %s  %-10s %-24s %-20s %s…%s\n", e.Seq, e.Time, e.Kind, e.Run, e.Workflow, e.Hash[:12], sel)
+		if s, ok := e.Fields["decision"].(string); ok {
+			extra += " decision=" + s
+		}
+		if s, ok := e.Fields["checkpoint"].(string); ok {
+			extra += " checkpoint=" + s
+		}
+		fmt.Fprintf(c.Stdout, "%6d  %s  %-10s %-24s %-20s %.12s…%s\n", e.Seq, e.Time, e.Kind, e.Run, e.Workflow, e.Hash, extra)
 		return nil
 	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	ok := &executor.Result{Agent: "a", Status: executor.Succeeded, Output: "x"}
+	spent := &executor.Result{Agent: "b", Status: executor.Escalated, BudgetExhausted: true}
+	gaveUp := &executor.Result{Agent: "c", Status: executor.Escalated}
+	picked := selection.Result{Selected: "a", Best: "a", Outcome: selection.Admissible}
+	leastBad := selection.Result{Selected: "a", Best: "a", Outcome: selection.LeastBad}
+	none := selection.Result{Best: "a", Outcome: selection.NoAdmissible}
+	nothing := selection.Result{Outcome: selection.NoCandidate}
+	tests := []struct {
+		name         string
+		policy       string
+		beforeCommit bool
+		results      []*executor.Result
+		sel          selection.Result
+		aborted      bool
+		status       Status
+		trigger      checkpoint.Trigger
+		selected     string
+	}{
+		{"admissible", config.NoAdmissibleFail, false, []*executor.Result{ok}, picked, false, Completed, "", "a"},
+		{"least bad", config.NoAdmissibleLeastBad, false, []*executor.Result{ok}, leastBad, false, Completed, "", "a"},
+		{"no admissible, fail", config.NoAdmissibleFail, false, []*executor.Result{ok}, none, false, Failed, "", ""},
+		{"no admissible, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok}, none, false, Paused, checkpoint.TriggerNoAdmissible, ""},
+		{"budget spent, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok, spent}, picked, false, Paused, checkpoint.TriggerBudget, "a"},
+		{"budget spent, fail policy", config.NoAdmissibleFail, false, []*executor.Result{ok, spent}, picked, false, Completed, "", "a"},
+		{"recovery gave up, nothing produced", config.NoAdmissibleCheckpoint, false, []*executor.Result{gaveUp}, nothing, false, Paused, checkpoint.TriggerHiccup, ""},
+		{"nothing produced, fail policy", config.NoAdmissibleFail, false, []*executor.Result{gaveUp}, nothing, false, Failed, "", ""},
+		{"approval before commit", config.NoAdmissibleFail, true, []*executor.Result{ok}, picked, false, Paused, checkpoint.TriggerApproval, "a"},
+		{"watcher aborted", config.NoAdmissibleCheckpoint, true, []*executor.Result{ok}, picked, true, Failed, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := &config.Config{Selection: config.Selection{OnNoAdmissible: tt.policy}, Checkpoints: config.Checkpoints{BeforeCommit: tt.beforeCommit}}
+			rep := &Report{Spec: Spec{Config: cfg}, Results: tt.results, Selection: tt.sel, aborted: tt.aborted}
+			Decide(rep)
+			if rep.Status != tt.status || rep.Trigger != tt.trigger || rep.Selected != tt.selected {
+				t.Fatalf("Decide = %s/%q/%q, want %s/%q/%q (%s)", rep.Status, rep.Trigger, rep.Selected, tt.status, tt.trigger, tt.selected, rep.Message)
+			}
+			if rep.Status != Completed && rep.Message == "" {
+				t.Fatal("a run that is not completed must say why")
+			}
+		})
+	}
+}
