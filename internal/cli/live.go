@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -87,7 +88,10 @@ func (l *live) event(ev executor.Event) {
 	if ev.Result != nil {
 		line += " in " + fmtDuration(s.elapsed)
 		if ev.Result.Error != "" {
-			line += " — " + firstLine(ev.Result.Error)
+			line += " — " + comment.OneLine(ev.Result.Error, 240)
+		}
+		if ev.Result.Decision != "" {
+			line += fmt.Sprintf(" [watcher: %s; %s]", ev.Result.Decision, ev.Result.DecisionNote)
 		}
 	} else if ev.Attempt > 1 {
 		line += fmt.Sprintf(" (attempt %d)", ev.Attempt)
@@ -137,11 +141,4 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1fs", d.Seconds())
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

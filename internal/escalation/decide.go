@@ -86,7 +86,7 @@ func Decide(s Situation) Decision {
 	case s.Error && s.PartialOutputs:
 		return Decision{Synthesize, "the agent failed but left partial output: a synthesis step keeps that work"}
 	case s.Error:
-		return Decision{Reassign, "the agent failed without output: another agent takes over its task"}
+		return Decision{Reassign, "the agent failed without output: hand its task to another agent"}
 	}
 	return Decision{Synthesize, "no rule matched: gathering what is available is the conservative choice"}
 }

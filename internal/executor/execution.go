@@ -81,6 +81,10 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 		r.DecisionNote = "the remaining agents were cancelled and the run fails"
 	case escalation.Reassign:
 		spare, name, ok := x.reserveSpare(tried)
+		if !ok && len(x.opts.Spares) == 0 {
+			r.DecisionNote = "no spare agent to take the task over (a spare is a configured agent this run does not use)"
+			return Task{}, false
+		}
 		if !ok {
 			r.DecisionNote = "no spare agent was free to take the task over (every spare is running or already tried it)"
 			return Task{}, false
