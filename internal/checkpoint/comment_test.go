@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/optr-dev/optr/internal/golden"
+
 	"github.com/optr-dev/optr/internal/comment"
 )
 
@@ -24,7 +26,7 @@ func TestCommentGolden(t *testing.T) {
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			golden(t, name, body)
+			golden.Check(t, name, body)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/datalake"
@@ -34,7 +36,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Base(path), string(data))
+	golden.Check(t, filepath.Base(path), string(data))
 }
 
 func TestLoadCommittedFile(t *testing.T) {

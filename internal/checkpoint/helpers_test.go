@@ -3,12 +3,8 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -80,24 +76,4 @@ func decided(t testing.TB, cp Checkpoint, n int, by string) []ledger.Draft {
 		t.Fatal(err)
 	}
 	return []ledger.Draft{CheckpointDraft(cp, epoch), DecisionDraft(cp, d, epoch.Add(time.Minute))}
-}
-
-// golden compares got with testdata/name, or rewrites the file when
-// UPDATE_GOLDEN=1.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -92,7 +94,7 @@ func TestPromptTranscript(t *testing.T) {
 	if strings.ContainsRune(out.String(), '\x1b') {
 		t.Error("the context's escape sequence reached the terminal")
 	}
-	golden(t, "prompt_transcript.golden", out.String())
+	golden.Check(t, "prompt_transcript.golden", out.String())
 }
 
 // TestPromptConversation talks to Prompt the way a person does: it answers

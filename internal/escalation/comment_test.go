@@ -1,36 +1,14 @@
 package escalation
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/golden"
 
 	"github.com/optr-dev/optr/internal/comment"
 )
-
-var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") == "1", "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
-}
 
 func TestCommentGolden(t *testing.T) {
 	t.Parallel()
@@ -46,7 +24,7 @@ func TestCommentGolden(t *testing.T) {
 			{Agent: "reviewer", Error: "timeout"},
 		},
 	}
-	golden(t, "comment-escalate_ceo.md", Comment(e, []string{"@org/team", "@alice"}))
+	golden.Check(t, "comment-escalate_ceo.md", Comment(e, []string{"@org/team", "@alice"}))
 }
 
 func TestCommentIsSafeAndFits(t *testing.T) {

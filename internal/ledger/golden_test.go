@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -55,7 +57,7 @@ func TestGoldenLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := linesOf(t, entries)
-	checkGolden(t, "golden.jsonl", got)
+	golden.Check(t, "golden.jsonl", string(got))
 
 	for i, line := range splitLines(got) {
 		if h := referenceHash(t, line[:len(line)-1]); h != entries[i].Hash {

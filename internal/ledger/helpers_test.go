@@ -6,36 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
 )
-
-// updateGolden regenerates golden files instead of comparing with them.
-var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
-
-// checkGolden compares got with testdata/name, or rewrites the file.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updateGolden {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
 
 // referenceHash computes an entry's hash the slow, obvious way, sharing no
 // code with the package: decode the line, drop "hash", canonicalise with

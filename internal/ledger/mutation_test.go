@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/golden"
 )
 
 // mutation is one way of breaking testdata/golden.jsonl (6 entries).
@@ -130,10 +131,10 @@ func rehash(t *testing.T, line []byte) []byte {
 // testdata/mutations.golden (UPDATE_GOLDEN=1 regenerates it).
 func TestVerifyMutations(t *testing.T) {
 	t.Parallel()
-	golden := readTestdata(t, "golden.jsonl")
+	base := readTestdata(t, "golden.jsonl")
 	var messages strings.Builder
 	for _, m := range mutations() {
-		lines := splitLines(bytes.Clone(golden))
+		lines := splitLines(bytes.Clone(base))
 		data := m.mutate(t, lines)
 		_, err := Verify(bytes.NewReader(data))
 		if err == nil {
@@ -154,7 +155,7 @@ func TestVerifyMutations(t *testing.T) {
 		}
 		fmt.Fprintf(&messages, "%s: %v\n", m.name, err)
 	}
-	checkGolden(t, "mutations.golden", []byte(messages.String()))
+	golden.Check(t, "mutations.golden", string([]byte(messages.String())))
 }
 
 func TestVerifyEmpty(t *testing.T) {
