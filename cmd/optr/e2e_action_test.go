@@ -321,3 +321,26 @@ func TestActionSurvivesGitHubFaults(t *testing.T) {
 		t.Fatalf("main has %d commits, want the initial one and exactly one run commit", len(log))
 	}
 }
+
+// A datalake below a subdirectory keeps every committed path and output
+// workspace-relative.
+func TestActionNestedDatalake(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	r := newRunner(t, gh, "1101")
+	r.demo("fail")
+	r.env["INPUT_DATALAKE"] = "data/optr"
+	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+		p["inputs"] = map[string]any{"workflow": "nested", "intent": "x"}
+	})
+	res := r.run()
+	want := "data/optr/workflows/nested/runs/1101-1/result.md"
+	if res.code != 0 || res.outputs["result-file"] != want {
+		t.Fatalf("exit %d, result-file %q, want %q\n%s%s", res.code, res.outputs["result-file"], want, res.stdout, res.stderr)
+	}
+	for _, p := range []string{want, "data/optr/ledger.jsonl", "data/optr/workflows/nested/runs/1101-1/agent-outputs/good.json"} {
+		if _, ok := gh.File(repo, "main", p); !ok {
+			t.Errorf("%s not committed", p)
+		}
+	}
+}

@@ -29,12 +29,7 @@ func (j *Job) pause(ctx context.Context, trig action.Trigger, rep *pipeline.Repo
 		pr.fail(ctx, err.Error())
 		return err
 	}
-	lake := datalake.Open(rep.Spec.Datalake)
-	cpRel, err := filepath.Rel(filepath.Dir(lake.Root), lake.CheckpointPath(cp.ID))
-	if err != nil {
-		return err
-	}
-	commit, cerr := j.commitBack(ctx, rep, filepath.ToSlash(cpRel))
+	commit, cerr := j.commitBack(ctx, rep, datalake.Open(rep.Spec.Datalake).CheckpointPath(cp.ID))
 	if trig.Issue != 0 {
 		body := checkpoint.Comment(cp, rep.Spec.Config.Escalation.Mention)
 		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, body); err != nil {
@@ -214,11 +209,11 @@ func (j *Job) readCommitted(ctx context.Context, branch, path string) ([]byte, e
 		}
 		return data, err
 	}
-	rel, err := filepath.Rel(j.workspace(), path)
-	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%s is outside the workspace", path)
+	rel, err := pipeline.Spec{Dir: j.workspace()}.WorkspacePath(path)
+	if err != nil {
+		return nil, err
 	}
-	data, err := j.gh.ReadFile(ctx, branch, filepath.ToSlash(rel))
+	data, err := j.gh.ReadFile(ctx, branch, rel)
 	if err != nil {
 		return nil, fmt.Errorf("read %s from the ledger branch: %w", rel, err)
 	}

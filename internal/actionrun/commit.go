@@ -11,8 +11,9 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// commitBack commits the ledger and the run's files to the ledger branch in
-// one commit. The run's entries are re-chained onto whatever the branch
+// commitBack commits the ledger, the run's files and extra (absolute paths
+// of other files, such as a checkpoint's state) to the ledger branch in one
+// commit. The run's entries are re-chained onto whatever the branch
 // holds, however often it moves under us; afterwards the workspace ledger
 // is exactly the committed one. It returns the commit's sha ("" when commit
 // is off).
@@ -21,29 +22,32 @@ func (j *Job) commitBack(ctx context.Context, rep *pipeline.Report, extra ...str
 		j.log.Infof("commit: false — the ledger and the run's files stay in the workspace")
 		return "", nil
 	}
-	ws := j.workspace()
-	files := map[string][]byte{}
 	paths, err := rep.Run.Files()
 	if err != nil {
 		return "", fmt.Errorf("list the run's files: %w", err)
 	}
+	files := map[string][]byte{}
 	for _, p := range append(paths, extra...) {
-		data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Clean(rep.Spec.Datalake)), p))
+		rel, err := rep.Spec.WorkspacePath(p)
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", p, err)
+			return "", fmt.Errorf("commit %s: %w", p, err)
 		}
-		files[p] = data
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", rel, err)
+		}
+		files[rel] = data
 	}
-	ledgerRel, err := filepath.Rel(ws, rep.Spec.LedgerPath)
-	if err != nil || !filepath.IsLocal(ledgerRel) {
-		return "", fmt.Errorf("the ledger %s is outside the workspace %s", rep.Spec.LedgerPath, ws)
+	ledgerRel, err := rep.Spec.WorkspacePath(rep.Spec.LedgerPath)
+	if err != nil {
+		return "", fmt.Errorf("commit the ledger: %w", err)
 	}
 	mine := rep.Entries
 	var placed []ledger.Entry
 	res, err := j.gh.CommitBack(ctx, github.CommitRequest{
 		Branch:     j.ledgerBranch(rep),
 		Message:    fmt.Sprintf("optr: record run %s of %s\n\nselected: %s, status: %s", rep.Spec.RunID, rep.Spec.Workflow, orNone(rep.Selected), rep.Status),
-		LedgerPath: filepath.ToSlash(ledgerRel),
+		LedgerPath: ledgerRel,
 		Files:      files,
 		Rechain: func(remote []byte) ([]byte, error) {
 			appended, re, err := ledger.Rechain(remote, mine)

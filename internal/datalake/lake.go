@@ -160,21 +160,20 @@ func WriteOnce(path string, data []byte) error {
 	return nil
 }
 
-// Files lists every regular file under the run directory, as paths
-// relative to the datalake root's parent (the workspace), sorted.
+// Files lists every regular file under the run directory, as absolute
+// paths, sorted.
 func (r *Run) Files() ([]string, error) {
-	base := filepath.Dir(r.lake.Root)
 	var out []string
 	err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.Type().IsRegular() && !isTemp(d.Name()) {
-			rel, err := filepath.Rel(base, p)
+			abs, err := filepath.Abs(p)
 			if err != nil {
 				return err
 			}
-			out = append(out, filepath.ToSlash(rel))
+			out = append(out, abs)
 		}
 		return nil
 	})

@@ -63,7 +63,7 @@ func TestRunWritesOnce(t *testing.T) {
 		t.Fatalf("reused run id: err = %v, want ErrRunExists", err)
 	}
 	files, err := r.Files()
-	if err != nil || len(files) != 1 || files[0] != ".optr/workflows/demo/runs/r1/result.md" {
+	if want, _ := filepath.Abs(r.Path(FileResult)); err != nil || len(files) != 1 || files[0] != want {
 		t.Fatalf("Files() = %v, %v", files, err)
 	}
 	entries, _ := os.ReadDir(r.Dir)

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
@@ -159,11 +158,11 @@ func Record(rep *Report, now time.Time, extra ...ledger.Draft) error {
 		if err := run.WriteFile(datalake.FileResult, []byte(r.Output)); err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(filepath.Dir(filepath.Clean(rep.Spec.Datalake)), run.Path(datalake.FileResult))
+		rel, err := rep.Spec.WorkspacePath(run.Path(datalake.FileResult))
 		if err != nil {
 			return fmt.Errorf("locate result.md: %w", err)
 		}
-		rep.ResultPath = filepath.ToSlash(rel)
+		rep.ResultPath = rel
 	}
 	drafts := append(rep.takeEscalations(), extra...)
 	drafts = append(drafts, rep.LedgerDraft(now))

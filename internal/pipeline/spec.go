@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -63,4 +65,27 @@ func (d Deps) logf(format string, args ...any) {
 	if d.Logf != nil {
 		d.Logf(format, args...)
 	}
+}
+
+// WorkspacePath returns path relative to the workspace (Dir, else the
+// current directory), with forward slashes: how the repository names it.
+// A path outside the workspace is an error.
+func (s Spec) WorkspacePath(path string) (string, error) {
+	ws := s.Dir
+	if ws == "" {
+		ws = "."
+	}
+	absWS, err := filepath.Abs(ws)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absWS, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s is outside the workspace %s", path, absWS)
+	}
+	return filepath.ToSlash(rel), nil
 }
