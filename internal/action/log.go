@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/optr-dev/optr/internal/redact"
+
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -82,13 +84,7 @@ func (l *Log) Mask(secret string) {
 // SecretEnvNames returns the environment variables that hold secrets optr
 // knows of: the github-token input in both spellings, GitHub tokens and the
 // providers' API keys.
-func SecretEnvNames() []string {
-	return []string{
-		"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN",
-		"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY",
-		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-	}
-}
+func SecretEnvNames() []string { return redact.Names() }
 
 // MaskEnv masks the values of the variables in SecretEnvNames and of the
 // extra variables named (e.g. a config's api-key-env), read through the

@@ -293,3 +293,41 @@ func TestInteractiveCheckpointTakesTheRecommendedOption(t *testing.T) {
 		t.Fatalf("ledger = %s", got)
 	}
 }
+
+// A command agent inherits the environment; a key it prints must not reach
+// the datalake, the ledger or the terminal.
+func TestInheritedKeysAreRedacted(t *testing.T) {
+	t.Chdir(t.TempDir())
+	const key = "sk-test-0123456789abcdef"
+	os.WriteFile("optr.yml", []byte(`agents:
+  leaky:
+    provider: command
+    run: [sh, -c, "cat >/dev/null; echo \"# Key\"; echo \"key=$OPENAI_API_KEY\"; echo \"stderr=$OPENAI_API_KEY\" >&2; exit 0"]
+`), 0o644)
+	var stdout, stderr bytes.Buffer
+	c := New()
+	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &stdout, &stderr
+	c.Getenv = func(k string) string { return map[string]string{"OPENAI_API_KEY": key}[k] }
+	c.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=" + key} }
+	c.IsTerminal = func(any) bool { return false }
+	if code := c.Run(t.Context(), []string{"run", "--config", "optr.yml", "--intent", "x", "--run-id", "k1"}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), key) {
+		t.Fatal("the key reached the terminal")
+	}
+	found := 0
+	filepath.WalkDir(".optr", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			if strings.Contains(string(data), key) {
+				t.Errorf("the key is in %s", p)
+			}
+			found += strings.Count(string(data), "[redacted]")
+		}
+		return nil
+	})
+	if found == 0 {
+		t.Fatal("no [redacted] placeholder anywhere: the agent's output was not where the test expects")
+	}
+}

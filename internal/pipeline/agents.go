@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // newAgent builds the configured agent name.
@@ -29,6 +30,7 @@ func newAgent(cfg *config.Config, name string, deps Deps) (agent.Agent, error) {
 type agentSet struct {
 	cfg    *config.Config
 	deps   Deps
+	secret *redact.Redactor
 	agents map[string]agent.Agent
 }
 
@@ -39,6 +41,9 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	a, err := newAgent(s.cfg, name, s.deps)
 	if err != nil {
 		return nil, err
+	}
+	if s.secret.Len() > 0 {
+		a = redacting{Agent: a, r: s.secret}
 	}
 	if s.agents == nil {
 		s.agents = map[string]agent.Agent{}
@@ -105,3 +110,18 @@ func logger(deps Deps, name string) *slog.Logger {
 type logWriter func(string)
 
 func (w logWriter) Write(p []byte) (int, error) { w(string(p)); return len(p), nil }
+
+// secrets is the redactor of a run: the known secret variables and every
+// api-key-env the config names, as the run's environment holds them.
+func secrets(cfg *config.Config, getenv func(string) string) *redact.Redactor {
+	if getenv == nil {
+		return nil
+	}
+	var names []string
+	for _, n := range cfg.AgentNames {
+		if env := cfg.Agents[n].APIKeyEnv; env != "" {
+			names = append(names, env)
+		}
+	}
+	return redact.FromEnv(getenv, names...)
+}

@@ -61,7 +61,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if len(names) == 0 {
 		return nil, inputErr(errors.New("no agents to run"))
 	}
-	set := &agentSet{cfg: cfg, deps: deps}
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv)}
 	tasks, err := set.tasks(names)
 	if err != nil {
 		return nil, inputErr(err)

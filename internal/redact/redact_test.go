@@ -1,0 +1,58 @@
+package redact
+
+import "testing"
+
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	r := New("sk-live-abcdef123456", "", "short", "sk-live-abcdef123456-extended", "ghs_0123456789")
+	if r.Len() != 3 {
+		t.Fatalf("Len = %d, want 3 (empty, short and duplicate values ignored)", r.Len())
+	}
+	tests := []struct{ in, want string }{
+		{"key=sk-live-abcdef123456 ok", "key=[redacted] ok"},
+		{"sk-live-abcdef123456-extended", "[redacted]"},
+		{"token ghs_0123456789ghs_0123456789", "token [redacted][redacted]"},
+		{"short stays short", "short stays short"},
+	}
+	for _, tt := range tests {
+		if got := r.String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	var none *Redactor
+	if none.String("x") != "x" || New().String("sk-live-abcdef123456") != "sk-live-abcdef123456" {
+		t.Fatal("an empty Redactor changed text")
+	}
+	env := map[string]string{"OPENAI_API_KEY": "sk-from-env-99999", "MY_KEY": "custom-secret-1"}
+	fe := FromEnv(func(k string) string { return env[k] }, "MY_KEY")
+	if fe.String("sk-from-env-99999 custom-secret-1") != "[redacted] [redacted]" {
+		t.Fatal("FromEnv missed a value")
+	}
+}
+
+func FuzzRedactor(f *testing.F) {
+	f.Add("sk-live-abcdef123456", "text sk-live-abcdef123456 text")
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		// Credentials are made of letters, digits, '-' and '_'; a value made
+		// of other characters could be re-formed from the placeholder.
+		for _, c := range secret {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return
+			}
+		}
+		r := New(secret)
+		out := r.String(text)
+		if r.Len() == 1 && containsSecret(out, r.values[0]) {
+			t.Fatalf("secret survived: %q", out)
+		}
+	})
+}
+
+func containsSecret(s, v string) bool {
+	for i := 0; i+len(v) <= len(s); i++ {
+		if s[i:i+len(v)] == v {
+			return true
+		}
+	}
+	return false
+}
