@@ -331,3 +331,31 @@ func TestInheritedKeysAreRedacted(t *testing.T) {
 		t.Fatal("no [redacted] placeholder anywhere: the agent's output was not where the test expects")
 	}
 }
+
+// The seed's manual test: escalate.md with **Trigger:** stuck → optr handle
+// → decision.md says restart, the trigger is archived, the log has it.
+func TestHandleSeedManualTest(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.MkdirAll(".coordination", 0o755)
+	os.WriteFile(".coordination/escalate.md", []byte("# Escalation: esc-7\n\n**Reason:** worker-2 shows no progress\n**Trigger:** stuck\n"), 0o644)
+	got := optr(t, "handle")
+	if got.code != 0 {
+		t.Fatalf("exit %d %s", got.code, got.stderr)
+	}
+	if d := readFile(t, ".coordination/decision.md"); !strings.Contains(d, "**Decision:** restart") {
+		t.Fatalf("decision.md:\n%s", d)
+	}
+	if _, err := os.Stat(".coordination/escalate.md"); err == nil {
+		t.Fatal("the trigger was not moved to the archive")
+	}
+	archived, _ := filepath.Glob(".coordination/archive/escalations/escalate-*.md")
+	if len(archived) != 1 || !strings.Contains(readFile(t, ".coordination/watcher-log.md"), "esc-7") {
+		t.Fatalf("archive %v, log:\n%s", archived, readFile(t, ".coordination/watcher-log.md"))
+	}
+	if !strings.Contains(got.stderr, "[optr] escalation esc-7") {
+		t.Fatalf("log lines on stderr: %q", got.stderr)
+	}
+	if again := optr(t, "handle"); again.code != 0 {
+		t.Fatalf("nothing to do must exit 0, got %d", again.code)
+	}
+}
