@@ -127,7 +127,7 @@ func NewWatcher(opts WatcherOptions) (*Watcher, error) {
 		failed: map[string]bool{}, history: map[string][]string{},
 	}
 	w.co = &coord{dir: opts.Dir, inbox: opts.CEOInbox, log: w.log}
-	w.bw = &boardWriter{path: w.co.path(FileBlackboard), log: w.log}
+	w.bw = &boardWriter{path: w.co.path(FileBlackboard), log: w.log, encode: w.encodeBoard}
 	if w.co.inbox == "" {
 		w.co.inbox = inboxDir(opts.Dir)
 	}

@@ -102,15 +102,15 @@ func (w *Watcher) setLastErr(agentName, msg string) {
 	w.lastErrs = append(w.lastErrs, AgentError{Agent: agentName, Error: msg})
 }
 
-// saveBoard hands the blackboard's current state to the board writer,
-// logging a failure. Callers hold w.mu.
-func (w *Watcher) saveBoard() {
-	data, err := w.board.Encode(w.co.path(FileBlackboard), w.now())
-	if err != nil {
-		w.log.errorf("%v", err)
-		return
-	}
-	w.bw.put(data)
+// saveBoard tells the board writer the blackboard changed. Callers hold
+// w.mu.
+func (w *Watcher) saveBoard() { w.bw.touch() }
+
+// encodeBoard snapshots the blackboard for the board writer.
+func (w *Watcher) encodeBoard() ([]byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.board.Encode(w.co.path(FileBlackboard), w.now())
 }
 
 func (w *Watcher) stamp() string { return w.now().UTC().Format(time.RFC3339) }
