@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -39,6 +40,9 @@ type CLI struct {
 	IsTerminal func(any) bool
 	// HTTPClient is used for every API call (nil: http.DefaultClient).
 	HTTPClient *http.Client
+
+	errOnce sync.Once
+	errW    io.Writer
 }
 
 // New returns a CLI wired to the process's real streams and environment.

@@ -18,7 +18,7 @@ func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive stri
 	if err != nil {
 		return err
 	}
-	lv := newLive(c.Stderr, c.IsTerminal != nil && c.IsTerminal(c.Stderr), c.Now, p.AgentNames)
+	lv := newLive(c.errOut(), c.IsTerminal != nil && c.IsTerminal(c.Stderr), c.Now, p.AgentNames)
 	p.SetOnEvent(lv.event)
 	rep, err := p.Execute(ctx)
 	lv.close()
@@ -42,8 +42,8 @@ func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive stri
 
 func (c *CLI) deps() pipeline.Deps {
 	return pipeline.Deps{
-		Getenv: c.Getenv, Environ: c.environ(), HTTPClient: c.HTTPClient, Now: c.Now, Stderr: c.Stderr,
-		Logf: func(format string, args ...any) { fmt.Fprintf(c.Stderr, "[optr] "+format+"\n", args...) },
+		Getenv: c.Getenv, Environ: c.environ(), HTTPClient: c.HTTPClient, Now: c.Now, Stderr: c.errOut(),
+		Logf: func(format string, args ...any) { fmt.Fprintf(c.errOut(), "[optr] "+format+"\n", args...) },
 	}
 }
 
