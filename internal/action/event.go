@@ -55,9 +55,13 @@ func decodeEvent(name string, payload []byte) (event, error) {
 			ev.inputs, err = dispatchInputs(e.Inputs)
 		}
 	default:
+		// Events optr does not handle are skipped (or, with command: run,
+		// run on the inputs alone); their payload only lends optional
+		// fields, so one that does not decode is read as empty.
 		var e otherEvent
-		err = json.Unmarshal(payload, &e)
-		ev.action, ev.issue, ev.sender = e.Action, e.Issue, e.Sender
+		if json.Unmarshal(payload, &e) == nil {
+			ev.action, ev.issue, ev.sender = e.Action, e.Issue, e.Sender
+		}
 	}
 	if err != nil {
 		return event{}, fmt.Errorf("decode the %s event payload: %w", name, err)

@@ -398,3 +398,19 @@ func TestIsBot(t *testing.T) {
 		}
 	}
 }
+
+// An event optr does not handle is skipped even when its payload does not
+// decode: nothing in it is needed.
+func TestParseSkipsUnhandledEventWithAnyPayload(t *testing.T) {
+	t.Parallel()
+	for _, payload := range []string{"", "not json", `{"ref":"refs/heads/main"}`} {
+		path := filepath.Join(t.TempDir(), "event.json")
+		if err := os.WriteFile(path, []byte(payload), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(Env{EventName: "push", EventPath: path}, Inputs{Command: CommandAuto, TriggerLabel: "optr"})
+		if err != nil || got.Action != Skip || got.Reason == "" {
+			t.Errorf("push with payload %q: %+v, %v; want a skip with a reason", payload, got, err)
+		}
+	}
+}
