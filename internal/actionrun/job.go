@@ -38,13 +38,17 @@ type Job struct {
 // UsageError is bad input to the Action (inputs, event, config): exit 2.
 type UsageError struct{ Err error }
 
+// Error implements error.
 func (e *UsageError) Error() string { return e.Err.Error() }
+// Unwrap returns the cause.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // FailedError is a run that failed (exit 1); the log already says why.
 type FailedError struct{ Err error }
 
+// Error implements error.
 func (e *FailedError) Error() string { return e.Err.Error() }
+// Unwrap returns the cause.
 func (e *FailedError) Unwrap() error { return e.Err }
 
 // Run carries out the job. A nil error is exit 0 (completed, paused or

@@ -114,7 +114,9 @@ func (c *CLI) usage(w io.Writer) {
 // UsageError is a wrong command line; it exits 2.
 type UsageError struct{ Err error }
 
+// Error implements error.
 func (e *UsageError) Error() string { return e.Err.Error() }
+// Unwrap returns the cause.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usageErr(err error) error { return &UsageError{Err: err} }
@@ -126,7 +128,9 @@ type ExitError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *ExitError) Error() string { return e.Err.Error() }
+// Unwrap returns the cause.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // errHelp is returned by parse when --help was asked for: exit 0.
