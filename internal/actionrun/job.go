@@ -40,6 +40,7 @@ type UsageError struct{ Err error }
 
 // Error implements error.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the cause.
 func (e *UsageError) Unwrap() error { return e.Err }
 
@@ -48,6 +49,7 @@ type FailedError struct{ Err error }
 
 // Error implements error.
 func (e *FailedError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the cause.
 func (e *FailedError) Unwrap() error { return e.Err }
 

@@ -116,6 +116,7 @@ type UsageError struct{ Err error }
 
 // Error implements error.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the cause.
 func (e *UsageError) Unwrap() error { return e.Err }
 
@@ -130,6 +131,7 @@ type ExitError struct {
 
 // Error implements error.
 func (e *ExitError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the cause.
 func (e *ExitError) Unwrap() error { return e.Err }
 
