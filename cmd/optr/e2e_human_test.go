@@ -184,3 +184,25 @@ escalation:
 		t.Fatalf("ledger kinds = %s, want three escalations then the run", got)
 	}
 }
+
+// `/optr choose 4` (Pause) leaves the checkpoint open: no ledger change,
+// status paused, and a later answer still decides it.
+func TestActionChoosePauseKeepsTheCheckpointOpen(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	out := pausedIssue(t, gh, 24)
+	res := answer(t, gh, 24, "/optr choose 4 later", "maintainer", "9501")
+	if res.code != 0 || res.outputs["status"] != "paused" || res.outputs["checkpoint-id"] != out["checkpoint-id"] {
+		t.Fatalf("pause answer: exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if got := kinds(t, gh); got != "checkpoint" {
+		t.Fatalf("a pause changed the ledger: %s", got)
+	}
+	res = answer(t, gh, 24, "/optr choose 2", "maintainer", "9502")
+	if res.code != 0 || res.outputs["status"] != "completed" || res.outputs["selected-agent"] != "" {
+		t.Fatalf("skip after pause: exit %d outputs %v", res.code, res.outputs)
+	}
+	if got := kinds(t, gh); got != "checkpoint,decision,run" {
+		t.Fatalf("ledger = %s", got)
+	}
+}

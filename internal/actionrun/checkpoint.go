@@ -113,8 +113,9 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		return j.reply(ctx, trig, err.Error(), nil)
 	}
 	if d.Action == checkpoint.ActionPause {
+		j.post(ctx, trig, fmt.Sprintf("Checkpoint `%s` stays open, as @%s chose. Answer with `/optr choose N` when ready.", cp.ID, trig.Sender))
 		j.setOutputs(outcome{status: pipeline.Paused, runID: cp.Run, checkpointID: cp.ID})
-		return j.reply(ctx, trig, fmt.Sprintf("Checkpoint `%s` stays open, as @%s chose. Answer with `/optr choose N` when ready.", cp.ID, trig.Sender), nil)
+		return nil
 	}
 	// The local ledger must be the committed one before the decision is
 	// chained onto it.
@@ -183,15 +184,20 @@ func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerD
 	return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
 }
 
+// post logs text and posts it as a short answer on the issue.
+func (j *Job) post(ctx context.Context, trig action.Trigger, text string) {
+	j.log.Infof("%s", text)
+	if trig.Issue != 0 {
+		if _, err := j.gh.CreateComment(ctx, trig.Issue, text); err != nil {
+			j.log.Warning("could not reply on the issue: " + err.Error())
+		}
+	}
+}
+
 // reply posts a short answer on the issue and ends the job skipped (err
 // nil) or with err.
 func (j *Job) reply(ctx context.Context, trig action.Trigger, text string, err error) error {
-	j.log.Infof("%s", text)
-	if trig.Issue != 0 {
-		if _, cerr := j.gh.CreateComment(ctx, trig.Issue, text); cerr != nil {
-			j.log.Warning("could not reply on the issue: " + cerr.Error())
-		}
-	}
+	j.post(ctx, trig, text)
 	if err != nil {
 		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: text})
 		return err
