@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
@@ -79,11 +78,7 @@ func timeCmd(ctx context.Context, name string, args ...string) (time.Duration, i
 	start := time.Now()
 	err := cmd.Run()
 	d := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
-	}
-	return d, rss, err
+	return d, peakRSS(cmd.ProcessState), err
 }
 
 // appendRatio times appends on the big ledger and on a 10-entry one.

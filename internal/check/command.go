@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optr-dev/optr/internal/procgroup"
+
 	"github.com/optr-dev/optr/internal/config"
 )
 
@@ -54,10 +56,9 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	tail := &tailBuffer{max: tailBytes}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
-	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
-
+	grp := procgroup.New(cmd, waitDelay)
 	err := cmd.Run()
+	grp.Finish() // nothing the check started outlives it
 	var exit *exec.ExitError
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/procgroup"
+
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/frames"
 )
@@ -55,7 +57,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	cmd.Stdin = strings.NewReader(req.Intent)
 	cmd.Stdout = progressWriter{w: parser, progress: req.Progress}
 	cmd.Stderr = progressWriter{w: stderr, progress: req.Progress}
-	grp := newGroup(cmd, a.opts.KillGrace)
+	grp := procgroup.New(cmd, a.opts.KillGrace)
 
 	if err := cmd.Start(); err != nil {
 		if ctx.Err() != nil {
@@ -67,7 +69,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	}
 	waitErr := cmd.Wait()
 	leftovers := errors.Is(waitErr, exec.ErrWaitDelay)
-	grp.finish()
+	grp.Finish()
 	_ = parser.Close() // capBuffer never fails a write
 
 	resp.Output = stdout.String()

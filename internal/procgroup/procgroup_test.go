@@ -1,0 +1,52 @@
+//go:build unix
+
+package procgroup
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A grandchild in the background must not outlive its command, whether the
+// command is cancelled or simply finishes first.
+func TestGroupLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	for _, cancel := range []bool{true, false} {
+		dir := t.TempDir()
+		marker := filepath.Join(dir, "survived")
+		ctx, stop := context.WithCancel(t.Context())
+		script := "(sleep 0.5; touch " + marker + ") & "
+		if cancel {
+			script += "sleep 30"
+		}
+		cmd := exec.CommandContext(ctx, "sh", "-c", script)
+		g := New(cmd, 200*time.Millisecond)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if cancel {
+			time.AfterFunc(100*time.Millisecond, stop)
+		}
+		start := time.Now()
+		_ = cmd.Wait()
+		g.Finish()
+		stop()
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("cancel=%v: Wait took %s", cancel, took)
+		}
+		time.Sleep(800 * time.Millisecond)
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("cancel=%v: a grandchild outlived its command", cancel)
+		}
+	}
+}
+
+func TestFinishBeforeStart(t *testing.T) {
+	t.Parallel()
+	g := New(exec.Command("/nonexistent/program"), time.Second)
+	g.Finish() // must not panic on a command that never started
+}

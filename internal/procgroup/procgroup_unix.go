@@ -1,0 +1,67 @@
+//go:build unix
+
+package procgroup
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Group stops a command's whole process group: the command runs as the
+// leader of a new group, so its children and grandchildren can be signalled
+// together with kill(-pgid).
+type Group struct {
+	cmd   *exec.Cmd
+	grace time.Duration
+
+	mu   sync.Mutex
+	kill *time.Timer
+}
+
+// New makes cmd (not yet started) start a process group and stop the whole
+// group when its context ends: SIGTERM, then SIGKILL after grace. WaitDelay
+// bounds the wait for stdout and stderr, which stray grandchildren may
+// hold open. Call Finish after Wait.
+func New(cmd *exec.Cmd, grace time.Duration) *Group {
+	g := &Group{cmd: cmd, grace: grace}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = g.terminate
+	cmd.WaitDelay = grace
+	return g
+}
+
+// terminate is the command's Cancel: called once, after a successful Start.
+func (g *Group) terminate() error {
+	pgid := g.cmd.Process.Pid
+	g.mu.Lock()
+	g.kill = time.AfterFunc(g.grace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	g.mu.Unlock()
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	return nil
+}
+
+// Finish is called after Wait: whatever is left of the group (background
+// processes, strays that ignored SIGTERM) is killed, so that nothing of the
+// attempt outlives it. The group id cannot be reused while any member
+// lives; when none does, the kill finds nothing (a new process would need
+// that very pid, handed out in sequence, within this instant).
+func (g *Group) Finish() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.kill != nil {
+		g.kill.Stop()
+	}
+	if g.cmd.Process == nil { // never started
+		return
+	}
+	_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+}
