@@ -203,7 +203,8 @@ func TestFaultSuite(t *testing.T) {
 	hist := map[int]int{}
 	for i := range runs {
 		want := map[string]string{}
-		for agent, s := range servers {
+		for _, agent := range []string{"claude", "codex", "copilot", "mscopilot"} { // fixed order: reproducible draws
+			s := servers[agent]
 			replies, outcome, _ := script(rng, providers[agent], p, attempts)
 			s.Script(replies...)
 			want[agent] = outcome
