@@ -156,16 +156,11 @@ func (s *Server) createComment(c *call) reply {
 	if !ok {
 		return rep
 	}
-	var in struct {
-		Body string `json:"body"`
-	}
-	if rep, ok := c.decode(&in); !ok {
+	body, rep, ok := commentBody(c)
+	if !ok {
 		return rep
 	}
-	if rep, ok := checkBody(in.Body); !ok {
-		return rep
-	}
-	cm := s.addCommentLocked(c.repo, is, c.who, in.Body)
+	cm := s.addCommentLocked(c.repo, is, c.who, body)
 	return jsonReply(http.StatusCreated, s.commentJSON(c.repo, cm))
 }
 
@@ -201,16 +196,11 @@ func (s *Server) updateComment(c *call) reply {
 	if !ok {
 		return rep
 	}
-	var in struct {
-		Body string `json:"body"`
-	}
-	if rep, ok := c.decode(&in); !ok {
+	body, rep, ok := commentBody(c)
+	if !ok {
 		return rep
 	}
-	if rep, ok := checkBody(in.Body); !ok {
-		return rep
-	}
-	cm.body, cm.updated = in.Body, s.now().UTC()
+	cm.body, cm.updated = body, s.now().UTC()
 	return jsonReply(http.StatusOK, s.commentJSON(c.repo, cm))
 }
 
@@ -325,4 +315,18 @@ func labelNames(body []byte) ([]string, bool) {
 		}
 	}
 	return names, true
+}
+
+// commentBody decodes and checks the body of a comment request.
+func commentBody(c *call) (string, reply, bool) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if rep, ok := c.decode(&in); !ok {
+		return "", rep, false
+	}
+	if rep, ok := checkBody(in.Body); !ok {
+		return "", rep, false
+	}
+	return in.Body, reply{}, true
 }
