@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -67,7 +67,7 @@ func (j *Job) commitBack(ctx context.Context, rep *pipeline.Report, extra ...str
 		rep.Entries = placed
 		rep.LedgerHash = placed[len(placed)-1].Hash
 	}
-	if err := replaceFile(rep.Spec.LedgerPath, res.Ledger); err != nil {
+	if err := datalake.Replace(rep.Spec.LedgerPath, res.Ledger); err != nil {
 		return res.CommitSHA, fmt.Errorf("update the workspace ledger to the committed one: %w", err)
 	}
 	return res.CommitSHA, nil
@@ -78,33 +78,6 @@ func (j *Job) ledgerBranch(rep *pipeline.Report) string {
 		return j.in.LedgerBranch
 	}
 	return rep.Spec.Config.Ledger.Branch
-}
-
-// replaceFile atomically replaces path with data. The ledger is the one file
-// optr replaces: re-chained onto the branch, the committed ledger extends the
-// remote one, and the workspace must match what was committed.
-func replaceFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-ledger-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func orNone(s string) string {

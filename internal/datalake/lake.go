@@ -160,6 +160,42 @@ func WriteOnce(path string, data []byte) error {
 	return nil
 }
 
+// Replace atomically replaces path with data (temporary file, fsync,
+// rename), creating parent directories: a reader sees the old content or
+// the new, never half. It is for the files that are meant to change — the
+// workspace ledger after commit-back, a .coordination blackboard — never
+// for a run's artifacts, which WriteOnce writes.
+func Replace(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
+}
+
 // Files lists every regular file under the run directory, as absolute
 // paths, sorted.
 func (r *Run) Files() ([]string, error) {

@@ -88,3 +88,23 @@ func TestAppendErrors(t *testing.T) {
 		t.Fatalf("errors.jsonl has %d lines, want 3", n)
 	}
 }
+
+func TestReplace(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sub", "ledger.jsonl")
+	for _, content := range []string{"one\n", "one\ntwo\n"} {
+		if err := Replace(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != content {
+			t.Fatalf("after Replace: %q, want %q", got, content)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("Replace left %d files behind, want only the target", len(entries))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, want 0644", st.Mode().Perm())
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/optr-dev/optr/internal/datalake"
 )
 
 // Agent states on the blackboard (the seed's vocabulary).
@@ -283,7 +285,7 @@ func (b *Blackboard) Save(path string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := datalake.Replace(path, data); err != nil {
 		return fmt.Errorf("write blackboard: %w", err)
 	}
 	return nil

@@ -1,6 +1,10 @@
 package escalation
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/optr-dev/optr/internal/datalake"
+)
 
 // boardWriter writes the blackboard in the background, one write at a
 // time and always of the latest state. The watcher changes the blackboard
@@ -48,7 +52,7 @@ func (b *boardWriter) loop() {
 		b.mu.Unlock()
 		data, err := b.encode()
 		if err == nil {
-			err = writeAtomic(b.path, data)
+			err = datalake.Replace(b.path, data)
 		}
 		if err != nil {
 			b.log.errorf("write blackboard: %v", err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/optr-dev/optr/internal/datalake"
 )
 
 // coord writes the records of an escalation into a .coordination directory.
@@ -26,7 +28,7 @@ func inboxDir(coordDir string) string {
 
 // writeTrigger writes escalate.md for e (tier 1).
 func (c *coord) writeTrigger(e *Escalation) error {
-	if err := writeAtomic(c.path(FileEscalate), []byte(renderEscalationFile(e))); err != nil {
+	if err := datalake.Replace(c.path(FileEscalate), []byte(renderEscalationFile(e))); err != nil {
 		return fmt.Errorf("write %s: %w", FileEscalate, err)
 	}
 	return nil
@@ -53,7 +55,7 @@ func (c *coord) conclude(e *Escalation, board *Blackboard) error {
 			c.log.printf("escalation %s: wrote %s", e.ID, path)
 		}
 	}
-	if err := writeAtomic(c.path(FileDecision), []byte(renderDecision(e))); err != nil {
+	if err := datalake.Replace(c.path(FileDecision), []byte(renderDecision(e))); err != nil {
 		fail("write "+FileDecision, err)
 	}
 	if board != nil {

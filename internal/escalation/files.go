@@ -22,40 +22,6 @@ const (
 // maxTries bounds the names writeNew and moveNew try.
 const maxTries = 1000
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename, so a reader sees the old file or the new one,
-// never half of one.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // writeNew creates a new file base+ext holding data, or base-2+ext,
 // base-3+ext, … when the name is taken: it never overwrites a file. It
 // returns the path written.
