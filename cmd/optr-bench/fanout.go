@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -32,7 +33,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int) ([]row, 
 		}
 		spec := pipeline.Spec{
 			Config: cfg, Workflow: "bench", RunID: fmt.Sprintf("k%d", k), Intent: "sleep",
-			Datalake: filepath.Join(ws, ".optr"), LedgerPath: filepath.Join(ws, ".optr", "ledger.jsonl"), Dir: ws,
+			Datalake: filepath.Join(ws, ".optr"), LedgerPath: datalake.Open(filepath.Join(ws, ".optr")).LedgerPath(), Dir: ws,
 		}
 		start := time.Now()
 		rep, err := pipeline.Run(ctx, spec, pipeline.Deps{Getenv: os.Getenv, Environ: os.Environ()})

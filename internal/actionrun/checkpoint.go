@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -74,7 +72,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), &UsageError{Err: err})
 	}
 	lakeDir := j.datalake()
-	ledgerPath := filepath.Join(lakeDir, "ledger.jsonl")
+	ledgerPath := datalake.Open(lakeDir).LedgerPath()
 	branch := j.in.LedgerBranch
 	if branch == "" {
 		branch = cfg.Ledger.Branch
@@ -119,10 +117,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 	}
 	// The local ledger must be the committed one before the decision is
 	// chained onto it.
-	if err := os.MkdirAll(filepath.Dir(ledgerPath), 0o755); err != nil {
-		return err
-	}
-	if err := replaceFile(ledgerPath, ledgerData); err != nil {
+	if err := datalake.Replace(ledgerPath, ledgerData); err != nil {
 		return err
 	}
 	rep, err := pipeline.Resume(cp, cfg, lakeDir, ledgerPath, j.workspace())
@@ -163,15 +158,10 @@ func (j *Job) finishResumed(ctx context.Context, rep *pipeline.Report, pr *progr
 
 // noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.
 func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerData []byte) error {
-	last := ""
-	_ = ledger.Scan(bytes.NewReader(ledgerData), func(e ledger.Entry) error {
-		if e.Kind == ledger.KindCheckpoint && e.Workflow == trig.Workflow {
-			if id, ok := e.Fields["checkpoint"].(string); ok {
-				last = id
-			}
-		}
-		return nil
-	})
+	last, err := checkpoint.Last(bytes.NewReader(ledgerData), trig.Workflow)
+	if err != nil {
+		return err
+	}
 	if last != "" {
 		if _, d, err := checkpoint.Status(bytes.NewReader(ledgerData), last); err == nil && d != nil {
 			cp := checkpoint.Checkpoint{ID: last}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/optr-dev/optr/internal/datalake"
+
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/config"
@@ -29,7 +31,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	spec := pipeline.Spec{
 		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
 		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA,
-		Datalake: j.datalake(), LedgerPath: filepath.Join(j.datalake(), "ledger.jsonl"), Dir: j.workspace(),
+		Datalake: j.datalake(), LedgerPath: datalake.Open(j.datalake()).LedgerPath(), Dir: j.workspace(),
 	}
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
@@ -98,9 +100,9 @@ func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, 
 
 func (j *Job) loadConfig() (*config.Config, error) {
 	path := j.in.Config
-	explicit := path != "" && path != ".github/optr.yml"
+	explicit := path != "" && path != config.DefaultPath
 	if path == "" {
-		path = ".github/optr.yml"
+		path = config.DefaultPath
 	}
 	cfg, err := config.LoadOrDefault(j.inWorkspace(path), explicit, j.agentEnv)
 	if err != nil {

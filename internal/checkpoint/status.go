@@ -93,6 +93,26 @@ func Pending(r io.Reader, workflow string) ([]string, error) {
 	return out, nil
 }
 
+// Last reads the ledger from r and returns the id of workflow's most
+// recent checkpoint, open or decided, or "" when it has none. An answer
+// that finds nothing Pending uses it to name the checkpoint that was
+// already decided.
+func Last(r io.Reader, workflow string) (string, error) {
+	last := ""
+	err := scanCheckpoints(r, func(e ledger.Entry) error {
+		if e.Kind == ledger.KindCheckpoint && e.Workflow == workflow {
+			if id := str(e.Fields, fieldCheckpoint); id != "" {
+				last = id
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("find the last checkpoint of workflow %s in the ledger: %w", workflow, err)
+	}
+	return last, nil
+}
+
 // decodeDecision reads a decision entry; ok is false when it does not hold
 // a positive option number and a known action.
 func decodeDecision(e ledger.Entry) (Decision, bool) {

@@ -136,3 +136,25 @@ func TestPending(t *testing.T) {
 		t.Errorf("Pending(issue-9) = %v, %v; want none", got, err)
 	}
 }
+
+func TestLast(t *testing.T) {
+	t.Parallel()
+	a := withTrigger(t, "1-1", 1, TriggerNoAdmissible)
+	b := withTrigger(t, "2-1", 1, TriggerApproval)
+	elsewhere, err := New("4-1", "issue-8", 1, TriggerNoAdmissible, "", epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	led := ledgerOf(t, 10,
+		CheckpointDraft(a, epoch),
+		CheckpointDraft(b, epoch),
+		DecisionDraft(b, Decision{Option: 1, Action: ActionProceed}, epoch), // decided, still the last
+		CheckpointDraft(elsewhere, epoch),
+	)
+	for workflow, want := range map[string]string{"issue-7": b.ID, "issue-8": elsewhere.ID, "issue-9": ""} {
+		got, err := Last(bytes.NewReader(led), workflow)
+		if err != nil || got != want {
+			t.Errorf("Last(%s) = %q, %v; want %q", workflow, got, err, want)
+		}
+	}
+}

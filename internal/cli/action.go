@@ -14,7 +14,7 @@ and the INPUT_* variables, then runs, resumes, aborts or skips. Exits 0 for
 completed, paused and skipped runs, 1 for a failed run, 2 for bad input.`
 
 func (c *CLI) cmdAction(ctx context.Context, args []string) error {
-	fs := c.flags("action", actionUsage)
+	fs := c.flags("action")
 	if err := c.parse(fs, actionUsage, args); err != nil {
 		return err
 	}

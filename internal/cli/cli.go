@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -167,7 +166,7 @@ func indentContinuation(msg string) string {
 }
 
 // flags returns a FlagSet for a command that reports errors instead of exiting.
-func (c *CLI) flags(name, usage string) *pflag.FlagSet {
+func (c *CLI) flags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -175,7 +174,6 @@ func (c *CLI) flags(name, usage string) *pflag.FlagSet {
 	fs.SetInterspersed(true)
 	fs.Bool("help", false, "show this help")
 	fs.Lookup("help").Shorthand = "h"
-	_ = usage
 	return fs
 }
 
@@ -205,7 +203,5 @@ func (c *CLI) environ() []string {
 	if c.Environ == nil {
 		return nil
 	}
-	env := c.Environ()
-	sort.Strings(env)
-	return env
+	return c.Environ()
 }

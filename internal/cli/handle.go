@@ -16,7 +16,7 @@ file, and archives the trigger. One-shot unless --watch. Exits 0 when it
 handled something or there was nothing to do.`
 
 func (c *CLI) cmdHandle(ctx context.Context, args []string) error {
-	fs := c.flags("handle", handleUsage)
+	fs := c.flags("handle")
 	dir := fs.String("coordination-dir", ".coordination", "the coordination directory")
 	watch := fs.Bool("watch", false, "keep polling for new escalations")
 	interval := fs.Duration("interval", 30e9, "how often --watch polls")

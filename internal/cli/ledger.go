@@ -16,7 +16,7 @@ It exits 0 when the chain is valid and 1 naming the first bad line and why.
 show prints the entries, one per line (--json for the raw lines).`
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
-	fs := c.flags("ledger", ledgerUsage)
+	fs := c.flags("ledger")
 	path := fs.String("ledger", ".optr/ledger.jsonl", "ledger file")
 	asJSON := fs.Bool("json", false, "show: print the raw JSON lines")
 	if err := c.parse(fs, ledgerUsage, args); err != nil {

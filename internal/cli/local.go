@@ -49,17 +49,16 @@ func (c *CLI) deps() pipeline.Deps {
 
 // Outcome is what `optr run --json` prints.
 type Outcome struct {
-	RunID        string                  `json:"run_id"`
-	Workflow     string                  `json:"workflow"`
-	Status       pipeline.Status         `json:"status"`
-	Selected     string                  `json:"selected"`
-	ResultFile   string                  `json:"result_file,omitempty"`
-	LedgerHash   string                  `json:"ledger_hash,omitempty"`
-	CheckpointID string                  `json:"checkpoint_id,omitempty"`
-	Message      string                  `json:"message,omitempty"`
-	Table        []pipeline.TableRow     `json:"table"`
-	Datalake     string                  `json:"run_dir,omitempty"`
-	Selection    *pipeline.SelectionFile `json:"-"`
+	RunID        string              `json:"run_id"`
+	Workflow     string              `json:"workflow"`
+	Status       pipeline.Status     `json:"status"`
+	Selected     string              `json:"selected"`
+	ResultFile   string              `json:"result_file,omitempty"`
+	LedgerHash   string              `json:"ledger_hash,omitempty"`
+	CheckpointID string              `json:"checkpoint_id,omitempty"`
+	Message      string              `json:"message,omitempty"`
+	Table        []pipeline.TableRow `json:"table"`
+	Datalake     string              `json:"run_dir,omitempty"`
 }
 
 func (c *CLI) report(rep *pipeline.Report, asJSON bool) {

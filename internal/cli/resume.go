@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/optr-dev/optr/internal/config"
+
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -18,11 +20,11 @@ Proceed selects and records the run, Skip records it with nothing selected,
 Abort ends it as failed, Pause leaves it paused.`
 
 func (c *CLI) cmdResume(ctx context.Context, args []string) error {
-	fs := c.flags("resume", resumeUsage)
+	fs := c.flags("resume")
 	id := fs.String("checkpoint", "", "the checkpoint id (printed when the run paused)")
 	choose := fs.Int("choose", 0, "the option number")
 	note := fs.String("note", "", "an optional note for the ledger")
-	cfgPath := fs.String("config", defaultConfigPath, "config file (as for the paused run)")
+	cfgPath := fs.String("config", config.DefaultPath, "config file (as for the paused run)")
 	lakeDir := fs.String("datalake", ".optr", "datalake directory")
 	ledgerFile := fs.String("ledger", "", "ledger file (default <datalake>/ledger.jsonl)")
 	asJSON := fs.Bool("json", false, "print the outcome as JSON on stdout")

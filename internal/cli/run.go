@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -38,8 +38,8 @@ type runFlags struct {
 
 func (c *CLI) cmdRun(ctx context.Context, args []string) error {
 	var f runFlags
-	fs := c.flags("run", runUsage)
-	fs.StringVar(&f.config, "config", defaultConfigPath, "config file (optional; without it the embedded default is used)")
+	fs := c.flags("run")
+	fs.StringVar(&f.config, "config", config.DefaultPath, "config file (optional; without it the embedded default is used)")
 	fs.StringVar(&f.workflow, "workflow", "local", "workflow name (a slug: [a-z0-9._-], at most 64 characters)")
 	fs.StringVar(&f.intent, "intent", "", "what to do")
 	fs.StringVar(&f.intentFile, "intent-file", "", "read the intent from this file ('-' for stdin)")
@@ -84,8 +84,6 @@ func (c *CLI) cmdRun(ctx context.Context, args []string) error {
 	return c.runLocal(ctx, spec, mode, f.json)
 }
 
-const defaultConfigPath = ".github/optr.yml"
-
 // loadConfig reads the config file, or the embedded default when the
 // default path does not exist.
 func (c *CLI) loadConfig(path string, explicit bool) (*config.Config, error) {
@@ -127,11 +125,11 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 // maxIntent bounds an intent: larger ones are almost certainly a mistake.
 const maxIntent = 1 << 20
 
-func ledgerPath(ledger, datalake string) string {
+func ledgerPath(ledger, dir string) string {
 	if ledger != "" {
 		return ledger
 	}
-	return filepath.Join(datalake, "ledger.jsonl")
+	return datalake.Open(dir).LedgerPath()
 }
 
 func (c *CLI) localRunID() string {

@@ -8,7 +8,7 @@ import (
 )
 
 func (c *CLI) cmdVersion(ctx context.Context, args []string) error {
-	fs := c.flags("version", "optr version")
+	fs := c.flags("version")
 	if err := c.parse(fs, "optr version", args); err != nil {
 		return err
 	}

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 )
 
+// DefaultPath is where optr looks for its config in a repository.
+const DefaultPath = ".github/optr.yml"
+
 // ErrMissing is returned by LoadOrDefault when a config path given
 // explicitly does not exist.
 var ErrMissing = errors.New("config file does not exist")

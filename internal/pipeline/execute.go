@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -160,7 +158,7 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 	}{
 		Workflow: p.Spec.Workflow, Run: p.Spec.RunID, Started: started.Format(time.RFC3339),
 		Pipeline: pipelineName(p.Spec.Pipeline), Config: configName(p.Spec.Config.Path),
-		Commit: p.Spec.Commit, IntentSHA256: sha256Hex(p.Spec.Intent), Intent: p.Spec.Intent,
+		Commit: p.Spec.Commit, IntentSHA256: executor.SHA256Hex(p.Spec.Intent), Intent: p.Spec.Intent,
 	}
 	for _, n := range p.AgentNames {
 		ac := p.Spec.Config.Agents[n]
@@ -216,11 +214,6 @@ func candidates(results []*executor.Result) []selection.Candidate {
 		}
 	}
 	return out
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 func pipelineName(p string) string {

@@ -229,7 +229,7 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	fields := map[string]any{
 		"selected":      rep.Selected,
 		"status":        string(rep.Status),
-		"intent_sha256": sha256Hex(rep.Spec.Intent),
+		"intent_sha256": executor.SHA256Hex(rep.Spec.Intent),
 		"constraints":   names,
 		"results":       results,
 	}
