@@ -26,30 +26,30 @@ func Comment(e Escalation, mention []string) string {
 		title = "optr needs a decision"
 	}
 	fmt.Fprintf(&b, "### ⚠️ %s\n\n", title)
-	fmt.Fprintf(&b, "**Reason:** %s\n", plain(e.Reason))
+	fmt.Fprintf(&b, "**Reason:** %s\n", inline(e.Reason))
 	what := string(e.Trigger)
 	if e.Agent != "" {
-		what += ", agent `" + plain(e.Agent) + "`"
+		what += ", agent " + comment.Code(e.Agent)
 	}
 	fmt.Fprintf(&b, "**Trigger:** %s\n", what)
-	fmt.Fprintf(&b, "**Decision:** `%s`: %s\n", e.Decision.Action, plain(e.Decision.Reason))
+	fmt.Fprintf(&b, "**Decision:** `%s`: %s\n", e.Decision.Action, inline(e.Decision.Reason))
 	fmt.Fprintf(&b, "**Failed agents:** %d of at most %d (watcher.max-failures)\n", e.Situation.FailedAgents, maxFailuresOf(e.Situation))
 	if len(e.Tried) > 0 {
 		b.WriteString("\n**What was tried**\n\n")
 		for _, t := range e.Tried {
-			fmt.Fprintf(&b, "- %s\n", plain(t))
+			fmt.Fprintf(&b, "- %s\n", inline(t))
 		}
 	}
 	if len(e.Actions) > 0 {
 		b.WriteString("\n**What optr did**\n\n")
 		for _, a := range e.Actions {
-			fmt.Fprintf(&b, "- %s\n", plain(a))
+			fmt.Fprintf(&b, "- %s\n", inline(a))
 		}
 	}
 	if len(e.LastErrors) > 0 {
 		b.WriteString("\n**Last errors**\n")
 		for _, le := range e.LastErrors {
-			fmt.Fprintf(&b, "\n`%s`:\n\n%s\n", plain(le.Agent), comment.Fence(comment.Truncate(le.Error, maxCommentError)))
+			fmt.Fprintf(&b, "\n%s:\n\n%s\n", comment.Code(le.Agent), comment.Untrusted(comment.Truncate(le.Error, maxCommentError)))
 		}
 	}
 	if len(mention) > 0 {
@@ -62,11 +62,5 @@ func Comment(e Escalation, mention []string) string {
 	return comment.Fit(b.String(), where)
 }
 
-// plain makes text from agents or files safe on one Markdown line: one
-// line, at most 1000 characters, no HTML (which could hide or fake a
-// marker), no @mentions (which would ping people), no backticks (which
-// could break the code spans around names).
-func plain(s string) string {
-	s = comment.Truncate(oneLine(s), 1000)
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "@", "@\u200b", "`", "'").Replace(s)
-}
+// inline renders untrusted text on one Markdown line (comment.Inline).
+func inline(s string) string { return comment.Inline(s, 1000) }
