@@ -36,7 +36,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int) ([]row, 
 			Datalake: filepath.Join(ws, ".optr"), LedgerPath: datalake.Open(filepath.Join(ws, ".optr")).LedgerPath(), Dir: ws,
 		}
 		start := time.Now()
-		rep, err := pipeline.Run(ctx, spec, pipeline.Deps{Getenv: os.Getenv, Environ: os.Environ()})
+		rep, err := (&pipeline.Driver{Deps: pipeline.Deps{Getenv: os.Getenv, Environ: os.Environ()}}).Run(ctx, spec)
 		wall := time.Since(start)
 		if err != nil {
 			return nil, err

@@ -14,39 +14,30 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// pause raises the checkpoint of a paused run: the state is saved as
-// checkpoints/<id>.json and committed with a `checkpoint` ledger entry,
-// the checkpoint comment asks the maintainers, and the job ends paused.
-func (j *Job) pause(ctx context.Context, trig action.Trigger, rep *pipeline.Report, pr *progressComment) error {
-	cp, err := pipeline.Raise(rep, j.Now())
-	if err != nil {
-		pr.fail(ctx, err.Error())
-		return err
-	}
-	if err := pipeline.Pause(rep, cp, j.Now()); err != nil {
-		pr.fail(ctx, err.Error())
-		return err
-	}
-	commit, cerr := j.commitBack(ctx, rep, datalake.Open(rep.Spec.Datalake).CheckpointPath(cp.ID))
-	if trig.Issue != 0 {
-		body := checkpoint.Comment(cp, rep.Spec.Config.Escalation.Mention)
-		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, body); err != nil {
-			j.log.Warning("could not post the checkpoint comment: " + err.Error())
-		}
-	} else {
+// issueAsker is the Action's side of a checkpoint: nobody can answer in
+// the job itself, so the run pauses and the checkpoint comment asks the
+// maintainers; a dispatched run without an issue says how to answer.
+type issueAsker struct {
+	j    *Job
+	trig action.Trigger
+}
+
+// Ask implements pipeline.Asker: no answer can be had inside the job.
+func (issueAsker) Ask(context.Context, checkpoint.Checkpoint) (checkpoint.Decision, bool) {
+	return checkpoint.Decision{}, false
+}
+
+// Paused implements pipeline.Asker: the checkpoint comment.
+func (a *issueAsker) Paused(ctx context.Context, rep *pipeline.Report, cp checkpoint.Checkpoint) {
+	j := a.j
+	if a.trig.Issue == 0 {
 		j.log.Warning(fmt.Sprintf("run %s paused at checkpoint %s, and a dispatched run has no issue to ask on: answer it with `optr resume --checkpoint %s --choose N` in a checkout of the ledger branch", rep.Spec.RunID, cp.ID, cp.ID))
+		return
 	}
-	pr.finish(ctx, rep, commit)
-	j.summary(rep, commit)
-	j.setOutputs(outcome{
-		status: pipeline.Paused, runID: rep.Spec.RunID, ledgerHash: rep.LedgerHash, ledgerCommit: commit,
-		checkpointID: cp.ID, message: rep.Message,
-	})
-	if cerr != nil {
-		return fmt.Errorf("the checkpoint was saved in the workspace but not committed: %w", cerr)
+	body := checkpoint.Comment(cp, rep.Spec.Config.Escalation.Mention)
+	if _, err := j.gh.UpsertComment(ctx, a.trig.Issue, comment.KindCheckpoint, cp.ID, body); err != nil {
+		j.log.Warning("could not post the checkpoint comment: " + err.Error())
 	}
-	j.log.Notice(fmt.Sprintf("run %s paused at checkpoint %s: %s", rep.Spec.RunID, cp.ID, rep.Message))
-	return nil
 }
 
 // choose answers the open checkpoint of the issue's workflow with
@@ -73,10 +64,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 	}
 	lakeDir := j.datalake()
 	ledgerPath := datalake.Open(lakeDir).LedgerPath()
-	branch := j.in.LedgerBranch
-	if branch == "" {
-		branch = cfg.Ledger.Branch
-	}
+	branch := j.ledgerBranch(cfg.Ledger.Branch)
 	ledgerData, err := j.readCommitted(ctx, branch, ledgerPath)
 	if err != nil {
 		return err
@@ -115,45 +103,27 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		j.setOutputs(outcome{status: pipeline.Paused, runID: cp.Run, checkpointID: cp.ID})
 		return nil
 	}
-	// The local ledger must be the committed one before the decision is
-	// chained onto it.
-	if err := datalake.Replace(ledgerPath, ledgerData); err != nil {
-		return err
-	}
 	rep, err := pipeline.Resume(cp, cfg, lakeDir, ledgerPath, j.workspace())
 	if err != nil {
-		return err
-	}
-	if err := pipeline.Apply(rep, cp, d, j.Now()); err != nil {
 		return err
 	}
 	if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, checkpoint.DecidedComment(cp, d)); err != nil {
 		j.log.Warning("could not update the checkpoint comment: " + err.Error())
 	}
-	pr := &progressComment{j: j, issue: trig.Issue}
-	pr.view.Title = trig.Title
+	pr := &progressComment{j: j, issue: trig.Issue, title: trig.Title}
 	if c, err := j.gh.FindComment(ctx, trig.Issue, comment.KindRun, rep.Spec.RunID); err == nil && c != nil {
 		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
 	}
-	return j.finishResumed(ctx, rep, pr)
-}
-
-// finishResumed commits a decided run and reports it like any finished run.
-func (j *Job) finishResumed(ctx context.Context, rep *pipeline.Report, pr *progressComment) error {
-	commit, cerr := j.commitBack(ctx, rep)
-	pr.finish(ctx, rep, commit)
-	j.summary(rep, commit)
-	j.setOutputs(outcome{
-		status: rep.Status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
-		ledgerHash: rep.LedgerHash, ledgerCommit: commit, checkpointID: rep.CheckpointID, message: rep.Message,
-	})
-	if cerr != nil {
-		return fmt.Errorf("the decision was recorded in the workspace but not committed: %w", cerr)
+	drv := &pipeline.Driver{
+		Deps:     j.deps(),
+		Recorder: j.recorder(j.ledgerBranch(cfg.Ledger.Branch), ledgerPath),
+		Observer: pr,
 	}
-	if rep.Status == pipeline.Failed {
-		return &FailedError{Err: errors.New(rep.Message)}
+	if err := drv.Resume(ctx, rep, cp, d); err != nil {
+		j.report(rep, pipeline.Failed)
+		return fmt.Errorf("the decision on checkpoint %s could not be recorded: %w", cp.ID, err)
 	}
-	return nil
+	return j.conclude(rep)
 }
 
 // noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.

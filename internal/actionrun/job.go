@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/optr-dev/optr/internal/action"
@@ -70,6 +72,11 @@ func (j *Job) Run(ctx context.Context) error {
 	j.log.Mask(in.GitHubToken)
 	if j.outs, err = action.NewOutputs(j.env.OutputPath); err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT: %w", err)
+	}
+	if err := checkDatalake(in.Datalake); err != nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: err.Error()})
+		return &UsageError{Err: err}
 	}
 	err = j.dispatch(ctx)
 	if lerr := j.log.Err(); lerr != nil && err == nil {
@@ -170,6 +177,8 @@ type outcome struct {
 	runID, selected, resultFile, message string
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string
+	tokens                               int64
+	costUSD                              float64
 }
 
 func (j *Job) setOutputs(o outcome) {
@@ -177,6 +186,7 @@ func (j *Job) setOutputs(o outcome) {
 		{"status", string(o.status)}, {"run-id", o.runID}, {"selected-agent", o.selected},
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
 		{"checkpoint-id", o.checkpointID},
+		{"tokens", strconv.FormatInt(o.tokens, 10)}, {"cost-usd", strconv.FormatFloat(o.costUSD, 'f', -1, 64)},
 	}
 	var errs []error
 	for _, s := range set {
@@ -185,4 +195,13 @@ func (j *Job) setOutputs(o outcome) {
 	if err := errors.Join(errs...); err != nil {
 		j.log.Error("could not write the step outputs: " + err.Error())
 	}
+}
+
+// checkDatalake refuses a datalake input the Action cannot commit: it must
+// be a path inside the workspace, relative, without "..".
+func checkDatalake(dir string) error {
+	if filepath.IsAbs(dir) || !filepath.IsLocal(dir) {
+		return fmt.Errorf("the datalake input %q must be a relative path inside the workspace (such as .optr): the Action commits it to the repository", dir)
+	}
+	return nil
 }

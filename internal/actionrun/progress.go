@@ -16,11 +16,14 @@ import (
 // editInterval is the least time between two edits of the progress comment.
 const editInterval = 2 * time.Second
 
-// progressComment is the run's one live comment: created once with its
-// marker (or found again on a retry), then edited in place, coalesced.
+// progressComment is the run's one live comment, the Action's
+// pipeline.Observer: created once with its marker (or found again on a
+// retry), then edited in place, coalesced. A run without an issue (a
+// dispatch) has nothing to edit.
 type progressComment struct {
 	j     *Job
 	issue int
+	title string
 	mu    sync.Mutex
 	view  progress.View
 	index map[string]int
@@ -28,10 +31,13 @@ type progressComment struct {
 	co    *progress.Coalescer
 }
 
-func (j *Job) newProgress(ctx context.Context, trig action.Trigger, runID string, p *pipeline.Prepared) *progressComment {
-	pc := &progressComment{j: j, issue: trig.Issue, index: map[string]int{}}
+// Started implements pipeline.Observer: the comment with every agent queued.
+func (pc *progressComment) Started(ctx context.Context, p *pipeline.Prepared) {
+	j := pc.j
+	pc.mu.Lock()
+	pc.index = map[string]int{}
 	pc.view = progress.View{
-		RunID: runID, Workflow: p.Spec.Workflow, Title: title(trig), Status: progress.StatusRunning,
+		RunID: p.Spec.RunID, Workflow: p.Spec.Workflow, Title: pc.title, Status: progress.StatusRunning,
 		Started: j.Now().UTC(),
 	}
 	for i, name := range p.AgentNames {
@@ -40,16 +46,17 @@ func (j *Job) newProgress(ctx context.Context, trig action.Trigger, runID string
 		})
 		pc.index[name] = i
 	}
-	if trig.Issue == 0 {
-		return pc // a dispatch run has no issue to talk on
+	body := progress.Comment(pc.view)
+	pc.mu.Unlock()
+	if pc.issue == 0 {
+		return
 	}
-	id, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindRun, runID, progress.Comment(pc.view))
+	id, err := j.gh.UpsertComment(ctx, pc.issue, comment.KindRun, p.Spec.RunID, body)
 	if err != nil {
 		j.log.Warning("could not post the progress comment: " + err.Error())
-		return pc
+		return
 	}
 	pc.attach(ctx, id)
-	return pc
 }
 
 // attach makes the comment with id the one this progress edits.
@@ -68,9 +75,13 @@ func title(trig action.Trigger) string {
 	return comment.Truncate(first, 120)
 }
 
-// event folds an agent state change into the view; safe for concurrent use.
-func (pc *progressComment) event(ev executor.Event) {
+// Event implements pipeline.Observer: it folds an agent state change into
+// the view; safe for concurrent use.
+func (pc *progressComment) Event(ev executor.Event) {
 	pc.mu.Lock()
+	if pc.index == nil {
+		pc.index = map[string]int{}
+	}
 	i, ok := pc.index[ev.Agent]
 	if !ok {
 		pc.view.Agents = append(pc.view.Agents, progress.AgentLine{Name: ev.Agent})
@@ -94,22 +105,23 @@ func (pc *progressComment) event(ev executor.Event) {
 	}
 }
 
-// finish shows the final state: table, π*, ledger hash and commit.
-func (pc *progressComment) finish(ctx context.Context, rep *pipeline.Report, commit string) {
+// Finished implements pipeline.Observer: the final state — table, π*,
+// ledger hash and commit.
+func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
 	v := rep.View()
-	v.Title, v.Commit = pc.view.Title, commit
-	if commit != "" {
-		v.CommitURL = pc.j.commitURL(commit)
+	v.Title, v.Commit = pc.title, rep.Commit
+	if rep.Commit != "" {
+		v.CommitURL = pc.j.commitURL(rep.Commit)
 	}
 	pc.publish(ctx, v)
 }
 
-// fail shows why the run stopped.
-func (pc *progressComment) fail(ctx context.Context, msg string) {
+// Stopped implements pipeline.Observer: why the run could not go on.
+func (pc *progressComment) Stopped(ctx context.Context, err error) {
 	pc.mu.Lock()
 	v := pc.view
 	pc.mu.Unlock()
-	v.Status, v.Message, v.Finished = progress.StatusFailed, msg, pc.j.Now().UTC()
+	v.Status, v.Message, v.Finished = progress.StatusFailed, err.Error(), pc.j.Now().UTC()
 	pc.publish(ctx, v)
 }
 

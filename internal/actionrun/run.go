@@ -8,17 +8,17 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/optr-dev/optr/internal/datalake"
-
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// run carries out a Run trigger: prepare, announce, execute, record,
-// commit back, report.
+// run carries out a Run trigger through the pipeline's driver: the
+// progress comment follows the run, the ledger and the run's files are
+// committed to the ledger branch, a pause is announced on the issue.
 func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	for _, bad := range trig.RejectedConstraints {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
@@ -35,54 +35,58 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	}
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
-	p, err := pipeline.Prepare(spec, deps)
-	if err != nil {
-		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}
+	drv := &pipeline.Driver{
+		Deps:     deps,
+		Recorder: j.recorder(j.ledgerBranch(cfg.Ledger.Branch), spec.LedgerPath),
+		Observer: pr,
+		Asker:    &issueAsker{j: j, trig: trig},
 	}
-	pr := j.newProgress(ctx, trig, runID, p)
-	p.SetOnEvent(pr.event)
-	rep, err := p.Execute(ctx)
+	rep, err := drv.Run(ctx, spec)
 	if err != nil {
 		if rep == nil {
-			pr.fail(ctx, err.Error())
 			if pipeline.IsInputError(err) {
-				return &UsageError{Err: err}
+				return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 			}
+			j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
 			return err
 		}
-		pr.fail(ctx, err.Error())
-		return err
+		j.report(rep, pipeline.Failed)
+		return fmt.Errorf("run %s: %w", runID, err)
 	}
-	pipeline.Decide(rep)
-	j.logResults(rep)
-	if rep.Status == pipeline.Paused {
-		return j.pause(ctx, trig, rep, pr)
-	}
-	return j.finish(ctx, trig, rep, pr)
+	return j.conclude(rep)
 }
 
-// finish records the run in the ledger, commits it back and reports it.
-func (j *Job) finish(ctx context.Context, trig action.Trigger, rep *pipeline.Report, pr *progressComment) error {
-	if err := pipeline.Record(rep, j.Now()); err != nil {
-		pr.fail(ctx, "could not record the run: "+err.Error())
-		return err
-	}
-	commit, cerr := j.commitBack(ctx, rep)
-	pr.finish(ctx, rep, commit)
-	j.summary(rep, commit)
-	j.setOutputs(outcome{
-		status: rep.Status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
-		ledgerHash: rep.LedgerHash, ledgerCommit: commit, message: rep.Message,
-	})
-	if cerr != nil {
-		return fmt.Errorf("the run was recorded in the workspace but not committed: %w", cerr)
-	}
-	if rep.Status == pipeline.Failed {
+// conclude reports a run the driver carried to its end (completed, failed
+// or paused): job log, summary, outputs, and the exit.
+func (j *Job) conclude(rep *pipeline.Report) error {
+	j.report(rep, rep.Status)
+	switch rep.Status {
+	case pipeline.Failed:
 		j.log.Error(fmt.Sprintf("run %s failed: %s", rep.Spec.RunID, rep.Message))
 		return &FailedError{Err: errors.New(rep.Message)}
+	case pipeline.Paused:
+		j.log.Notice(fmt.Sprintf("run %s paused at checkpoint %s: %s", rep.Spec.RunID, rep.CheckpointID, rep.Message))
+	default:
+		j.log.Notice(fmt.Sprintf("run %s %s: π* = %s", rep.Spec.RunID, rep.Status, orNone(rep.Selected)))
 	}
-	j.log.Notice(fmt.Sprintf("run %s %s: π* = %s", rep.Spec.RunID, rep.Status, rep.Selected))
 	return nil
+}
+
+// report writes a run's log groups, job summary and step outputs.
+func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
+	j.logResults(rep)
+	j.summary(rep)
+	tokens, cost := rep.Totals()
+	msg := rep.Message
+	if status != rep.Status && msg == "" {
+		msg = "the run could not be recorded"
+	}
+	j.setOutputs(outcome{
+		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
+		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
+		tokens: tokens, costUSD: cost,
+	})
 }
 
 // failEarly reports a run that could not start (bad config, bad input).

@@ -7,11 +7,11 @@ import (
 )
 
 // summary writes the job summary: score table, diagram, ledger hash.
-func (j *Job) summary(rep *pipeline.Report, commit string) {
+func (j *Job) summary(rep *pipeline.Report) {
 	v := rep.View()
-	v.Commit = commit
-	if commit != "" {
-		v.CommitURL = j.commitURL(commit)
+	v.Commit = rep.Commit
+	if rep.Commit != "" {
+		v.CommitURL = j.commitURL(rep.Commit)
 	}
 	if _, err := action.NewSummary(j.env.SummaryPath).Append(progress.Summary(v)); err != nil {
 		j.log.Warning("could not write the job summary: " + err.Error())

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/ledger"
 )
 
 // demoWorkspace copies the offline demo into a temporary workspace and
@@ -231,12 +233,18 @@ func TestPausedRunResumes(t *testing.T) {
 	cfg := strings.Replace(readFile(t, "testdata/demo/optr.yml"), "on-no-admissible: fail", "on-no-admissible: checkpoint", 1)
 	os.WriteFile("cp.yml", []byte(cfg), 0o644)
 	paused := optr(t, "run", "--config", "cp.yml", "--intent", "x", "--run-id", "p1", "--agents", "sloppy", "--json")
-	if paused.code != 0 {
-		t.Fatalf("paused run: exit %d %s", paused.code, paused.stderr)
+	if paused.code != ExitPaused { // a script must never mistake a pause for success
+		t.Fatalf("paused run: exit %d, want %d: %s", paused.code, ExitPaused, paused.stderr)
 	}
 	var out Outcome
-	if err := json.Unmarshal([]byte(paused.stdout), &out); err != nil || out.Status != "paused" || out.CheckpointID == "" {
+	if err := json.Unmarshal([]byte(paused.stdout), &out); err != nil || out.Status != "paused" || out.CheckpointID == "" || out.Version == "" {
 		t.Fatalf("--json of a paused run = %s (%v)", paused.stdout, err)
+	}
+	text := optr(t, "run", "--config", "cp.yml", "--intent", "x", "--run-id", "p2", "--agents", "sloppy", "--datalake", "other")
+	for _, want := range []string{"1  Proceed", "4  Pause", "optr resume --checkpoint cp-p2-1 --choose N", "--config cp.yml --datalake other"} {
+		if text.code != ExitPaused || !strings.Contains(text.stdout, want) {
+			t.Fatalf("paused run's text (exit %d) lacks %q:\n%s", text.code, want, text.stdout)
+		}
 	}
 	if r := optr(t, "resume", "--config", "cp.yml", "--checkpoint", out.CheckpointID, "--choose", "7"); r.code != 2 {
 		t.Fatalf("an invalid option: exit %d", r.code)
@@ -357,5 +365,26 @@ func TestHandleSeedManualTest(t *testing.T) {
 	}
 	if again := optr(t, "handle"); again.code != 0 {
 		t.Fatalf("nothing to do must exit 0, got %d", again.code)
+	}
+}
+
+// A datalake or ledger anywhere the user can write: outside the working
+// directory, absolute or relative with "..", the run is recorded.
+func TestDatalakeAnywhere(t *testing.T) {
+	ws := demoWorkspace(t)
+	outside := t.TempDir()
+	for i, lake := range []string{outside, filepath.Join("..", filepath.Base(ws)+"-lake")} {
+		r := optr(t, "run", "--config", "testdata/demo/optr.yml", "--intent", "x", "--agents", "good", "--datalake", lake, "--run-id", fmt.Sprintf("anywhere-%d", i))
+		if r.code != 0 {
+			t.Fatalf("--datalake %s: exit %d: %s", lake, r.code, r.stderr)
+		}
+		s, err := ledger.VerifyFile(filepath.Join(lake, "ledger.jsonl"))
+		if err != nil || s.Entries != 1 {
+			t.Fatalf("--datalake %s: ledger %+v %v", lake, s, err)
+		}
+		abs, _ := filepath.Abs(filepath.Join(lake, "workflows", "local", "runs", fmt.Sprintf("anywhere-%d", i), "result.md"))
+		if !strings.Contains(r.stdout, "π* = good → "+abs) {
+			t.Fatalf("--datalake %s: the result path is not shown as %s:\n%s", lake, abs, r.stdout)
+		}
 	}
 }

@@ -5,37 +5,48 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/version"
 )
 
-// runLocal runs spec in this process: live progress on stderr, the score
-// table and outcome on stdout (or JSON with --json).
+// ExitPaused is the exit code of a run that paused at a checkpoint, so a
+// script never mistakes a pause for success (DESIGN §4.1).
+const ExitPaused = 3
+
+// runLocal runs spec in this process through the pipeline's driver: live
+// progress on stderr, the ledger appended locally, checkpoints asked at a
+// terminal; the score table and outcome on stdout (or JSON with --json).
 func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive string, asJSON bool) error {
-	deps := c.deps()
-	p, err := pipeline.Prepare(spec, deps)
+	obs := &localObserver{c: c}
+	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive)}
+	rep, err := d.Run(ctx, spec)
+	obs.close()
 	if err != nil {
-		return err
-	}
-	lv := newLive(c.errOut(), c.IsTerminal != nil && c.IsTerminal(c.Stderr), c.Now, p.AgentNames)
-	p.SetOnEvent(lv.event)
-	rep, err := p.Execute(ctx)
-	lv.close()
-	if err != nil {
-		return err
-	}
-	pipeline.Decide(rep)
-	if rep.Status == pipeline.Paused {
-		if err := c.pauseLocal(ctx, rep, interactive); err != nil {
-			return err
+		if asJSON && !pipeline.IsInputError(err) {
+			_ = c.writeJSON(outcome(rep, err)) // the error is reported below in any case
 		}
-	} else if err := pipeline.Record(rep, c.Now()); err != nil {
 		return err
 	}
-	c.report(rep, asJSON)
-	if rep.Status == pipeline.Failed {
+	return c.conclude(rep, asJSON)
+}
+
+// conclude prints a finished, failed or paused run and maps its status to
+// the exit code.
+func (c *CLI) conclude(rep *pipeline.Report, asJSON bool) error {
+	if err := c.report(rep, asJSON); err != nil {
+		return fmt.Errorf("write the outcome: %w", err)
+	}
+	switch rep.Status {
+	case pipeline.Failed:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %s", rep.Spec.RunID, rep.Message)}
+	case pipeline.Paused:
+		return &ExitError{Code: ExitPaused, Err: fmt.Errorf("run %s paused at checkpoint %s", rep.Spec.RunID, rep.CheckpointID)}
 	}
 	return nil
 }
@@ -47,8 +58,69 @@ func (c *CLI) deps() pipeline.Deps {
 	}
 }
 
-// Outcome is what `optr run --json` prints.
+// localObserver shows a local run on stderr: the live table while agents
+// run (redrawn in place on a terminal).
+type localObserver struct {
+	c  *CLI
+	lv *live
+}
+
+// Started implements pipeline.Observer.
+func (o *localObserver) Started(_ context.Context, p *pipeline.Prepared) {
+	o.lv = newLive(o.c.errOut(), o.c.IsTerminal != nil && o.c.IsTerminal(o.c.Stderr), o.c.Now, p.AgentNames)
+}
+
+// Event implements pipeline.Observer.
+func (o *localObserver) Event(ev executor.Event) {
+	if o.lv != nil {
+		o.lv.event(ev)
+	}
+}
+
+// Finished implements pipeline.Observer.
+func (o *localObserver) Finished(context.Context, *pipeline.Report) { o.close() }
+
+// Stopped implements pipeline.Observer.
+func (o *localObserver) Stopped(context.Context, error) { o.close() }
+
+func (o *localObserver) close() {
+	if o.lv != nil {
+		o.lv.close()
+		o.lv = nil
+	}
+}
+
+// terminalAsker asks at the terminal; it answers nothing when interactive
+// is never, or auto without a terminal on stdin and stderr.
+type terminalAsker struct{ c *CLI }
+
+func (c *CLI) asker(interactive string) pipeline.Asker {
+	ask := interactive == interactiveAlways ||
+		(interactive == interactiveAuto && c.IsTerminal != nil && c.IsTerminal(c.Stdin) && c.IsTerminal(c.Stderr))
+	if !ask {
+		return nil
+	}
+	return terminalAsker{c: c}
+}
+
+// Ask implements pipeline.Asker.
+func (a terminalAsker) Ask(ctx context.Context, cp checkpoint.Checkpoint) (checkpoint.Decision, bool) {
+	d, err := checkpoint.Prompt(ctx, a.c.Stdin, a.c.Stderr, cp)
+	if err != nil {
+		fmt.Fprintf(a.c.errOut(), "[optr] no answer (%v); the run stays paused\n", err)
+		return d, false
+	}
+	d.By, d.Source = a.c.user(), checkpoint.SourceTerminal
+	return d, true
+}
+
+// Paused implements pipeline.Asker; the outcome printed afterwards says
+// how to answer.
+func (terminalAsker) Paused(context.Context, *pipeline.Report, checkpoint.Checkpoint) {}
+
+// Outcome is what `optr run --json` and `optr resume --json` print.
 type Outcome struct {
+	Version      string              `json:"version"`
 	RunID        string              `json:"run_id"`
 	Workflow     string              `json:"workflow"`
 	Status       pipeline.Status     `json:"status"`
@@ -57,35 +129,99 @@ type Outcome struct {
 	LedgerHash   string              `json:"ledger_hash,omitempty"`
 	CheckpointID string              `json:"checkpoint_id,omitempty"`
 	Message      string              `json:"message,omitempty"`
+	Error        string              `json:"error,omitempty"`
+	Tokens       int64               `json:"tokens"`
+	CostUSD      float64             `json:"cost_usd"`
 	Table        []pipeline.TableRow `json:"table"`
-	Datalake     string              `json:"run_dir,omitempty"`
+	RunDir       string              `json:"run_dir,omitempty"`
 }
 
-func (c *CLI) report(rep *pipeline.Report, asJSON bool) {
+// outcome builds the JSON outcome of rep (nil when the run never started)
+// and err (nil when it ran to its end).
+func outcome(rep *pipeline.Report, err error) Outcome {
+	out := Outcome{Version: version.String(), Table: []pipeline.TableRow{}}
+	if err != nil {
+		out.Status, out.Error = pipeline.Failed, err.Error()
+	}
+	if rep == nil {
+		return out
+	}
+	out.RunID, out.Workflow, out.Selected = rep.Spec.RunID, rep.Spec.Workflow, rep.Selected
+	if err == nil {
+		out.Status = rep.Status
+	}
+	out.ResultFile, out.LedgerHash, out.CheckpointID, out.Message = rep.ResultPath, rep.LedgerHash, rep.CheckpointID, rep.Message
+	out.Tokens, out.CostUSD = rep.Totals()
+	if t := rep.Table(); t != nil {
+		out.Table = t
+	}
+	if rep.Run != nil {
+		out.RunDir = rep.Spec.DisplayPath(rep.Run.Dir)
+	}
+	return out
+}
+
+func (c *CLI) writeJSON(v any) error {
+	enc := json.NewEncoder(c.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	if asJSON {
-		out := Outcome{
-			RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status, Selected: rep.Selected,
-			ResultFile: rep.ResultPath, LedgerHash: rep.LedgerHash, CheckpointID: rep.CheckpointID,
-			Message: rep.Message, Table: rep.Table(), Datalake: rep.Run.Dir,
-		}
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(out)
-		return
+		return c.writeJSON(outcome(rep, nil))
 	}
 	v := rep.View()
-	io.WriteString(c.Stdout, progress.TextTable(v.Table, v.Selected))
-	fmt.Fprintf(c.Stdout, "\nrun %s (workflow %s): %s\n", rep.Spec.RunID, rep.Spec.Workflow, rep.Status)
-	if rep.Selected != "" {
-		fmt.Fprintf(c.Stdout, "π* = %s → %s\n", rep.Selected, rep.ResultPath)
+	w := &errWriter{w: c.Stdout}
+	io.WriteString(w, progress.TextTable(v.Table, v.Selected))
+	fmt.Fprintf(w, "\nrun %s (workflow %s): %s\n", rep.Spec.RunID, rep.Spec.Workflow, rep.Status)
+	switch {
+	case rep.Selected != "" && rep.ResultPath != "":
+		fmt.Fprintf(w, "π* = %s → %s\n", rep.Selected, rep.ResultPath)
+	case rep.Selected != "" && rep.Status == pipeline.Paused:
+		fmt.Fprintf(w, "π* = %s (not recorded yet: the run waits at a checkpoint)\n", rep.Selected)
 	}
 	if rep.Message != "" {
-		fmt.Fprintf(c.Stdout, "%s\n", rep.Message)
+		fmt.Fprintf(w, "%s\n", rep.Message)
 	}
 	if rep.LedgerHash != "" {
-		fmt.Fprintf(c.Stdout, "ledger %s head %s\n", rep.Spec.LedgerPath, rep.LedgerHash)
+		fmt.Fprintf(w, "ledger %s head %s\n", rep.Spec.DisplayPath(rep.Spec.LedgerPath), rep.LedgerHash)
 	}
 	if rep.Status == pipeline.Paused {
-		fmt.Fprintf(c.Stdout, "paused at checkpoint %s: answer with `optr resume --checkpoint %s --choose N`\n", rep.CheckpointID, rep.CheckpointID)
+		fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
+		for _, o := range checkpoint.StandardOptions(rep.Trigger) {
+			fmt.Fprintf(w, "  %d  %s: %s\n", o.N, o.Label, o.Description)
+		}
+		fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))
 	}
+	return w.err
+}
+
+// resumeFlags are the flags `optr resume` needs to find what this run used
+// when they differ from the defaults.
+func resumeFlags(s pipeline.Spec) string {
+	out := ""
+	if s.Config != nil && s.Config.Path != "" && filepath.Clean(s.Config.Path) != filepath.Clean(config.DefaultPath) {
+		out += " --config " + s.Config.Path
+	}
+	if s.Datalake != "" && s.Datalake != ".optr" {
+		out += " --datalake " + s.Datalake
+	}
+	return out
+}
+
+// errWriter remembers the first write error so a sequence of prints can be
+// checked once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

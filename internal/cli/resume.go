@@ -62,14 +62,11 @@ func (c *CLI) cmdResume(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := pipeline.Apply(rep, cp, d, c.Now()); err != nil {
+	drv := &pipeline.Driver{Deps: c.deps()}
+	if err := drv.Resume(ctx, rep, cp, d); err != nil {
 		return err
 	}
-	c.report(rep, *asJSON)
-	if rep.Status == pipeline.Failed {
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %s", rep.Spec.RunID, rep.Message)}
-	}
-	return nil
+	return c.conclude(rep, *asJSON)
 }
 
 // ensureOpen refuses a checkpoint the ledger shows decided (or never raised).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -28,19 +29,17 @@ selection: { on-no-admissible: checkpoint }
 	}
 	s := Spec{Config: cfg, Workflow: "w", RunID: "r1", Intent: "x", Dir: dir,
 		Datalake: filepath.Join(dir, ".optr"), LedgerPath: filepath.Join(dir, ".optr", "ledger.jsonl")}
-	rep, err := Run(t.Context(), s, Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	d := &Driver{Deps: Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return now }}}
+	rep, err := d.Run(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Status != Paused || rep.Trigger != checkpoint.TriggerNoAdmissible {
 		t.Fatalf("run ended %s/%s, want paused at NO_ADMISSIBLE", rep.Status, rep.Trigger)
 	}
-	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	cp, err := Raise(rep, now)
+	cp, err := checkpoint.Load(datalake.Open(s.Datalake).CheckpointPath(rep.CheckpointID))
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Pause(rep, cp, now); err != nil {
 		t.Fatal(err)
 	}
 	return rep, cp, dir
@@ -77,7 +76,9 @@ func TestApplyEveryOption(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Apply(rep, saved, d, time.Date(2026, 11, 21, 9, 5, 0, 0, time.UTC)); err != nil {
+			later := time.Date(2026, 11, 21, 9, 5, 0, 0, time.UTC)
+			drv := &Driver{Deps: Deps{Now: func() time.Time { return later }}}
+			if err := drv.Resume(t.Context(), rep, saved, d); err != nil {
 				t.Fatal(err)
 			}
 			if rep.Status != tt.status || rep.Selected != tt.selected {

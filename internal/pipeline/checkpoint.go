@@ -15,7 +15,6 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
-	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/selection"
 )
@@ -72,30 +71,11 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 	return cp, nil
 }
 
-// Pause saves the checkpoint (checkpoints/<id>.json, never rewritten) and
-// appends its `checkpoint` ledger entry.
-func Pause(rep *Report, cp checkpoint.Checkpoint, now time.Time) error {
-	path := datalake.Open(rep.Spec.Datalake).CheckpointPath(cp.ID)
-	if err := checkpoint.Save(path, cp); err != nil {
-		return fmt.Errorf("save checkpoint %s: %w", cp.ID, err)
-	}
-	drafts := append(rep.takeEscalations(), checkpoint.CheckpointDraft(cp, now))
-	entries, err := ledger.Append(rep.Spec.LedgerPath, drafts...)
-	if err != nil {
-		return fmt.Errorf("append checkpoint %s to the ledger: %w", cp.ID, err)
-	}
-	rep.Entries = append(rep.Entries, entries...)
-	rep.LedgerHash = entries[len(entries)-1].Hash
-	rep.Status, rep.CheckpointID = Paused, cp.ID
-	return nil
-}
-
-// Apply carries out a human's decision on the checkpoint of a paused
-// report: Proceed selects (π*, or the best-scoring result when nothing was
-// admissible) and records; Skip records with nothing selected; Abort
-// records the run as failed; Pause changes nothing. Proceed, Skip and Abort
-// append the `decision` entry before the run's `run` entry.
-func Apply(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision, now time.Time) error {
+// applyDecision carries a human's decision on the checkpoint cp into the
+// report of the paused run: Proceed selects (π*, or the best-scoring
+// result when nothing was admissible); Skip selects nothing; Abort fails
+// the run; Pause changes nothing. The Driver records the outcome.
+func applyDecision(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision) error {
 	switch d.Action {
 	case checkpoint.ActionPause:
 		return nil
@@ -119,7 +99,7 @@ func Apply(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision, now tim
 		return fmt.Errorf("unknown checkpoint action %q", d.Action)
 	}
 	rep.CheckpointID = cp.ID
-	return Record(rep, now, checkpoint.DecisionDraft(cp, d, now))
+	return nil
 }
 
 func (rep *Report) resumeState() ResumeState {

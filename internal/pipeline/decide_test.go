@@ -9,7 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/selection"
 )
 
-func TestDecide(t *testing.T) {
+func TestConclude(t *testing.T) {
 	t.Parallel()
 	ok := &executor.Result{Agent: "a", Status: executor.Succeeded, Output: "x"}
 	spent := &executor.Result{Agent: "b", Status: executor.Escalated, BudgetExhausted: true}
@@ -45,7 +45,7 @@ func TestDecide(t *testing.T) {
 			t.Parallel()
 			cfg := &config.Config{Selection: config.Selection{OnNoAdmissible: tt.policy}, Checkpoints: config.Checkpoints{BeforeCommit: tt.beforeCommit}}
 			rep := &Report{Spec: Spec{Config: cfg}, Results: tt.results, Selection: tt.sel, aborted: tt.aborted}
-			Decide(rep)
+			Conclude(rep)
 			if rep.Status != tt.status || rep.Trigger != tt.trigger || rep.Selected != tt.selected {
 				t.Fatalf("Decide = %s/%q/%q, want %s/%q/%q (%s)", rep.Status, rep.Trigger, rep.Selected, tt.status, tt.trigger, tt.selected, rep.Message)
 			}

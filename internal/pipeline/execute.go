@@ -55,8 +55,11 @@ type Report struct {
 	Escalations []ledger.Draft
 	escMu       sync.Mutex
 	aborted     bool
-	// LedgerHash is the hash of the last ledger entry this run appended.
+	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
+	// Commit is the commit that holds the run's entries ("" when the
+	// recorder commits nothing).
+	Commit string
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -65,7 +68,7 @@ type Report struct {
 
 // Execute creates the run's directory, writes the resolved workflow, fans
 // the intent out, captures every result as its agent finishes, checks the
-// results and scores them. It records nothing in the ledger: Finish does.
+// results and scores them. It records nothing in the ledger: the Driver does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
 	lake := datalake.Open(spec.Datalake)

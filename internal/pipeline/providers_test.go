@@ -81,7 +81,7 @@ func TestAllProvidersAndNoSecretLeaks(t *testing.T) {
 		Getenv: f.getenv, HTTPClient: f.azure.Client(), Stderr: &lockedWriter{w: &logs, mu: &mu},
 		Logf: func(format string, args ...any) { mu.Lock(); fmt.Fprintf(&logs, format+"\n", args...); mu.Unlock() },
 	}
-	rep, err := Run(t.Context(), spec(t, f.cfg, "all-1", dir), deps)
+	rep, err := (&Driver{Deps: deps}).Run(t.Context(), spec(t, f.cfg, "all-1", dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestFaultSuite(t *testing.T) {
 			requests += len(replies)
 		}
 		start := time.Now()
-		rep, err := Run(t.Context(), spec(t, f.cfg, fmt.Sprintf("fault-%02d", i), dir), deps)
+		rep, err := (&Driver{Deps: deps}).Run(t.Context(), spec(t, f.cfg, fmt.Sprintf("fault-%02d", i), dir))
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
@@ -13,14 +12,14 @@ import (
 	"github.com/optr-dev/optr/internal/selection"
 )
 
-// Decide turns the selection into the run's status: completed when π* was
-// chosen, failed when nothing can be, and paused when a human must decide
-// (rep.Trigger says why; the caller raises the checkpoint). With
+// Conclude turns the selection into the run's status: completed when π*
+// was chosen, failed when nothing can be, and paused when a human must
+// decide (rep.Trigger says why; the driver raises the checkpoint). With
 // selection.on-no-admissible: checkpoint, an exhausted budget (BUDGET),
 // recovery running out of options with nothing produced (HICCUP) and no
 // admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
 // every run that selected something (APPROVAL).
-func Decide(rep *Report) {
+func Conclude(rep *Report) {
 	cfg := rep.Spec.Config
 	sel := rep.Selection
 	rep.Selected, rep.Trigger = sel.Selected, ""
@@ -146,10 +145,9 @@ func failed(vs []check.Verdict) []string {
 	return out
 }
 
-// Record writes what the run decided — optr-selection.json, result.md when
-// something was selected — and appends the run's `run` entry (after any
-// extra entries, such as a checkpoint decision) to the ledger.
-func Record(rep *Report, now time.Time, extra ...ledger.Draft) error {
+// writeDecision writes what the run decided: optr-selection.json, and
+// result.md when something was selected (rep.ResultPath names it).
+func (rep *Report) writeDecision() error {
 	run := rep.Run
 	if err := run.WriteJSON(datalake.FileSelection, rep.SelectionFile()); err != nil {
 		return err
@@ -158,21 +156,8 @@ func Record(rep *Report, now time.Time, extra ...ledger.Draft) error {
 		if err := run.WriteFile(datalake.FileResult, []byte(r.Output)); err != nil {
 			return err
 		}
-		rel, err := rep.Spec.WorkspacePath(run.Path(datalake.FileResult))
-		if err != nil {
-			return fmt.Errorf("locate result.md: %w", err)
-		}
-		rep.ResultPath = rel
+		rep.ResultPath = rep.Spec.DisplayPath(run.Path(datalake.FileResult))
 	}
-	drafts := append(rep.takeEscalations(), extra...)
-	drafts = append(drafts, rep.LedgerDraft(now))
-	entries, err := ledger.Append(rep.Spec.LedgerPath, drafts...)
-	if err != nil {
-		return fmt.Errorf("append to the ledger: %w", err)
-	}
-	rep.Entries = append(rep.Entries, entries...)
-	rep.LedgerHash = entries[len(entries)-1].Hash
-	rep.Finished = now.UTC()
 	return nil
 }
 

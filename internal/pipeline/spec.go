@@ -89,3 +89,16 @@ func (s Spec) WorkspacePath(path string) (string, error) {
 	}
 	return filepath.ToSlash(rel), nil
 }
+
+// DisplayPath names path for the person who started the run: relative to
+// the workspace when it lies inside it (how the repository names it), else
+// absolute. The CLI's datalake and ledger may be anywhere.
+func (s Spec) DisplayPath(path string) string {
+	if rel, err := s.WorkspacePath(path); err == nil {
+		return rel
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}

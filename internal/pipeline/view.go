@@ -48,3 +48,13 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// Totals are the run's token use and cost over every agent and attempt
+// (the Action's `tokens` and `cost-usd` outputs).
+func (rep *Report) Totals() (tokens int64, costUSD float64) {
+	for _, r := range rep.Results {
+		tokens += r.Usage.Total()
+		costUSD += r.CostUSD
+	}
+	return tokens, costUSD
+}

@@ -1,0 +1,363 @@
+package actionrun
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+const repo = githubtest.DefaultRepo
+
+// job is one in-process `optr action` invocation: a workspace, an event
+// payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and the fake
+// GitHub behind the Job's HTTP client.
+type job struct {
+	t   *testing.T
+	gh  *githubtest.Server
+	ws  string
+	dir string
+	env map[string]string
+	log bytes.Buffer
+}
+
+func newJob(t *testing.T, gh *githubtest.Server, runID string) *job {
+	t.Helper()
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &job{t: t, gh: gh, ws: ws, dir: dir, env: map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_API_URL":      gh.URL(),
+		"GITHUB_SERVER_URL":   "https://github.com",
+		"GITHUB_REPOSITORY":   repo,
+		"GITHUB_WORKSPACE":    ws,
+		"GITHUB_RUN_ID":       runID,
+		"GITHUB_RUN_ATTEMPT":  "1",
+		"GITHUB_SHA":          "ffac537e6cbbf934b08745a378932722df287a53",
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+		"GITHUB_EVENT_PATH":   filepath.Join(dir, "event.json"),
+		"INPUT_GITHUB-TOKEN":  "ghs_inprocesstoken",
+		"INPUT_DATALAKE":      ".optr",
+		"INPUT_COMMIT":        "true",
+		"PATH":                os.Getenv("PATH"),
+	}}
+}
+
+func (j *job) file(rel, content string) {
+	j.t.Helper()
+	p := filepath.Join(j.ws, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		j.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+		j.t.Fatal(err)
+	}
+}
+
+// event writes the payload of event name from the repository's webhook
+// fixtures, changed by edit.
+func (j *job) event(name, fixture string, edit func(map[string]any)) {
+	j.t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "webhooks", fixture))
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(data, &payload); err != nil {
+		j.t.Fatal(err)
+	}
+	if edit != nil {
+		edit(payload)
+	}
+	out, _ := json.Marshal(payload)
+	if err := os.WriteFile(j.env["GITHUB_EVENT_PATH"], out, 0o644); err != nil {
+		j.t.Fatal(err)
+	}
+	j.env["GITHUB_EVENT_NAME"] = name
+}
+
+// run runs the Job in this process and returns its error and outputs.
+func (j *job) run() (error, map[string]string) {
+	j.t.Helper()
+	var environ []string
+	for k, v := range j.env {
+		environ = append(environ, k+"="+v)
+	}
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	job := &Job{
+		Getenv:     func(k string) string { return j.env[k] },
+		Environ:    environ,
+		Stdout:     &j.log,
+		HTTPClient: j.gh.Client(),
+		Now:        func() time.Time { now = now.Add(time.Second); return now },
+		Sleep:      func(context.Context, time.Duration) error { return nil },
+	}
+	err := job.Run(j.t.Context())
+	return err, outputs(j.t, j.env["GITHUB_OUTPUT"])
+}
+
+// outputs parses GITHUB_OUTPUT as the runner does; a name set twice fails.
+func outputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		name, delim, ok := strings.Cut(line, "<<")
+		if !ok {
+			t.Fatalf("GITHUB_OUTPUT: unexpected line %q", line)
+		}
+		var lines []string
+		for sc.Scan() && sc.Text() != delim {
+			lines = append(lines, sc.Text())
+		}
+		if _, dup := out[name]; dup {
+			t.Fatalf("GITHUB_OUTPUT: %s set twice", name)
+		}
+		out[name] = strings.Join(lines, "\n")
+	}
+	return out
+}
+
+const agentsConfig = `agents:
+  good: { provider: command, run: [sh, agents/good.sh] }
+  sloppy: { provider: command, run: [sh, agents/sloppy.sh] }
+constraints:
+  no-todo: { check: not-regex, pattern: 'TODO' }
+selection: { on-no-admissible: %s }
+ledger: { branch: main }
+`
+
+func (j *job) agents(onNoAdmissible, good string) {
+	j.file(".github/optr.yml", strings.Replace(agentsConfig, "%s", onNoAdmissible, 1))
+	j.file("agents/good.sh", "cat >/dev/null\nprintf '"+good+"'\n")
+	j.file("agents/sloppy.sh", "cat >/dev/null\nprintf '# Draft\\n\\nTODO finish\\n'\n")
+}
+
+func labeled(number int, sender string) func(map[string]any) {
+	return func(p map[string]any) {
+		p["label"].(map[string]any)["name"] = "optr"
+		issue := p["issue"].(map[string]any)
+		issue["number"] = number
+		issue["labels"] = []any{map[string]any{"name": "optr"}}
+		p["sender"].(map[string]any)["login"] = sender
+		p["sender"].(map[string]any)["type"] = "User"
+	}
+}
+
+func commented(number int, body, sender string) func(map[string]any) {
+	return func(p map[string]any) {
+		p["issue"].(map[string]any)["number"] = number
+		p["comment"].(map[string]any)["body"] = body
+		p["comment"].(map[string]any)["user"].(map[string]any)["login"] = sender
+		p["sender"].(map[string]any)["login"] = sender
+		p["sender"].(map[string]any)["type"] = "User"
+	}
+}
+
+// committedLedger returns the entries of the ledger committed on branch.
+func committedLedger(t *testing.T, gh *githubtest.Server, branch string) []ledger.Entry {
+	t.Helper()
+	data, ok := gh.File(repo, branch, ".optr/ledger.jsonl")
+	if !ok {
+		t.Fatalf("no ledger committed on %s", branch)
+	}
+	if _, err := ledger.Verify(strings.NewReader(data)); err != nil {
+		t.Fatalf("committed ledger: %v", err)
+	}
+	var out []ledger.Entry
+	if err := ledger.Scan(strings.NewReader(data), func(e ledger.Entry) error { out = append(out, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func kinds(es []ledger.Entry) string {
+	var ks []string
+	for _, e := range es {
+		ks = append(ks, e.Kind)
+	}
+	return strings.Join(ks, ",")
+}
+
+func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	// Another writer's entry is already on the branch: this run's entries
+	// are chained onto it when they are committed, and that chain is the
+	// one the outputs report.
+	gh.AddIssue(repo, 7, "Explain the ledger", "Please explain.", "ada")
+	gh.Commit(repo, "main", map[string]string{".optr/ledger.jsonl": otherLedger(t)}, "earlier run")
+	j := newJob(t, gh, "501")
+	j.agents("fail", `# Answer\n\nAll good.\n`)
+	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	err, outs := j.run()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, j.log.String())
+	}
+	if outs["status"] != "completed" || outs["selected-agent"] != "good" {
+		t.Fatalf("outputs = %v", outs)
+	}
+	es := committedLedger(t, gh, "main")
+	if got := kinds(es); got != "run,run" {
+		t.Fatalf("committed kinds = %s", got)
+	}
+	last := es[len(es)-1]
+	if last.Seq != 2 || outs["ledger-hash"] != last.Hash {
+		t.Fatalf("ledger-hash output %s, committed head seq %d %s", outs["ledger-hash"], last.Seq, last.Hash)
+	}
+	if outs["ledger-commit"] != gh.Head(repo, "main") {
+		t.Fatalf("ledger-commit %s, branch head %s", outs["ledger-commit"], gh.Head(repo, "main"))
+	}
+	local, err := os.ReadFile(filepath.Join(j.ws, ".optr", "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remote, _ := gh.File(repo, "main", ".optr/ledger.jsonl"); string(local) != remote {
+		t.Fatal("the workspace ledger is not the committed one")
+	}
+	if outs["result-file"] != ".optr/workflows/issue-7/runs/501-1/result.md" {
+		t.Fatalf("result-file = %q", outs["result-file"])
+	}
+	for _, name := range []string{"tokens", "cost-usd"} {
+		if _, ok := outs[name]; !ok {
+			t.Errorf("output %s not set", name)
+		}
+	}
+	var progress int
+	for _, c := range gh.Comments(repo, 7) {
+		if strings.Contains(c.Body, "<!-- optr:run=501-1 -->") {
+			progress++
+			if !strings.Contains(c.Body, last.Hash) {
+				t.Errorf("the progress comment does not show the committed head %s:\n%s", last.Hash, c.Body)
+			}
+		}
+	}
+	if progress != 1 {
+		t.Fatalf("%d progress comments, want 1", progress)
+	}
+}
+
+// otherLedger is a one-entry ledger written by another run.
+func otherLedger(t *testing.T) string {
+	t.Helper()
+	es, err := ledger.Chain(ledger.Head{}, ledger.Draft{
+		Kind: ledger.KindRun, Run: "400-1", Workflow: "issue-3", Time: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+		Fields: map[string]any{"selected": "x"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := es[0].Line()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(line)
+}
+
+func TestPausedRunResumedByAWriter(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	gh.AddIssue(repo, 9, "Explain", "Please.", "ada")
+	first := newJob(t, gh, "600")
+	first.agents("checkpoint", `# Answer\n\nTODO too\n`)
+	first.event("issues", "issues.labeled.json", labeled(9, "ada"))
+	err, outs := first.run()
+	if err != nil || outs["status"] != "paused" || outs["checkpoint-id"] == "" {
+		t.Fatalf("first run: %v %v\n%s", err, outs, first.log.String())
+	}
+	es := committedLedger(t, gh, "main")
+	if kinds(es) != "checkpoint" || outs["ledger-hash"] != es[0].Hash {
+		t.Fatalf("after the pause: %s, ledger-hash %s", kinds(es), outs["ledger-hash"])
+	}
+	var asked bool
+	for _, c := range gh.Comments(repo, 9) {
+		asked = asked || strings.Contains(c.Body, "<!-- optr:checkpoint="+outs["checkpoint-id"]+" -->")
+	}
+	if !asked {
+		t.Fatal("no checkpoint comment")
+	}
+
+	second := newJob(t, gh, "601")
+	second.agents("checkpoint", `# Answer\n\nTODO too\n`)
+	second.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 1 ship it", "ada"))
+	err, outs2 := second.run()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, second.log.String())
+	}
+	es = committedLedger(t, gh, "main")
+	if got := kinds(es); got != "checkpoint,decision,run" {
+		t.Fatalf("after the decision: %s", got)
+	}
+	if outs2["status"] != "completed" || outs2["ledger-hash"] != es[2].Hash || outs2["run-id"] != "600-1" {
+		t.Fatalf("resume outputs = %v", outs2)
+	}
+}
+
+func TestDatalakeOutsideTheWorkspaceIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, lake := range []string{"/tmp/lake", "../lake"} {
+		gh := githubtest.NewServer(t)
+		gh.SetPermission(repo, "ada", "write")
+		j := newJob(t, gh, "700")
+		j.env["INPUT_DATALAKE"] = lake
+		j.agents("fail", `# Answer\n`)
+		j.event("issues", "issues.labeled.json", labeled(3, "ada"))
+		err, outs := j.run()
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), lake) {
+			t.Fatalf("datalake %s: err = %v", lake, err)
+		}
+		if outs["status"] != "failed" {
+			t.Fatalf("datalake %s: status = %q", lake, outs["status"])
+		}
+		if n := len(gh.Requests()); n != 0 {
+			t.Fatalf("datalake %s: %d GitHub requests before the refusal", lake, n)
+		}
+	}
+}
+
+func TestCommitOffAppendsToTheWorkspaceLedger(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	j := newJob(t, gh, "800")
+	j.env["INPUT_COMMIT"] = "false"
+	j.env["INPUT_WORKFLOW"] = "nightly"
+	j.env["INPUT_INTENT"] = "say hello"
+	j.agents("fail", `# Answer\n\nhello\n`)
+	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	err, outs := j.run()
+	if err != nil || outs["status"] != "completed" {
+		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
+	}
+	s, err := ledger.VerifyFile(filepath.Join(j.ws, ".optr", "ledger.jsonl"))
+	if err != nil || s.Entries != 1 || outs["ledger-hash"] != s.Head.Hash || outs["ledger-commit"] != "" {
+		t.Fatalf("workspace ledger %+v (%v), outputs %v", s, err, outs)
+	}
+	if c := gh.Count("PATCH /repos/{owner}/{repo}/git/refs/{ref}") + gh.Count("POST /repos/{owner}/{repo}/git/commits"); c != 0 {
+		t.Fatalf("commit: false made %d git writes", c)
+	}
+}

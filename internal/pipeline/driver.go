@@ -1,0 +1,247 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// Driver owns a run's lifecycle, the same for every face of optr and every
+// pipeline mode:
+//
+//	Prepare → Execute → Conclude → Pause (checkpoint) | Record
+//
+// and, for a paused run answered later, Resume → Apply → Record. What the
+// CLI and the Action do differently plugs in through three small
+// interfaces: where the ledger is recorded (Recorder), where progress is
+// shown (Observer) and whether a human can answer a checkpoint at once
+// (Asker). Nothing else about a run lives outside this file's callees.
+type Driver struct {
+	// Deps are the run's connections to the world.
+	Deps Deps
+	// Recorder keeps the ledger entries; nil appends to Spec.LedgerPath.
+	Recorder Recorder
+	// Observer is told about progress; nil shows nothing.
+	Observer Observer
+	// Asker answers checkpoints on the spot; nil leaves every pause saved
+	// for a later answer.
+	Asker Asker
+}
+
+// Recorder keeps a run's ledger entries: appended to a local file (the
+// CLI, and the Action with commit: false), or committed compare-and-swap
+// to the ledger branch together with the run's files (the Action).
+type Recorder interface {
+	// Record appends drafts, in order, and keeps files (absolute paths
+	// the run wrote) with them. It returns the entries exactly as
+	// recorded — seq, prev and hash final — and the commit holding them
+	// ("" when nothing was committed).
+	Record(ctx context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error)
+}
+
+// Recorded is what a Recorder kept.
+type Recorded struct {
+	// Entries are the appended entries as they stand in the ledger.
+	Entries []ledger.Entry
+	// Commit is the commit that holds them, "" when not committed.
+	Commit string
+}
+
+// FileRecorder appends to the ledger file at Path; it commits nothing.
+type FileRecorder struct{ Path string }
+
+// Record implements Recorder.
+func (f FileRecorder) Record(_ context.Context, _ *Report, drafts []ledger.Draft, _ []string) (Recorded, error) {
+	entries, err := ledger.Append(f.Path, drafts...)
+	if err != nil {
+		return Recorded{}, fmt.Errorf("append to the ledger %s: %w", f.Path, err)
+	}
+	return Recorded{Entries: entries}, nil
+}
+
+// Observer shows a run as it happens: the live terminal view, the
+// progress comment. Event is called from agent goroutines.
+type Observer interface {
+	// Started announces a prepared run: its agents, all queued.
+	Started(ctx context.Context, p *Prepared)
+	// Event is an agent's state change.
+	Event(ev executor.Event)
+	// Finished shows the run's final state (completed, failed or paused),
+	// after it was recorded.
+	Finished(ctx context.Context, rep *Report)
+	// Stopped shows that the run could not go on (err says why).
+	Stopped(ctx context.Context, err error)
+}
+
+// Asker is a human who may answer a checkpoint at once.
+type Asker interface {
+	// Ask asks about cp; ok is false when no answer can be had now (no
+	// terminal, no input), and the run stays paused.
+	Ask(ctx context.Context, cp checkpoint.Checkpoint) (d checkpoint.Decision, ok bool)
+	// Paused tells the people who may answer later that the run waits at
+	// cp, which is saved and recorded (a comment, a message).
+	Paused(ctx context.Context, rep *Report, cp checkpoint.Checkpoint)
+}
+
+func (d *Driver) recorder(spec Spec) Recorder {
+	if d.Recorder != nil {
+		return d.Recorder
+	}
+	return FileRecorder{Path: spec.LedgerPath}
+}
+
+func (d *Driver) now() time.Time { return d.Deps.now() }
+
+// Run carries a run from its spec to its end: completed, failed, or paused
+// at a checkpoint (saved and recorded; answered on the spot when the Asker
+// can). Bad input is an *InputError returned before anything is written or
+// any agent starts. The report is returned whenever the run got as far as
+// executing, also with an error.
+func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
+	deps := d.Deps
+	if d.Observer != nil {
+		deps.OnEvent = d.Observer.Event
+	}
+	p, err := Prepare(spec, deps)
+	if err != nil {
+		return nil, err
+	}
+	if d.Observer != nil {
+		d.Observer.Started(ctx, p)
+	}
+	rep, err := p.Execute(ctx)
+	if err != nil {
+		d.stopped(ctx, err)
+		return rep, err
+	}
+	Conclude(rep)
+	if rep.Status == Paused {
+		err = d.pause(ctx, rep)
+	} else {
+		err = d.record(ctx, rep)
+	}
+	if err != nil {
+		d.stopped(ctx, err)
+		return rep, err
+	}
+	d.finished(ctx, rep)
+	return rep, nil
+}
+
+// Resume carries out decision on the checkpoint cp of the paused run rep
+// (rebuilt with Resume from the saved checkpoint) and records the outcome.
+// Pause (option 4) records nothing and leaves the run paused.
+func (d *Driver) Resume(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, decision checkpoint.Decision) error {
+	if err := d.apply(ctx, rep, cp, decision); err != nil {
+		d.stopped(ctx, err)
+		return err
+	}
+	d.finished(ctx, rep)
+	return nil
+}
+
+func (d *Driver) stopped(ctx context.Context, err error) {
+	if d.Observer != nil {
+		d.Observer.Stopped(ctx, err)
+	}
+}
+
+func (d *Driver) finished(ctx context.Context, rep *Report) {
+	if d.Observer != nil {
+		d.Observer.Finished(ctx, rep)
+	}
+}
+
+// pause raises the checkpoint of a paused run, asks the Asker, saves and
+// records the checkpoint, and carries an answer out at once when one came.
+func (d *Driver) pause(ctx context.Context, rep *Report) error {
+	cp, err := Raise(rep, d.now())
+	if err != nil {
+		return err
+	}
+	var answer checkpoint.Decision
+	answered := false
+	if d.Asker != nil {
+		answer, answered = d.Asker.Ask(ctx, cp)
+	}
+	path := datalake.Open(rep.Spec.Datalake).CheckpointPath(cp.ID)
+	if err := checkpoint.Save(path, cp); err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", cp.ID, err)
+	}
+	files, err := rep.Run.Files()
+	if err != nil {
+		return fmt.Errorf("list the run's files: %w", err)
+	}
+	drafts := append(rep.takeEscalations(), checkpoint.CheckpointDraft(cp, d.now()))
+	if err := d.keep(ctx, rep, drafts, append(files, path)); err != nil {
+		return fmt.Errorf("record checkpoint %s: %w", cp.ID, err)
+	}
+	rep.Status, rep.CheckpointID = Paused, cp.ID
+	if answered && answer.Action != checkpoint.ActionPause {
+		return d.apply(ctx, rep, cp, answer)
+	}
+	if d.Asker != nil {
+		d.Asker.Paused(ctx, rep, cp)
+	}
+	return nil
+}
+
+// apply carries out a human's decision on the checkpoint of a paused run:
+// Proceed selects (π*, or the best-scoring result when nothing was
+// admissible) and records; Skip records with nothing selected; Abort
+// records the run as failed; Pause changes nothing. Proceed, Skip and
+// Abort record the `decision` entry just before the run's `run` entry.
+func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
+	if err := applyDecision(rep, cp, dec); err != nil {
+		return err
+	}
+	if dec.Action == checkpoint.ActionPause {
+		return nil
+	}
+	return d.record(ctx, rep, checkpoint.DecisionDraft(cp, dec, d.now()))
+}
+
+// record writes what the run decided (optr-selection.json, result.md)
+// and records the run's entries — pending escalations, extra (a
+// decision), then the `run` entry — with the run's files.
+func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft) error {
+	now := d.now()
+	if err := rep.writeDecision(); err != nil {
+		return err
+	}
+	files, err := rep.Run.Files()
+	if err != nil {
+		return fmt.Errorf("list the run's files: %w", err)
+	}
+	drafts := append(rep.takeEscalations(), extra...)
+	drafts = append(drafts, rep.LedgerDraft(now))
+	if err := d.keep(ctx, rep, drafts, files); err != nil {
+		return err
+	}
+	rep.Finished = now.UTC()
+	return nil
+}
+
+// keep hands drafts to the recorder and takes the entries it recorded as
+// the run's: the hash a run reports is the one recorded, computed once.
+func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, files []string) error {
+	got, err := d.recorder(rep.Spec).Record(ctx, rep, drafts, files)
+	if err != nil {
+		return err
+	}
+	if len(got.Entries) == 0 {
+		return errors.New("the ledger recorded no entry")
+	}
+	rep.Entries = append(rep.Entries, got.Entries...)
+	rep.LedgerHash = got.Entries[len(got.Entries)-1].Hash
+	if got.Commit != "" {
+		rep.Commit = got.Commit
+	}
+	return nil
+}
