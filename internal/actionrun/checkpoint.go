@@ -148,7 +148,7 @@ func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerD
 func (j *Job) post(ctx context.Context, trig action.Trigger, text string) {
 	j.log.Infof("%s", text)
 	if trig.Issue != 0 {
-		if _, err := j.gh.CreateComment(ctx, trig.Issue, text); err != nil {
+		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindReply, j.env.RunID(), text); err != nil {
 			j.log.Warning("could not reply on the issue: " + err.Error())
 		}
 	}

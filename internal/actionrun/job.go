@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -107,7 +108,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 	}
 	if trig.Action == action.Skip { // a malformed /optr command from a writer
 		j.log.Infof("skipped: %s", trig.Reason)
-		if _, err := j.gh.CreateComment(ctx, trig.Issue, trig.Reply); err != nil {
+		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindReply, j.env.RunID(), trig.Reply); err != nil {
 			j.log.Warning("could not reply on the issue: " + err.Error())
 		}
 		return j.skip("")

@@ -301,6 +301,13 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 		t.Fatal("no checkpoint comment")
 	}
 
+	bad := newJob(t, gh, "602")
+	bad.agents("checkpoint", `# Answer\n`)
+	bad.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 9", "ada"))
+	if err, outs := bad.run(); err != nil || outs["status"] != "skipped" {
+		t.Fatalf("/optr choose 9: %v %v", err, outs)
+	}
+
 	second := newJob(t, gh, "601")
 	second.agents("checkpoint", `# Answer\n\nTODO too\n`)
 	second.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 1 ship it", "ada"))
@@ -314,6 +321,30 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 	}
 	if outs2["status"] != "completed" || outs2["ledger-hash"] != es[2].Hash || outs2["run-id"] != "600-1" {
 		t.Fatalf("resume outputs = %v", outs2)
+	}
+
+	late := newJob(t, gh, "603")
+	late.agents("checkpoint", `# Answer\n`)
+	late.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 2", "ada"))
+	if err, outs := late.run(); err != nil || outs["status"] != "skipped" {
+		t.Fatalf("a second answer: %v %v", err, outs)
+	}
+	// Every comment optr posted carries a hidden marker, replies too, so a
+	// retried job edits instead of posting again.
+	var replies []string
+	for _, c := range gh.Comments(repo, 9) {
+		if c.Login == "ada" {
+			continue
+		}
+		if !strings.Contains(c.Body, "<!-- optr:") {
+			t.Errorf("a comment without a marker:\n%s", c.Body)
+		}
+		if strings.Contains(c.Body, "<!-- optr:reply=") {
+			replies = append(replies, c.Body)
+		}
+	}
+	if len(replies) != 2 || !strings.Contains(replies[0], "9") || !strings.Contains(strings.ToLower(replies[1]), "already") {
+		t.Fatalf("replies = %q", replies)
 	}
 }
 

@@ -388,3 +388,20 @@ func TestDatalakeAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// The seed's executor took `--constraints a,b`; optr accepts it beside
+// the repeatable --constraint.
+func TestSeedConstraintsFlag(t *testing.T) {
+	demoWorkspace(t)
+	r := optr(t, "run", "--config", "testdata/demo/optr.yml", "--intent", "x", "--agents", "good", "--constraints", "no-todo,short", "--constraint", "has-title", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out Outcome
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Table) != 1 || out.Table[0].Invariants == nil {
+		t.Fatalf("table = %+v", out.Table)
+	}
+}

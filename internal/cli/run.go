@@ -27,6 +27,7 @@ type runFlags struct {
 	intent      string
 	intentFile  string
 	constraints []string
+	commaList   []string
 	pipeline    string
 	agents      []string
 	datalake    string
@@ -44,6 +45,7 @@ func (c *CLI) cmdRun(ctx context.Context, args []string) error {
 	fs.StringVar(&f.intent, "intent", "", "what to do")
 	fs.StringVar(&f.intentFile, "intent-file", "", "read the intent from this file ('-' for stdin)")
 	fs.StringArrayVar(&f.constraints, "constraint", nil, "add a constraint by name (repeatable)")
+	fs.StringSliceVar(&f.commaList, "constraints", nil, "add constraints by name, comma-separated (the seed executor's form)")
 	fs.StringVar(&f.pipeline, "pipeline", "", "run this configured pipeline")
 	fs.StringSliceVar(&f.agents, "agents", nil, "run only these agents (comma-separated)")
 	fs.StringVar(&f.datalake, "datalake", ".optr", "datalake directory")
@@ -78,7 +80,7 @@ func (c *CLI) cmdRun(ctx context.Context, args []string) error {
 	}
 	spec := pipeline.Spec{
 		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
-		Constraints: f.constraints, Pipeline: f.pipeline, Agents: f.agents,
+		Constraints: append(f.constraints, f.commaList...), Pipeline: f.pipeline, Agents: f.agents,
 		Datalake: f.datalake, LedgerPath: ledgerPath(f.ledger, f.datalake), Dir: wd,
 	}
 	return c.runLocal(ctx, spec, mode, f.json)

@@ -18,6 +18,9 @@ const (
 	KindRun        = "run"
 	KindCheckpoint = "checkpoint"
 	KindEscalation = "escalation"
+	// KindReply marks a short answer to a command (`/optr choose 9`, an
+	// answer to a decided checkpoint), one per workflow run.
+	KindReply = "reply"
 )
 
 // Marker returns the hidden marker for a comment of kind about id, e.g.

@@ -221,7 +221,7 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 	}
 	drafts := append(rep.takeEscalations(), extra...)
 	drafts = append(drafts, rep.LedgerDraft(now))
-	if err := d.keep(ctx, rep, drafts, files); err != nil {
+	if err := d.keep(ctx, rep, drafts, append(files, rep.ExtraFiles...)); err != nil {
 		return err
 	}
 	rep.Finished = now.UTC()

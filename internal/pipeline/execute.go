@@ -60,6 +60,14 @@ type Report struct {
 	// Commit is the commit that holds the run's entries ("" when the
 	// recorder commits nothing).
 	Commit string
+	// Mode is the pipeline mode that ran (config.ModeSelect, …).
+	Mode string
+	// ModeFields are the mode's own members of the `run` ledger entry
+	// (delegate: spec, success_rate, reports; stages: stages).
+	ModeFields map[string]any
+	// ExtraFiles are files outside the run directory that the run wrote
+	// and that are recorded with it (a delegation's spec folder).
+	ExtraFiles []string
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time

@@ -211,7 +211,12 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	for _, c := range rep.ConstraintInfo {
 		names = append(names, c.Name)
 	}
+	mode := rep.Mode
+	if mode == "" {
+		mode = config.ModeSelect
+	}
 	fields := map[string]any{
+		"mode":          mode,
 		"selected":      rep.Selected,
 		"status":        string(rep.Status),
 		"intent_sha256": executor.SHA256Hex(rep.Spec.Intent),
@@ -220,6 +225,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	}
 	if rep.Spec.Commit != "" {
 		fields["commit"] = rep.Spec.Commit
+	}
+	for k, v := range rep.ModeFields {
+		fields[k] = v
 	}
 	return ledger.Draft{Kind: "run", Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Time: now.UTC(), Fields: fields}
 }
