@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -55,6 +56,7 @@ type Report struct {
 	Escalations []ledger.Draft
 	escMu       sync.Mutex
 	aborted     bool
+	concluder   Mode
 	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
 	// Commit is the commit that holds the run's entries ("" when the
@@ -74,9 +76,10 @@ type Report struct {
 	Finished time.Time
 }
 
-// Execute creates the run's directory, writes the resolved workflow, fans
-// the intent out, captures every result as its agent finishes, checks the
-// results and scores them. It records nothing in the ledger: the Driver does.
+// Execute creates the run's directory, writes the resolved workflow,
+// starts the watcher and runs the mode — by default select: the intent
+// fanned out to every agent, each result captured as its agent finishes,
+// checked and scored. It records nothing in the ledger: the Driver does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
 	lake := datalake.Open(spec.Datalake)
@@ -87,37 +90,44 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC()}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
 	outDir := filepath.Join(run.Dir, "agent-files")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create OPTR_OUTPUT_DIR: %w", err)
+	}
 	w, err := p.watcher(run, rep)
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
 	stop := w.Start(ctx)
 	spares, synth := p.reinforcements()
-	results, err := executor.Run(ctx, executor.Options{
-		Tasks:               p.tasks,
-		Request:             p.request(outDir),
-		MaxParallel:         spec.Config.Executor.MaxParallel,
-		Constraints:         p.Constraints,
-		Policy:              p.policy,
-		CheckDuringRecovery: p.checkEarly,
-		Sink: func(r *executor.Result) error {
-			return run.WriteJSON(filepath.Join(datalake.DirOutputs, r.Agent+".json"), r)
+	x := &Execution{
+		Prepared: p,
+		Report:   rep,
+		Options: executor.Options{
+			Tasks:               p.tasks,
+			Request:             p.request(outDir),
+			MaxParallel:         spec.Config.Executor.MaxParallel,
+			Constraints:         p.Constraints,
+			Policy:              p.policy,
+			CheckDuringRecovery: p.checkEarly,
+			Sink: func(r *executor.Result) error {
+				return run.WriteJSON(filepath.Join(datalake.DirOutputs, r.Agent+".json"), r)
+			},
+			OnEvent:     p.deps.OnEvent,
+			Now:         p.deps.Now,
+			Supervise:   w.Supervise,
+			Failed:      w.Failed,
+			MaxRestarts: spec.Config.Watcher.MaxRestarts,
+			Spares:      spares,
+			Synthesizer: synth,
 		},
-		OnEvent:     p.deps.OnEvent,
-		Now:         p.deps.Now,
-		Supervise:   w.Supervise,
-		Failed:      w.Failed,
-		MaxRestarts: spec.Config.Watcher.MaxRestarts,
-		Spares:      spares,
-		Synthesizer: synth,
-	})
+	}
+	err = p.mode.Run(ctx, x)
 	stop()
-	rep.Results = results
 	if errors.Is(err, escalation.ErrAbort) {
 		rep.aborted = true // every result is complete and recorded: finish the run as failed
 		err = nil
@@ -125,8 +135,10 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	p.recordErrors(lake, results)
-	rep.Selection = selection.Select(candidates(results), spec.Config.Selection)
+	p.recordErrors(lake, rep.Results)
+	if rep.Selection.Rows == nil {
+		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
+	}
 	return rep, nil
 }
 

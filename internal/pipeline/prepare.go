@@ -24,6 +24,7 @@ type Prepared struct {
 	checkEarly  bool
 	deps        Deps
 	agents      *agentSet
+	mode        Mode
 }
 
 // Prepare resolves spec against its config: the pipeline and agents, the
@@ -99,6 +100,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		checkEarly:  policy.Analyzer != nil,
 		deps:        deps,
 		agents:      set,
+		mode:        selectMode{},
 	}, nil
 }
 
@@ -111,5 +113,6 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// SetOnEvent sets the listener for agent state changes (progress displays).
-func (p *Prepared) SetOnEvent(fn func(executor.Event)) { p.deps.OnEvent = fn }
+// SetMode replaces the mode the config chose (a matrix gather brings the
+// results its tasks produced instead of running agents).
+func (p *Prepared) SetMode(m Mode) { p.mode = m }

@@ -20,6 +20,10 @@ import (
 // admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
 // every run that selected something (APPROVAL).
 func Conclude(rep *Report) {
+	if c, ok := rep.concluder.(Concluder); ok && !rep.aborted {
+		c.Conclude(rep)
+		return
+	}
 	cfg := rep.Spec.Config
 	sel := rep.Selection
 	rep.Selected, rep.Trigger = sel.Selected, ""
