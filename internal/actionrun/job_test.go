@@ -90,7 +90,7 @@ func (j *job) event(name, fixture string, edit func(map[string]any)) {
 }
 
 // run runs the Job in this process and returns its error and outputs.
-func (j *job) run() (error, map[string]string) {
+func (j *job) run() (map[string]string, error) {
 	j.t.Helper()
 	var environ []string
 	for k, v := range j.env {
@@ -106,7 +106,7 @@ func (j *job) run() (error, map[string]string) {
 		Sleep:      func(context.Context, time.Duration) error { return nil },
 	}
 	err := job.Run(j.t.Context())
-	return err, outputs(j.t, j.env["GITHUB_OUTPUT"])
+	return outputs(j.t, j.env["GITHUB_OUTPUT"]), err
 }
 
 // outputs parses GITHUB_OUTPUT as the runner does; a name set twice fails.
@@ -213,7 +213,7 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	j := newJob(t, gh, "501")
 	j.agents("fail", `# Answer\n\nAll good.\n`)
 	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
-	err, outs := j.run()
+	outs, err := j.run()
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, j.log.String())
 	}
@@ -285,7 +285,7 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 	first := newJob(t, gh, "600")
 	first.agents("checkpoint", `# Answer\n\nTODO too\n`)
 	first.event("issues", "issues.labeled.json", labeled(9, "ada"))
-	err, outs := first.run()
+	outs, err := first.run()
 	if err != nil || outs["status"] != "paused" || outs["checkpoint-id"] == "" {
 		t.Fatalf("first run: %v %v\n%s", err, outs, first.log.String())
 	}
@@ -304,14 +304,14 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 	bad := newJob(t, gh, "602")
 	bad.agents("checkpoint", `# Answer\n`)
 	bad.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 9", "ada"))
-	if err, outs := bad.run(); err != nil || outs["status"] != "skipped" {
+	if outs, err := bad.run(); err != nil || outs["status"] != "skipped" {
 		t.Fatalf("/optr choose 9: %v %v", err, outs)
 	}
 
 	second := newJob(t, gh, "601")
 	second.agents("checkpoint", `# Answer\n\nTODO too\n`)
 	second.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 1 ship it", "ada"))
-	err, outs2 := second.run()
+	outs2, err := second.run()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, second.log.String())
 	}
@@ -326,7 +326,7 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 	late := newJob(t, gh, "603")
 	late.agents("checkpoint", `# Answer\n`)
 	late.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 2", "ada"))
-	if err, outs := late.run(); err != nil || outs["status"] != "skipped" {
+	if outs, err := late.run(); err != nil || outs["status"] != "skipped" {
 		t.Fatalf("a second answer: %v %v", err, outs)
 	}
 	// Every comment optr posted carries a hidden marker, replies too, so a
@@ -357,7 +357,7 @@ func TestDatalakeOutsideTheWorkspaceIsRefused(t *testing.T) {
 		j.env["INPUT_DATALAKE"] = lake
 		j.agents("fail", `# Answer\n`)
 		j.event("issues", "issues.labeled.json", labeled(3, "ada"))
-		err, outs := j.run()
+		outs, err := j.run()
 		var ue *UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), lake) {
 			t.Fatalf("datalake %s: err = %v", lake, err)
@@ -380,7 +380,7 @@ func TestCommitOffAppendsToTheWorkspaceLedger(t *testing.T) {
 	j.env["INPUT_INTENT"] = "say hello"
 	j.agents("fail", `# Answer\n\nhello\n`)
 	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
-	err, outs := j.run()
+	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
 	}
