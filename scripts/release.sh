@@ -106,7 +106,7 @@ build() {
   rm -rf "$out/stage"
   (cd "$out" && sha256sum optr_*.tar.gz >SHA256SUMS)
   log "sbom"
-  go run "$SBOM_TOOL" app -json -std -main cmd/optr -output "$out/optr_${semver}.cdx.json" . >/dev/null
+  CGO_ENABLED=0 go run "$SBOM_TOOL" app -json -std -main cmd/optr -output "$out/optr_${semver}.cdx.json" . >/dev/null
   log "built $(cd "$out" && ls optr_*.tar.gz | wc -l | tr -d ' ') archives, SHA256SUMS, optr_${semver}.cdx.json and release-notes.md in $out"
 }
 
