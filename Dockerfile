@@ -70,7 +70,8 @@ LABEL org.opencontainers.image.title="optr" \
       org.opencontainers.image.vendor="optr-dev" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="docker.io/library/debian:trixie-20260918-slim"
+      org.opencontainers.image.base.name="docker.io/library/debian:trixie-20260918-slim" \
+      org.opencontainers.image.base.digest="sha256:a99cfc517144bc59b1978475ec53b46ecabec7e43635402ee5b77cc54cd1b20a"
 # git for code changes (agent worktrees, patches); ca-certificates for
 # HTTPS. No recommends: no ssh, less or patch. The workspace is mounted from
 # the runner and owned by its user, not root, so git is told to trust it.

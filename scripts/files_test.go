@@ -134,6 +134,9 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("final ENTRYPOINT (-want +got):\n%s", diff)
 	}
 	finalText := strings.Join(final, "\n")
+	if _, digest, _ := strings.Cut(final[0], "@"); !strings.Contains(finalText, `org.opencontainers.image.base.digest="`+strings.TrimSpace(digest)+`"`) {
+		t.Errorf("final stage's base.digest label is not its FROM digest %s", digest)
+	}
 	for _, want := range []string{
 		"--no-install-recommends ca-certificates git",
 		"COPY --from=copilot /out/copilot /usr/local/bin/copilot",
