@@ -1,6 +1,7 @@
 // Package version reports which optr this is: the version stamped in at
-// build time with -ldflags "-X github.com/optr-dev/optr/internal/version.Version=v1.2.3",
-// or else what the Go toolchain recorded in the binary.
+// build time with -ldflags "-X github.com/optr-dev/optr/internal/version.Version=v1.2.3"
+// (scripts/release.sh and the Dockerfile do), or else what the Go toolchain
+// recorded in the binary (go install, go build in a checkout).
 package version
 
 import "runtime/debug"
@@ -10,11 +11,17 @@ var Version = ""
 
 // String returns the version, e.g. "v1.2.3" or "(devel) 3f2a9c1".
 func String() string {
-	if Version != "" {
-		return Version
-	}
 	info, ok := debug.ReadBuildInfo()
-	if !ok {
+	return describe(Version, info, ok)
+}
+
+// describe is String without the globals: the stamped version when there is
+// one, else the module version with the commit it was built from.
+func describe(stamped string, info *debug.BuildInfo, ok bool) string {
+	if stamped != "" {
+		return stamped
+	}
+	if !ok || info == nil {
 		return "unknown"
 	}
 	v := info.Main.Version
