@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 )
 
@@ -29,22 +28,17 @@ type Summary struct {
 // Reading and checking run on the calling goroutine while a second goroutine
 // hashes the lines already checked.
 func Verify(r io.Reader) (Summary, error) {
-	v := verifier{r: r}
-	return v.run()
+	return verifyFrom(r, Head{})
 }
 
-// VerifyFile verifies the ledger at path. A missing file is an error.
-func VerifyFile(path string) (Summary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Summary{}, fmt.Errorf("verify ledger: %w", err)
-	}
-	defer f.Close()
-	s, err := Verify(f)
-	if err != nil {
-		return s, fmt.Errorf("ledger %s: %w", path, err)
-	}
-	return s, nil
+// verifyFrom verifies a stream of entries that continues the ledger whose
+// head is head: its first entry must have seq head.Seq+1 and prev
+// head.Hash. Line numbers count from head.Seq, so they stay the line
+// numbers of the whole ledger.
+func verifyFrom(r io.Reader, head Head) (Summary, error) {
+	v := verifier{r: r, seq: head.Seq, lines: head.Seq}
+	copy(v.prevHash[:], head.Hash)
+	return v.run()
 }
 
 const (
