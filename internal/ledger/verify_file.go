@@ -21,6 +21,10 @@ const ProblemSegment Problem = "segment"
 // wrapping os.ErrNotExist; sealed segments without an active one (a crash
 // right after sealing) are a valid ledger.
 func VerifyFile(path string) (Summary, error) {
+	return verifyFile(path, nil)
+}
+
+func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 	segs, err := Segments(path)
 	if err != nil {
 		return Summary{}, fmt.Errorf("verify ledger: %w", err)
@@ -34,7 +38,7 @@ func VerifyFile(path string) (Summary, error) {
 		case s.First <= sum.Head.Seq:
 			return sum, segmentError(s.Path, s.First, "segment %s starts at seq %d, but the segments before it already hold entries up to %d", name, s.First, sum.Head.Seq)
 		}
-		next, err := verifyPart(s.Path, sum.Head)
+		next, err := verifyPart(s.Path, sum.Head, tree)
 		if err != nil {
 			return sum, err
 		}
@@ -43,7 +47,7 @@ func VerifyFile(path string) (Summary, error) {
 		}
 		sum = next
 	}
-	next, err := verifyPart(path, sum.Head)
+	next, err := verifyPart(path, sum.Head, tree)
 	if errors.Is(err, os.ErrNotExist) && len(segs) > 0 {
 		return sum, nil
 	}
@@ -51,13 +55,13 @@ func VerifyFile(path string) (Summary, error) {
 }
 
 // verifyPart verifies one file of a ledger, continuing from head.
-func verifyPart(path string, head Head) (Summary, error) {
+func verifyPart(path string, head Head, tree *treeRecorder) (Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Summary{Entries: head.Seq, Head: head}, fmt.Errorf("verify ledger: %w", err)
 	}
 	defer f.Close()
-	s, err := verifyFrom(f, head)
+	s, err := verifyFrom(f, head, tree)
 	if err != nil {
 		return s, fmt.Errorf("ledger %s: %w", path, err)
 	}
