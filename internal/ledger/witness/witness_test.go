@@ -141,11 +141,12 @@ func TestWitnessCatches(t *testing.T) {
 		verifyOK bool // the chain itself still verifies
 	}{
 		{"rewritten but rechained", func(r *repo) string {
-			// Rewrite entry 30 and re-chain the active segment after it.
-			entries := rebuild(t, r, 30)
+			// Rewrite the active segment's second entry and re-chain the
+			// entries after it.
+			entries := rebuild(t, r)
 			os.WriteFile(r.path, entries, 0o644)
 			return r.commit("rewrite", nil)
-		}, "entry 30 differs", true},
+		}, "differs: the ledger was rewritten", true},
 		{"truncated", func(r *repo) string {
 			data, _ := os.ReadFile(r.path)
 			lines := strings.SplitAfter(string(data), "\n")
@@ -195,9 +196,9 @@ func TestWitnessCatches(t *testing.T) {
 	}
 }
 
-// rebuild returns the active segment re-chained with entry seq changed:
+// rebuild returns the active segment re-chained with its second entry changed:
 // a valid chain that is not the one that was committed.
-func rebuild(t *testing.T, r *repo, seq int64) []byte {
+func rebuild(t *testing.T, r *repo) []byte {
 	t.Helper()
 	var entries []ledger.Entry
 	if err := ledger.ScanFile(r.path, func(e ledger.Entry) error { entries = append(entries, e); return nil }); err != nil {
@@ -214,7 +215,7 @@ func rebuild(t *testing.T, r *repo, seq int64) []byte {
 		}
 		d := ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
 		d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
-		if e.Seq == seq {
+		if e.Seq == first+1 {
 			d.Fields = map[string]any{"selected": "b"}
 		}
 		ch, err := ledger.Chain(head, d)
