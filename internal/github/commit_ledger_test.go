@@ -172,3 +172,43 @@ func TestCommitBackSeals(t *testing.T) {
 		t.Errorf("a commit-back after the seal, checking a head in the sealed segment: %v", err)
 	}
 }
+
+// TestCommitBackKnownLedgerIsNotDownloaded: with Known equal to the
+// branch's ledger, the raw ledger is not read again; with a stale Known it
+// is, and the commit chains onto the real remote.
+func TestCommitBackKnownLedgerIsNotDownloaded(t *testing.T) {
+	s := githubtest.NewServer(t)
+	seed := ledgerOf(t, "a", "b")
+	s.Commit(repo, "main", map[string]string{ledgerPath: seed}, "seed")
+	c := newClient(t, s, &sleeper{})
+	for _, tc := range []struct {
+		name  string
+		known string
+		raw   bool // the raw file must be read
+	}{
+		{"known", seed, false},
+		{"stale", ledgerOf(t, "a"), true},
+	} {
+		s.ResetRequests()
+		before, _ := s.File(repo, "main", ledgerPath)
+		if tc.name == "known" {
+			tc.known = before
+		}
+		res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Known: []byte(tc.known), Rechain: (&appendLine{line: tc.name}).rechain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw int
+		for _, r := range s.Requests() {
+			if r.Operation == opGetContent && strings.HasSuffix(r.Path, "ledger.jsonl") {
+				raw++
+			}
+		}
+		if (raw > 0) != tc.raw {
+			t.Errorf("%s: %d raw reads of the ledger", tc.name, raw)
+		}
+		if string(res.Ledger) != string(chainOnto(t, []byte(before), tc.name)) {
+			t.Errorf("%s: the committed ledger is not the remote one plus this run", tc.name)
+		}
+	}
+}
