@@ -14,6 +14,7 @@ require (
 	github.com/sethvargo/go-githubactions v1.3.1
 	github.com/sethvargo/go-retry v0.5.0
 	github.com/spf13/pflag v1.0.10
+	golang.org/x/mod v0.42.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0

@@ -4,7 +4,12 @@
 //	   each take L (goal ≤ 1.05; run one after another it would be K);
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
-//	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5).
+//	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
+//	P4 commit-back bytes and time on a 1M-entry segmented ledger / on a
+//	   10-entry one (goal ≤ 1.5; bytes ≤ 8 MiB + the run's files);
+//	P5 checkpoint and verify --witness time on a 1M-entry ledger in git /
+//	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
+//	P6 prove on 1M entries (goal < 1 s).
 //
 // Run it from the repository root: go run ./cmd/optr-bench
 package main
@@ -15,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -25,6 +31,14 @@ func main() {
 	// The verify child: a separate process so its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
 		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 5 && os.Args[1] == "provenance-child" {
+		seq, _ := strconv.ParseInt(os.Args[4], 10, 64)
+		if err := provenanceChild(context.Background(), os.Args[2], os.Args[3], seq); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -42,7 +56,8 @@ func run(ctx context.Context) error {
 	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1")
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2 and P3")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
-	only := flag.String("only", "", "run only P1, P2 or P3")
+	only := flag.String("only", "", "run only P1, P2, P3, P4, P5 or P6 (P5 and P6 run together)")
+	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P4 (the median counts)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -78,6 +93,20 @@ func run(ctx context.Context) error {
 			}
 			rows = append(rows, r)
 		}
+	}
+	if *only == "" || *only == "P4" {
+		r, err := commitBackRows(ctx, dir, *entries, *commits)
+		if err != nil {
+			return fmt.Errorf("P4: %w", err)
+		}
+		rows = append(rows, r...)
+	}
+	if *only == "" || *only == "P5" || *only == "P6" {
+		r, err := provenanceRows(ctx, dir, *entries)
+		if err != nil {
+			return fmt.Errorf("P5: %w", err)
+		}
+		rows = append(rows, r...)
 	}
 	printTable(os.Stdout, rows)
 	return nil

@@ -38,19 +38,19 @@ func TestActionDispatchRunsAndCommits(t *testing.T) {
 	if local, err := os.ReadFile(filepath.Join(r.ws, ".optr", "ledger.jsonl")); err != nil || string(local) != lines0(gh) {
 		t.Errorf("the workspace ledger differs from the committed one (%v)", err)
 	}
-	if got := gh.Head(repo, "main"); got != res.outputs["ledger-commit"] {
+	if got := gh.Head(repo, ledgerBranch); got != res.outputs["ledger-commit"] {
 		t.Errorf("ledger-commit = %s, head of main = %s", res.outputs["ledger-commit"], got)
 	}
-	if result, ok := gh.File(repo, "main", res.outputs["result-file"]); !ok || !strings.Contains(result, "All good") {
+	if result, ok := gh.File(repo, ledgerBranch, res.outputs["result-file"]); !ok || !strings.Contains(result, "All good") {
 		t.Errorf("result file on main = %q, %v", result, ok)
 	}
 	for _, agent := range []string{"good", "sloppy"} {
-		if _, ok := gh.File(repo, "main", ".optr/workflows/release-notes/runs/1001-1/agent-outputs/"+agent+".json"); !ok {
+		if _, ok := gh.File(repo, ledgerBranch, ".optr/workflows/release-notes/runs/1001-1/agent-outputs/"+agent+".json"); !ok {
 			t.Errorf("agent output of %s not committed", agent)
 		}
 	}
 	if _, ok := gh.File(repo, "main", "README.md"); !ok {
-		t.Error("the commit lost README.md: base_tree was not kept")
+		t.Error("README.md is gone from main: optr must leave the default branch alone")
 	}
 	if !strings.Contains(res.summary, "good") || !strings.Contains(res.summary, res.outputs["ledger-hash"]) {
 		t.Errorf("job summary lacks the table or the ledger hash:\n%s", res.summary)
@@ -105,7 +105,7 @@ func TestActionLabeledIssue(t *testing.T) {
 }
 
 func lines0(gh *githubtest.Server) string {
-	data, _ := gh.File(repo, "main", ".optr/ledger.jsonl")
+	data, _ := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl")
 	return data
 }
 
@@ -194,7 +194,7 @@ func TestActionUnauthorisedUserGetsOneReply(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "write") {
 		t.Fatalf("want one short reply saying who may trigger optr, got %+v", cs)
 	}
-	if _, ok := gh.File(repo, "main", ".optr/ledger.jsonl"); ok {
+	if _, ok := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl"); ok {
 		t.Fatal("an unauthorised trigger committed a ledger")
 	}
 }
@@ -211,7 +211,7 @@ func TestActionRefusesTraversalWorkflow(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr+res.stdout, "workflow") {
 		t.Fatalf("exit %d, want 2 naming the workflow\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	if _, ok := gh.File(repo, "main", ".optr/ledger.jsonl"); ok {
+	if _, ok := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl"); ok {
 		t.Fatal("a refused run committed a ledger")
 	}
 }
@@ -279,7 +279,7 @@ func TestActionConcurrentRunsChainOneLedger(t *testing.T) {
 			t.Fatalf("job %d: exit %d\n%s%s", i, res.code, res.stdout, res.stderr)
 		}
 	}
-	data, _ := gh.File(repo, "main", ".optr/ledger.jsonl")
+	data, _ := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl")
 	sum, err := ledger.Verify(strings.NewReader(data))
 	if err != nil {
 		t.Fatalf("committed ledger does not verify: %v", err)
@@ -317,8 +317,8 @@ func TestActionSurvivesGitHubFaults(t *testing.T) {
 	if cs := optrComments(gh, 11); len(cs) != 1 {
 		t.Fatalf("%d optr comments after faults, want exactly one: %+v", len(cs), cs)
 	}
-	if log := gh.Log(repo, "main"); len(log) != 2 {
-		t.Fatalf("main has %d commits, want the initial one and exactly one run commit", len(log))
+	if log := gh.Log(repo, ledgerBranch); len(log) != 1 {
+		t.Fatalf("%s has %d commits, want exactly one run commit (an orphan branch)", ledgerBranch, len(log))
 	}
 }
 
@@ -339,7 +339,7 @@ func TestActionNestedDatalake(t *testing.T) {
 		t.Fatalf("exit %d, result-file %q, want %q\n%s%s", res.code, res.outputs["result-file"], want, res.stdout, res.stderr)
 	}
 	for _, p := range []string{want, "data/optr/ledger.jsonl", "data/optr/workflows/nested/runs/1101-1/agent-outputs/good.json"} {
-		if _, ok := gh.File(repo, "main", p); !ok {
+		if _, ok := gh.File(repo, ledgerBranch, p); !ok {
 			t.Errorf("%s not committed", p)
 		}
 	}

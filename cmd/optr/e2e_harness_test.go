@@ -16,6 +16,10 @@ import (
 
 const repo = githubtest.DefaultRepo
 
+// ledgerBranch is where the Action commits the datalake by default: a
+// branch of its own, created as an orphan (DESIGN §4.2).
+const ledgerBranch = "optr-ledger"
+
 // runner is one job of the Actions runner: a workspace, an event payload
 // file, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and the environment
 // the runner gives a Docker action.
@@ -234,7 +238,7 @@ func commented(number int, body, sender, senderType string) func(map[string]any)
 // ledgerLines returns the committed ledger's lines on main.
 func ledgerLines(t *testing.T, gh *githubtest.Server) []map[string]any {
 	t.Helper()
-	data, ok := gh.File(repo, "main", ".optr/ledger.jsonl")
+	data, ok := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl")
 	if !ok {
 		t.Fatal("no ledger committed on main")
 	}

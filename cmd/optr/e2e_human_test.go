@@ -64,7 +64,7 @@ func TestActionCheckpointPausesAndAWriterResumes(t *testing.T) {
 			t.Fatalf("checkpoint comment lacks %q:\n%s", want, cpComment)
 		}
 	}
-	if _, ok := gh.File(repo, "main", ".optr/checkpoints/"+id+".json"); !ok {
+	if _, ok := gh.File(repo, ledgerBranch, ".optr/checkpoints/"+id+".json"); !ok {
 		t.Fatal("the checkpoint state was not committed")
 	}
 	if got := kinds(t, gh); got != "checkpoint" {
@@ -92,11 +92,11 @@ func TestActionCheckpointPausesAndAWriterResumes(t *testing.T) {
 	if lines[1]["by"] != "maintainer" || lines[1]["note"] != "ship it" || lines[2]["run"] != "9001-1" {
 		t.Fatalf("decision/run entries = %v / %v", lines[1], lines[2])
 	}
-	data, _ := gh.File(repo, "main", ".optr/ledger.jsonl")
+	data, _ := gh.File(repo, ledgerBranch, ".optr/ledger.jsonl")
 	if _, err := ledger.Verify(strings.NewReader(data)); err != nil {
 		t.Fatalf("committed ledger: %v", err)
 	}
-	if _, ok := gh.File(repo, "main", ".optr/workflows/issue-21/runs/9001-1/result.md"); !ok {
+	if _, ok := gh.File(repo, ledgerBranch, ".optr/workflows/issue-21/runs/9001-1/result.md"); !ok {
 		t.Fatal("the resumed run's result was not committed")
 	}
 
@@ -146,7 +146,7 @@ func TestActionStuckAgentIsRestarted(t *testing.T) {
 	if kinds(t, gh) != "escalation,run" || lines[0]["decision"] != "restart" {
 		t.Fatalf("ledger = %v", lines)
 	}
-	if _, ok := gh.File(repo, "main", ".optr/workflows/stuck/runs/9201-1/.coordination/watcher-log.md"); !ok {
+	if _, ok := gh.File(repo, ledgerBranch, ".optr/workflows/stuck/runs/9201-1/.coordination/watcher-log.md"); !ok {
 		t.Fatal("the watcher log was not committed with the run")
 	}
 }

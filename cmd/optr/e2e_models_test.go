@@ -38,7 +38,7 @@ func TestActionDefaultConfigRunsGitHubModels(t *testing.T) {
 	if cs := optrComments(gh, 31); len(cs) != 1 || !strings.Contains(cs[0].Body, "copilot") {
 		t.Fatalf("progress comments = %+v", cs)
 	}
-	if result, _ := gh.File(repo, "main", res.outputs["result-file"]); !strings.Contains(result, "faster ledger verify") {
+	if result, _ := gh.File(repo, ledgerBranch, res.outputs["result-file"]); !strings.Contains(result, "faster ledger verify") {
 		t.Fatalf("committed result = %q", result)
 	}
 	// The token must never reach the log, the outputs or a committed file.
@@ -49,7 +49,7 @@ func TestActionDefaultConfigRunsGitHubModels(t *testing.T) {
 			t.Errorf("the token appears in the job log: %q", line)
 		}
 	}
-	for path, content := range gh.Files(repo, "main") {
+	for path, content := range gh.Files(repo, ledgerBranch) {
 		if strings.Contains(content, models.Key) {
 			t.Errorf("the token appears in committed file %s", path)
 		}

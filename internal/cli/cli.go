@@ -68,7 +68,7 @@ func commands() []command {
 		{"action", "the GitHub Action entrypoint: read the event and inputs, then run, resume or skip", (*CLI).cmdAction},
 		{"resume", "continue a paused run by answering its checkpoint", (*CLI).cmdResume},
 		{"handle", "handle escalations in a .coordination directory", (*CLI).cmdHandle},
-		{"ledger", "verify or show the ledger", (*CLI).cmdLedger},
+		{"ledger", "verify, show, checkpoint or prove the ledger", (*CLI).cmdLedger},
 		{"version", "print the version", (*CLI).cmdVersion},
 	}
 }

@@ -5,50 +5,179 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/ledger/witness"
 )
 
-const ledgerUsage = `optr ledger verify|show [--ledger FILE]
+const ledgerUsage = `optr ledger verify|show|checkpoint|prove|keygen [flags]
 
-verify checks every line of the ledger: canonical JSON, seq, prev and hash.
-It exits 0 when the chain is valid and 1 naming the first bad line and why.
-show prints the entries, one per line (--json for the raw lines).`
+verify      checks every line of the ledger (its sealed segments in ledger.d/
+            and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
+            --checkpoint FILE (repeatable) also checks that the ledger holds
+            each checkpoint (a signed one against --key-public FILE);
+            --witness walks the git history of the ledger: each commit's
+            ledger a prefix of the next, its Optr-Ledger-* trailers matching;
+            --proof FILE checks an inclusion proof from 'optr ledger prove'.
+            Exits 0 when all holds, 1 naming the first line, segment, commit
+            or checkpoint that does not.
+show        prints the entries with a header; --kind, --workflow and --last N
+            filter them, --json prints the raw lines.
+checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
+            count, RFC 6962 Merkle root), signed as a note with --key FILE or
+            $OPTR_LEDGER_KEY.
+prove       prints an inclusion proof of entry --seq N in the current head.
+keygen      makes a signing key pair: the private key into --key FILE (keep
+            it secret, e.g. the OPTR_LEDGER_KEY secret of the repository),
+            the public key into FILE.pub and on stdout.`
+
+// ledgerFlags are the flags of every ledger subcommand.
+type ledgerFlags struct {
+	path, origin, key, keyPublic, proof string
+	checkpoints                         []string
+	witness, asJSON                     bool
+	seq                                 int64
+	kind, workflow                      string
+	last                                int
+}
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs := c.flags("ledger")
-	path := fs.String("ledger", ".optr/ledger.jsonl", "ledger file")
-	asJSON := fs.Bool("json", false, "show: print the raw JSON lines")
+	var f ledgerFlags
+	fs.StringVar(&f.path, "ledger", ".optr/ledger.jsonl", "ledger file (its active segment)")
+	fs.StringArrayVar(&f.checkpoints, "checkpoint", nil, "verify: a checkpoint the ledger must hold (repeatable)")
+	fs.StringVar(&f.keyPublic, "key-public", "", "verify: public key a checkpoint's signature must verify with")
+	fs.BoolVar(&f.witness, "witness", false, "verify: walk the git history of the ledger")
+	fs.StringVar(&f.proof, "proof", "", "verify: an inclusion proof to check")
+	fs.StringVar(&f.origin, "origin", "", "checkpoint, prove, keygen: the log's origin (default optr/<owner>/<repo> in Actions, else optr/local)")
+	fs.StringVar(&f.key, "key", "", "checkpoint, prove: private key file to sign with (default $OPTR_LEDGER_KEY); keygen: where to write it")
+	fs.Int64Var(&f.seq, "seq", 0, "prove: the entry to prove")
+	fs.BoolVar(&f.asJSON, "json", false, "show: print the raw JSON lines")
+	fs.StringVar(&f.kind, "kind", "", "show: only entries of this kind")
+	fs.StringVar(&f.workflow, "workflow", "", "show: only entries of this workflow")
+	fs.IntVar(&f.last, "last", 0, "show: only the last N entries (after the other filters)")
 	if err := c.parse(fs, ledgerUsage, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		c.printUsage(c.Stderr, fs, ledgerUsage)
-		return usageErr(errors.New("ledger needs a subcommand: verify or show"))
+		return usageErr(errors.New("ledger needs a subcommand: verify, show, checkpoint, prove or keygen"))
 	}
-	switch fs.Arg(0) {
-	case "verify":
-		return c.ledgerVerify(*path)
-	case "show":
-		return c.ledgerShow(*path, *asJSON)
-	}
-	return usageErr(fmt.Errorf("unknown ledger subcommand %q (want verify or show)", fs.Arg(0)))
-}
-
-func (c *CLI) ledgerVerify(path string) error {
-	sum, err := ledger.VerifyFile(path)
-	if err != nil {
-		var ve *ledger.VerifyError
-		if errors.As(err, &ve) {
-			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: line %d: %s", path, ve.Line, ve.Reason)}
-		}
-		if errors.Is(err, os.ErrNotExist) {
-			return usageErr(fmt.Errorf("ledger %s does not exist", path))
-		}
+	sub := fs.Arg(0)
+	if err := onlyFor(fs, sub, map[string][]string{
+		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin"},
+		"show":       {"json", "kind", "workflow", "last"},
+		"checkpoint": {"origin", "key"},
+		"prove":      {"origin", "key", "seq"},
+		"keygen":     {"origin", "key"},
+	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.Stdout, "%s: valid, %d entries, head %s\n", path, sum.Entries, headHash(sum.Head.Hash))
+	switch sub {
+	case "verify":
+		return c.ledgerVerify(ctx, f)
+	case "show":
+		return c.ledgerShow(f)
+	case "checkpoint":
+		return c.ledgerCheckpoint(f)
+	case "prove":
+		return c.ledgerProve(f)
+	case "keygen":
+		return c.ledgerKeygen(f)
+	}
+	return usageErr(fmt.Errorf("unknown ledger subcommand %q (want verify, show, checkpoint, prove or keygen)", sub))
+}
+
+// onlyFor refuses a flag given to a subcommand that does not read it.
+func onlyFor(fs *pflag.FlagSet, sub string, allowed map[string][]string) error {
+	ok, known := allowed[sub]
+	if !known {
+		return nil
+	}
+	var err error
+	fs.Visit(func(fl *pflag.Flag) {
+		if err != nil || fl.Name == "ledger" || fl.Name == "help" {
+			return
+		}
+		for _, a := range ok {
+			if a == fl.Name {
+				return
+			}
+		}
+		err = usageErr(fmt.Errorf("--%s does not apply to ledger %s", fl.Name, sub))
+	})
+	return err
+}
+
+// failed is a verification failure: exit 1.
+func failed(format string, args ...any) error {
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf(format, args...)}
+}
+
+func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
+	vkey, err := readKeyFile(f.keyPublic, "public key")
+	if err != nil {
+		return err
+	}
+	var cps []ledger.Checkpoint
+	var sizes []int64
+	for _, file := range f.checkpoints {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return usageErr(fmt.Errorf("read checkpoint: %w", err))
+		}
+		cp, signed, err := ledger.OpenCheckpoint(data, vkey)
+		if err != nil {
+			return failed("checkpoint %s: %w", file, err)
+		}
+		if f.origin != "" && cp.Origin != f.origin {
+			return failed("checkpoint %s is of origin %q, not %q: it is a checkpoint of another ledger", file, cp.Origin, f.origin)
+		}
+		if signed && vkey == "" {
+			fmt.Fprintf(c.Stderr, "optr: checkpoint %s is signed, but without --key-public its signature was not checked\n", file)
+		}
+		cps, sizes = append(cps, cp), append(sizes, cp.Size)
+	}
+	ts, err := ledger.VerifyTree(f.path, sizes...)
+	if err != nil {
+		return c.verifyFailure(f.path, err)
+	}
+	fmt.Fprintf(c.Stdout, "%s: valid, %d entries, head %s\n", f.path, ts.Entries, headHash(ts.Head.Hash))
+	for i, cp := range cps {
+		if err := ts.Holds(cp); err != nil {
+			return failed("%s: %w", f.checkpoints[i], err)
+		}
+		fmt.Fprintf(c.Stdout, "checkpoint %s: holds (%s, %d entries)\n", f.checkpoints[i], cp.Origin, cp.Size)
+	}
+	if f.proof != "" {
+		if err := c.verifyProof(f.proof, vkey, ts); err != nil {
+			return err
+		}
+	}
+	if f.witness {
+		return c.ledgerWitness(ctx, f.path)
+	}
 	return nil
+}
+
+// verifyFailure turns a failed verify into exit 1 naming the file and line,
+// or a usage error for a ledger that is not there.
+func (c *CLI) verifyFailure(path string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return usageErr(fmt.Errorf("ledger %s does not exist", path))
+	}
+	var ve *ledger.VerifyError
+	if errors.As(err, &ve) {
+		msg := err.Error()
+		if !strings.Contains(msg, path) {
+			msg = fmt.Sprintf("%s: %s", path, msg)
+		}
+		return &ExitError{Code: ExitFailed, Err: errors.New(msg)}
+	}
+	return err
 }
 
 func headHash(h string) string {
@@ -58,45 +187,40 @@ func headHash(h string) string {
 	return h
 }
 
-func (c *CLI) ledgerShow(path string, asJSON bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return usageErr(fmt.Errorf("ledger %s does not exist", path))
-		}
-		return err
+// readKeyFile reads a key file; an empty name is no key.
+func readKeyFile(name, what string) (string, error) {
+	if name == "" {
+		return "", nil
 	}
-	defer f.Close()
-	return ledger.Scan(f, func(e ledger.Entry) error {
-		if asJSON {
-			line, err := e.Line()
-			if err != nil {
-				return err
-			}
-			_, err = c.Stdout.Write(line)
-			return err
-		}
-		extra := ""
-		if s, ok := e.Fields["selected"].(string); ok {
-			extra = " selected=" + orDash(s)
-		}
-		if s, ok := e.Fields["status"].(string); ok {
-			extra += " status=" + s
-		}
-		if s, ok := e.Fields["decision"].(string); ok {
-			extra += " decision=" + s
-		}
-		if s, ok := e.Fields["checkpoint"].(string); ok {
-			extra += " checkpoint=" + s
-		}
-		fmt.Fprintf(c.Stdout, "%6d  %s  %-10s %-24s %-20s %.12s…%s\n", e.Seq, e.Time, e.Kind, e.Run, e.Workflow, e.Hash, extra)
-		return nil
-	})
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", usageErr(fmt.Errorf("read the %s: %w", what, err))
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
+// origin is the checkpoint origin: the flag, else optr/<owner>/<repo> in
+// GitHub Actions, else optr/local.
+func (c *CLI) origin(flag string) string {
+	if flag != "" {
+		return flag
 	}
-	return s
+	if c.Getenv("GITHUB_ACTIONS") == "true" {
+		return ledger.Origin(c.Getenv("GITHUB_REPOSITORY"))
+	}
+	return ledger.LocalOrigin
+}
+
+// ledgerWitness checks the ledger against its git history.
+func (c *CLI) ledgerWitness(ctx context.Context, path string) error {
+	rep, err := witness.Check(ctx, path)
+	var werr *witness.Error
+	if errors.As(err, &werr) {
+		return &ExitError{Code: ExitFailed, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "witness: %d commits, each extending the one before; %d trailers, each matching its ledger; the working tree extends HEAD (%d entries)\n", rep.Commits, rep.Trailers, rep.Head.Seq)
+	return nil
 }

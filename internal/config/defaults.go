@@ -19,6 +19,10 @@ const (
 	defaultMaxRestarts     = 1
 	defaultMaxParallel     = 8
 	defaultThreshold       = 0.5
+	// defaultLedgerBranch is a branch of its own, created as an orphan
+	// holding only the datalake, so optr never writes to a protected
+	// default branch (DESIGN §4.2).
+	defaultLedgerBranch = "optr-ledger"
 )
 
 // defaultWeights are the score weights when the file does not set them.
@@ -103,6 +107,10 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&wa.MaxRestarts, defaultMaxRestarts, unset("watcher.max-restarts"))
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
+
+	if unset("ledger.branch") {
+		c.Ledger.Branch = defaultLedgerBranch
+	}
 }
 
 func setInt(dst *int, v int, unset bool) {

@@ -1,12 +1,16 @@
 package github
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha1"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +18,8 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 	"github.com/sethvargo/go-retry"
+
+	"github.com/optr-dev/optr/internal/ledger"
 )
 
 // CommitRequest is one commit-back: the ledger, re-chained on the branch's
@@ -41,6 +47,23 @@ type CommitRequest struct {
 	// AuthorName and AuthorEmail set the commit's author; empty means the
 	// token's identity (github-actions[bot] with GITHUB_TOKEN).
 	AuthorName, AuthorEmail string
+	// VerifyPublished makes CommitBack verify before it writes (DESIGN
+	// §4.13): the branch's ledger must still hold the head this repository
+	// last published in the Optr-Ledger trailers of its commits (the
+	// latest commit on the branch that has them) before Rechain is called;
+	// if it does not, CommitBack fails with a *RewrittenLedgerError and
+	// writes nothing.
+	VerifyPublished bool
+	// Known, when not nil, is the content the caller believes the branch's
+	// ledger file (the active segment) has, e.g. what it read at the start
+	// of the run. When the file's git blob sha at the tip is Known's,
+	// CommitBack does not download it again: a few hundred bytes of
+	// directory listing instead of up to 8 MiB.
+	Known []byte
+	// Published, when not zero, is a head published elsewhere (e.g. in the
+	// last progress comment or ledger-checkpoint output) that the branch's
+	// ledger must hold, checked like the trailers' head.
+	Published ledger.Head
 }
 
 // CommitResult is what CommitBack committed.
@@ -50,8 +73,16 @@ type CommitResult struct {
 	CommitSHA string
 	// Branch is the branch committed to.
 	Branch string
-	// Ledger is exactly the ledger content that was committed.
+	// Ledger is exactly the content of the active ledger segment that was
+	// committed (at LedgerPath).
 	Ledger []byte
+	// Head is the committed ledger's head, as the commit's Optr-Ledger
+	// trailers say.
+	Head ledger.Head
+	// Sealed is set when this commit sealed the remote active segment
+	// (DESIGN §4.3): it moved, unchanged, to Sealed.Path, and Ledger starts
+	// the new active segment. The caller writes it into its workspace too.
+	Sealed *SealedSegment
 	// BranchCreated is true when the branch did not exist before.
 	BranchCreated bool
 	// Attempts counts read-rechain-update rounds; Conflicts counts those
@@ -60,6 +91,15 @@ type CommitResult struct {
 	// Requests is the number of API requests this commit-back sent,
 	// retries included.
 	Requests int
+}
+
+// SealedSegment is a ledger segment a commit-back sealed.
+type SealedSegment struct {
+	// Path is its repository-relative path, ledger.d/<first>-<last>.jsonl
+	// beside the ledger.
+	Path string
+	// Content is its content: the active segment as it was.
+	Content []byte
 }
 
 // errConflict marks a round lost to another writer; errEmptyRepo a
@@ -76,23 +116,33 @@ const ledgerStartMessage = "optr: start the ledger"
 // CommitBack commits the re-chained ledger and req.Files to the branch in
 // one commit through the Git Data API, without a clone:
 //
-//  1. GET commits/heads/{branch}: the tip and its tree in one request;
-//  2. GET contents/{ledger}?ref={tip}, raw (any size up to 100 MB);
-//  3. Rechain(remote ledger);
-//  4. POST git/trees with base_tree = the tip's tree, so every other file
-//     is kept;
-//  5. POST git/commits with the tip as parent;
-//  6. PATCH git/refs/heads/{branch} with force=false: compare-and-swap.
+//  1. GET commits/heads/{branch}: the tip, its tree and its message in one
+//     request;
+//  2. GET contents/{ledger}?ref={tip}, raw: the active segment only, at
+//     most 8 MiB however long the ledger is (DESIGN §4.3);
+//  3. with VerifyPublished, check that it still holds the head of the
+//     latest Optr-Ledger trailers (no request when the tip has them);
+//  4. Rechain(remote active segment);
+//  5. POST git/trees with base_tree = the tip's tree, so every other file
+//     is kept; when the new segment would pass ledger.SegmentLimit the
+//     remote one is sealed into ledger.d/ by its blob sha (no upload) and
+//     the new entries start a new active segment;
+//  6. POST git/commits with the tip as parent, the message ending with the
+//     Optr-Ledger-Size and Optr-Ledger-Head trailers of the new head;
+//  7. PATCH git/refs/heads/{branch} with force=false: compare-and-swap.
 //
 // That is five requests when nothing races. When another writer moved the
-// branch in between, GitHub answers 422 and CommitBack backs off with
-// jitter and starts again from 1, so Rechain chains onto the new remote
-// entries and nothing is lost or forked; it gives up after
-// Options.CommitAttempts rounds. A missing branch is created from the
-// default branch's tip (POST git/refs; 422 when a concurrent run created it
-// first, which starts another round). An empty repository refuses the Git
-// Data API (409), so CommitBack first gives it a root commit holding an
-// empty ledger through the contents API, on the default branch.
+// branch in between, GitHub answers 422 "not a fast forward" and CommitBack
+// backs off with jitter and starts again from 1, so Rechain chains onto the
+// new remote entries and nothing is lost or forked; it gives up after
+// Options.CommitAttempts rounds. A 422 from a branch protection rule or
+// ruleset is not a race: it fails at once with a *ProtectedBranchError. A
+// missing branch is created as an orphan holding only the ledger and the
+// files (POST git/trees without base_tree, a commit without parents, POST
+// git/refs; 422 "already exists" when a concurrent run created it first,
+// which starts another round). An empty repository refuses the Git Data
+// API (409), so CommitBack first gives it a root commit holding an empty
+// ledger through the contents API, on the default branch.
 func (c *Client) CommitBack(ctx context.Context, req CommitRequest) (res CommitResult, err error) {
 	if err := req.validate(); err != nil {
 		return CommitResult{}, err
@@ -108,7 +158,7 @@ func (c *Client) CommitBack(ctx context.Context, req CommitRequest) (res CommitR
 		res.Branch = b
 	}
 
-	r := &round{c: c, req: req, branch: res.Branch, blobs: map[string]string{}, mine: map[string][]byte{}}
+	r := &round{c: c, req: req, branch: res.Branch, blobs: map[string]string{}, mine: map[string]outcome{}}
 	wait := conflictBackoff()
 	for res.Attempts < c.attempts {
 		res.Attempts++
@@ -174,17 +224,19 @@ type round struct {
 	branch string
 	// blobs caches the blob shas of non-text files, by path.
 	blobs map[string]string
-	// mine holds the ledger of every commit this CommitBack created, by
-	// sha, to recognise its own commit at the tip after an update whose
-	// answer was lost.
-	mine map[string][]byte
+	// mine holds what every commit this CommitBack created holds, by sha,
+	// to recognise its own commit at the tip after an update whose answer
+	// was lost.
+	mine map[string]outcome
 }
 
-// tip is a branch's head commit and its tree.
+// tip is a branch's head commit, its tree and message.
 type tip struct {
-	sha, tree string
-	// missing is true when the branch does not exist and tip is the
-	// default branch's head.
+	sha, tree, message string
+	// parent is the tip's first parent, "" for a root commit.
+	parent string
+	// missing is true when the branch does not exist; the other fields
+	// are then empty.
 	missing bool
 }
 
@@ -194,33 +246,47 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	if err != nil {
 		return err
 	}
-	if ledger, ok := r.mine[t.sha]; ok && !t.missing {
-		res.CommitSHA, res.Ledger = t.sha, ledger
+	if done, ok := r.mine[t.sha]; ok && !t.missing {
+		res.CommitSHA, res.Ledger, res.Head, res.Sealed = t.sha, done.ledger, done.head, done.sealed
 		return nil
 	}
-	remote, err := c.readFile(ctx, r.req.LedgerPath, t.sha)
-	if err != nil {
-		return fmt.Errorf("commit to %s: %w", r.branch, err)
+	var remote []byte
+	if !t.missing {
+		if remote, err = r.readLedger(ctx, t); err != nil {
+			return fmt.Errorf("commit to %s: %w", r.branch, err)
+		}
+		if err := r.checkPublished(ctx, t, remote); err != nil {
+			return err
+		}
 	}
-	ledger, err := r.req.Rechain(remote)
+	next, err := r.req.Rechain(remote)
 	if err != nil {
 		return fmt.Errorf("commit to %s: re-chain the ledger on %s at %.7s: %w", r.branch, r.req.LedgerPath, t.sha, err)
 	}
-	entries, err := r.entries(ctx, ledger)
+	out, err := r.segment(remote, next)
+	if err != nil {
+		return err
+	}
+	entries, err := r.entries(ctx, out)
 	if err != nil {
 		return err
 	}
 	tree, _, err := c.gh.Git.CreateTree(ctx, c.owner, c.repo, t.tree, entries)
 	if err != nil {
+		if statusOf(err) == http.StatusConflict {
+			return errEmptyRepo
+		}
 		return fmt.Errorf("commit to %s: create the tree: %w", r.branch, err)
 	}
 
 	commit := t.sha
-	if tree.GetSHA() != t.tree {
+	if t.missing || tree.GetSHA() != t.tree {
 		nc := &gh.Commit{
-			Message: gh.String(r.req.Message),
+			Message: gh.String(ledger.WithTrailers(r.req.Message, out.head)),
 			Tree:    &gh.Tree{SHA: tree.SHA},
-			Parents: []*gh.Commit{{SHA: gh.String(t.sha)}},
+		}
+		if !t.missing {
+			nc.Parents = []*gh.Commit{{SHA: gh.String(t.sha)}}
 		}
 		if r.req.AuthorName != "" {
 			nc.Author = &gh.CommitAuthor{Name: gh.String(r.req.AuthorName), Email: gh.String(r.req.AuthorEmail)}
@@ -230,7 +296,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 			return fmt.Errorf("commit to %s: create the commit: %w", r.branch, err)
 		}
 		commit = created.GetSHA()
-		r.mine[commit] = ledger
+		r.mine[commit] = out
 	}
 
 	ref := &gh.Reference{Ref: gh.String("refs/heads/" + r.branch), Object: &gh.GitObject{SHA: gh.String(commit)}}
@@ -240,20 +306,121 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 		_, _, err = c.gh.Git.UpdateRef(ctx, c.owner, c.repo, ref, false)
 	}
 	if err != nil {
-		if s := statusOf(err); s == http.StatusUnprocessableEntity || s == http.StatusConflict {
-			return fmt.Errorf("%w: %s", errConflict, messageOf(err))
-		}
-		return fmt.Errorf("commit to %s: move the branch to %.7s: %w", r.branch, commit, err)
+		return r.refused(err, commit)
 	}
-	res.CommitSHA, res.Ledger, res.BranchCreated = commit, ledger, t.missing
+	res.CommitSHA, res.Ledger, res.Head, res.Sealed, res.BranchCreated = commit, out.ledger, out.head, out.sealed, t.missing
 	return nil
+}
+
+// readLedger reads the ledger file at the tip: Known when the tip's blob
+// is the same, else the raw file.
+func (r *round) readLedger(ctx context.Context, t tip) ([]byte, error) {
+	c := r.c
+	if r.req.Known != nil {
+		dir, name := path.Split(r.req.LedgerPath)
+		_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(strings.TrimSuffix(dir, "/")), &gh.RepositoryContentGetOptions{Ref: t.sha})
+		if err == nil {
+			for _, e := range list {
+				if e.GetName() == name && e.GetSHA() == gitBlobSHA(r.req.Known) {
+					return r.req.Known, nil
+				}
+			}
+		}
+		// Anything else (changed, absent, an error) reads the file itself.
+	}
+	return c.readFile(ctx, r.req.LedgerPath, t.sha)
+}
+
+// refused classifies a failed ref update: a protection rule or ruleset
+// fails at once; a ref that moved (or was created meanwhile) is a race.
+func (r *round) refused(err error, commit string) error {
+	s, msg := statusOf(err), messageOf(err)
+	switch {
+	case s == http.StatusUnprocessableEntity && protectionRefusal(msg):
+		return &ProtectedBranchError{Branch: r.branch, Rule: oneLine(msg)}
+	case s == http.StatusUnprocessableEntity || s == http.StatusConflict:
+		return fmt.Errorf("%w: %s", errConflict, msg)
+	case s == http.StatusForbidden && protectionRefusal(msg):
+		return &ProtectedBranchError{Branch: r.branch, Rule: oneLine(msg)}
+	}
+	return fmt.Errorf("commit to %s: move the branch to %.7s: %w", r.branch, commit, err)
+}
+
+// oneLine joins the lines of GitHub's message ("Repository rule
+// violations found\n\nChanges must be made through a pull request.").
+func oneLine(msg string) string {
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+// outcome is what one round commits for the ledger.
+type outcome struct {
+	ledger []byte // the active segment
+	head   ledger.Head
+	sealed *SealedSegment
+	// sealedSHA is the sealed segment's blob sha: the remote active
+	// segment's, which GitHub already has.
+	sealedSHA string
+}
+
+// segment decides what the ledger files of the commit are: next as the
+// active segment, or, when next would pass ledger.SegmentLimit and extends
+// remote, remote sealed into ledger.d/ and the new entries as a new active
+// segment.
+func (r *round) segment(remote, next []byte) (outcome, error) {
+	out := outcome{ledger: next}
+	if len(remote) > 0 && len(next) > ledger.SegmentLimit && bytes.HasPrefix(next, remote) && len(next) > len(remote) {
+		first, err := ledger.FirstSeq(remote)
+		if err != nil {
+			return out, fmt.Errorf("commit to %s: seal %s: %w", r.branch, r.req.LedgerPath, err)
+		}
+		last, err := ledger.HeadOf(remote)
+		if err != nil {
+			return out, fmt.Errorf("commit to %s: seal %s: %w", r.branch, r.req.LedgerPath, err)
+		}
+		out.sealed = &SealedSegment{
+			Path:    path.Join(ledger.SegmentDir(r.req.LedgerPath), ledger.SegmentName(first, last.Seq)),
+			Content: remote,
+		}
+		out.sealedSHA = gitBlobSHA(remote)
+		out.ledger = next[len(remote):]
+	}
+	head, err := ledger.HeadOf(out.ledger)
+	if err != nil {
+		return out, fmt.Errorf("commit to %s: the ledger to commit has a bad tail: %w", r.branch, err)
+	}
+	if len(out.ledger) == 0 && len(remote) > 0 {
+		// Nothing of it left active (Rechain returned nothing): the head is
+		// the remote's.
+		if head, err = ledger.HeadOf(remote); err != nil {
+			return out, fmt.Errorf("commit to %s: the remote ledger has a bad tail: %w", r.branch, err)
+		}
+	}
+	out.head = head
+	return out, nil
+}
+
+// gitBlobSHA is the sha git gives a blob with this content.
+func gitBlobSHA(content []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // entries lists the tree entries for the ledger and the files, in path
 // order. Text goes inline; other bytes, which JSON would mangle, go
 // through a blob created once per CommitBack.
-func (r *round) entries(ctx context.Context, ledger []byte) ([]*gh.TreeEntry, error) {
-	all := map[string][]byte{r.req.LedgerPath: ledger}
+func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, error) {
+	all := map[string][]byte{r.req.LedgerPath: out.ledger}
+	if out.sealed != nil {
+		all[out.sealed.Path] = nil // by sha, below
+	}
 	for p, b := range r.req.Files {
 		all[p] = b
 	}
@@ -262,13 +429,18 @@ func (r *round) entries(ctx context.Context, ledger []byte) ([]*gh.TreeEntry, er
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	out := make([]*gh.TreeEntry, 0, len(paths))
+	list := make([]*gh.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		e := &gh.TreeEntry{Path: gh.String(p), Mode: gh.String("100644"), Type: gh.String("blob")}
+		if out.sealed != nil && p == out.sealed.Path {
+			e.SHA = gh.String(out.sealedSHA)
+			list = append(list, e)
+			continue
+		}
 		content := all[p]
 		if utf8.Valid(content) {
 			e.Content = gh.String(string(content))
-			out = append(out, e)
+			list = append(list, e)
 			continue
 		}
 		sha, ok := r.blobs[p]
@@ -285,14 +457,14 @@ func (r *round) entries(ctx context.Context, ledger []byte) ([]*gh.TreeEntry, er
 			r.blobs[p] = sha
 		}
 		e.SHA = gh.String(sha)
-		out = append(out, e)
+		list = append(list, e)
 	}
-	return out, nil
+	return list, nil
 }
 
-// readTip reads the branch's head commit and its tree in one request (a
-// single file of the commit's diff is asked for, to keep the answer small).
-// A missing branch gives the default branch's head, marked missing.
+// readTip reads the branch's head commit, its tree and its message in one
+// request (a single file of the commit's diff is asked for, to keep the
+// answer small). A missing branch gives a tip marked missing.
 func (c *Client) readTip(ctx context.Context, branch string) (tip, error) {
 	t, err := c.headOf(ctx, branch)
 	if err == nil || errors.Is(err, errEmptyRepo) {
@@ -301,22 +473,7 @@ func (c *Client) readTip(ctx context.Context, branch string) (tip, error) {
 	if s := statusOf(err); s != http.StatusNotFound && s != http.StatusUnprocessableEntity {
 		return tip{}, fmt.Errorf("commit to %s: read the branch: %w", branch, err)
 	}
-	def, derr := c.DefaultBranch(ctx)
-	if derr != nil {
-		return tip{}, fmt.Errorf("commit to %s: the branch does not exist and %w", branch, derr)
-	}
-	if def == branch {
-		return tip{}, fmt.Errorf("commit to %s: the default branch has no commit: %w", branch, err)
-	}
-	t, err = c.headOf(ctx, def)
-	if err != nil {
-		if errors.Is(err, errEmptyRepo) {
-			return t, err
-		}
-		return tip{}, fmt.Errorf("commit to %s: the branch does not exist, and reading the default branch %s failed: %w", branch, def, err)
-	}
-	t.missing = true
-	return t, nil
+	return tip{missing: true}, nil
 }
 
 func (c *Client) headOf(ctx context.Context, branch string) (tip, error) {
@@ -330,7 +487,11 @@ func (c *Client) headOf(ctx context.Context, branch string) (tip, error) {
 	if rc.GetSHA() == "" || rc.GetCommit().GetTree().GetSHA() == "" {
 		return tip{}, fmt.Errorf("commit to %s: GitHub answered without the tip's commit or tree", branch)
 	}
-	return tip{sha: rc.GetSHA(), tree: rc.GetCommit().GetTree().GetSHA()}, nil
+	t := tip{sha: rc.GetSHA(), tree: rc.GetCommit().GetTree().GetSHA(), message: rc.GetCommit().GetMessage()}
+	if len(rc.Parents) > 0 {
+		t.parent = rc.Parents[0].GetSHA()
+	}
+	return t, nil
 }
 
 // startLedger gives an empty repository its first commit, an empty ledger

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/ledger"
 )
 
 const (
@@ -25,35 +26,15 @@ const (
 	opCreateRef  = "POST /repos/{owner}/{repo}/git/refs"
 )
 
-// appendLine is a Rechain that appends line to whatever ledger it is given,
-// and records what it was given.
-type appendLine struct {
-	line string
-	mu   sync.Mutex
-	seen []string
-}
-
-func (a *appendLine) rechain(remote []byte) ([]byte, error) {
-	a.mu.Lock()
-	a.seen = append(a.seen, string(remote))
-	a.mu.Unlock()
-	return append(bytes.Clone(remote), a.line+"\n"...), nil
-}
-
-func (a *appendLine) calls() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.seen)
-}
-
 func TestCommitBackHappyPath(t *testing.T) {
 	s := githubtest.NewServer(t)
-	s.Commit(repo, "main", map[string]string{ledgerPath: "{\"seq\":1}\n", "docs/keep.md": "keep\n"}, "before")
+	seed := ledgerOf(t, "1")
+	s.Commit(repo, "main", map[string]string{ledgerPath: seed, "docs/keep.md": "keep\n"}, "before")
 	before := s.Head(repo, "main")
 	c := newClient(t, s, &sleeper{})
 	s.ResetRequests()
 
-	rc := &appendLine{line: `{"seq":2}`}
+	rc := &appendLine{line: "2"}
 	res, err := c.CommitBack(t.Context(), CommitRequest{
 		Branch:     "main",
 		Message:    "optr: run 42-1",
@@ -69,9 +50,9 @@ func TestCommitBackHappyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLedger := "{\"seq\":1}\n{\"seq\":2}\n"
+	wantLedger := ledgerOf(t, "1", "2")
 	if diff := cmp.Diff(CommitResult{
-		CommitSHA: s.Head(repo, "main"), Branch: "main", Ledger: []byte(wantLedger), Attempts: 1, Requests: 5,
+		CommitSHA: s.Head(repo, "main"), Branch: "main", Ledger: []byte(wantLedger), Head: headOf(t, wantLedger), Attempts: 1, Requests: 5,
 	}, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
@@ -89,10 +70,10 @@ func TestCommitBackHappyPath(t *testing.T) {
 		t.Errorf("files after the commit (-want +got): base_tree must keep the others\n%s", diff)
 	}
 	log := s.Log(repo, "main")
-	if log[0].Message != "optr: run 42-1" || log[0].Author != "optr" || !slices.Equal(log[0].Parents, []string{before}) {
+	if log[0].Message != ledger.WithTrailers("optr: run 42-1", headOf(t, wantLedger)) || log[0].Author != "optr" || !slices.Equal(log[0].Parents, []string{before}) {
 		t.Errorf("commit = %+v, want message, author optr and parent %s", log[0], before)
 	}
-	if diff := cmp.Diff([]string{"{\"seq\":1}\n"}, rc.calls()); diff != "" {
+	if diff := cmp.Diff([]string{seed}, rc.calls()); diff != "" {
 		t.Errorf("Rechain was given (-want +got):\n%s", diff)
 	}
 	if st := c.Stats(); st.Requests != 5 || st.Retries != 0 {
@@ -122,7 +103,7 @@ func TestCommitBackDefaultBranchAndNoLedger(t *testing.T) {
 	if res.Requests != 5 {
 		t.Errorf("second commit-back took %d requests, want 5 (default branch kept)", res.Requests)
 	}
-	if got, _ := s.File(repo, "trunk", ledgerPath); got != "one\ntwo\n" {
+	if got, _ := s.File(repo, "trunk", ledgerPath); got != ledgerOf(t, "one", "two") {
 		t.Errorf("ledger = %q", got)
 	}
 }
@@ -143,8 +124,11 @@ func TestCommitBackCreatesMissingBranch(t *testing.T) {
 	if s.Head(repo, "main") != main {
 		t.Error("the default branch moved")
 	}
-	if diff := cmp.Diff(map[string]string{"README.md": "# octo-repo\n", ledgerPath: "x\n"}, s.Files(repo, "optr/ledger")); diff != "" {
-		t.Errorf("files on the new branch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[string]string{ledgerPath: ledgerOf(t, "x")}, s.Files(repo, "optr/ledger")); diff != "" {
+		t.Errorf("files on the new branch (-want +got): an orphan holding only the datalake\n%s", diff)
+	}
+	if log := s.Log(repo, "optr/ledger"); len(log) != 1 || len(log[0].Parents) != 0 {
+		t.Errorf("history of the new branch = %+v, want one root commit", log)
 	}
 	t.Logf("missing branch: %d requests: %v", res.Requests, s.Counts())
 	if s.Count(opCreateRef) != 1 || s.Count(opUpdateRef) != 0 {
@@ -163,14 +147,14 @@ func TestCommitBackEmptyRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{ledgerPath: "first\n", "out/a.txt": "a"}, s.Files(repo, "main")); diff != "" {
+	if diff := cmp.Diff(map[string]string{ledgerPath: ledgerOf(t, "first"), "out/a.txt": "a"}, s.Files(repo, "main")); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	var messages []string
 	for _, l := range s.Log(repo, "main") {
 		messages = append(messages, l.Message)
 	}
-	if diff := cmp.Diff([]string{"optr: run 1", ledgerStartMessage}, messages); diff != "" {
+	if diff := cmp.Diff([]string{ledger.WithTrailers("optr: run 1", res.Head), ledgerStartMessage}, messages); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 	t.Logf("empty repository: %d requests in %d rounds: %v", res.Requests, res.Attempts, s.Counts())
@@ -188,7 +172,7 @@ func TestCommitBackEmptyRepositoryOtherBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.File(repo, "ledger", ledgerPath); got != "x\n" || !res.BranchCreated {
+	if got, _ := s.File(repo, "ledger", ledgerPath); got != ledgerOf(t, "x") || !res.BranchCreated {
 		t.Errorf("ledger on branch = %q, result %+v", got, res)
 	}
 }
@@ -198,9 +182,9 @@ func TestCommitBackEmptyRepositoryOtherBranch(t *testing.T) {
 // remote ledger.
 func TestCommitBackConflict(t *testing.T) {
 	s := githubtest.NewServer(t)
-	s.Commit(repo, "main", map[string]string{ledgerPath: "a\n"}, "a")
+	s.Commit(repo, "main", map[string]string{ledgerPath: ledgerOf(t, "a")}, "a")
 	s.BeforeNext(opUpdateRef, func() {
-		s.Commit(repo, "main", map[string]string{ledgerPath: "a\nb\n", "other.txt": "from b"}, "b")
+		s.Commit(repo, "main", map[string]string{ledgerPath: ledgerOf(t, "a", "b"), "other.txt": "from b"}, "b")
 	})
 	sl := &sleeper{}
 	c := newClient(t, s, sl)
@@ -209,10 +193,10 @@ func TestCommitBackConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a\n", "a\nb\n"}, rc.calls()); diff != "" {
+	if diff := cmp.Diff([]string{ledgerOf(t, "a"), ledgerOf(t, "a", "b")}, rc.calls()); diff != "" {
 		t.Errorf("Rechain was given (-want +got):\n%s", diff)
 	}
-	if res.Attempts != 2 || res.Conflicts != 1 || string(res.Ledger) != "a\nb\nc\n" || len(sl.recorded()) != 1 {
+	if res.Attempts != 2 || res.Conflicts != 1 || string(res.Ledger) != ledgerOf(t, "a", "b", "c") || len(sl.recorded()) != 1 {
 		t.Errorf("result = %+v, waits %v; want 2 attempts, 1 conflict, 1 backoff", res, sl.recorded())
 	}
 	if got, _ := s.File(repo, "main", "other.txt"); got != "from b" {
@@ -276,8 +260,8 @@ func TestCommitBackConcurrent(t *testing.T) {
 			t.Errorf("commit-back %d: %v", i, err)
 		}
 	}
-	ledger, _ := s.File(repo, "main", ledgerPath)
-	lines := strings.Split(strings.TrimSuffix(ledger, "\n"), "\n")
+	final, _ := s.File(repo, "main", ledgerPath)
+	lines := runsOf(t, final)
 	var want []string
 	for i := range n {
 		want = append(want, fmt.Sprint("line ", i))
@@ -297,7 +281,7 @@ func TestCommitBackConcurrent(t *testing.T) {
 	}
 	// Each result's ledger is what its commit holds, a prefix of the final one.
 	for i, r := range results {
-		if !strings.HasPrefix(ledger, string(r.Ledger)) || !strings.Contains(string(r.Ledger), fmt.Sprint("line ", i)+"\n") {
+		if !strings.HasPrefix(final, string(r.Ledger)) || !slices.Contains(runsOf(t, string(r.Ledger)), fmt.Sprint("line ", i)) {
 			t.Errorf("result %d ledger %q is not a prefix of the final ledger holding its line", i, r.Ledger)
 		}
 	}
@@ -337,7 +321,11 @@ func updateRefStatuses(s *githubtest.Server) map[int]int {
 
 func TestCommitBackBinaryAndLargeFiles(t *testing.T) {
 	s := githubtest.NewServer(t)
-	big := strings.Repeat("{\"seq\":1}\n", 150000) // 1.5 MB ledger
+	var buf bytes.Buffer
+	if _, err := ledger.WriteSynthetic(&buf, 1500); err != nil { // a 1.5 MB ledger
+		t.Fatal(err)
+	}
+	big := buf.String()
 	s.Commit(repo, "main", map[string]string{ledgerPath: big}, "big")
 	c := newClient(t, s, &sleeper{})
 	binary := []byte{0xff, 0x00, 0xfe, 'x'}
@@ -349,7 +337,7 @@ func TestCommitBackBinaryAndLargeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(res.Ledger) != big+"end\n" {
+	if string(res.Ledger) != string(chainOnto(t, []byte(big), "end")) {
 		t.Errorf("ledger has %d bytes, want the 1.5 MB remote plus one line", len(res.Ledger))
 	}
 	if got, _ := s.File(repo, "main", "bin/data"); got != string(binary) {
@@ -362,7 +350,7 @@ func TestCommitBackBinaryAndLargeFiles(t *testing.T) {
 
 func TestCommitBackNothingChanged(t *testing.T) {
 	s := githubtest.NewServer(t)
-	s.Commit(repo, "main", map[string]string{ledgerPath: "a\n"}, "a")
+	s.Commit(repo, "main", map[string]string{ledgerPath: ledgerOf(t, "a")}, "a")
 	tip := s.Head(repo, "main")
 	c := newClient(t, s, &sleeper{})
 	same := func(remote []byte) ([]byte, error) { return remote, nil }
@@ -386,7 +374,7 @@ func TestCommitBackLostUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.File(repo, "main", ledgerPath); got != "once\n" || res.CommitSHA != s.Head(repo, "main") {
+	if got, _ := s.File(repo, "main", ledgerPath); got != ledgerOf(t, "once") || res.CommitSHA != s.Head(repo, "main") {
 		t.Errorf("ledger %q, result %+v", got, res)
 	}
 }

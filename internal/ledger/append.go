@@ -7,72 +7,206 @@ import (
 	"path/filepath"
 )
 
-// Append chains drafts onto the ledger at path and writes them, creating
-// the file and its directory when missing. It holds an exclusive lock on
-// the file meanwhile, so appends from several goroutines or processes never
-// interleave; it reads only the file's last line to find the head; it
-// writes all new lines with one write and syncs them to disk. If the last
-// line is torn or bad, Append writes nothing and says how to repair it.
+// AppendResult is what AppendFile did.
+type AppendResult struct {
+	// Entries are the entries written, as Chain made them.
+	Entries []Entry
+	// Repaired is set when a torn last line (a write cut off before it was
+	// acknowledged) was removed before appending.
+	Repaired *Repair
+	// Sealed is set when the active segment was sealed first because the
+	// append would have taken it past SegmentLimit.
+	Sealed *Segment
+}
+
+// Repair describes a torn last line that AppendFile removed.
+type Repair struct {
+	// Path is the file it was in.
+	Path string
+	// Line is its line number in the ledger.
+	Line int64
+	// Bytes is how many bytes were removed.
+	Bytes int64
+}
+
+// String says what was repaired, for the log.
+func (r Repair) String() string {
+	return fmt.Sprintf("ledger %s: removed the torn last line %d (%d bytes without a trailing newline: a write that was cut off and never acknowledged) before appending", r.Path, r.Line, r.Bytes)
+}
+
+// Append chains drafts onto the ledger at path and writes them; it is
+// AppendFile without the report of what else it did.
 func Append(path string, drafts ...Draft) ([]Entry, error) {
+	res, err := AppendFile(path, drafts...)
+	return res.Entries, err
+}
+
+// AppendFile chains drafts onto the ledger at path (its active segment) and
+// writes them, creating the file and its directory when missing. It holds
+// an exclusive lock on the file meanwhile, so appends from several
+// goroutines or processes never interleave; it reads only the file's tail
+// (the last line, and the lines in the 64 KiB before it, checked as a
+// chain) to find the head; it writes all new lines with one write and
+// syncs them to disk.
+//
+// A last line without its newline was never acknowledged (the write that
+// added it was cut off): AppendFile removes it under the lock and says so
+// in the result. Any other bad line in the tail makes it write nothing and
+// point at `optr ledger verify`. When the new lines would take the active
+// segment past SegmentLimit, the segment is sealed first (DESIGN §4.3):
+// renamed, unchanged, into SegmentDir(path), and the entries start a new
+// active segment whose first prev is the sealed segment's last hash.
+func AppendFile(path string, drafts ...Draft) (AppendResult, error) {
+	var res AppendResult
 	if len(drafts) == 0 {
-		return nil, nil
+		return res, nil
 	}
 	for i, d := range drafts {
 		if err := d.validate(); err != nil {
-			return nil, fmt.Errorf("append to ledger %s: draft %d (kind %q): %w", path, i+1, d.Kind, err)
+			return res, fmt.Errorf("append to ledger %s: draft %d (kind %q): %w", path, i+1, d.Kind, err)
 		}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("append to ledger: %w", err)
+		return res, fmt.Errorf("append to ledger: %w", err)
 	}
+	for {
+		done, err := appendOnce(path, drafts, &res)
+		if err != nil || done {
+			return res, err
+		}
+	}
+}
+
+// appendOnce opens and locks the active segment and appends, or seals it
+// and reports done=false so the caller starts again on the new file.
+func appendOnce(path string, drafts []Draft, res *AppendResult) (done bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("append to ledger: %w", err)
+		return false, fmt.Errorf("append to ledger: %w", err)
 	}
 	// Close errors are of no interest: the lines are synced before it, and
 	// a failed write or sync is reported on its own.
 	defer f.Close()
 	if err := lockFile(f, true); err != nil {
-		return nil, fmt.Errorf("lock ledger %s: %w", path, err)
+		return false, fmt.Errorf("lock ledger %s: %w", path, err)
 	}
 	defer unlockFile(f)
-
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("append to ledger: %w", err)
+		return false, fmt.Errorf("append to ledger: %w", err)
+	}
+	// Another writer may have sealed the file while this one waited for
+	// the lock: then the path names a new file, and this one is sealed.
+	if now, err := os.Stat(path); err != nil || !os.SameFile(fi, now) {
+		return false, nil
 	}
 	size := fi.Size()
+	if cut, line, err := tornTail(f, size); err != nil {
+		return false, errTail(path, "refusing to append", err)
+	} else if cut < size {
+		if err := f.Truncate(cut); err != nil {
+			return false, fmt.Errorf("ledger %s: remove the torn last line %d: %w; run `optr ledger verify --ledger %s`", path, line, err, path)
+		}
+		res.Repaired = &Repair{Path: path, Line: line, Bytes: size - cut}
+		size = cut
+	}
 	head, err := readTailHead(f, size)
 	if err != nil {
-		return nil, errTail(path, "refusing to append", err)
+		return false, errTail(path, "refusing to append", err)
+	}
+	if size == 0 {
+		if head, err = sealedHead(path); err != nil {
+			return false, err
+		}
 	}
 	entries, err := Chain(head, drafts...)
 	if err != nil {
-		return nil, fmt.Errorf("append to ledger %s: %w", path, err)
+		return false, fmt.Errorf("append to ledger %s: %w", path, err)
 	}
 	var buf []byte
 	for _, e := range entries {
 		line, err := e.Line()
 		if err != nil {
-			return nil, fmt.Errorf("append to ledger %s: %w", path, err)
+			return false, fmt.Errorf("append to ledger %s: %w", path, err)
 		}
 		buf = append(buf, line...)
 	}
+	if size > 0 && size+int64(len(buf)) > SegmentLimit {
+		seg, err := seal(f, path, size, head)
+		if err != nil {
+			return false, err
+		}
+		res.Sealed = &seg
+		return false, nil
+	}
 
 	if _, err := f.Write(buf); err != nil {
-		return nil, rollback(f, size, fmt.Errorf("write ledger %s: %w", path, err))
+		return false, rollback(f, size, fmt.Errorf("write ledger %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		return nil, rollback(f, size, fmt.Errorf("sync ledger %s: %w", path, err))
+		return false, rollback(f, size, fmt.Errorf("sync ledger %s: %w", path, err))
 	}
 	if size == 0 {
 		// A new file's directory entry must reach the disk too. The entries
 		// are already durable in the file, so a failure here is not worth
 		// reporting as a failed append (a retry would record them twice).
-		syncDir(dir)
+		syncDir(filepath.Dir(path))
 	}
-	return entries, nil
+	res.Entries = entries
+	return true, nil
+}
+
+// seal renames the active segment f (size bytes, ending with head) into
+// the segment directory, unchanged. The caller holds f's lock, so no
+// writer appends meanwhile, and a writer waiting for the lock notices the
+// rename and opens the new active segment.
+func seal(f *os.File, path string, size int64, head Head) (Segment, error) {
+	first, err := firstSeq(f, size)
+	if err != nil {
+		return Segment{}, errTail(path, "cannot seal the full segment", err)
+	}
+	dir := SegmentDir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Segment{}, fmt.Errorf("seal ledger segment: %w", err)
+	}
+	seg := Segment{Path: filepath.Join(dir, SegmentName(first, head.Seq)), First: first, Last: head.Seq}
+	if _, err := os.Stat(seg.Path); err == nil {
+		return Segment{}, fmt.Errorf("seal ledger segment: %s already exists; run `optr ledger verify --ledger %s`", seg.Path, path)
+	}
+	if err := os.Rename(path, seg.Path); err != nil {
+		return Segment{}, fmt.Errorf("seal ledger segment: %w", err)
+	}
+	syncDir(dir)
+	syncDir(filepath.Dir(path))
+	return seg, nil
+}
+
+// sealedHead is the head of the last sealed segment of the ledger at path,
+// read from its tail: where an empty active segment continues.
+func sealedHead(path string) (Head, error) {
+	segs, err := Segments(path)
+	if err != nil || len(segs) == 0 {
+		return Head{}, err
+	}
+	last := segs[len(segs)-1]
+	f, err := os.Open(last.Path)
+	if err != nil {
+		return Head{}, fmt.Errorf("read the last sealed segment: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Head{}, fmt.Errorf("read the last sealed segment: %w", err)
+	}
+	head, err := readTailHead(f, fi.Size())
+	if err != nil {
+		return Head{}, errTail(last.Path, "cannot read the head of the last sealed segment", err)
+	}
+	if head.Seq != last.Last {
+		return Head{}, fmt.Errorf("ledger segment %s ends with seq %d, not %d as its name says; run `optr ledger verify --ledger %s`", last.Path, head.Seq, last.Last, path)
+	}
+	return head, nil
 }
 
 // rollback cuts the file back to size after a failed write, so that no
@@ -91,13 +225,14 @@ func syncDir(dir string) {
 	}
 }
 
-// TailHead returns the head of the ledger at path, reading only its last
-// line. A missing file is an empty ledger. A torn or bad last line is an
-// error, as for Append.
+// TailHead returns the head of the ledger at path, reading only its tail
+// (the last sealed segment's when the active one is empty or missing). A
+// missing ledger is empty. A bad tail is an error, as for Append; a torn
+// last line is reported, not repaired (only an append repairs it).
 func TailHead(path string) (Head, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Head{}, nil
+		return sealedHead(path)
 	}
 	if err != nil {
 		return Head{}, fmt.Errorf("read ledger head: %w", err)
@@ -110,6 +245,9 @@ func TailHead(path string) (Head, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return Head{}, fmt.Errorf("read ledger head: %w", err)
+	}
+	if fi.Size() == 0 {
+		return sealedHead(path)
 	}
 	head, err := readTailHead(f, fi.Size())
 	if err != nil {

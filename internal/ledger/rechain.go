@@ -167,8 +167,10 @@ func readRemoteTail(remote []byte, base string) (remoteTail, error) {
 		if string(info.hash) == base {
 			return t, nil
 		}
-		if start == 0 && (info.seq != 1 || string(info.prev) != ZeroHash) {
-			return t, errRemote(newLineError(ProblemSeq, "the first entry has seq %d and prev %s, want 1 and 64 zeros", info.seq, info.prev).at(1))
+		// The first line is the ledger's first entry, or, in an active
+		// segment that follows sealed ones, an entry chained onto them.
+		if start == 0 && (info.seq == 1) != (string(info.prev) == ZeroHash) {
+			return t, errRemote(newLineError(ProblemSeq, "the first entry has seq %d and prev %s: want seq 1 with 64 zeros, or a later seq continuing a sealed segment", info.seq, info.prev).at(1))
 		}
 		t.since = append(t.since, remoteEntry{
 			seq:  info.seq,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 )
 
@@ -29,22 +28,17 @@ type Summary struct {
 // Reading and checking run on the calling goroutine while a second goroutine
 // hashes the lines already checked.
 func Verify(r io.Reader) (Summary, error) {
-	v := verifier{r: r}
-	return v.run()
+	return verifyFrom(r, Head{}, nil)
 }
 
-// VerifyFile verifies the ledger at path. A missing file is an error.
-func VerifyFile(path string) (Summary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Summary{}, fmt.Errorf("verify ledger: %w", err)
-	}
-	defer f.Close()
-	s, err := Verify(f)
-	if err != nil {
-		return s, fmt.Errorf("ledger %s: %w", path, err)
-	}
-	return s, nil
+// verifyFrom verifies a stream of entries that continues the ledger whose
+// head is head: its first entry must have seq head.Seq+1 and prev
+// head.Hash. Line numbers count from head.Seq, so they stay the line
+// numbers of the whole ledger.
+func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
+	v := verifier{r: r, seq: head.Seq, lines: head.Seq, tree: tree}
+	copy(v.prevHash[:], head.Hash)
+	return v.run()
 }
 
 const (
@@ -75,6 +69,7 @@ type verifier struct {
 	batches int         // batches made so far, at most numBatches
 	stop    atomic.Bool // set by the hasher when it found a bad line
 
+	tree     *treeRecorder         // the Merkle tree to add lines to, or nil
 	lines    int64                 // lines read so far
 	seq      int64                 // last good entry's seq
 	prevHash [2 * sha256.Size]byte // last good entry's claimed hash
@@ -84,7 +79,7 @@ func (v *verifier) run() (Summary, error) {
 	v.pool = make(chan *batch, numBatches)
 	work := make(chan *batch, numBatches)
 	hashed := make(chan *VerifyError, 1)
-	go hashBatches(work, v.pool, &v.stop, hashed)
+	go hashBatches(work, v.pool, &v.stop, hashed, v.tree)
 
 	bad, err := v.read(work)
 	close(work)
@@ -240,7 +235,9 @@ func (v *verifier) atEOF() bool {
 // hashBatches hashes every queued line and compares it with the hash the
 // line claims. On a mismatch it sets stop, so that the reader gives up
 // early; it reports the first mismatch (or nil) when work is closed.
-func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, result chan<- *VerifyError) {
+//
+// With a tree, every good line is also added to it as a record.
+func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, result chan<- *VerifyError, tree *treeRecorder) {
 	var bad *VerifyError
 	h := sha256.New()
 	var sum [sha256.Size]byte
@@ -255,6 +252,10 @@ func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, resu
 			if !hashMatches(&sum, want) {
 				bad = newLineError(ProblemHash, "hash is %s, but the line hashes to %x: the entry was changed after it was written", want, sum).at(j.line)
 				stop.Store(true)
+				break
+			}
+			if tree != nil {
+				tree.add(line)
 			}
 		}
 		pool <- b

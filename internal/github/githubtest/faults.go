@@ -159,3 +159,23 @@ func (s *Server) takeHook(op string) func() {
 	}
 	return nil
 }
+
+// ProtectedBranch is GitHub's 422 when a branch protection rule refuses a
+// ref update; it is not a race.
+func ProtectedBranch(branch string) Fault {
+	return Fault{
+		Status:           http.StatusUnprocessableEntity,
+		Message:          "Protected branch update failed for refs/heads/" + branch + ".",
+		DocumentationURL: "https://docs.github.com/rest/git/refs#update-a-reference",
+	}
+}
+
+// RulesetViolation is GitHub's 422 when a repository ruleset refuses a ref
+// update, with the rule's own text.
+func RulesetViolation(rule string) Fault {
+	return Fault{
+		Status:           http.StatusUnprocessableEntity,
+		Message:          "Repository rule violations found\n\n" + rule + "\n\n",
+		DocumentationURL: "https://docs.github.com/rest/git/refs#update-a-reference",
+	}
+}

@@ -14,6 +14,9 @@ type Request struct {
 	Login string
 	// Fault is true when an injected fault answered.
 	Fault bool
+	// RequestBytes and ResponseBytes are the sizes of the request's and
+	// the answer's bodies: what a client moved.
+	RequestBytes, ResponseBytes int64
 }
 
 // Requests returns the requests received so far, in order.

@@ -200,15 +200,6 @@ func (s *Server) finish(w http.ResponseWriter, r *http.Request, op string, who i
 }
 
 func (s *Server) finishLocked(w http.ResponseWriter, r *http.Request, op string, who identity, faulted bool, rep reply) {
-	s.requests = append(s.requests, Request{
-		Method:    r.Method,
-		Path:      "/" + strings.TrimPrefix(r.URL.Path, BasePath),
-		Query:     r.URL.RawQuery,
-		Operation: op,
-		Status:    rep.status,
-		Login:     who.login,
-		Fault:     faulted,
-	})
 	h := w.Header()
 	for k, v := range rep.header {
 		h[k] = v
@@ -235,6 +226,17 @@ func (s *Server) finishLocked(w http.ResponseWriter, r *http.Request, op string,
 		}
 		h.Set("Content-Type", "application/json; charset=utf-8")
 	}
+	s.requests = append(s.requests, Request{
+		Method:        r.Method,
+		Path:          "/" + strings.TrimPrefix(r.URL.Path, BasePath),
+		Query:         r.URL.RawQuery,
+		Operation:     op,
+		Status:        rep.status,
+		Login:         who.login,
+		Fault:         faulted,
+		RequestBytes:  max(r.ContentLength, 0),
+		ResponseBytes: int64(len(out)),
+	})
 	w.WriteHeader(rep.status)
 	if r.Method != http.MethodHead {
 		_, _ = io.Copy(w, bytes.NewReader(out))

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/github"
+	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// commitCase is one ledger to commit back onto.
+type commitCase struct {
+	name string
+	dir  string // holds .optr/ledger.jsonl and .optr/ledger.d
+}
+
+// commitStats is what the commit-backs of one case moved and took.
+type commitStats struct {
+	bytes   int64 // request and answer bodies, median per commit-back
+	elapsed time.Duration
+	active  int64 // the remote active segment's size before the first
+	err     error
+}
+
+// measureCommitBack seeds the fake GitHub (githubtest, the same server
+// the tests use, over loopback HTTP) with the case's ledger on the
+// optr-ledger branch and times count commit-backs of one run each: its
+// entry, re-chained onto the branch exactly as the Action does, and a
+// run folder's worth of files.
+func measureCommitBack(ctx context.Context, c commitCase, count int) commitStats {
+	var st commitStats
+	// testing.Benchmark hands out a testing.TB outside `go test`, which
+	// githubtest needs; the function runs once (b.N is not used).
+	once := false
+	testing.Benchmark(func(b *testing.B) {
+		if once {
+			return
+		}
+		once = true
+		st = commitBackOnce(ctx, b, c, count)
+	})
+	return st
+}
+
+func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) commitStats {
+	var st commitStats
+	s := githubtest.NewServer(b)
+	files := map[string]string{}
+	err := filepath.WalkDir(filepath.Join(c.dir, ".optr"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(c.dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		st.err = err
+		return st
+	}
+	known := []byte(files[".optr/ledger.jsonl"])
+	st.active = int64(len(known))
+	s.Commit(githubtest.DefaultRepo, "optr-ledger", files, "seed")
+	files = nil
+	client, err := github.New(ctx, github.Options{APIURL: s.URL(), Token: "ghs_bench", Repository: githubtest.DefaultRepo, HTTPClient: s.Client()})
+	if err != nil {
+		st.err = err
+		return st
+	}
+	head, err := ledger.TailHead(filepath.Join(c.dir, ".optr", "ledger.jsonl"))
+	if err != nil {
+		st.err = err
+		return st
+	}
+	var bytesPer []int64
+	var times []time.Duration
+	for i := range count {
+		mine, err := ledger.Chain(head, ledger.Draft{Kind: ledger.KindRun, Run: fmt.Sprintf("%s-%d", c.name, i), Workflow: "bench", Time: time.Now().UTC(),
+			Fields: map[string]any{"selected": "a", "intent_sha256": strings.Repeat("0", 64)}})
+		if err != nil {
+			st.err = err
+			return st
+		}
+		run := fmt.Sprintf(".optr/workflows/bench/runs/%s-%d/", c.name, i)
+		s.ResetRequests()
+		start := time.Now()
+		res, err := client.CommitBack(ctx, github.CommitRequest{
+			Branch: "optr-ledger", Message: "optr: record run", LedgerPath: ".optr/ledger.jsonl",
+			VerifyPublished: true,
+			Known:           known, // the workspace's copy, as the driver has it
+			Rechain: func(remote []byte) ([]byte, error) {
+				appended, _, err := ledger.Rechain(remote, mine)
+				if err != nil {
+					return nil, err
+				}
+				return append(append([]byte(nil), remote...), appended...), nil
+			},
+			Files: map[string][]byte{
+				run + "result.md":            []byte(strings.Repeat("All good. ", 200)),
+				run + "optr-selection.json":  []byte(`{"selected":"a"}`),
+				run + "agent-outputs/a.json": []byte(strings.Repeat(`{"agent":"a"}`, 100)),
+			},
+		})
+		times = append(times, time.Since(start))
+		if err != nil {
+			st.err = err
+			return st
+		}
+		head, known = res.Head, res.Ledger
+		var n int64
+		for _, r := range s.Requests() {
+			n += r.RequestBytes + r.ResponseBytes
+		}
+		bytesPer = append(bytesPer, n)
+	}
+	slices.Sort(bytesPer)
+	slices.Sort(times)
+	st.bytes, st.elapsed = bytesPer[len(bytesPer)/2], times[len(times)/2]
+	return st
+}
+
+// commitBackRows compares commit-back on a 10-entry ledger with an
+// n-entry one, its active segment nearly empty (just sealed) and nearly
+// full (the worst case: 8 MiB read and written).
+func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error) {
+	small := commitCase{name: "small", dir: filepath.Join(dir, "cb-small")}
+	if _, err := segmentedLedger(filepath.Join(small.dir, ".optr"), 10); err != nil {
+		return nil, err
+	}
+	fresh := commitCase{name: "fresh", dir: filepath.Join(dir, "cb-fresh")}
+	path, err := segmentedLedger(filepath.Join(fresh.dir, ".optr"), n)
+	if err != nil {
+		return nil, err
+	}
+	if err := activeWith(path, 2<<10); err != nil { // about ten entries active
+		return nil, err
+	}
+	full := commitCase{name: "full", dir: filepath.Join(dir, "cb-full")}
+	path, err = segmentedLedger(filepath.Join(full.dir, ".optr"), n)
+	if err != nil {
+		return nil, err
+	}
+	if err := activeWith(path, ledger.SegmentLimit-64<<10); err != nil {
+		return nil, err
+	}
+	measureCommitBack(ctx, small, 1) // warm up: the first server pays for setup
+	base := measureCommitBack(ctx, small, count)
+	if base.err != nil {
+		return nil, fmt.Errorf("10 entries: %w", base.err)
+	}
+	var rows []row
+	for _, c := range []commitCase{fresh, full} {
+		st := measureCommitBack(ctx, c, count)
+		if st.err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, st.err)
+		}
+		br := float64(st.bytes) / float64(base.bytes)
+		tr := st.elapsed.Seconds() / base.elapsed.Seconds()
+		what := fmt.Sprintf("commit-back on %d entries, active segment %.1f MiB / on 10 (median of %d)", n, float64(st.active)/(1<<20), count)
+		rows = append(rows,
+			row{id: "P4", what: what + ": bytes", measured: fmt.Sprintf("%s vs %s", kib(st.bytes), kib(base.bytes)),
+				value: fmt.Sprintf("%.2f", br), goal: "≤ 1.5 (≤ 8 MiB + files)", ok: br <= 1.5 || st.bytes <= 2*ledger.SegmentLimit+64<<10},
+			row{id: "P4", what: what + ": time", measured: fmt.Sprintf("%s vs %s", st.elapsed.Round(time.Millisecond), base.elapsed.Round(time.Millisecond)),
+				value: fmt.Sprintf("%.2f", tr), goal: "≤ 1.5", ok: tr <= 1.5})
+	}
+	return rows, nil
+}
+
+func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }

@@ -1,0 +1,155 @@
+package ledger
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// LocalOrigin is the checkpoint origin outside GitHub Actions.
+const LocalOrigin = "optr/local"
+
+// Origin is the default checkpoint origin for a repository: optr/<owner>/<repo>
+// for "owner/repo" (as in GITHUB_REPOSITORY), LocalOrigin when repo is empty.
+func Origin(repo string) string {
+	if repo == "" {
+		return LocalOrigin
+	}
+	return "optr/" + repo
+}
+
+// Checkpoint is a ledger head in the C2SP tlog-checkpoint form: the origin
+// (which log), the number of entries, and the RFC 6962 Merkle tree hash
+// over the ledger's lines (see VerifyTree).
+type Checkpoint struct {
+	Origin string
+	Size   int64
+	Root   tlog.Hash
+}
+
+// Text is the checkpoint's body as C2SP specifies it: the origin, the size
+// in decimal and the base64 root hash, each on its own line. It is also the
+// text a signed note signs.
+func (c Checkpoint) Text() string {
+	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root[:]))
+}
+
+// Sign returns the checkpoint as a signed note (golang.org/x/mod/sumdb/note)
+// with the private key skey, as GenerateKey or `optr ledger keygen` made it.
+func (c Checkpoint) Sign(skey string) ([]byte, error) {
+	s, err := note.NewSigner(strings.TrimSpace(skey))
+	if err != nil {
+		return nil, fmt.Errorf("sign the checkpoint: the key is not a note signing key: %w", err)
+	}
+	msg, err := note.Sign(&note.Note{Text: c.Text()}, s)
+	if err != nil {
+		return nil, fmt.Errorf("sign the checkpoint: %w", err)
+	}
+	return msg, nil
+}
+
+// GenerateKey makes a note signing key pair named name (by convention the
+// checkpoint origin): skey is the private key for Sign (keep it secret,
+// e.g. OPTR_LEDGER_KEY), vkey the public key for OpenCheckpoint.
+func GenerateKey(name string) (skey, vkey string, err error) {
+	skey, vkey, err = note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		return "", "", fmt.Errorf("generate a ledger key named %q: %w", name, err)
+	}
+	return skey, vkey, nil
+}
+
+// ErrUnsigned is returned (wrapped) by OpenCheckpoint when a public key is
+// given but the checkpoint carries no signature.
+var ErrUnsigned = errors.New("the checkpoint is not signed")
+
+// OpenCheckpoint reads a checkpoint, signed or not. With a public key vkey
+// a signed checkpoint's signature must verify with it and an unsigned one
+// is refused; without one the signature lines, if any, are not checked
+// (signed reports whether there were any).
+func OpenCheckpoint(data []byte, vkey string) (c Checkpoint, signed bool, err error) {
+	text := data
+	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
+		text, signed = data[:i+1], true
+	}
+	if vkey != "" {
+		if !signed {
+			return Checkpoint{}, false, fmt.Errorf("checkpoint: %w, but a public key was given", ErrUnsigned)
+		}
+		v, err := note.NewVerifier(strings.TrimSpace(vkey))
+		if err != nil {
+			return Checkpoint{}, true, fmt.Errorf("checkpoint: the public key is not a note verifier key: %w", err)
+		}
+		n, err := note.Open(data, note.VerifierList(v))
+		if err != nil {
+			return Checkpoint{}, true, fmt.Errorf("checkpoint: the signature does not verify with key %s: %w", v.Name(), err)
+		}
+		text = []byte(n.Text)
+	}
+	c, err = ParseCheckpoint(text)
+	return c, signed, err
+}
+
+// ParseCheckpoint reads a checkpoint's body (Text), ignoring extension
+// lines after the root hash.
+func ParseCheckpoint(text []byte) (Checkpoint, error) {
+	lines := strings.Split(string(text), "\n")
+	if len(lines) < 4 || lines[len(lines)-1] != "" {
+		return Checkpoint{}, errors.New("checkpoint: want an origin line, a size line and a root hash line, each ending with a newline")
+	}
+	c := Checkpoint{Origin: lines[0]}
+	if c.Origin == "" {
+		return Checkpoint{}, errors.New("checkpoint: the origin line is empty")
+	}
+	n, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
+		return Checkpoint{}, fmt.Errorf("checkpoint: the size line %q is not a decimal entry count", lines[1])
+	}
+	c.Size = n
+	root, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(root) != len(c.Root) {
+		return Checkpoint{}, fmt.Errorf("checkpoint: the root hash line %q is not a base64 SHA-256 hash", lines[2])
+	}
+	copy(c.Root[:], root)
+	return c, nil
+}
+
+// CheckpointMismatchError says that a ledger does not hold a checkpoint.
+type CheckpointMismatchError struct {
+	Checkpoint Checkpoint
+	// Entries is how many entries the ledger has.
+	Entries int64
+	// Root is the ledger's tree hash at the checkpoint's size (zero when
+	// the ledger is shorter).
+	Root tlog.Hash
+}
+
+func (e *CheckpointMismatchError) Error() string {
+	c := e.Checkpoint
+	if e.Entries < c.Size {
+		return fmt.Sprintf("checkpoint %s at size %d: the ledger has only %d entries: it was truncated, or the checkpoint is of another ledger", c.Origin, c.Size, e.Entries)
+	}
+	return fmt.Sprintf("checkpoint %s at size %d: the ledger's first %d entries have root %s, the checkpoint says %s: the ledger was rewritten, or the checkpoint is of another ledger",
+		c.Origin, c.Size, c.Size, base64.StdEncoding.EncodeToString(e.Root[:]), base64.StdEncoding.EncodeToString(c.Root[:]))
+}
+
+// Holds checks that a verified ledger (its TreeSummary, computed with the
+// checkpoint's size in at) holds checkpoint c: its first c.Size entries
+// have c.Root. It returns a *CheckpointMismatchError when not.
+func (t TreeSummary) Holds(c Checkpoint) error {
+	root, ok := t.At[c.Size]
+	if c.Size == t.Entries {
+		root, ok = t.Root, true
+	}
+	if !ok || root != c.Root {
+		return &CheckpointMismatchError{Checkpoint: c, Entries: t.Entries, Root: root}
+	}
+	return nil
+}

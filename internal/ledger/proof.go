@@ -1,0 +1,100 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Proof is an RFC 6962 inclusion proof of one ledger entry in a checkpoint,
+// as `optr ledger prove` prints it (JSON) and `optr ledger verify --proof`
+// checks it.
+type Proof struct {
+	// Seq is the entry's seq (its record index plus one).
+	Seq int64 `json:"seq"`
+	// Entry is the entry's line as written, without its newline.
+	Entry string `json:"entry"`
+	// Checkpoint is the checkpoint the proof leads to: its text, or the
+	// signed note when a key was given.
+	Checkpoint string `json:"checkpoint"`
+	// Hashes are the proof's hashes, the one nearest the entry first.
+	Hashes tlog.RecordProof `json:"hashes"`
+}
+
+// Prove builds the inclusion proof of entry seq in the ledger at path as
+// it stands, in one pass over its lines and O(log n) memory. The returned
+// Checkpoint is the head the proof leads to (origin as given); the caller
+// signs it when it has a key. Prove does not verify the chain (VerifyFile
+// does); it refuses a seq beyond the head.
+func Prove(path, origin string, seq int64) (Proof, Checkpoint, error) {
+	head, err := TailHead(path)
+	if err != nil {
+		return Proof{}, Checkpoint{}, err
+	}
+	if seq < 1 || seq > head.Seq {
+		return Proof{}, Checkpoint{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, head.Seq)
+	}
+	r, err := Open(path)
+	if err != nil {
+		return Proof{}, Checkpoint{}, err
+	}
+	defer r.Close()
+	p := newProofBuilder(seq-1, head.Seq)
+	br := bufio.NewReaderSize(r, 1<<20)
+	var n int64
+	for n < head.Seq {
+		line, err := readLine(br)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Proof{}, Checkpoint{}, fmt.Errorf("prove: read ledger line %d: %w", n+1, err)
+		}
+		n++
+		p.add(line)
+	}
+	if n != head.Seq {
+		return Proof{}, Checkpoint{}, fmt.Errorf("prove: the ledger has %d lines, but its last entry has seq %d; run `optr ledger verify`", n, head.Seq)
+	}
+	cp := Checkpoint{Origin: origin, Size: head.Seq, Root: p.all.root()}
+	return Proof{Seq: seq, Entry: string(p.record), Checkpoint: cp.Text(), Hashes: p.proof}, cp, nil
+}
+
+// Check verifies the proof: the entry is a well-formed ledger line whose
+// hash matches and whose seq is Seq, and the hashes lead from it to the
+// checkpoint's root. vkey, when set, is the public key the checkpoint's
+// signature must verify with. It returns the checkpoint.
+func (p Proof) Check(vkey string) (Checkpoint, error) {
+	cp, _, err := OpenCheckpoint([]byte(p.Checkpoint), vkey)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("proof: %w", err)
+	}
+	line := []byte(p.Entry)
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return cp, errors.New("proof: the entry holds a newline; it must be one ledger line without its newline")
+	}
+	info, lerr := parseLine(line)
+	if lerr != nil {
+		return cp, fmt.Errorf("proof: the entry is not a ledger line: %s", lerr.reason)
+	}
+	var sum [sha256.Size]byte
+	sumLine(sha256.New(), line, info.cutStart, info.cutEnd, &sum)
+	if !hashMatches(&sum, info.hash) {
+		return cp, fmt.Errorf("proof: the entry's hash is %s, but it hashes to %x", info.hash, sum)
+	}
+	if info.seq != p.Seq {
+		return cp, fmt.Errorf("proof: the entry has seq %d, the proof says %d", info.seq, p.Seq)
+	}
+	if p.Seq < 1 || p.Seq > cp.Size {
+		return cp, fmt.Errorf("proof: seq %d is outside the checkpoint's %d entries", p.Seq, cp.Size)
+	}
+	if err := tlog.CheckRecord(p.Hashes, cp.Size, cp.Root, p.Seq-1, tlog.RecordHash(line)); err != nil {
+		return cp, fmt.Errorf("proof: entry %d is not in checkpoint %s at size %d: %w", p.Seq, cp.Origin, cp.Size, err)
+	}
+	return cp, nil
+}

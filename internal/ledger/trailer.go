@@ -1,0 +1,93 @@
+package ledger
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The commit trailers every commit-back ends its message with (DESIGN
+// §4.13): the ledger's entry count and the hash of its last entry.
+const (
+	TrailerSize = "Optr-Ledger-Size"
+	TrailerHead = "Optr-Ledger-Head"
+)
+
+// Trailers returns the trailer block for head: two "Key: value" lines.
+func Trailers(head Head) string {
+	return fmt.Sprintf("%s: %d\n%s: %s\n", TrailerSize, head.Seq, TrailerHead, head.prevHashOrEmpty())
+}
+
+func (h Head) prevHashOrEmpty() string {
+	if h.Seq == 0 {
+		return ZeroHash
+	}
+	return h.Hash
+}
+
+// WithTrailers returns msg with the trailers for head as its last
+// paragraph, replacing any Optr-Ledger trailers msg already had.
+func WithTrailers(msg string, head Head) string {
+	var kept []string
+	for _, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		if !strings.HasPrefix(l, TrailerSize+":") && !strings.HasPrefix(l, TrailerHead+":") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.TrimRight(strings.Join(kept, "\n"), "\n") + "\n\n" + Trailers(head)
+}
+
+// ParseTrailers reads the Optr-Ledger trailers of a commit message. ok is
+// false when the message has none; a message with only one of them, or a
+// malformed value, is an error (a forged or damaged trailer).
+func ParseTrailers(msg string) (head Head, ok bool, err error) {
+	var size, hash string
+	var nSize, nHash int
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if v, found := strings.CutPrefix(l, TrailerSize+":"); found {
+			size, nSize = strings.TrimSpace(v), nSize+1
+		}
+		if v, found := strings.CutPrefix(l, TrailerHead+":"); found {
+			hash, nHash = strings.TrimSpace(v), nHash+1
+		}
+	}
+	switch {
+	case nSize == 0 && nHash == 0:
+		return Head{}, false, nil
+	case nSize != 1 || nHash != 1:
+		return Head{}, true, fmt.Errorf("the message has %d %s and %d %s trailers, want one of each", nSize, TrailerSize, nHash, TrailerHead)
+	}
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != size {
+		return Head{}, true, fmt.Errorf("trailer %s: %q is not an entry count", TrailerSize, size)
+	}
+	if !isHexHash([]byte(hash)) {
+		return Head{}, true, fmt.Errorf("trailer %s: %q is not 64 lowercase hex digits", TrailerHead, hash)
+	}
+	if n == 0 {
+		if hash != ZeroHash {
+			return Head{}, true, fmt.Errorf("trailer %s is 0 but %s is not 64 zeros", TrailerSize, TrailerHead)
+		}
+		return Head{}, true, nil
+	}
+	return Head{Seq: n, Hash: hash}, true, nil
+}
+
+// HeadOf returns the head of a ledger segment held in memory, checking its
+// tail as Append does (the last line, and the lines in the 64 KiB before
+// it). An empty segment has the zero head.
+func HeadOf(segment []byte) (Head, error) {
+	return readTailHead(bytes.NewReader(segment), int64(len(segment)))
+}
+
+// FirstSeq returns the seq of the first entry of a non-empty segment held
+// in memory.
+func FirstSeq(segment []byte) (int64, error) {
+	seq, err := firstSeq(bytes.NewReader(segment), int64(len(segment)))
+	if err != nil {
+		return 0, fmt.Errorf("read the segment's first entry: %w", err)
+	}
+	return seq, nil
+}

@@ -1,0 +1,73 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ProblemSegment: a sealed segment is missing, misnamed, empty or out of
+// place, so the segments do not make one ledger.
+const ProblemSegment Problem = "segment"
+
+// VerifyFile verifies the whole ledger at path: its sealed segments in
+// order, then the active segment, as one chain (DESIGN §4.3). Each sealed
+// segment must hold exactly the entries its name says, following the one
+// before; a missing, reordered or misnamed segment is a *VerifyError
+// (ProblemSegment, or the seq or prev fault it causes) wrapped with the
+// file it is in. Line numbers count across segments: in a valid ledger the
+// line number is the entry's seq. A ledger with no file at all is an error
+// wrapping os.ErrNotExist; sealed segments without an active one (a crash
+// right after sealing) are a valid ledger.
+func VerifyFile(path string) (Summary, error) {
+	return verifyFile(path, nil)
+}
+
+func verifyFile(path string, tree *treeRecorder) (Summary, error) {
+	segs, err := Segments(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("verify ledger: %w", err)
+	}
+	var sum Summary
+	for _, s := range segs {
+		name := filepath.Base(s.Path)
+		switch {
+		case s.First > sum.Head.Seq+1:
+			return sum, segmentError(s.Path, sum.Head.Seq+1, "entries %d to %d are missing: there is no sealed segment for them before %s", sum.Head.Seq+1, s.First-1, name)
+		case s.First <= sum.Head.Seq:
+			return sum, segmentError(s.Path, s.First, "segment %s starts at seq %d, but the segments before it already hold entries up to %d", name, s.First, sum.Head.Seq)
+		}
+		next, err := verifyPart(s.Path, sum.Head, tree)
+		if err != nil {
+			return sum, err
+		}
+		if next.Head.Seq != s.Last {
+			return sum, segmentError(s.Path, next.Head.Seq, "segment %s ends with seq %d, but its name says %d: it was cut short, extended or renamed", name, next.Head.Seq, s.Last)
+		}
+		sum = next
+	}
+	next, err := verifyPart(path, sum.Head, tree)
+	if errors.Is(err, os.ErrNotExist) && len(segs) > 0 {
+		return sum, nil
+	}
+	return next, err
+}
+
+// verifyPart verifies one file of a ledger, continuing from head.
+func verifyPart(path string, head Head, tree *treeRecorder) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{Entries: head.Seq, Head: head}, fmt.Errorf("verify ledger: %w", err)
+	}
+	defer f.Close()
+	s, err := verifyFrom(f, head, tree)
+	if err != nil {
+		return s, fmt.Errorf("ledger %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func segmentError(path string, line int64, format string, args ...any) error {
+	return fmt.Errorf("ledger %s: %w", path, newLineError(ProblemSegment, format, args...).at(line))
+}
