@@ -30,7 +30,10 @@ import (
 // action's inputs (with:) when set, else from the event: a
 // workflow_dispatch event's inputs, or the issue (workflow issue-<number>;
 // intent the title, a blank line and the body; constraints the body's
-// "### Constraints" section, added to the constraints input). The pipeline
+// "### Constraints" section, added to the constraints input). The issue's
+// title and body are read as GitHub shows them: HTML comments and invisible
+// characters are removed (see StripHidden), and Trigger.Hidden says what
+// was. The pipeline
 // is the one named by /optr run, else the pipeline input.
 //
 // Bot senders are parsed like anyone else; Trigger.IsBot tells the caller
@@ -64,8 +67,11 @@ func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
 	if ev.issue != nil {
 		t.Issue = ev.issue.GetNumber()
 		t.PullRequest = ev.issue.IsPullRequest()
-		t.Title = ev.issue.GetTitle()
-		t.Body = ev.issue.GetBody()
+		// Agents see what people see: hidden text never reaches them.
+		var th, bh Hidden
+		t.Title, th = StripHidden(ev.issue.GetTitle())
+		t.Body, bh = StripHidden(ev.issue.GetBody())
+		t.Hidden = Hidden{Comments: th.Comments + bh.Comments, Invisible: th.Invisible + bh.Invisible}
 	}
 	if ev.comment != nil {
 		t.CommentID = ev.comment.GetID()

@@ -46,9 +46,13 @@ type Trigger struct {
 	// "Organization". Callers deny a Bot silently.
 	SenderType string
 
-	// Title and Body are the issue's.
+	// Title and Body are the issue's, as GitHub shows them: without HTML
+	// comments and invisible characters (see StripHidden).
 	Title string
 	Body  string
+	// Hidden is what was removed from the title and body. When
+	// Hidden.Any(), the intent file says so with Hidden.Note().
+	Hidden Hidden
 	// Intent is the task for the agents.
 	Intent string
 	// Constraints are the constraint names the intent asks for: valid,

@@ -29,6 +29,10 @@ type judgeCheck struct {
 	workflow  string
 	runID     string
 	dir       string
+	// hard makes a verdict that cannot be had (no answer, an answer that
+	// holds no verdict) fail the constraint instead of leaving it
+	// unverified: a hard judge fails closed, never open.
+	hard bool
 }
 
 func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker, error) {
@@ -50,7 +54,9 @@ func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker
 	if criterion == "" {
 		criterion = name
 	}
-	return newJudge(name, criterion, a, c.Timeout.D(), opts), nil
+	j := newJudge(name, criterion, a, c.Timeout.D(), opts)
+	j.hard = c.Hard
+	return j, nil
 }
 
 func judgeAgent(opts Options, name string) (agent.Agent, error) {
@@ -89,8 +95,14 @@ func newJudge(name, criterion string, a agent.Agent, timeout time.Duration, opts
 	}
 }
 
+// Check implements Checker. A hard judge whose verdict cannot be read fails
+// the constraint with the reason; a soft one leaves it unverified.
 func (j *judgeCheck) Check(ctx context.Context, output string) (Outcome, error) {
-	return j.cache.do(ctx, j.key(output), func() (Outcome, error) { return j.judge(ctx, output) })
+	o, err := j.cache.do(ctx, j.key(output), func() (Outcome, error) { return j.judge(ctx, output) })
+	if err != nil && j.hard {
+		return Outcome{Reason: "failed closed, the judge's verdict could not be read: " + err.Error()}, nil
+	}
+	return o, err
 }
 
 // key identifies a verdict: the same output, constraint and criterion always
@@ -113,23 +125,43 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		RunID:    j.runID,
 		Dir:      j.dir,
 	})
-	if err != nil {
-		return Outcome{}, fmt.Errorf("judge %s did not answer: %w", j.agent.Name(), err)
-	}
-	v, err := parseVerdict(resp.Output)
-	if err != nil && resp.Raw != "" && resp.Raw != resp.Output {
-		v, err = parseVerdict(resp.Raw)
-	}
-	if err != nil {
+	v, verr := readVerdict(resp, err)
+	if verr != nil {
+		if err != nil {
+			return Outcome{}, fmt.Errorf("judge %s did not answer: %w", j.agent.Name(), err)
+		}
 		answer := resp.Output
 		if answer == "" {
 			answer = resp.Raw
 		}
-		return Outcome{}, fmt.Errorf("judge %s gave no verdict (%w); its answer began %s", j.agent.Name(), err, quote(answer, 200))
+		return Outcome{}, fmt.Errorf("judge %s gave no verdict (%w); its answer began %s", j.agent.Name(), verr, quote(answer, 200))
 	}
 	reason := cut(oneLine(v.Reason), maxJudgeReason)
 	if reason == "" {
 		reason = "no reason given"
 	}
 	return Outcome{Pass: v.Pass, Reason: fmt.Sprintf("judged by %s: %s", j.agent.Name(), reason)}, nil
+}
+
+// readVerdict reads the verdict from a judge agent's answer. An LLM agent
+// whose model answered {"pass": …} bare, outside the {"output": …} envelope
+// it asks for, returns an error with the model's text in Raw: the verdict is
+// read from there too. When the agent failed, only Raw is read (an Output
+// beside an error may be partial).
+func readVerdict(resp agent.Response, runErr error) (judgeAnswer, error) {
+	texts := []string{resp.Output, resp.Raw}
+	if runErr != nil {
+		texts = []string{resp.Raw}
+	}
+	err := errors.New("the judge's answer is empty")
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		var v judgeAnswer
+		if v, err = parseVerdict(t); err == nil {
+			return v, nil
+		}
+	}
+	return judgeAnswer{}, err
 }

@@ -41,6 +41,11 @@ func TestJudgeAnswers(t *testing.T) {
 		{"reason folded to one line", agent.Response{Output: `{"pass": false, "reason": "a\n\n  b"}`}, nil, Outcome{Reason: "judged by judge: a b"}, ""},
 		{"long reason cut", agent.Response{Output: `{"pass": false, "reason": "` + strings.Repeat("ü", 900) + `"}`}, nil, Outcome{Reason: "judged by judge: " + strings.Repeat("ü", maxJudgeReason)}, ""},
 		{"verdict only in Raw", agent.Response{Raw: `{"pass": true, "reason": "raw"}`}, nil, Outcome{Pass: true, Reason: "judged by judge: raw"}, ""},
+		{"bare verdict the LLM agent could not unwrap", agent.Response{Raw: `{"pass":false,"reason":"rude"}`}, agent.Errorf(agent.Systematic, "unparseable_output", "no output"), Outcome{Reason: "judged by judge: rude"}, ""},
+		{"inside the output envelope", agent.Response{Raw: `{"output": {"pass": false, "reason": "env"}, "ttv_estimate_ms": 5}`}, nil, Outcome{Reason: "judged by judge: env"}, ""},
+		{"envelope holding a JSON string", agent.Response{Raw: `{"output": "{\"pass\": false, \"reason\": \"str\"}"}`}, nil, Outcome{Reason: "judged by judge: str"}, ""},
+		{"envelope holding a fenced string", agent.Response{Output: "```json\n{\"output\": \"```json\\n{\\\"pass\\\": true, \\\"reason\\\": \\\"f\\\"}\\n```\"}\n```"}, nil, Outcome{Pass: true, Reason: "judged by judge: f"}, ""},
+		{"whole answer a JSON string", agent.Response{Output: `"{\"pass\": false, \"reason\": \"quoted\"}"`}, nil, Outcome{Reason: "judged by judge: quoted"}, ""},
 
 		{"pass as a string", agent.Response{Output: `{"pass": "true", "reason": "x"}`}, nil, Outcome{}, "gave no verdict"},
 		{"pass missing", agent.Response{Output: `{"verdict": "pass"}`}, nil, Outcome{}, "gave no verdict"},

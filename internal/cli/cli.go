@@ -85,19 +85,36 @@ func (c *CLI) dispatch(ctx context.Context, args []string) error {
 		return usageErr(errors.New("no command given"))
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "help":
+		if len(args) > 1 {
+			// optr help <command> is optr <command> --help.
+			if cmd, ok := lookup(args[1]); ok {
+				return cmd.run(c, ctx, []string{"--help"})
+			}
+			return usageErr(fmt.Errorf("unknown command %q\nrun 'optr help' for the list of commands", args[1]))
+		}
+		c.usage(c.Stdout)
+		return nil
+	case "-h", "--help":
 		c.usage(c.Stdout)
 		return nil
 	case "-v", "--version":
 		return c.cmdVersion(ctx, nil)
 	}
+	if cmd, ok := lookup(args[0]); ok {
+		return cmd.run(c, ctx, args[1:])
+	}
+	return usageErr(fmt.Errorf("unknown command %q\nrun 'optr help' for the list of commands", args[0]))
+}
+
+// lookup finds the command called name.
+func lookup(name string) (command, bool) {
 	for _, cmd := range commands() {
-		if cmd.name == args[0] {
-			return cmd.run(c, ctx, args[1:])
+		if cmd.name == name {
+			return cmd, true
 		}
 	}
-	c.usage(c.Stderr)
-	return usageErr(fmt.Errorf("unknown command %q", args[0]))
+	return command{}, false
 }
 
 func (c *CLI) usage(w io.Writer) {
@@ -178,15 +195,15 @@ func (c *CLI) flags(name string) *pflag.FlagSet {
 }
 
 // parse parses args; --help prints the command's usage to stdout and
-// returns errHelp; a bad flag is a usage error that shows the usage.
+// returns errHelp; a bad flag is a usage error: the error and a one-line
+// hint, not the whole usage.
 func (c *CLI) parse(fs *pflag.FlagSet, usage string, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			c.printUsage(c.Stdout, fs, usage)
 			return errHelp
 		}
-		c.printUsage(c.Stderr, fs, usage)
-		return usageErr(err)
+		return usageErr(fmt.Errorf("%w\nrun 'optr help %s' for its flags", err, fs.Name()))
 	}
 	if h, _ := fs.GetBool("help"); h {
 		c.printUsage(c.Stdout, fs, usage)

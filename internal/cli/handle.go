@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"github.com/optr-dev/optr/internal/escalation"
 )
 
 const handleUsage = `optr handle [--coordination-dir DIR] [--watch] [--interval 30s] [--timeout 600s]
+
+Durations take a unit (30s, 5m) or are bare seconds (60), as the seed's
+handler takes them.
 
 Handles an escalation on the .coordination protocol: reads escalate.md,
 blackboard.json, the last 20 watcher-log.md entries and agent_*.md, decides
@@ -19,8 +23,9 @@ func (c *CLI) cmdHandle(ctx context.Context, args []string) error {
 	fs := c.flags("handle")
 	dir := fs.String("coordination-dir", ".coordination", "the coordination directory")
 	watch := fs.Bool("watch", false, "keep polling for new escalations")
-	interval := fs.Duration("interval", 30e9, "how often --watch polls")
-	timeout := fs.Duration("timeout", 600e9, "how long --watch runs before it stops")
+	var interval, timeout time.Duration
+	fs.Var(newDurationValue(30*time.Second, &interval), "interval", "how often --watch polls (30s, or bare seconds: 30)")
+	fs.Var(newDurationValue(600*time.Second, &timeout), "timeout", "how long --watch runs before it stops (600s, or bare seconds: 600)")
 	maxFailures := fs.Int("max-failures", 3, "failed agents that make the decision abort")
 	maxRestarts := fs.Int("max-restarts", 0, "restarts allowed per agent before restart gives way (0: no limit)")
 	if err := c.parse(fs, handleUsage, args); err != nil {
@@ -30,10 +35,10 @@ func (c *CLI) cmdHandle(ctx context.Context, args []string) error {
 		return usageErr(errArgs("handle", fs.Args()))
 	}
 	err := escalation.Command(ctx, escalation.CommandOptions{
-		Dir: *dir, Watch: *watch, Interval: *interval, Timeout: *timeout,
+		Dir: *dir, Watch: *watch, Interval: interval, Timeout: timeout,
 		Handle: escalation.HandleOptions{Now: c.Now, Stderr: c.Stderr, MaxFailures: *maxFailures, MaxRestarts: *maxRestarts},
 	})
-	if err != nil && (*interval < 0 || *timeout < 0) {
+	if err != nil && (interval < 0 || timeout < 0) {
 		return usageErr(err)
 	}
 	return err

@@ -29,15 +29,17 @@ func Untrusted(s string) string {
 
 // Inline renders untrusted text as inert Markdown on one line, cut to at
 // most n characters: whitespace runs become one space, control characters
-// go, every ASCII punctuation character is backslash-escaped (so no
-// emphasis, link, HTML, marker or table pipe survives), and a zero-width
-// space after '@' and '#' keeps GitHub from turning the text into mentions
-// or issue references.
+// go, and only the characters Markdown would act on are backslash-escaped,
+// so that no emphasis, code, link, HTML, marker, table pipe, strikethrough
+// or math survives, while ordinary text reads as written (email
+// notifications show the raw Markdown: "github-models", not
+// "github\-models"). A zero-width space after '@' and '#' keeps GitHub
+// from turning the text into mentions or issue references.
 func Inline(s string, n int) string {
-	s = OneLine(s, n)
+	s = Defang(OneLine(s, n))
 	var b strings.Builder
-	for _, r := range s {
-		if r < utf8.RuneSelf && (unicode.IsPunct(r) || unicode.IsSymbol(r)) {
+	for i, r := range s {
+		if needsEscape(s, i, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -46,6 +48,46 @@ func Inline(s string, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// entityRE matches an HTML character reference, which Markdown decodes.
+var entityRE = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+
+// needsEscape reports whether r, at byte i of the one-line text s, would
+// mean something to GitHub-flavoured Markdown where Inline's callers put
+// it (inside a line, a list item, a table cell or bold text), or at the
+// start of a line, where Inline may also land.
+func needsEscape(s string, i int, r rune) bool {
+	switch r {
+	case '\\', '`', '*', '[', ']', '<', '|', '~', '$':
+		return true
+	case '_':
+		// Intraword underscores never make emphasis (snake_case).
+		return !wordChar(s, i-1, true) || !wordChar(s, i+1, false)
+	case '&':
+		return entityRE.MatchString(s[i:])
+	case '#', '>', '-', '+', '=':
+		return i == 0
+	case '.', ')':
+		// "1." or "1)" at the start would begin an ordered list.
+		return i > 0 && i <= 9 && strings.Trim(s[:i], "0123456789") == ""
+	}
+	return false
+}
+
+// wordChar reports whether the character ending just before (back) or
+// starting at i in s is a letter or digit.
+func wordChar(s string, i int, back bool) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	var r rune
+	if back {
+		r, _ = utf8.DecodeLastRuneInString(s[:i+1])
+	} else {
+		r, _ = utf8.DecodeRuneInString(s[i:])
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // OneLine makes s valid UTF-8 on a single line without control characters,

@@ -16,8 +16,10 @@ var ErrMissing = errors.New("config file does not exist")
 // LoadOrDefault reads the config at path. When the file does not exist it
 // returns the embedded Default if the path was not given explicitly, and an
 // error wrapping ErrMissing if it was: a user who names a file means it.
+// A file without agents keeps the default agents getenv allows (see
+// Default).
 func LoadOrDefault(path string, explicit bool, getenv func(string) string) (*Config, error) {
-	cfg, err := Load(path)
+	cfg, err := load(path, getenv)
 	if err == nil {
 		return cfg, nil
 	}

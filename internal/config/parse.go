@@ -5,16 +5,22 @@ import (
 	"os"
 )
 
-// Load reads and parses the config file at path. A missing file is an error
+// Load reads and parses the config file at path (see Parse). A missing file is an error
 // that wraps fs.ErrNotExist, so that a caller may fall back to Default when
 // the path was not given explicitly; problems in the file are *Error values
 // (see Parse).
 func Load(path string) (*Config, error) {
+	return load(path, nil)
+}
+
+// load is Load with the environment that decides the default agents a file
+// without agents keeps.
+func load(path string, getenv func(string) string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(path, data)
+	return parse(path, data, getenv)
 }
 
 // Parse reads a config from data, fills in the defaults and validates it.
@@ -24,12 +30,21 @@ func Load(path string) (*Config, error) {
 // agents or constraints that do not exist are all reported, not only the
 // first: the error joins one *Error per problem (errors.Join), in file
 // order, each naming the file, line and dotted key.
+//
+// A file without an agents key keeps the embedded default's agents, as
+// Default makes them in an empty environment (LoadOrDefault passes the real
+// one).
 func Parse(file string, data []byte) (*Config, error) {
+	return parse(file, data, nil)
+}
+
+func parse(file string, data []byte, getenv func(string) string) (*Config, error) {
 	ps := newProblems(file)
 	c := decode(ps, data)
 	if c == nil {
 		return nil, ps.err()
 	}
+	keepDefaultAgents(c, ps.written, getenv)
 	applyDefaults(c, ps.written)
 	validate(c, ps)
 	if err := ps.err(); err != nil {

@@ -191,6 +191,14 @@ type Watcher struct {
 	MaxFailures int `yaml:"max-failures" json:"max-failures"`
 	// MaxRestarts bounds restarts of one stuck agent (default 1).
 	MaxRestarts int `yaml:"max-restarts" json:"max-restarts"`
+	// Spares are the agents, outside the run, that a reassign decision may
+	// give a failed agent's task to, in order. Only declared spares are
+	// recruited: never an agent that has another role (the analyzer, a
+	// judge). Empty means there is no one to reassign to.
+	Spares []string `yaml:"spares" json:"spares,omitempty"`
+	// Synthesizer is the agent that merges partial outputs when the watcher
+	// decides synthesize; empty means no synthesis step runs.
+	Synthesizer string `yaml:"synthesizer" json:"synthesizer,omitempty"`
 }
 
 // Budget bounds what a run may spend.

@@ -92,6 +92,7 @@ func validBranch(b string) bool {
 func (v *validator) watcher() {
 	v.atLeast("watcher.max-failures", int64(v.c.Watcher.MaxFailures), 1)
 	v.atLeast("watcher.max-restarts", int64(v.c.Watcher.MaxRestarts), 0)
+	v.watcherRoles()
 }
 
 func (v *validator) budget() {

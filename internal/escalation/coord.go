@@ -36,8 +36,9 @@ func (c *coord) writeTrigger(e *Escalation) error {
 
 // conclude records a decided escalation: the ceo-inbox file when a person
 // must hear of it, decision.md, the blackboard (when not nil), a
-// watcher-log entry, and the trigger moved to the archive. It goes as far
-// as it can and reports every step that failed.
+// watcher-log entry, and, only when all of those were written, the trigger
+// moved to the archive. It writes as much as it can and reports every step
+// that failed.
 func (c *coord) conclude(e *Escalation, board *Blackboard) error {
 	var errs []error
 	fail := func(what string, err error) {
@@ -66,14 +67,21 @@ func (c *coord) conclude(e *Escalation, board *Blackboard) error {
 	if err := appendLogEntry(c.path(FileWatcherLog), renderLogEntry(e)); err != nil {
 		fail("append to "+FileWatcherLog, err)
 	}
-	base := filepath.Join(c.dir, filepath.FromSlash(DirArchive), "escalate-"+e.Time.Format("20060102-150405"))
-	if path, err := moveNew(c.path(FileEscalate), base, ".md"); err != nil {
-		fail("archive "+FileEscalate, err)
-	} else {
-		c.log.printf("escalation %s: archived the trigger to %s", e.ID, path)
-	}
 	c.log.printf("escalation %s: decision %s (%s)", e.ID, e.Decision.Action, e.Decision.Reason)
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		// The trigger is consumed only once its decision is on record;
+		// otherwise it stays for the next attempt.
+		c.log.errorf("escalation %s: %s left in place: not every record was written", e.ID, FileEscalate)
+		return errors.Join(errs...)
+	}
+	base := filepath.Join(c.dir, filepath.FromSlash(DirArchive), "escalate-"+e.Time.Format("20060102-150405"))
+	path, err := moveNew(c.path(FileEscalate), base, ".md")
+	if err != nil {
+		fail("archive "+FileEscalate, err)
+		return errors.Join(errs...)
+	}
+	c.log.printf("escalation %s: archived the trigger to %s", e.ID, path)
+	return nil
 }
 
 // applyToBoard carries a decision out on the blackboard and adds what was

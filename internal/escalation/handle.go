@@ -103,6 +103,14 @@ func Handle(ctx context.Context, dir string, opts HandleOptions) (Outcome, error
 	log.printf("escalation %s: trigger %q, agent %q, reason %q", e.ID, ef.TriggerText, e.Agent, e.Reason)
 	e.Decision = Decide(e.Situation)
 	applyToBoard(work, &e, partialSources(work, outputs, e.Agent))
+	if e.Decision.Action == Restart && e.Agent != "" {
+		// In a run the watcher marks the agent active when it relaunches
+		// it; standalone, the decision is the last word on the blackboard,
+		// and whoever acts on it starts the agent fresh: not stuck, not
+		// failed.
+		work.Agent(e.Agent).Status = StatusActive
+		e.Actions = append(e.Actions, fmt.Sprintf("agent %s marked active for its fresh start", e.Agent))
+	}
 	err = co.conclude(&e, board)
 	out.Handled, out.Escalation = true, e
 	return out, err

@@ -12,62 +12,11 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/escalation"
-	"github.com/optr-dev/optr/internal/recovery"
 )
 
 // hangOnce hangs, silent, on its first launch and succeeds on the next: the
 // marker file tells the launches apart.
 const hangOnce = `if [ -f "$PWD/marker" ]; then echo second launch; else touch "$PWD/marker"; exec sleep 30; fi`
-
-// TestStuckAgentIsRestarted: a command agent that prints nothing and sleeps
-// is noticed by the watcher, killed, relaunched with fresh state, and the
-// run succeeds.
-func TestStuckAgentIsRestarted(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	rc := &recorder{}
-	opts := Options{Tasks: []Task{sh(t, "sleepy", hangOnce), sh(t, "quick", "echo quick")},
-		Request: agent.Request{Intent: "x", Dir: dir}, Sink: rc.sink, OnEvent: rc.event}
-	wd := watch(t, &opts, escalation.WatcherOptions{StuckAfter: 300 * time.Millisecond, MaxRestarts: 1})
-	start := time.Now()
-	results, err := Run(t.Context(), opts)
-	wall := time.Since(start)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	r := results[0]
-	t.Logf("stuck agent restarted and done in %s", wall.Round(time.Millisecond))
-	if r.Status != Succeeded || r.Output != "second launch\n" || r.Restarts != 1 || r.Error != "" {
-		t.Errorf("restarted agent: status %s, output %q, restarts %d, error %q", r.Status, r.Output, r.Restarts, r.Error)
-	}
-	if len(r.Attempts) != 2 || r.Attempts[0].N != 1 || r.Attempts[0].Outcome != recovery.OutcomeCancelled ||
-		r.Attempts[1].N != 2 || r.Attempts[1].Outcome != recovery.OutcomeSucceeded {
-		t.Errorf("attempts of both launches = %+v", r.Attempts)
-	}
-	if wall > 10*time.Second {
-		t.Errorf("the run took %s: the hung process was not killed", wall)
-	}
-	if diff := cmp.Diff([]escalation.Action{escalation.Restart}, wd.actions()); diff != "" {
-		t.Errorf("decisions (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"quick", "sleepy"}, rc.sunkNames()); diff != "" {
-		t.Errorf("sunk (-want +got):\n%s", diff)
-	}
-	var retried bool
-	for _, ev := range rc.events {
-		retried = retried || ev.Agent == "sleepy" && ev.Status == Retrying && ev.Attempt == 2
-	}
-	if !retried {
-		t.Errorf("no event announced the relaunch: %+v", rc.events)
-	}
-	board := readBoard(t, wd.dir)
-	if !strings.Contains(board, `"sleepy": {`) || !strings.Contains(board, `"status": "completed"`) {
-		t.Errorf("blackboard after the run:\n%s", board)
-	}
-	if log, _ := os.ReadFile(filepath.Join(wd.dir, escalation.FileWatcherLog)); !strings.Contains(string(log), ": restart\n") {
-		t.Errorf("watcher-log.md has no restart entry:\n%s", log)
-	}
-}
 
 // TestStuckAgentWithoutRestartsFails: with watcher.max-restarts 0 a stalled
 // agent is stopped and its failure decided on (reassign: it left nothing).

@@ -110,6 +110,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 
+	maxRetries, maxWait := t.limits(ctx)
 	b := backoff()
 	for attempt := 0; ; attempt++ {
 		r := req
@@ -125,7 +126,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if d.rateLimited {
 			t.stats.rateLimited()
 		}
-		if !d.retry || attempt >= t.maxRetries {
+		if !d.retry || attempt >= maxRetries || d.wait > maxWait {
 			return resp, err
 		}
 		if resp != nil {
@@ -214,7 +215,7 @@ func (t *transport) waitExhausted(ctx context.Context) error {
 		return nil
 	}
 	d := until.Sub(t.now())
-	if d > t.maxWait {
+	if _, maxWait := t.limits(ctx); d > maxWait {
 		return &RateLimitedError{Until: until}
 	}
 	if d > 0 {

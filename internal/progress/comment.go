@@ -93,6 +93,9 @@ func subline(v View) string {
 	if !v.Started.IsZero() && !v.Finished.IsZero() {
 		parts = append(parts, "took "+duration(v.Finished.Sub(v.Started)))
 	}
+	if link := link("Actions run", v.RunURL); link != "" {
+		parts = append(parts, link)
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -137,11 +140,17 @@ func checklist(v View) string {
 	return b.String()
 }
 
-// agentLine is "- [x] **name** (provider) — succeeded in 2.1s".
+// agentLine is "- [x] **name** (provider) — succeeded in 2.1s": a ticked
+// box when it succeeded, an open one while it is not done, and a cross, not
+// a box, when it failed, so that a failed agent never reads as one still to
+// come.
 func agentLine(a AgentLine) string {
 	box := "- [ ] "
-	if a.State == StateSucceeded {
+	switch {
+	case a.State == StateSucceeded:
 		box = "- [x] "
+	case a.State.Done():
+		box = "- ❌ "
 	}
 	s := box + "**" + comment.Inline(a.Name, 64) + "**"
 	if a.Provider != "" {
@@ -181,6 +190,9 @@ func result(v View, room int) string {
 	where := ""
 	if v.ResultPath != "" {
 		where = comment.Code(v.ResultPath)
+		if l := link(where, v.ResultURL); l != "" {
+			where = l
+		}
 	}
 	pointer := ""
 	if where != "" {
@@ -225,8 +237,8 @@ func footer(v View) string {
 	}
 	if v.Commit != "" {
 		c := comment.Code(shortHash(v.Commit))
-		if strings.HasPrefix(v.CommitURL, "https://") {
-			c = "[" + c + "](" + escapeURL(v.CommitURL) + ")"
+		if l := link(c, v.CommitURL); l != "" {
+			c = l
 		}
 		parts = append(parts, "commit "+c)
 	}
@@ -234,6 +246,14 @@ func footer(v View) string {
 		return ""
 	}
 	return "\n" + strings.Join(parts, " · ") + "\n"
+}
+
+// link is [text](url), or "" unless url is an https URL.
+func link(text, url string) string {
+	if !strings.HasPrefix(url, "https://") {
+		return ""
+	}
+	return "[" + text + "](" + escapeURL(url) + ")"
 }
 
 // escapeURL keeps a link destination from ending early.

@@ -55,6 +55,12 @@ type View struct {
 	Result string
 	// ResultPath is where the whole result is committed, repo-relative.
 	ResultPath string
+	// ResultURL links to the committed result file (see BlobURL); when set,
+	// ResultPath is shown as a link to it.
+	ResultURL string
+	// RunURL links to the Actions run that ran optr (see ActionsRunURL);
+	// when set, the status line links to it.
+	RunURL string
 	// LedgerHash is the hash of the last ledger entry the run appended.
 	LedgerHash string
 	// Commit is the sha of the commit that holds the ledger entry.

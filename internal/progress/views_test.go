@@ -50,6 +50,8 @@ func completedView() View {
 	v.LedgerHash = ledgerHash
 	v.Commit = commitSHA
 	v.CommitURL = "https://github.com/octo-org/octo-repo/commit/" + commitSHA
+	v.ResultURL = BlobURL("https://github.com", "octo-org/octo-repo", commitSHA, resultPath)
+	v.RunURL = ActionsRunURL("https://github.com", "octo-org/octo-repo", "1658821493")
 	v.Finished = t0.Add(72 * time.Second)
 	return v
 }

@@ -24,8 +24,8 @@ var errOutputTooLarge = errors.New("stdout passed its limit")
 // program cannot be started, Transient "timeout" when the timeout passed,
 // Systematic "output_too_large" past MaxOutput, and Systematic
 // "exit_status" (or the code of the last ERROR frame) on a non-zero exit.
-// An ERROR frame alone does not fail an attempt that exits 0; it is in the
-// Signals. When ctx ends first, Run returns ctx's error and the caller
+// An ERROR frame fails an attempt that exits 0 too (reason: its code, else
+// "error_frame"); it is also in the Signals. When ctx ends first, Run returns ctx's error and the caller
 // decides. The Response always holds what was captured.
 func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
 	resp := agent.Response{ExitCode: -1}
@@ -93,6 +93,16 @@ func (a *Agent) failure(ctx, attemptCtx context.Context, waitErr error, leftover
 			a.argv[0], a.opts.MaxOutput, a.opts.MaxOutput)
 	}
 	if waitErr == nil || leftovers {
+		// An agent that reports an error has failed, whatever its exit
+		// status says.
+		if e := col.lastErr; e != nil {
+			reason := reasonFromCode(e.Code)
+			if reason == "" {
+				reason = "error_frame"
+			}
+			return agent.Errorf(agent.Systematic, reason, "%s exited with status 0 but sent an ERROR frame that said %s%s",
+				a.argv[0], strings.TrimSpace(e.Code+" "+e.Message), stderrNote(resp.Stderr))
+		}
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

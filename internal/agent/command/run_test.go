@@ -164,6 +164,20 @@ func TestRunFailures(t *testing.T) {
 			contains: []string{"exited with status 2", "E-Quota quota exhausted", "stderr was empty"},
 		},
 		{
+			name:     "ERROR frame and exit 0",
+			body:     `echo half an answer; printf '<<<OPTR:ERROR:{"code":"E-Quota","message":"quota exhausted"}>>>\n'; exit 0` + "\n",
+			reason:   "e_quota",
+			exit:     0,
+			contains: []string{"exited with status 0 but sent an ERROR frame", "E-Quota quota exhausted"},
+		},
+		{
+			name:     "ERROR frame without a code and exit 0",
+			body:     `printf '<<<OPTR:ERROR:{"message":"gave up"}>>>\n'` + "\n",
+			reason:   "error_frame",
+			exit:     0,
+			contains: []string{"gave up"},
+		},
+		{
 			name:     "killed by a signal",
 			body:     "kill -KILL $$\n",
 			reason:   "exit_status",

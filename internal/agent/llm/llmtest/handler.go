@@ -41,6 +41,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers an admitted request with rep.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, in Request, id int, rep Reply) {
+	if rep.Served != nil {
+		close(rep.Served)
+	}
 	switch {
 	case rep.Reset:
 		if hj, ok := w.(http.Hijacker); ok {

@@ -44,6 +44,11 @@ type Reply struct {
 	Refusal string
 	// Body, when set, is sent verbatim instead of the provider's JSON.
 	Body string
+	// Served, when not nil, is closed as soon as the server takes this
+	// reply for a request: a test waits on it to act while the request is
+	// in flight (cancel a hanging call, say) instead of guessing with a
+	// timer.
+	Served chan struct{}
 }
 
 // Request is what a fake server received.
