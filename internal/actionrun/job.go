@@ -143,17 +143,21 @@ func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) 
 	if trig.EventName == "workflow_dispatch" {
 		return true, nil // dispatching a workflow already takes write access
 	}
-	ok, why := j.gh.CanWrite(ctx, trig.Sender, trig.SenderType)
-	if ok {
+	a := j.gh.Authorize(ctx, trig.Sender, trig.SenderType)
+	if a.Access == github.Allowed {
 		return true, nil
 	}
-	j.log.Infof("skipped: %s may not trigger optr (%s)", trig.Sender, why)
-	if trig.Issue != 0 && trig.Action != action.Skip {
-		body := fmt.Sprintf("Only people with write, maintain or admin permission on this repository can trigger optr; @%s cannot. A maintainer can label the issue `%s` or comment `/optr run`.",
-			trig.Sender, j.in.TriggerLabel)
-		if _, err := j.gh.UpsertComment(ctx, trig.Issue, "notice", fmt.Sprintf("denied-%d", trig.Issue), body); err != nil {
-			j.log.Warning("could not reply on the issue: " + err.Error())
-		}
+	j.log.Infof("skipped: %s may not trigger optr (%s)", trig.Sender, a.Reason)
+	if trig.Issue == 0 || trig.Action == action.Skip {
+		return false, j.skip("")
+	}
+	kind, body := "denied", fmt.Sprintf("Only people with write, maintain or admin permission on this repository can trigger optr; @%s cannot. A maintainer can label the issue `%s` or comment `/optr run`.",
+		trig.Sender, j.in.TriggerLabel)
+	if a.Access == github.Unchecked {
+		kind, body = "unchecked", fmt.Sprintf("optr could not check @%s's permission on this repository (GitHub did not answer in time or refused the check), so it did not run. This is not a denial: re-run the workflow job to try again.", trig.Sender)
+	}
+	if _, err := j.gh.UpsertComment(ctx, trig.Issue, "notice", fmt.Sprintf("%s-%d", kind, trig.Issue), body); err != nil {
+		j.log.Warning("could not reply on the issue: " + err.Error())
 	}
 	return false, j.skip("")
 }

@@ -253,6 +253,11 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 			if !strings.Contains(c.Body, last.Hash) {
 				t.Errorf("the progress comment does not show the committed head %s:\n%s", last.Hash, c.Body)
 			}
+			for _, link := range []string{"/actions/runs/501)", "/blob/" + outs["ledger-commit"] + "/.optr/workflows/issue-7/runs/501-1/result.md)"} {
+				if !strings.Contains(c.Body, link) {
+					t.Errorf("the progress comment has no link ending %s:\n%s", link, c.Body)
+				}
+			}
 		}
 	}
 	if progress != 1 {
@@ -390,5 +395,40 @@ func TestCommitOffAppendsToTheWorkspaceLedger(t *testing.T) {
 	}
 	if c := gh.Count("PATCH /repos/{owner}/{repo}/git/refs/{ref}") + gh.Count("POST /repos/{owner}/{repo}/git/commits"); c != 0 {
 		t.Fatalf("commit: false made %d git writes", c)
+	}
+}
+
+// A permission GitHub could not report is not a denial: the sender is told
+// the check failed and to re-run, and nothing runs.
+func TestUncheckedPermissionSaysReRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fail bool
+		want string
+	}{
+		{"could not check", true, "could not check @ada's permission"},
+		{"denied", false, "Only people with write"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := githubtest.NewServer(t)
+			gh.SetPermission(repo, "ada", "read")
+			gh.AddIssue(repo, 4, "Explain", "Please explain.", "ada")
+			if tc.fail {
+				gh.FailNext("GET /repos/{owner}/{repo}/collaborators/{username}/permission", 10, githubtest.Fault{Status: 502, Message: "bad gateway"})
+			}
+			j := newJob(t, gh, "900")
+			j.agents("fail", `# Answer\n`)
+			j.event("issues", "issues.labeled.json", labeled(4, "ada"))
+			outs, err := j.run()
+			if err != nil || outs["status"] != "skipped" {
+				t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
+			}
+			cs := gh.Comments(repo, 4)
+			if len(cs) != 1 || !strings.Contains(cs[0].Body, tc.want) {
+				t.Fatalf("comments = %+v, want one with %q", cs, tc.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package actionrun
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +39,7 @@ func (pc *progressComment) Started(ctx context.Context, p *pipeline.Prepared) {
 	pc.index = map[string]int{}
 	pc.view = progress.View{
 		RunID: p.Spec.RunID, Workflow: p.Spec.Workflow, Title: pc.title, Status: progress.StatusRunning,
-		Started: j.Now().UTC(),
+		Started: j.Now().UTC(), RunURL: j.runURL(),
 	}
 	for i, name := range p.AgentNames {
 		pc.view.Agents = append(pc.view.Agents, progress.AgentLine{
@@ -109,9 +110,12 @@ func (pc *progressComment) Event(ev executor.Event) {
 // ledger hash and commit.
 func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
 	v := rep.View()
-	v.Title, v.Commit = pc.title, rep.Commit
+	v.Title, v.Commit, v.RunURL = pc.title, rep.Commit, pc.j.runURL()
 	if rep.Commit != "" {
 		v.CommitURL = pc.j.commitURL(rep.Commit)
+		if !filepath.IsAbs(rep.ResultPath) {
+			v.ResultURL = progress.BlobURL(pc.j.serverURL(), pc.j.env.Repository, rep.Commit, filepath.ToSlash(rep.ResultPath))
+		}
 	}
 	pc.publish(ctx, v)
 }
@@ -139,11 +143,20 @@ func (pc *progressComment) publish(ctx context.Context, v progress.View) {
 }
 
 func (j *Job) commitURL(sha string) string {
-	server := j.Getenv("GITHUB_SERVER_URL")
-	if server == "" {
-		server = "https://github.com"
+	return strings.TrimSuffix(j.serverURL(), "/") + "/" + j.env.Repository + "/commit/" + sha
+}
+
+// runURL is the page of the Actions run that runs this job.
+func (j *Job) runURL() string {
+	return progress.ActionsRunURL(j.serverURL(), j.env.Repository, j.env.WorkflowRunID)
+}
+
+// serverURL is GITHUB_SERVER_URL, github.com when unset.
+func (j *Job) serverURL() string {
+	if s := j.Getenv("GITHUB_SERVER_URL"); s != "" {
+		return s
 	}
-	return strings.TrimSuffix(server, "/") + "/" + j.env.Repository + "/commit/" + sha
+	return "https://github.com"
 }
 
 func firstLine(s string) string {

@@ -114,12 +114,3 @@ func (c *Client) Authorize(ctx context.Context, user, senderType string) Authori
 	return Authorization{Access: Denied, Permission: p,
 		Reason: fmt.Sprintf("%s has %s permission; only users with write, maintain or admin permission may trigger optr", user, p)}
 }
-
-// CanWrite is Authorize reduced to a yes or no and its reason.
-//
-// Deprecated: use Authorize, which tells a denial from a permission that
-// could not be checked.
-func (c *Client) CanWrite(ctx context.Context, user, senderType string) (bool, string) {
-	a := c.Authorize(ctx, user, senderType)
-	return a.Access == Allowed, a.Reason
-}
