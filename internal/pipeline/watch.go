@@ -43,17 +43,18 @@ func (p *Prepared) watcher(run *datalake.Run, rep *Report) (*escalation.Watcher,
 	})
 }
 
-// reinforcements are the agents the watcher may call on: spares (configured
-// agents this run does not use) take over failed agents' tasks, and the
-// first LLM agent synthesizes partial outputs.
+// reinforcements are the agents the watcher may call on, as declared:
+// watcher.spares (less those this run already uses) take over failed
+// agents' tasks, and watcher.synthesizer merges partial outputs. Nothing is
+// inferred, so the analyzer and judges are never recruited as workers.
 func (p *Prepared) reinforcements() ([]executor.Task, *executor.Task) {
-	cfg := p.Spec.Config
+	w := p.Spec.Config.Watcher
 	inRun := map[string]bool{}
 	for _, n := range p.AgentNames {
 		inRun[n] = true
 	}
 	var spareNames []string
-	for _, n := range cfg.AgentNames {
+	for _, n := range w.Spares {
 		if !inRun[n] {
 			spareNames = append(spareNames, n)
 		}
@@ -64,8 +65,11 @@ func (p *Prepared) reinforcements() ([]executor.Task, *executor.Task) {
 		spares = nil
 	}
 	var synth *executor.Task
-	if name := firstLLM(cfg); name != "" {
-		if ts, err := p.agents.tasks([]string{name}); err == nil {
+	if w.Synthesizer != "" {
+		ts, err := p.agents.tasks([]string{w.Synthesizer})
+		if err != nil {
+			p.deps.logf("synthesizer unavailable: %v", err)
+		} else {
 			synth = &ts[0]
 		}
 	}
