@@ -71,8 +71,8 @@ func trimLeadingPartialRune(b []byte) []byte {
 type tailBuffer struct {
 	max    int
 	redact *redact.Redactor
-	buf []byte
-	cut int64
+	buf    []byte
+	cut    int64
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
