@@ -123,7 +123,8 @@ func (r *Run) WriteJSON(rel string, v any) error {
 	return r.WriteFile(rel, append(data, '\n'))
 }
 
-// WriteOnce atomically creates path with data, creating parent directories.
+// WriteOnce atomically creates path with data, creating parent directories,
+// redacted when path is under a datalake opened with OpenRedacted.
 // It fails with an error wrapping fs.ErrExist if path exists: files a run
 // wrote are never rewritten.
 func WriteOnce(path string, data []byte) error {
@@ -131,6 +132,7 @@ func WriteOnce(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
+	data = redacted(path, data)
 	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -161,7 +163,7 @@ func WriteOnce(path string, data []byte) error {
 }
 
 // Replace atomically replaces path with data (temporary file, fsync,
-// rename), creating parent directories: a reader sees the old content or
+// rename), creating parent directories, redacted like WriteOnce: a reader sees the old content or
 // the new, never half. It is for the files that are meant to change — the
 // workspace ledger after commit-back, a .coordination blackboard — never
 // for a run's artifacts, which WriteOnce writes.
@@ -170,6 +172,7 @@ func Replace(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
+	data = redacted(path, data)
 	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)

@@ -127,3 +127,15 @@ func (r *Redactor) Len() int {
 	}
 	return len(r.values)
 }
+
+// Merge returns a Redactor for the values of every Redactor given (nil ones
+// are skipped).
+func Merge(rs ...*Redactor) *Redactor {
+	var values []string
+	for _, r := range rs {
+		if r != nil {
+			values = append(values, r.values...)
+		}
+	}
+	return New(values...)
+}
