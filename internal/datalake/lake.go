@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/procgroup"
 )
 
 // Lake is a datalake rooted at a directory (default .optr).
@@ -39,7 +41,8 @@ var ErrRunExists = errors.New("run already exists")
 
 // NewRun creates the directory of a new run. It refuses bad names before
 // touching the disk, and refuses a run id that already has a directory: a
-// rerun never overwrites an earlier run's outputs.
+// rerun never overwrites an earlier run's outputs. The directory holds
+// FileRunning, naming this process, until Run.Done (see CleanStale).
 func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 	if err := ValidateWorkflow(workflow); err != nil {
 		return nil, err
@@ -55,6 +58,9 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s already holds run %s of workflow %s; choose another run id", ErrRunExists, dir, runID, workflow)
 		}
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileRunning), []byte(procgroup.Self()+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
@@ -207,7 +213,7 @@ func (r *Run) Files() ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !isTemp(d.Name()) {
+		if d.Type().IsRegular() && !isTemp(d.Name()) && !(d.Name() == FileRunning && filepath.Dir(p) == r.Dir) {
 			abs, err := filepath.Abs(p)
 			if err != nil {
 				return err

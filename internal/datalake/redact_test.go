@@ -41,7 +41,7 @@ func TestOpenRedactedRedactsEveryWriter(t *testing.T) {
 	}
 	n := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Name() == FileRunning {
 			return err
 		}
 		n++

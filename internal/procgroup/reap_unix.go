@@ -144,3 +144,13 @@ func ownerAlive(token string) bool {
 	}
 	return startTime(pid) == start
 }
+
+// Self names this process for Alive: "<pid>:<start time>", the value of
+// OPTR_PROCGROUP_OWNER in the groups it starts.
+func Self() string { return ownerToken() }
+
+// Alive reports whether the process named by token (see Self) still runs:
+// the pid exists and, where /proc tells, started at the same time.
+func Alive(token string) bool {
+	return token == ownerToken() || ownerAlive(token)
+}
