@@ -18,6 +18,9 @@ const (
 	defaultMaxFailures     = 3
 	defaultMaxRestarts     = 1
 	defaultMaxParallel     = 8
+	// defaultMaxIntentConstraints bounds the constraints an intent adds:
+	// each may become a judge call per agent.
+	defaultMaxIntentConstraints = 8
 	defaultThreshold       = 0.5
 )
 
@@ -103,6 +106,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&wa.MaxRestarts, defaultMaxRestarts, unset("watcher.max-restarts"))
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
+	setInt(&c.Budget.MaxIntentConstraints, defaultMaxIntentConstraints, unset("budget.max-intent-constraints"))
 }
 
 func setInt(dst *int, v int, unset bool) {
