@@ -21,7 +21,7 @@ const (
 	// defaultMaxIntentConstraints bounds the constraints an intent adds:
 	// each may become a judge call per agent.
 	defaultMaxIntentConstraints = 8
-	defaultThreshold       = 0.5
+	defaultThreshold            = 0.5
 )
 
 // defaultWeights are the score weights when the file does not set them.

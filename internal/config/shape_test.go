@@ -15,7 +15,7 @@ func TestParseRefusesBadShapesBeforeParsing(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, data, want string
-		line           int
+		line             int
 	}{
 		{"nested flow sequences", strings.Repeat("[", 200_000), "nested more than 64 deep", 1},
 		{"nested flow maps", "agents: " + strings.Repeat("{a: ", 50_000), "nested more than 64 deep", 1},
