@@ -199,8 +199,7 @@ type Budget struct {
 	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
 	// MaxIntentConstraints caps the constraints an intent (an issue's
 	// "### Constraints", --constraint, the constraints input) may add to
-	// the config's own; the rest are dropped and named (default 8, 0 = the
-	// intent adds none).
+	// the config's own; the rest are dropped and named (default 8).
 	MaxIntentConstraints int `yaml:"max-intent-constraints" json:"max-intent-constraints"`
 }
 
