@@ -114,7 +114,7 @@ type budget struct {
 }
 
 func (b *budget) Add(u agent.Usage) { b.used.Add(u.Total()) }
-func (b *budget) Exhausted() bool  { return b.used.Load() >= b.max.Load() }
+func (b *budget) Exhausted() bool   { return b.used.Load() >= b.max.Load() }
 
 // Judge calls count against budget.max-tokens, and once it is spent no
 // judge is asked: the constraint is unverified and says why.

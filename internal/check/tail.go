@@ -15,8 +15,8 @@ type tailBuffer struct {
 	mu     sync.Mutex
 	max    int
 	redact *redact.Redactor
-	buf   []byte
-	total int64
+	buf    []byte
+	total  int64
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
