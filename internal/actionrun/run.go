@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/preflight"
 )
 
 // run carries out a Run trigger: prepare, announce, execute, record,
@@ -24,6 +25,9 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
 	runID := j.env.RunID()
+	if _, err := preflight.Check(ctx, preflight.Input{Datalake: j.in.Datalake, Workspace: j.workspace()}); err != nil {
+		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	}
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})

@@ -87,7 +87,7 @@ func Pause(rep *Report, cp checkpoint.Checkpoint, now time.Time) error {
 	rep.Entries = append(rep.Entries, entries...)
 	rep.LedgerHash = entries[len(entries)-1].Hash
 	rep.Status, rep.CheckpointID = Paused, cp.ID
-	return nil
+	return rep.Run.Done()
 }
 
 // Apply carries out a human's decision on the checkpoint of a paused

@@ -17,6 +17,8 @@ import (
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/preflight"
+	"github.com/optr-dev/optr/internal/procgroup"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
@@ -68,7 +70,20 @@ type Report struct {
 // results and scores them. It records nothing in the ledger: Finish does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
-	lake := datalake.Open(spec.Datalake)
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	for _, w := range pre.Warnings {
+		p.deps.logf("%s", w)
+	}
+	lake := datalake.OpenRedacted(spec.Datalake, p.agents.secret)
+	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
+		p.deps.logf("killed %d processes left by an optr that was killed (%v)", len(reaped.Processes), reaped.Owners)
+	}
+	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
+		p.deps.logf("marked %d runs of killed optr processes abandoned, removed %d stale temporary files", len(stale.Abandoned), len(stale.Removed))
+	}
 	run, err := lake.NewRun(spec.Workflow, spec.RunID)
 	if err != nil {
 		if errors.Is(err, datalake.ErrRunExists) {
@@ -80,7 +95,10 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
-	outDir := filepath.Join(run.Dir, "agent-files")
+	outDir, err := run.OutputDir()
+	if err != nil {
+		return nil, err
+	}
 	w, err := p.watcher(run, rep)
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
@@ -106,6 +124,16 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		Synthesizer: synth,
 	})
 	stop()
+	if scan, serr := run.SanitizeOutputs(); serr != nil {
+		p.deps.logf("$OPTR_OUTPUT_DIR: %v", serr)
+	} else {
+		for _, f := range scan.Redacted {
+			p.deps.logf("$OPTR_OUTPUT_DIR: redacted secrets in %s", f)
+		}
+		for _, f := range scan.Refused {
+			p.deps.logf("$OPTR_OUTPUT_DIR: removed %s: %s", f.Path, f.Reason)
+		}
+	}
 	rep.Results = results
 	if errors.Is(err, escalation.ErrAbort) {
 		rep.aborted = true // every result is complete and recorded: finish the run as failed

@@ -173,7 +173,7 @@ func Record(rep *Report, now time.Time, extra ...ledger.Draft) error {
 	rep.Entries = append(rep.Entries, entries...)
 	rep.LedgerHash = entries[len(entries)-1].Hash
 	rep.Finished = now.UTC()
-	return nil
+	return run.Done()
 }
 
 // SelectionFile builds the content of optr-selection.json.
