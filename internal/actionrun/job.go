@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/preflight"
 )
 
 // Job is one `optr action` invocation with its connections to the world.
@@ -74,7 +74,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if j.outs, err = action.NewOutputs(j.env.OutputPath); err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT: %w", err)
 	}
-	if err := checkDatalake(in.Datalake); err != nil {
+	if _, err := preflight.Check(ctx, preflight.Input{Datalake: in.Datalake, Workspace: j.workspace()}); err != nil {
 		j.log.Error(err.Error())
 		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: err.Error()})
 		return &UsageError{Err: err}
@@ -200,13 +200,4 @@ func (j *Job) setOutputs(o outcome) {
 	if err := errors.Join(errs...); err != nil {
 		j.log.Error("could not write the step outputs: " + err.Error())
 	}
-}
-
-// checkDatalake refuses a datalake input the Action cannot commit: it must
-// be a path inside the workspace, relative, without "..".
-func checkDatalake(dir string) error {
-	if filepath.IsAbs(dir) || !filepath.IsLocal(dir) {
-		return fmt.Errorf("the datalake input %q must be a relative path inside the workspace (such as .optr): the Action commits it to the repository", dir)
-	}
-	return nil
 }

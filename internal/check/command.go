@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/procgroup"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // tailBytes is how much of a failing command's combined output its Reason
@@ -30,6 +31,7 @@ type commandCheck struct {
 	dir     string
 	env     []string
 	timeout time.Duration
+	redact  *redact.Redactor
 }
 
 func newCommand(name string, c config.Constraint, opts Options) (Checker, error) {
@@ -42,6 +44,7 @@ func newCommand(name string, c config.Constraint, opts Options) (Checker, error)
 		dir:     opts.Dir,
 		env:     env,
 		timeout: timeoutOr(c.Timeout.D()),
+		redact:  opts.Redactor,
 	}, nil
 }
 
@@ -53,7 +56,7 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	cmd.Dir = c.dir
 	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(output)
-	tail := &tailBuffer{max: tailBytes}
+	tail := &tailBuffer{max: tailBytes, redact: c.redact}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
 	grp := procgroup.New(cmd, waitDelay)

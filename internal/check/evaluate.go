@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // maxParallelChecks bounds the checks of one output that run at once: enough
@@ -30,6 +32,9 @@ type Evaluation struct {
 // sums up the verdicts. It never fails: a check that errors or panics leaves
 // its constraint unverified with the reason, and a constraint without a
 // checker is unverified.
+//
+// Reasons are redacted with the Redactor each constraint's checker was built
+// with (Options.Redactor), whatever the checker put in them.
 func Evaluate(ctx context.Context, constraints []Constraint, output string) Evaluation {
 	verdicts := make([]Verdict, len(constraints))
 	var g errgroup.Group
@@ -67,6 +72,9 @@ func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
 			v.Status, v.Reason = Unverified, fmt.Sprintf("the check panicked: %v", r)
 		}
 	}()
+	if rc, ok := c.Checker.(redacting); ok {
+		defer func() { v.Reason = rc.redactor().String(v.Reason) }()
+	}
 	o, err := c.Checker.Check(ctx, output)
 	switch {
 	case err != nil:
@@ -81,3 +89,16 @@ func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
 	}
 	return v
 }
+
+// redacting is a Checker that knows the run's Redactor; the checkers New
+// builds are wrapped in one.
+type redacting interface{ redactor() *redact.Redactor }
+
+// withRedactor carries Options.Redactor beside a checker, so Evaluate
+// redacts its reasons by construction.
+type withRedactor struct {
+	Checker
+	r *redact.Redactor
+}
+
+func (w withRedactor) redactor() *redact.Redactor { return w.r }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // maxJudgeReason bounds the judge's reason kept in an Outcome.
@@ -32,7 +33,9 @@ type judgeCheck struct {
 	// hard makes a verdict that cannot be had (no answer, an answer that
 	// holds no verdict) fail the constraint instead of leaving it
 	// unverified: a hard judge fails closed, never open.
-	hard bool
+	hard   bool
+	redact *redact.Redactor
+	budget Budget
 }
 
 func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker, error) {
@@ -92,6 +95,8 @@ func newJudge(name, criterion string, a agent.Agent, timeout time.Duration, opts
 		workflow:  opts.Workflow,
 		runID:     opts.RunID,
 		dir:       opts.Dir,
+		redact:    opts.Redactor,
+		budget:    opts.Budget,
 	}
 }
 
@@ -119,12 +124,19 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
+	if j.budget != nil && j.budget.Exhausted() {
+		return Outcome{}, errors.New("not judged: the run's token budget (budget.max-tokens) is spent")
+	}
 	resp, err := j.agent.Run(ctx, agent.Request{
 		Intent:   prompt,
 		Workflow: j.workflow,
 		RunID:    j.runID,
 		Dir:      j.dir,
 	})
+	if j.budget != nil {
+		j.budget.Add(resp.Usage)
+	}
+	resp.Output, resp.Raw = j.redact.String(resp.Output), j.redact.String(resp.Raw)
 	v, verr := readVerdict(resp, err)
 	if verr != nil {
 		if err != nil {
@@ -136,7 +148,7 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		}
 		return Outcome{}, fmt.Errorf("judge %s gave no verdict (%w); its answer began %s", j.agent.Name(), verr, quote(answer, 200))
 	}
-	reason := cut(oneLine(v.Reason), maxJudgeReason)
+	reason := cut(oneLine(j.redact.String(v.Reason)), maxJudgeReason)
 	if reason == "" {
 		reason = "no reason given"
 	}

@@ -20,7 +20,15 @@ func New(name string, c config.Constraint, opts Options) (Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("constraint %q (check: %s): %w", name, c.Check, err)
 	}
-	return ch, nil
+	return redacted(ch, opts), nil
+}
+
+// redacted wraps ch so Evaluate redacts its reasons with opts.Redactor.
+func redacted(ch Checker, opts Options) Checker {
+	if opts.Redactor.Len() == 0 {
+		return ch
+	}
+	return withRedactor{Checker: ch, r: opts.Redactor}
 }
 
 func build(name string, c config.Constraint, opts Options) (Checker, error) {

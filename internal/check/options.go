@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // DefaultTimeout bounds a command or judge check whose constraint sets no
@@ -43,6 +44,22 @@ type Options struct {
 	// Workflow and RunID are passed on in the requests judges receive.
 	Workflow string
 	RunID    string
+	// Redactor removes secrets from every Reason (a command check's output,
+	// a judge's answer) before it is cut and kept; nil redacts nothing.
+	Redactor *redact.Redactor
+	// Budget is the run's token budget (budget.max-tokens): every judge
+	// call is counted against it, and once it is spent no judge is asked
+	// (the constraint stays unverified, saying so). Nil is unlimited.
+	Budget Budget
+}
+
+// Budget is what judges need of the run's token budget; *recovery.Budget
+// is one.
+type Budget interface {
+	// Add counts the tokens of one call.
+	Add(agent.Usage)
+	// Exhausted reports whether no new call may start.
+	Exhausted() bool
 }
 
 func timeoutOr(d time.Duration) time.Duration {

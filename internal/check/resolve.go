@@ -22,6 +22,11 @@ import (
 // opts.DefaultJudge set); otherwise its Checker is nil and it is reported as
 // unverified. Such constraints are hard: the intent asked for them.
 //
+// At most cfg.Budget.MaxIntentConstraints (DefaultMaxIntentConstraints
+// when unset) names from extra are added: each may cost a judge call per
+// agent, and an issue must not multiply a run's model calls. CapIntent says
+// which were dropped, for the run to report.
+//
 // Every problem is reported at once, joined, each naming its constraint: an
 // invalid name, a check that does not build, a judge agent that is missing.
 func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, error) {
@@ -45,9 +50,9 @@ func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, er
 		}
 		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c)})
 	}
-	for _, name := range extra {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
+	kept, _ := CapIntent(cfg, extra)
+	for _, name := range kept {
+		if seen[name] {
 			continue
 		}
 		seen[name] = true
@@ -81,7 +86,7 @@ func undefined(name string, opts Options) (Constraint, error) {
 	return Constraint{
 		Name:        name,
 		Hard:        true,
-		Checker:     newJudge(name, name, a, 0, opts),
+		Checker:     redacted(newJudge(name, name, a, 0, opts), opts),
 		Description: name,
 	}, nil
 }
@@ -144,4 +149,39 @@ func Descriptions(cs []Constraint) []string {
 		out[i] = c.Description
 	}
 	return out
+}
+
+// DefaultMaxIntentConstraints caps the constraints an intent adds when the
+// config sets no budget.max-intent-constraints.
+const DefaultMaxIntentConstraints = 8
+
+// CapIntent splits the names in extra that cfg does not define (trimmed,
+// empty ones and repeats skipped, in the order given) into those Resolve
+// adds and those it drops past cfg.Budget.MaxIntentConstraints. The driver
+// reports dropped, e.g. "dropped 492 constraints past
+// budget.max-intent-constraints (8): a, b, …".
+func CapIntent(cfg *config.Config, extra []string) (kept, dropped []string) {
+	limit := DefaultMaxIntentConstraints
+	if cfg != nil && cfg.Budget.MaxIntentConstraints > 0 {
+		limit = cfg.Budget.MaxIntentConstraints
+	}
+	seen := map[string]bool{}
+	for _, name := range extra {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		if cfg != nil {
+			if _, defined := cfg.Constraints[name]; defined {
+				continue
+			}
+		}
+		if len(kept) < limit {
+			kept = append(kept, name)
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	return kept, dropped
 }

@@ -4,16 +4,19 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // tailBuffer is an io.Writer that keeps only the last max bytes written.
 // os/exec and bytes.Buffer keep everything; a check's output can be large,
 // and only its end goes into a Reason.
 type tailBuffer struct {
-	mu    sync.Mutex
-	max   int
-	buf   []byte
-	total int64
+	mu     sync.Mutex
+	max    int
+	redact *redact.Redactor
+	buf    []byte
+	total  int64
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -32,7 +35,9 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // String returns the kept tail, starting at a character boundary and
-// trimmed of surrounding whitespace; "…" marks a cut.
+// trimmed of surrounding whitespace; "…" marks a cut. The tail is redacted
+// before anything is added: a secret split by the cut leaves its end at the
+// start of the tail, and that end is redacted as the secret.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -43,7 +48,7 @@ func (t *tailBuffer) String() string {
 			b = b[1:]
 		}
 	}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	s := strings.TrimSpace(strings.ToValidUTF8(t.redact.String(string(b)), "\uFFFD"))
 	if cutFront && s != "" {
 		s = "…" + s
 	}

@@ -18,7 +18,10 @@ const (
 	defaultMaxFailures     = 3
 	defaultMaxRestarts     = 1
 	defaultMaxParallel     = 8
-	defaultThreshold       = 0.5
+	// defaultMaxIntentConstraints bounds the constraints an intent adds:
+	// each may become a judge call per agent.
+	defaultMaxIntentConstraints = 8
+	defaultThreshold            = 0.5
 	// defaultLedgerBranch is a branch of its own, created as an orphan
 	// holding only the datalake, so optr never writes to a protected
 	// default branch (DESIGN §4.2).
@@ -107,6 +110,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&wa.MaxRestarts, defaultMaxRestarts, unset("watcher.max-restarts"))
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
+	setInt(&c.Budget.MaxIntentConstraints, defaultMaxIntentConstraints, unset("budget.max-intent-constraints"))
 
 	if unset("ledger.branch") {
 		c.Ledger.Branch = defaultLedgerBranch

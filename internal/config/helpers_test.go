@@ -23,6 +23,7 @@ func base() *Config {
 		Watcher:  Watcher{StuckAfter: minutes(5), MaxFailures: 3, MaxRestarts: 1},
 		Ledger:   Ledger{Branch: "optr-ledger"},
 		Executor: Executor{MaxParallel: 8},
+		Budget:   Budget{MaxIntentConstraints: 8},
 	}
 }
 

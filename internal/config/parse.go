@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -16,7 +17,14 @@ func Load(path string) (*Config, error) {
 // load is Load with the environment that decides the default agents a file
 // without agents keeps.
 func load(path string, getenv func(string) string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	// Read one byte past the limit, so a huge file is refused without
+	// being read whole.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -25,6 +33,9 @@ func load(path string, getenv func(string) string) (*Config, error) {
 
 // Parse reads a config from data, fills in the defaults and validates it.
 // file names the source in errors and becomes Config.Path.
+//
+// A file larger than MaxFileSize or nested deeper than MaxDepth is refused
+// before it is parsed, in time linear in its size.
 //
 // Unknown keys, values of the wrong type, bad values and references to
 // agents or constraints that do not exist are all reported, not only the
@@ -40,6 +51,10 @@ func Parse(file string, data []byte) (*Config, error) {
 
 func parse(file string, data []byte, getenv func(string) string) (*Config, error) {
 	ps := newProblems(file)
+	if at, err := checkShape(data); err != nil {
+		ps.addAt(at, "", "%s", err)
+		return nil, ps.err()
+	}
 	c := decode(ps, data)
 	if c == nil {
 		return nil, ps.err()

@@ -205,6 +205,10 @@ type Watcher struct {
 type Budget struct {
 	// MaxTokens: once a run has used this many tokens no new attempt starts (0 = no limit).
 	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
+	// MaxIntentConstraints caps the constraints an intent (an issue's
+	// "### Constraints", --constraint, the constraints input) may add to
+	// the config's own; the rest are dropped and named (default 8).
+	MaxIntentConstraints int `yaml:"max-intent-constraints" json:"max-intent-constraints"`
 }
 
 // Price is a model's price in US dollars per million tokens.

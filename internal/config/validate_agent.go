@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -75,6 +76,11 @@ func (v *validator) argv(key string, argv []string, example string) {
 		v.ps.add(key, "run is required: the program and its arguments as a list, such as [%s]", example)
 	case strings.TrimSpace(argv[0]) == "":
 		v.ps.add(key+"[0]", "the program name is empty")
+	}
+	for i, arg := range argv {
+		if strings.ContainsRune(arg, 0) {
+			v.ps.add(fmt.Sprintf("%s[%d]", key, i), "holds a NUL byte, which no program argument can carry; remove it")
+		}
 	}
 }
 

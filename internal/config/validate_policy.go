@@ -97,6 +97,7 @@ func (v *validator) watcher() {
 
 func (v *validator) budget() {
 	v.atLeast("budget.max-tokens", v.c.Budget.MaxTokens, 0)
+	v.atLeast("budget.max-intent-constraints", int64(v.c.Budget.MaxIntentConstraints), 1)
 }
 
 func (v *validator) prices() {

@@ -3,8 +3,6 @@ package datalake
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -20,7 +18,8 @@ type ErrorRecord struct {
 	Message  string    `json:"message"`
 }
 
-// AppendErrors appends records to errors.jsonl (append-only, one write).
+// AppendErrors appends records to errors.jsonl (append-only, one write,
+// redacted like every file of a lake opened with OpenRedacted).
 func (l *Lake) AppendErrors(records ...ErrorRecord) error {
 	if len(records) == 0 {
 		return nil
@@ -33,16 +32,5 @@ func (l *Lake) AppendErrors(records ...ErrorRecord) error {
 		}
 		buf = append(append(buf, line...), '\n')
 	}
-	if err := os.MkdirAll(l.Root, 0o755); err != nil {
-		return fmt.Errorf("create datalake: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(l.Root, "errors.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("open errors.jsonl: %w", err)
-	}
-	if _, err := f.Write(buf); err != nil {
-		f.Close()
-		return fmt.Errorf("append errors.jsonl: %w", err)
-	}
-	return f.Close()
+	return Append(l.ErrorsPath(), buf)
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/procgroup"
 )
 
 // Lake is a datalake rooted at a directory (default .optr).
@@ -39,7 +41,8 @@ var ErrRunExists = errors.New("run already exists")
 
 // NewRun creates the directory of a new run. It refuses bad names before
 // touching the disk, and refuses a run id that already has a directory: a
-// rerun never overwrites an earlier run's outputs.
+// rerun never overwrites an earlier run's outputs. The directory holds
+// FileRunning, naming this process, until Run.Done (see CleanStale).
 func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 	if err := ValidateWorkflow(workflow); err != nil {
 		return nil, err
@@ -55,6 +58,9 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s already holds run %s of workflow %s; choose another run id", ErrRunExists, dir, runID, workflow)
 		}
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileRunning), []byte(procgroup.Self()+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
@@ -123,7 +129,8 @@ func (r *Run) WriteJSON(rel string, v any) error {
 	return r.WriteFile(rel, append(data, '\n'))
 }
 
-// WriteOnce atomically creates path with data, creating parent directories.
+// WriteOnce atomically creates path with data, creating parent directories,
+// redacted when path is under a datalake opened with OpenRedacted.
 // It fails with an error wrapping fs.ErrExist if path exists: files a run
 // wrote are never rewritten.
 func WriteOnce(path string, data []byte) error {
@@ -131,6 +138,7 @@ func WriteOnce(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
+	data = redacted(path, data)
 	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -161,7 +169,7 @@ func WriteOnce(path string, data []byte) error {
 }
 
 // Replace atomically replaces path with data (temporary file, fsync,
-// rename), creating parent directories: a reader sees the old content or
+// rename), creating parent directories, redacted like WriteOnce: a reader sees the old content or
 // the new, never half. It is for the files that are meant to change — the
 // workspace ledger after commit-back, a .coordination blackboard — never
 // for a run's artifacts, which WriteOnce writes.
@@ -170,6 +178,7 @@ func Replace(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
+	data = redacted(path, data)
 	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
@@ -204,7 +213,7 @@ func (r *Run) Files() ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !isTemp(d.Name()) {
+		if d.Type().IsRegular() && !isTemp(d.Name()) && !(d.Name() == FileRunning && filepath.Dir(p) == r.Dir) {
 			abs, err := filepath.Abs(p)
 			if err != nil {
 				return err

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/datalake"
 )
 
 // File names inside a .coordination directory (DESIGN §4.7).
@@ -24,25 +26,19 @@ const maxTries = 1000
 
 // writeNew creates a new file base+ext holding data, or base-2+ext,
 // base-3+ext, … when the name is taken: it never overwrites a file. It
-// returns the path written.
+// returns the path written. Under a datalake opened with
+// datalake.OpenRedacted, data is redacted.
 func writeNew(base, ext string, data []byte) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return "", err
 	}
 	for i := 1; i <= maxTries; i++ {
 		path := numbered(base, ext, i)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := datalake.CreateExclusive(path, data)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		if _, err := f.Write(data); err != nil {
-			_ = f.Close()
-			return "", err
-		}
-		return path, f.Close()
+		return path, err
 	}
 	return "", fmt.Errorf("%s%s and %d numbered variants exist already", base, ext, maxTries)
 }
@@ -83,18 +79,8 @@ func numbered(base, ext string, i int) string {
 	return fmt.Sprintf("%s-%d%s", base, i, ext)
 }
 
-// appendFile appends data to path, creating it when missing.
+// appendFile appends data to path, creating it when missing (redacted
+// under a datalake opened with datalake.OpenRedacted).
 func appendFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
+	return datalake.Append(path, data)
 }

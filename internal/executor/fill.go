@@ -13,8 +13,7 @@ import (
 // token use add up.
 func fill(r *Result, out recovery.Outcome, t Task) {
 	resp := out.Response
-	r.Output = resp.Output
-	r.OutputSHA256 = SHA256Hex(resp.Output)
+	r.setOutput(resp.Output)
 	r.Raw, r.Stderr, r.Signals = resp.Raw, resp.Stderr, resp.Signals
 	r.Model = t.Model
 	if resp.Model != "" {
@@ -55,7 +54,7 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 		// not a candidate unless the agent succeeded or only its checks
 		// failed (the output is whole, just not admissible).
 		if r.Reason != recovery.ReasonFailedChecks {
-			r.Output, r.OutputSHA256 = "", SHA256Hex("")
+			r.setOutput("")
 			if resp.Output != "" {
 				r.Raw = resp.Output
 			}

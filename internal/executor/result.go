@@ -2,8 +2,11 @@ package executor
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
@@ -33,6 +36,11 @@ type Result struct {
 	// Output is the agent's final output (empty when it produced none).
 	Output       string `json:"output"`
 	OutputSHA256 string `json:"output_sha256"`
+	// OutputBase64 holds the output's bytes (standard base64) when they
+	// are not valid UTF-8: JSON can only carry Output with U+FFFD in place
+	// of the bad bytes, and OutputSHA256 is the hash of the bytes, so the
+	// hash is reproducible from this file alone (see OutputBytes).
+	OutputBase64 string `json:"output_base64,omitempty"`
 	// Raw is the model's unparsed text when its answer could not be used.
 	Raw      string `json:"raw,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
@@ -91,6 +99,29 @@ func (r *Result) Partial() string {
 		return r.Output
 	}
 	return r.Raw
+}
+
+// setOutput sets Output, its hash, and OutputBase64 when the bytes are not
+// valid UTF-8.
+func (r *Result) setOutput(s string) {
+	r.Output, r.OutputSHA256, r.OutputBase64 = s, SHA256Hex(s), ""
+	if !utf8.ValidString(s) {
+		r.OutputBase64 = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+}
+
+// OutputBytes returns the output's bytes as recorded in an agent output
+// file: OutputBase64 decoded when present, else Output. Their SHA-256 is
+// OutputSHA256.
+func (r *Result) OutputBytes() ([]byte, error) {
+	if r.OutputBase64 == "" {
+		return []byte(r.Output), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(r.OutputBase64)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: output_base64: %w", r.Agent, err)
+	}
+	return b, nil
 }
 
 // SHA256Hex is the lowercase hex SHA-256 of s.

@@ -14,13 +14,13 @@ import (
 )
 
 // newAgent builds the configured agent name.
-func newAgent(cfg *config.Config, name string, deps Deps) (agent.Agent, error) {
+func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redactor) (agent.Agent, error) {
 	ac, ok := cfg.Agents[name]
 	if !ok {
 		return nil, fmt.Errorf("agent %q is not configured", name)
 	}
 	if ac.Provider == config.ProviderCommand {
-		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name)})
+		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name), Redactor: secret})
 	}
 	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name)})
 }
@@ -38,7 +38,7 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	if a, ok := s.agents[name]; ok {
 		return a, nil
 	}
-	a, err := newAgent(s.cfg, name, s.deps)
+	a, err := newAgent(s.cfg, name, s.deps, s.secret)
 	if err != nil {
 		return nil, err
 	}

@@ -230,6 +230,7 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 
 // keep hands drafts to the recorder and takes the entries it recorded as
 // the run's: the hash a run reports is the one recorded, computed once.
+// A recorded run is done (datalake.Run.Done).
 func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, files []string) error {
 	got, err := d.recorder(rep.Spec).Record(ctx, rep, drafts, files)
 	if err != nil {
@@ -243,5 +244,7 @@ func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, f
 	if got.Commit != "" {
 		rep.Commit = got.Commit
 	}
-	return nil
+	// Recorded (finished or paused): the run no longer needs its owner
+	// marker, so a later run's CleanStale leaves it alone.
+	return rep.Run.Done()
 }

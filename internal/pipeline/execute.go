@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -18,6 +17,8 @@ import (
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/preflight"
+	"github.com/optr-dev/optr/internal/procgroup"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
@@ -82,7 +83,20 @@ type Report struct {
 // checked and scored. It records nothing in the ledger: the Driver does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
-	lake := datalake.Open(spec.Datalake)
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	for _, w := range pre.Warnings {
+		p.deps.logf("%s", w)
+	}
+	lake := datalake.OpenRedacted(spec.Datalake, p.agents.secret)
+	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
+		p.deps.logf("killed %d processes left by an optr that was killed (%v)", len(reaped.Processes), reaped.Owners)
+	}
+	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
+		p.deps.logf("marked %d runs of killed optr processes abandoned, removed %d stale temporary files", len(stale.Abandoned), len(stale.Removed))
+	}
 	run, err := lake.NewRun(spec.Workflow, spec.RunID)
 	if err != nil {
 		if errors.Is(err, datalake.ErrRunExists) {
@@ -94,9 +108,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
-	outDir := filepath.Join(run.Dir, "agent-files")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create OPTR_OUTPUT_DIR: %w", err)
+	outDir, err := run.OutputDir()
+	if err != nil {
+		return nil, err
 	}
 	w, err := p.watcher(run, rep)
 	if err != nil {
@@ -128,6 +142,16 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	}
 	err = p.mode.Run(ctx, x)
 	stop()
+	if scan, serr := run.SanitizeOutputs(); serr != nil {
+		p.deps.logf("$OPTR_OUTPUT_DIR: %v", serr)
+	} else {
+		for _, f := range scan.Redacted {
+			p.deps.logf("$OPTR_OUTPUT_DIR: redacted secrets in %s", f)
+		}
+		for _, f := range scan.Refused {
+			p.deps.logf("$OPTR_OUTPUT_DIR: removed %s: %s", f.Path, f.Reason)
+		}
+	}
 	if errors.Is(err, escalation.ErrAbort) {
 		rep.aborted = true // every result is complete and recorded: finish the run as failed
 		err = nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
@@ -67,8 +68,16 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
+	var budget *recovery.Budget
+	if cfg.Budget.MaxTokens > 0 {
+		budget = recovery.NewBudget(cfg.Budget.MaxTokens)
+	}
+	if _, dropped := check.CapIntent(cfg, extra); len(dropped) > 0 {
+		deps.logf("dropped %d constraints named by the intent past budget.max-intent-constraints (%d): %s",
+			len(dropped), len(extra)-len(dropped), strings.Join(dropped, ", "))
+	}
 	judges := check.NewJudgeCache()
-	constraints, err := check.Resolve(cfg, extra, check.Options{
+	opts := check.Options{
 		Dir:          spec.Dir,
 		Env:          deps.Environ,
 		Judge:        set.get,
@@ -76,7 +85,12 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		Cache:        judges,
 		Workflow:     spec.Workflow,
 		RunID:        spec.RunID,
-	})
+		Redactor:     set.secret,
+	}
+	if budget != nil {
+		opts.Budget = budget
+	}
+	constraints, err := check.Resolve(cfg, extra, opts)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -85,10 +99,6 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		if analyzer, err = set.get(cfg.Recovery.Analyzer); err != nil {
 			return nil, inputErr(fmt.Errorf("recovery.analyzer: %w", err))
 		}
-	}
-	var budget *recovery.Budget
-	if cfg.Budget.MaxTokens > 0 {
-		budget = recovery.NewBudget(cfg.Budget.MaxTokens)
 	}
 	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
 	return &Prepared{

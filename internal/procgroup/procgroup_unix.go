@@ -26,9 +26,20 @@ type Group struct {
 // group when its context ends: SIGTERM, then SIGKILL after grace. WaitDelay
 // bounds the wait for stdout and stderr, which stray grandchildren may
 // hold open. Call Finish after Wait.
+//
+// Against optr itself dying (kill -9, a runner that is torn down): on
+// Linux the leader gets SIGKILL when optr dies (a parent-death signal), and
+// every process of the group carries OPTR_PROCGROUP_OWNER, naming this optr
+// process, in its environment, so that Reap, at the next start, kills what
+// is left of the group. Elsewhere only Reap's part is possible where /proc
+// exists; see Reap.
 func New(cmd *exec.Cmd, grace time.Duration) *Group {
 	g := &Group{cmd: cmd, grace: grace}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, ownerVar+"="+ownerToken())
 	cmd.Cancel = g.terminate
 	cmd.WaitDelay = grace
 	return g

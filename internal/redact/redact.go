@@ -2,10 +2,12 @@
 // Masking in the Actions log hides a key from the log only; an agent that
 // prints a key it inherited would otherwise put it into committed files,
 // comments and the ledger. Every agent result passes through a Redactor
-// before it is written, checked or shown.
+// before it is written, checked or shown, and the datalake redacts every
+// byte it stores (datalake.OpenRedacted).
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -14,31 +16,44 @@ import (
 const Placeholder = "[redacted]"
 
 // minLen is the shortest value treated as a secret: shorter ones would
-// mangle ordinary text and are not credentials anyway.
+// mangle ordinary text and are not credentials anyway. It is also the
+// shortest fragment of a secret treated as the secret at a cut edge.
 const minLen = 8
 
 // Names lists the environment variables that hold secrets optr knows of.
 func Names() []string {
 	return []string{
 		"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN",
-		"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY",
-		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+		"COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY",
+		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "OPTR_LEDGER_KEY",
 	}
 }
 
-// Redactor replaces known secret values. The zero value redacts nothing.
+// Redactor replaces known secret values. The zero value and nil redact
+// nothing.
 type Redactor struct {
 	values []string
 	rep    *strings.Replacer
 }
 
 // New returns a Redactor for values (empty and short ones are ignored).
+// Each value is also recognised as encoding/json writes it inside a string
+// (a key holding '&' or '<' is escaped there), so JSON files are redacted
+// too.
 func New(values ...string) *Redactor {
 	var vs []string
-	for _, v := range values {
-		v = strings.TrimSpace(v)
+	add := func(v string) {
 		if len(v) >= minLen && !slices.Contains(vs, v) {
 			vs = append(vs, v)
+		}
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		add(v)
+		if len(v) >= minLen {
+			if q, err := json.Marshal(v); err == nil {
+				add(string(q[1 : len(q)-1]))
+			}
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
@@ -64,12 +79,45 @@ func FromEnv(getenv func(string) string, extra ...string) *Redactor {
 	return New(values...)
 }
 
-// String returns s with every secret value replaced by Placeholder.
+// String returns s with every secret value replaced by Placeholder. Both
+// ends of s are treated as cut edges: text that begins with the last 8 or
+// more bytes of a secret, or ends with its first 8 or more bytes, is what
+// is left of a secret that a cut (a kept tail, a kept head) split, and that
+// fragment is replaced too. Redact before cutting; call String again on a
+// piece cut from a stream that was never whole.
 func (r *Redactor) String(s string) string {
 	if r == nil || r.rep == nil {
 		return s
 	}
-	return r.rep.Replace(s)
+	return r.edges(r.rep.Replace(s))
+}
+
+// Bytes is String for a byte slice.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r == nil || r.rep == nil {
+		return b
+	}
+	return []byte(r.String(string(b)))
+}
+
+// edges replaces a fragment of a secret (minLen bytes or more) at the start
+// or the end of s.
+func (r *Redactor) edges(s string) string {
+	for _, v := range r.values {
+		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
+			if strings.HasPrefix(s, v[len(v)-k:]) {
+				s = Placeholder + s[k:]
+				break
+			}
+		}
+		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
+			if strings.HasSuffix(s, v[:k]) {
+				s = s[:len(s)-k] + Placeholder
+				break
+			}
+		}
+	}
+	return s
 }
 
 // Len is the number of secret values the Redactor knows.
@@ -78,4 +126,16 @@ func (r *Redactor) Len() int {
 		return 0
 	}
 	return len(r.values)
+}
+
+// Merge returns a Redactor for the values of every Redactor given (nil ones
+// are skipped).
+func Merge(rs ...*Redactor) *Redactor {
+	var values []string
+	for _, r := range rs {
+		if r != nil {
+			values = append(values, r.values...)
+		}
+	}
+	return New(values...)
 }

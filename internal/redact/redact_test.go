@@ -56,3 +56,62 @@ func containsSecret(s, v string) bool {
 	}
 	return false
 }
+
+// A secret split by a cut leaves a fragment at the edge of what was kept;
+// 8 or more bytes of it are the secret, fewer are not worth a placeholder.
+func TestRedactorCutEdges(t *testing.T) {
+	t.Parallel()
+	const key = "sk-live-ABCDEFGHIJKLMNOP"
+	r := New(key)
+	tests := []struct{ name, in, want string }{
+		{"tail kept: the key's end starts the text", "GHIJKLMNOP and more", "[redacted] and more"},
+		{"head kept: the key's start ends the text", "output: sk-live-ABCD", "output: [redacted]"},
+		{"both edges", "IJKLMNOP middle sk-live-AB", "[redacted] middle [redacted]"},
+		{"fragment under 8 bytes stays", "KLMNOP tail", "KLMNOP tail"},
+		{"a fragment inside the text is not an edge", "x GHIJKLMNOP y", "x GHIJKLMNOP y"},
+		{"whole key", "a " + key + " b", "a [redacted] b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := r.String(tt.in); got != tt.want {
+				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// encoding/json escapes '<', '>' and '&' inside strings: a key holding them
+// must still be found in a JSON file.
+func TestRedactorJSONForm(t *testing.T) {
+	t.Parallel()
+	r := New("pa<ss>&word-1234")
+	got := r.String(`{"reason":"pa\u003css\u003e\u0026word-1234"}`)
+	if want := `{"reason":"[redacted]"}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func FuzzRedactorCut(f *testing.F) {
+	f.Add("sk-live-abcdef123456", "text sk-live-abcdef123456 text", 7, 30)
+	f.Fuzz(func(t *testing.T, secret, text string, from, to int) {
+		for _, c := range secret {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return
+			}
+		}
+		r := New(secret)
+		if r.Len() != 1 || from < 0 || to > len(text) || from > to {
+			return
+		}
+		// Whatever window of the text a cut keeps, no 8-byte piece of the
+		// secret at its edges survives.
+		out := r.String(text[from:to])
+		v := r.values[0]
+		for k := minLen; k < len(v); k++ {
+			if len(out) >= k && (out[:k] == v[len(v)-k:] || out[len(out)-k:] == v[:k]) {
+				t.Fatalf("a %d-byte fragment of the secret survived at an edge: %q", k, out)
+			}
+		}
+	})
+}

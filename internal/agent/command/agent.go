@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // Default limits.
@@ -39,6 +40,11 @@ type Options struct {
 	// and SIGKILL, and how long Run waits for stdout and stderr to close
 	// after the process ended (default DefaultKillGrace).
 	KillGrace time.Duration
+	// Redactor removes secrets from stdout and stderr before they are cut
+	// to MaxOutput and MaxStderr, so that no piece of a key split by the cut
+	// escapes (nil redacts nothing; the caller redacts the whole response
+	// again).
+	Redactor *redact.Redactor
 }
 
 // Agent is a configured command agent. It is safe for concurrent use: every

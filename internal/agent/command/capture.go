@@ -6,12 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // capBuffer keeps the first max bytes written to it and notes the rest. It
 // never fails a write, so the frame parser in front of it keeps reading.
 type capBuffer struct {
 	max    int
+	redact *redact.Redactor
 	buf    []byte
 	over   bool
 	onOver func()
@@ -31,13 +33,15 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// String returns what was kept, without a character split by the cut.
+// String returns what was kept, without a character split by the cut,
+// redacted: a secret the cut split leaves its head at the end, and that
+// head is redacted as the secret (redact.Redactor.String).
 func (c *capBuffer) String() string {
 	b := c.buf
 	if c.over {
 		b = trimPartialRune(b)
 	}
-	return string(b)
+	return c.redact.String(string(b))
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
@@ -65,9 +69,10 @@ func trimLeadingPartialRune(b []byte) []byte {
 // tailBuffer keeps the last max bytes written to it, in at most 2*max bytes
 // of memory, and counts what it dropped.
 type tailBuffer struct {
-	max int
-	buf []byte
-	cut int64
+	max    int
+	redact *redact.Redactor
+	buf    []byte
+	cut    int64
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -85,9 +90,12 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// String returns the kept tail; when something was cut, a first line says so.
+// String returns the kept tail, redacted before it is cut to max bytes
+// (a secret split by an earlier drop leaves its tail at the start, and that
+// tail is redacted as the secret); when something was cut, a first line
+// says so.
 func (t *tailBuffer) String() string {
-	b, cut := t.buf, t.cut
+	b, cut := []byte(t.redact.String(string(t.buf))), t.cut
 	if len(b) > t.max {
 		cut += int64(len(b) - t.max)
 		b = b[len(b)-t.max:]

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -71,5 +73,30 @@ func TestCapBuffer(t *testing.T) {
 				t.Fatalf("onOver called %d times, want %d", calls, wantCalls)
 			}
 		})
+	}
+}
+
+// A key straddling the cut of a kept tail (stderr) or a kept head (stdout)
+// must not leave its other half behind: redaction runs before the cut, and
+// a fragment of 8+ bytes at the cut edge counts as the key.
+func TestBuffersRedactAcrossTheCut(t *testing.T) {
+	t.Parallel()
+	const key = "ghs_TOKEN0123456789abcdefXYZ"
+	r := redact.New(key)
+	for _, split := range []int{4, 10, 14, 20, 26} {
+		tail := &tailBuffer{max: 32, redact: r}
+		_, _ = tail.Write([]byte(strings.Repeat("x", 40) + key[:split]))
+		_, _ = tail.Write([]byte(key[split:] + strings.Repeat("y", 24)))
+		head := &capBuffer{max: 30, redact: r, onOver: func() {}}
+		_, _ = head.Write([]byte(strings.Repeat("z", 10) + key + "tail"))
+		for what, got := range map[string]string{"stderr tail": tail.String(), "stdout head": head.String()} {
+			for k := 8; k <= len(key); k++ {
+				for i := 0; i+k <= len(key); i++ {
+					if strings.Contains(got, key[i:i+k]) && (i == 0 || i+k == len(key)) {
+						t.Fatalf("split %d, %s: %q keeps %q, a %d-byte piece of the key", split, what, got, key[i:i+k], k)
+					}
+				}
+			}
+		}
 	}
 }

@@ -46,9 +46,9 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 
 	log := a.opts.Logger.With("agent", a.name)
 	col := &collector{log: log, progress: req.Progress}
-	stdout := &capBuffer{max: a.opts.MaxOutput, onOver: func() { stop(errOutputTooLarge) }}
+	stdout := &capBuffer{max: a.opts.MaxOutput, redact: a.opts.Redactor, onOver: func() { stop(errOutputTooLarge) }}
 	parser := frames.New(stdout, frames.Options{OnEvent: col.event, OnMalformed: col.malformed})
-	stderr := &tailBuffer{max: a.opts.MaxStderr}
+	stderr := &tailBuffer{max: a.opts.MaxStderr, redact: a.opts.Redactor}
 
 	cmd := exec.CommandContext(attemptCtx, path, a.argv[1:]...)
 	cmd.Args[0] = a.argv[0]

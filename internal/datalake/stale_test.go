@@ -1,0 +1,130 @@
+package datalake
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/redact"
+)
+
+// A run killed mid-way leaves a temporary file and a run directory with no
+// selection; the next start removes the one and marks the other
+// abandoned, and leaves finished, paused and live runs alone.
+func TestCleanStale(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), ".optr")
+	l := Open(root)
+	mk := func(id string) *Run {
+		r, err := l.NewRun("demo", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	killed, finished, paused, live, old := mk("killed"), mk("finished"), mk("paused"), mk("live"), mk("old")
+	// killed: its .running names a process that is gone.
+	if err := os.WriteFile(filepath.Join(killed.Dir, FileRunning), []byte("999999999:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(killed.Dir, DirOutputs, ".tmp-a.json-123")
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tmp, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := finished.WriteJSON(FileSelection, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = finished.Done()
+	_ = paused.Done()
+	if err := WriteOnce(l.CheckpointPath("cp-1"), []byte(`{"id":"cp-1","run":"paused","workflow":"demo"}`)); err != nil {
+		t.Fatal(err)
+	}
+	_ = old.Done() // written before .running existed
+	_ = live       // its .running names this process
+
+	now := time.Now().Add(time.Hour) // everything is an hour old
+	got, err := l.CleanStale(t.Context(), now, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{tmp}, got.Removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	slices.Sort(got.Abandoned)
+	if diff := cmp.Diff([]string{killed.Dir, old.Dir}, got.Abandoned); diff != "" {
+		t.Errorf("abandoned (-want +got):\n%s", diff)
+	}
+	var rec Abandoned
+	data, _ := os.ReadFile(filepath.Join(killed.Dir, FileAbandoned))
+	if err := json.Unmarshal(data, &rec); err != nil || rec.Run != "killed" || rec.Workflow != "demo" {
+		t.Fatalf("abandoned.json = %s (%v)", data, err)
+	}
+	// A second start finds nothing more; a young temporary file is left.
+	young := filepath.Join(live.Dir, ".tmp-result.md-9")
+	_ = os.WriteFile(young, nil, 0o644)
+	got, err = l.CleanStale(t.Context(), time.Now(), time.Minute)
+	if err != nil || len(got.Removed)+len(got.Abandoned) != 0 {
+		t.Fatalf("second clean: %+v, %v", got, err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Fatal("a temporary file younger than the limit was removed")
+	}
+}
+
+// What agents leave in $OPTR_OUTPUT_DIR is redacted in place, and links
+// and special files are removed and named.
+func TestSanitizeOutputs(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-OUTPUTDIR-0123456789"
+	l := OpenRedacted(filepath.Join(t.TempDir(), ".optr"), redact.New(key))
+	run, err := l.NewRun("demo", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := run.OutputDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretFile := filepath.Join(t.TempDir(), "id_rsa")
+	_ = os.WriteFile(secretFile, []byte("PRIVATE"), 0o600)
+	_ = os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "sub", "env"), []byte("HOME=/root\nANTHROPIC_API_KEY="+key+"\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "report.md"), []byte("clean"), 0o644)
+	_ = os.Symlink(secretFile, filepath.Join(dir, "link"))
+	_ = os.Link(secretFile, filepath.Join(dir, "hard"))
+
+	got, err := run.SanitizeOutputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"sub/env"}, got.Redacted); diff != "" {
+		t.Errorf("redacted (-want +got):\n%s", diff)
+	}
+	var refused []string
+	for _, r := range got.Refused {
+		refused = append(refused, r.Path)
+	}
+	slices.Sort(refused)
+	if diff := cmp.Diff([]string{"hard", "link"}, refused); diff != "" {
+		t.Errorf("refused (-want +got):\n%s", diff)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "sub", "env")); string(data) != "HOME=/root\nANTHROPIC_API_KEY=[redacted]\n" {
+		t.Errorf("env dump = %q", data)
+	}
+	if data, _ := os.ReadFile(secretFile); string(data) != "PRIVATE" {
+		t.Errorf("the linked file outside the run changed: %q", data)
+	}
+	files, _ := run.Files()
+	for _, f := range files {
+		if filepath.Base(f) == "link" || filepath.Base(f) == "hard" {
+			t.Errorf("%s would be committed", f)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package preflight
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// validLedger writes a ledger of two entries and returns its path.
+func validLedger(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "ledger.jsonl")
+	for _, run := range []string{"r1", "r2"} {
+		if _, err := ledger.Append(path, ledger.Draft{Kind: "run", Run: run, Workflow: "demo", Time: time.Unix(1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// Every input that used to fail only after every agent ran is refused
+// before the first one starts, with a message naming what is wrong.
+func TestCheckRefusesBadInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := validLedger(t, dir)
+	data, _ := os.ReadFile(good)
+
+	mk := func(name string, content []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	crlf := mk("crlf.jsonl", bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")))
+	flipped := mk("flipped.jsonl", bytes.Replace(data, []byte(`"r2"`), []byte(`"r3"`), 1))
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere", "ledger.jsonl"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	readonlyDir := filepath.Join(dir, "ro")
+	_ = os.Mkdir(readonlyDir, 0o555)
+	notDir := mk("file", []byte("x"))
+
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"ledger is a directory", Input{LedgerPath: dir}, "is a directory"},
+		{"ledger is /dev/full", Input{LedgerPath: "/dev/full"}, "not a regular file (a character device)"},
+		{"ledger is a FIFO", Input{LedgerPath: fifo}, "not a regular file (a FIFO)"},
+		{"ledger is a dangling symlink", Input{LedgerPath: dangling}, "does not exist"},
+		{"ledger in a file, not a directory", Input{LedgerPath: filepath.Join(notDir, "ledger.jsonl")}, "not a directory"},
+		{"ledger with CRLF line ends", Input{LedgerPath: crlf}, "CRLF"},
+		{"ledger whose last line was changed", Input{LedgerPath: flipped}, "optr ledger verify"},
+		{"datalake input absolute", Input{Datalake: "/etc/optr", Workspace: dir}, "absolute path"},
+		{"datalake input leaves the workspace", Input{Datalake: "../elsewhere", Workspace: dir}, "leaves the workspace"},
+		{"datalake input leaves via a subdir", Input{Datalake: "a/../../b", Workspace: dir}, "leaves the workspace"},
+		{"datalake is a file", Input{Datalake: notDir}, "is not a directory"},
+	}
+	if os.Geteuid() != 0 { // root may write anywhere
+		tests = append(tests, struct {
+			name string
+			in   Input
+			want string
+		}{"ledger in a read-only directory", Input{LedgerPath: filepath.Join(readonlyDir, "ledger.jsonl")}, "cannot be written"})
+	}
+	refused := 0
+	for _, tt := range tests {
+		_, err := Check(t.Context(), tt.in)
+		var pe *Error
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Check = %v, want an *Error containing %q", tt.name, err, tt.want)
+			continue
+		}
+		refused++
+	}
+	t.Logf("bad inputs tried: %d, refused before any agent: %d", len(tests), refused)
+}
+
+func TestCheckAcceptsGoodInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := validLedger(t, dir)
+	torn := filepath.Join(dir, "torn.jsonl")
+	data, _ := os.ReadFile(good)
+	_ = os.WriteFile(torn, append(data, `{"seq":3,"ti`...), 0o644)
+	link := filepath.Join(dir, "link.jsonl")
+	_ = os.Symlink(good, link)
+	tests := []struct {
+		name     string
+		in       Input
+		warnings int
+	}{
+		{"valid ledger", Input{LedgerPath: good, Datalake: dir}, 0},
+		{"ledger not there yet, deep", Input{LedgerPath: filepath.Join(dir, "a", "b", "ledger.jsonl")}, 0},
+		{"link to a valid ledger", Input{LedgerPath: link}, 0},
+		{"torn tail: the next append recovers it", Input{LedgerPath: torn}, 1},
+		{"datalake inside the workspace", Input{Datalake: ".optr", Workspace: dir}, 0},
+	}
+	for _, tt := range tests {
+		rep, err := Check(t.Context(), tt.in)
+		if err != nil || len(rep.Warnings) != tt.warnings {
+			t.Errorf("%s: Check = %+v, %v; want %d warnings, no error", tt.name, rep, err, tt.warnings)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".optr-preflight-") {
+			t.Fatalf("preflight left %s behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package procgroup
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHelperOptr stands in for an optr process: it starts a command group
+// whose leader starts a background child, prints "<leader> <child>", and
+// waits to be killed.
+func TestHelperOptr(t *testing.T) {
+	if os.Getenv("PROCGROUP_HELPER") != "1" {
+		t.Skip("helper process for TestKilledOwner")
+	}
+	cmd := exec.CommandContext(context.Background(), "sh", "-c", `sleep 300 & echo "$$ $!"; wait`)
+	cmd.Stdout = os.Stdout
+	New(cmd, time.Second)
+	if err := cmd.Start(); err != nil {
+		fmt.Println("start:", err)
+		os.Exit(1)
+	}
+	select {}
+}
+
+// When optr is killed with SIGKILL, the leader of each group it started
+// dies with it (parent-death signal), and Reap, at the next start, kills
+// what the leader had started; nothing is left.
+func TestKilledOwner(t *testing.T) {
+	// Become a subreaper, so the helper's orphans are reparented to this
+	// test and their end can be waited for instead of polled.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, 36 /* PR_SET_CHILD_SUBREAPER */, 1, 0); errno != 0 {
+		t.Skipf("prctl(PR_SET_CHILD_SUBREAPER): %v", errno)
+	}
+	helper := exec.Command(os.Args[0], "-test.run=^TestHelperOptr$")
+	helper.Env = append(os.Environ(), "PROCGROUP_HELPER=1")
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var leader, child int
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if _, serr := fmt.Sscan(line, &leader, &child); err != nil || serr != nil {
+		_ = helper.Process.Kill()
+		t.Fatalf("helper said %q: %v %v", line, err, serr)
+	}
+	_ = helper.Process.Signal(syscall.SIGKILL)
+	_ = helper.Wait()
+
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(leader, &ws, 0, nil); err != nil {
+		t.Fatalf("wait for the leader: %v", err)
+	}
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("leader ended with %v, want killed by SIGKILL (parent-death signal)", ws)
+	}
+	if pid, err := syscall.Wait4(child, &ws, syscall.WNOHANG, nil); err != nil || pid != 0 {
+		t.Fatalf("the leader's child ended already (pid %d, %v): the test proves nothing", pid, err)
+	}
+	got, err := Reap(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Processes, child) {
+		t.Fatalf("Reap killed %v, want %d among them", got.Processes, child)
+	}
+	if _, err := syscall.Wait4(child, &ws, 0, nil); err != nil || !ws.Signaled() {
+		t.Fatalf("the orphan did not end by a signal: %v, %v", ws, err)
+	}
+	// Our own groups are never reaped.
+	mine := exec.CommandContext(t.Context(), "sleep", "300")
+	New(mine, time.Second)
+	if err := mine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mine.Process.Kill(); _ = mine.Wait() }()
+	got, err = Reap(t.Context())
+	if err != nil || slices.Contains(got.Processes, mine.Process.Pid) {
+		t.Fatalf("Reap killed a group of a live optr: %v, %v", got, err)
+	}
+}
