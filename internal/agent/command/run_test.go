@@ -57,8 +57,10 @@ env | grep -E '^(OPTR_|BASE=|CUSTOM=)' | sort
 				"OPTR_CONSTRAINTS=tests-pass,no-todo",
 				"OPTR_HINT=" + tt.hint,
 				"OPTR_OUTPUT_DIR=" + out,
+				"OPTR_REPORT_PATH=",
 				"OPTR_RUN_ID=42-1",
 				"OPTR_STAGE=build",
+				"OPTR_TOPIC=",
 				"OPTR_WORKFLOW=issue-7",
 			}, "\n") + "\n"
 			if diff := cmp.Diff(want, resp.Output); diff != "" {
