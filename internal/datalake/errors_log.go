@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -22,12 +21,24 @@ type ErrorRecord struct {
 
 // AppendErrors appends records to errors.jsonl (append-only, one write).
 func (l *Lake) AppendErrors(records ...ErrorRecord) error {
-	if len(records) == 0 {
+	values := make([]any, len(records))
+	for i, rec := range records {
+		values[i] = rec
+	}
+	return l.AppendErrorJSON(values...)
+}
+
+// AppendErrorJSON appends each value, encoded as one JSON object, to
+// errors.jsonl in a single append-only write. It is for failures whose
+// line has a shape of its own, such as a delegate run's (DESIGN §4.9 step
+// 8); AppendErrors writes ErrorRecords through it.
+func (l *Lake) AppendErrorJSON(values ...any) error {
+	if len(values) == 0 {
 		return nil
 	}
 	var buf []byte
-	for _, rec := range records {
-		line, err := json.Marshal(rec)
+	for _, v := range values {
+		line, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("encode error record: %w", err)
 		}
@@ -36,7 +47,7 @@ func (l *Lake) AppendErrors(records ...ErrorRecord) error {
 	if err := os.MkdirAll(l.Root, 0o755); err != nil {
 		return fmt.Errorf("create datalake: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(l.Root, "errors.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(l.ErrorsPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open errors.jsonl: %w", err)
 	}
