@@ -4,7 +4,10 @@
 //	   each take L (goal ≤ 1.05; run one after another it would be K);
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
-//	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5).
+//	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
+//	P5 a delegate run's context reduction with four ≈10 KB reports (goal ≥ 96%);
+//	P6 a delegate run's wall time / (coordinator time + L) for four
+//	   specialists that each take L (goal ≤ 1.05).
 //
 // Run it from the repository root: go run ./cmd/optr-bench
 package main
@@ -39,10 +42,10 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1")
+	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1 and each specialist in P6")
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2 and P3")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
-	only := flag.String("only", "", "run only P1, P2 or P3")
+	only := flag.String("only", "", "run only P1, P2, P3, P5 or P6 (P5 and P6 share one run)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -78,6 +81,13 @@ func run(ctx context.Context) error {
 			}
 			rows = append(rows, r)
 		}
+	}
+	if *only == "" || *only == "P5" || *only == "P6" {
+		r, err := delegateBench(ctx, dir, *agentTime)
+		if err != nil {
+			return fmt.Errorf("P5/P6: %w", err)
+		}
+		rows = append(rows, r...)
 	}
 	printTable(os.Stdout, rows)
 	return nil

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent/command"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/delegate"
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// delegateTopics are the topics of the delegate benchmark's plan.
+var delegateTopics = []string{"Hash chains", "Witnesses", "Checkpoints", "Verification cost"}
+
+// delegateBench runs a delegate run whose coordinator plans four topics
+// and whose four command specialists each take l and write a report of
+// about 10 KB. It reports P5, the context reduction (goal ≥ 96%), and P6,
+// wall time / (coordinator time + l) (goal ≤ 1.05; one specialist after
+// another it would be about 4).
+func delegateBench(ctx context.Context, dir string, l time.Duration) ([]row, error) {
+	ws := filepath.Join(dir, "delegate")
+	reports := filepath.Join(ws, "reports")
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return nil, err
+	}
+	var plan strings.Builder
+	fmt.Fprintf(&plan, "INVOCATION_PLAN_READY: %d\n[", len(delegateTopics))
+	for i, t := range delegateTopics {
+		if i > 0 {
+			plan.WriteString(",")
+		}
+		fmt.Fprintf(&plan, `{"topic":%q,"focus":"the facts"}`, t)
+		name := fmt.Sprintf("%03d_%s.md", i+1, delegate.Slug(t))
+		if err := os.WriteFile(filepath.Join(reports, name), []byte(benchReport(t, 10_000)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	plan.WriteString("]\n" + delegate.SignalComplete + ": SUCCESS\n")
+	planFile := filepath.Join(ws, "plan.txt")
+	if err := os.WriteFile(planFile, []byte(plan.String()), 0o644); err != nil {
+		return nil, err
+	}
+	specialist := fmt.Sprintf(`cat >/dev/null; sleep %.3f; cp "%s/$(basename "$OPTR_REPORT_PATH")" "$OPTR_REPORT_PATH" && echo "REPORT_CREATED: $OPTR_REPORT_PATH"`, l.Seconds(), reports)
+	cfg := &config.Config{Agents: map[string]config.Agent{
+		"planner": {Provider: config.ProviderCommand, Run: []string{"sh", "-c", `cat >/dev/null; cat "` + planFile + `"`}},
+	}, AgentNames: []string{"planner"}}
+	var agents []string
+	for i := range delegateTopics {
+		n := fmt.Sprintf("s%d", i+1)
+		cfg.Agents[n] = config.Agent{Provider: config.ProviderCommand, Run: []string{"sh", "-c", specialist}}
+		agents = append(agents, n)
+	}
+	env := os.Environ()
+	in := delegate.Input{
+		Config:   cfg,
+		Pipeline: config.Pipeline{Mode: config.ModeDelegate, Coordinator: "planner", Agents: agents, MaxTopics: 4, Candidates: 1, Threshold: 0.5},
+		Intent:   "How do ledgers stay honest?", Workflow: "bench", RunID: "p5",
+		Datalake: filepath.Join(ws, ".optr"), Dir: ws,
+		Task: func(name string) (executor.Task, error) {
+			a, err := command.New(name, cfg.Agents[name], command.Options{Environ: env})
+			return executor.Task{Agent: a, Provider: config.ProviderCommand, Timeout: time.Minute}, err
+		},
+		Exec: executor.Options{MaxParallel: 8},
+	}
+	start := time.Now()
+	o, err := delegate.Run(ctx, in)
+	wall := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != delegate.Completed {
+		return nil, fmt.Errorf("delegate run %s: %s", o.Status, o.Message)
+	}
+	coord := time.Duration(o.Coordinator.ExecMS) * time.Millisecond
+	ratio := wall.Seconds() / (coord + l).Seconds()
+	return []row{
+		{
+			id: "P5", what: fmt.Sprintf("context reduction, %d reports", len(o.Topics)),
+			measured: fmt.Sprintf("%d B metadata / %d B reports", o.MetadataBytes, o.ReportBytes),
+			value:    delegate.Percent(o.ContextReduction) + "%", goal: "≥ 96%", ok: o.ContextReduction >= 0.96,
+		},
+		{
+			id: "P6", what: fmt.Sprintf("delegate wall, %d specialists, L=%s", len(o.Topics), l),
+			measured: fmt.Sprintf("wall %s, coordinator %s", wall.Round(time.Millisecond), coord.Round(time.Millisecond)),
+			value:    fmt.Sprintf("%.3f (seq ≈ %d)", ratio, len(o.Topics)), goal: "≤ 1.05", ok: ratio <= 1.05,
+		},
+	}, nil
+}
+
+// benchReport is a valid report of about size bytes: frontmatter, a
+// summary, findings, recommendations and sources of realistic prose.
+func benchReport(topic string, size int) string {
+	const finding = "- The ledger keeps every entry with the hash of the one before it, so a verifier that recomputes the chain notices any change, removal or reordering at the first altered line, and an appender needs only the last hash to extend it.\n"
+	n := max((size-600)/len(finding), 1)
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nreport_type: research\ntopic: %q\nfindings_count: %d\nrecommendations_count: 2\ncreated_date: 2026-11-23\nstatus: complete\n---\n", topic, n)
+	fmt.Fprintf(&b, "# %s\n\n## Summary\n\nWhat the sources say about %s, in %d findings.\n\n## Findings\n\n", topic, strings.ToLower(topic), n)
+	for range n {
+		b.WriteString(finding)
+	}
+	b.WriteString("\n## Recommendations\n\n- Verify the chain after every fetch.\n- Compare the head with a published checkpoint.\n\n## Sources\n\n- RFC 6962\n- C2SP tlog-checkpoint\n")
+	return b.String()
+}
