@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -185,6 +186,11 @@ func (r *runner) assign(topics []Topic) []planned {
 // run.
 func (r *runner) research(ctx context.Context, plan []planned) (aborted bool, err error) {
 	track := newTracker(r.o.Spec, plan, r.in.OnProgress)
+	if r.in.Pipeline.Candidates > 1 {
+		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
+			return false, fmt.Errorf("create the candidates' folder: %w", err)
+		}
+	}
 	var tasks []executor.Task
 	for _, p := range plan {
 		for _, c := range p.cands {

@@ -64,17 +64,17 @@ func TestBarrierBehaviour(t *testing.T) {
 			if got := strings.Contains(overview, "## Partial Success"); got != tt.partial {
 				t.Errorf("OVERVIEW.md has Partial Success = %v, want %v:\n%s", got, tt.partial, overview)
 			}
-			lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(h.lake, "errors.jsonl"))), "\n")
-			if tt.errorLines == 0 {
-				if _, err := os.Stat(filepath.Join(h.lake, "errors.jsonl")); err == nil {
-					t.Errorf("errors.jsonl written for a clean run")
-				}
-			} else if len(lines) != tt.errorLines {
+			var lines []string
+			if data, err := os.ReadFile(filepath.Join(h.lake, "errors.jsonl")); err == nil {
+				lines = strings.Split(strings.TrimSpace(string(data)), "\n")
+			}
+			if len(lines) != tt.errorLines {
 				t.Errorf("errors.jsonl has %d lines, want %d:\n%s", len(lines), tt.errorLines, strings.Join(lines, "\n"))
 			}
 			if tt.errorLines > 0 {
 				var e ErrorLine
-				if err := json.Unmarshal([]byte(lines[0]), &e); err != nil {
+				// Topic 4 always fails; its line comes after the other topics'.
+				if err := json.Unmarshal([]byte(lines[3-tt.valid]), &e); err != nil {
 					t.Fatal(err)
 				}
 				want := ErrorLine{Timestamp: "2026-11-23T12:00:00Z", WorkflowID: "r1", Command: "delegate", ErrorType: ReasonCounts,
