@@ -24,35 +24,31 @@ var delegateTopics = []string{"Hash chains", "Witnesses", "Checkpoints", "Verifi
 // another it would be about 4).
 func delegateBench(ctx context.Context, dir string, l time.Duration) ([]row, error) {
 	ws := filepath.Join(dir, "delegate")
-	reports := filepath.Join(ws, "reports")
-	if err := os.MkdirAll(reports, 0o755); err != nil {
+	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return nil, err
 	}
 	var plan strings.Builder
-	fmt.Fprintf(&plan, "INVOCATION_PLAN_READY: %d\n[", len(delegateTopics))
+	fmt.Fprintf(&plan, "%s: %d\n[", delegate.SignalPlanReady, len(delegateTopics))
 	for i, t := range delegateTopics {
 		if i > 0 {
 			plan.WriteString(",")
 		}
 		fmt.Fprintf(&plan, `{"topic":%q,"focus":"the facts"}`, t)
-		name := fmt.Sprintf("%03d_%s.md", i+1, delegate.Slug(t))
-		if err := os.WriteFile(filepath.Join(reports, name), []byte(benchReport(t, 10_000)), 0o644); err != nil {
-			return nil, err
-		}
 	}
 	plan.WriteString("]\n" + delegate.SignalComplete + ": SUCCESS\n")
-	planFile := filepath.Join(ws, "plan.txt")
-	if err := os.WriteFile(planFile, []byte(plan.String()), 0o644); err != nil {
-		return nil, err
-	}
-	specialist := fmt.Sprintf(`cat >/dev/null; sleep %.3f; cp "%s/$(basename "$OPTR_REPORT_PATH")" "$OPTR_REPORT_PATH" && echo "REPORT_CREATED: $OPTR_REPORT_PATH"`, l.Seconds(), reports)
+	// The coordinator and each specialist are one shell and one program
+	// (cat, sleep): their fixed cost is the same, so the ratio shows what
+	// delegation adds. Specialist i gets topic i and writes its report from
+	// its environment with the shell's own printf.
 	cfg := &config.Config{Agents: map[string]config.Agent{
-		"planner": {Provider: config.ProviderCommand, Run: []string{"sh", "-c", `cat >/dev/null; cat "` + planFile + `"`}},
+		"planner": {Provider: config.ProviderCommand, Run: []string{"sh", "-c", `printf '%s' "$PLAN"`}, Env: map[string]string{"PLAN": plan.String()}},
 	}, AgentNames: []string{"planner"}}
+	specialist := fmt.Sprintf(`printf '%%s' "$REPORT" >"$OPTR_REPORT_PATH" && echo "REPORT_CREATED: $OPTR_REPORT_PATH" && exec sleep %.3f`, l.Seconds())
 	var agents []string
-	for i := range delegateTopics {
+	for i, t := range delegateTopics {
 		n := fmt.Sprintf("s%d", i+1)
-		cfg.Agents[n] = config.Agent{Provider: config.ProviderCommand, Run: []string{"sh", "-c", specialist}}
+		cfg.Agents[n] = config.Agent{Provider: config.ProviderCommand, Run: []string{"sh", "-c", specialist},
+			Env: map[string]string{"REPORT": benchReport(t, 10_000)}}
 		agents = append(agents, n)
 	}
 	env := os.Environ()
