@@ -5,13 +5,17 @@
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
-//	P4 commit-back bytes and time on a 1M-entry segmented ledger / on a
+//	P5 a delegate run's context reduction with four ≈10 KB reports (goal ≥ 96%);
+//	P6 a delegate run's wall time / (coordinator time + L) for four
+//	   specialists that each take L (goal ≤ 1.05);
+//	P7 commit-back bytes and time on a 1M-entry segmented ledger / on a
 //	   10-entry one (goal ≤ 1.5; bytes ≤ 8 MiB + the run's files);
-//	P5 checkpoint and verify --witness time on a 1M-entry ledger in git /
+//	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
-//	P6 prove on 1M entries (goal < 1 s).
+//	P9 prove on 1M entries (goal < 1 s).
 //
 // Run it from the repository root: go run ./cmd/optr-bench
+// (-only P7 runs the benchmarks that report P7).
 package main
 
 import (
@@ -20,7 +24,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,12 +58,18 @@ func main() {
 	}
 }
 
+// bench is one benchmark: the row ids it reports and how to run it.
+type bench struct {
+	ids []string
+	run func() ([]row, error)
+}
+
 func run(ctx context.Context) error {
-	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1")
-	entries := flag.Int("entries", 1_000_000, "ledger entries for P2 and P3")
+	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1 and each specialist in P6")
+	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
-	only := flag.String("only", "", "run only P1, P2, P3, P4, P5 or P6 (P5 and P6 run together)")
-	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P4 (the median counts)")
+	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P9)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -66,47 +78,51 @@ func run(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 
+	var big string // the 1M-entry ledger P2 and P3 share, made once
+	ledgerOf := func() (string, error) {
+		if big != "" {
+			return big, nil
+		}
+		var err error
+		big, err = synthetic(dir, *entries)
+		return big, err
+	}
+	benches := []bench{
+		{[]string{"P1"}, func() ([]row, error) { return fanOut(ctx, dir, *agentTime, []int{4, 16, 64}) }},
+		{[]string{"P2"}, func() ([]row, error) {
+			l, err := ledgerOf()
+			if err != nil {
+				return nil, err
+			}
+			return verifyVsSHA(ctx, l, *entries)
+		}},
+		{[]string{"P3"}, func() ([]row, error) {
+			l, err := ledgerOf()
+			if err != nil {
+				return nil, err
+			}
+			r, err := appendRatio(dir, l, *entries, *appends)
+			return []row{r}, err
+		}},
+		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
+		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
+		{[]string{"P8", "P9"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+	}
 	var rows []row
-	if *only == "" || *only == "P1" {
-		r, err := fanOut(ctx, dir, *agentTime, []int{4, 16, 64})
+	ran := false
+	for _, b := range benches {
+		if *only != "" && !slices.Contains(b.ids, *only) {
+			continue
+		}
+		ran = true
+		r, err := b.run()
 		if err != nil {
-			return fmt.Errorf("P1: %w", err)
+			return fmt.Errorf("%s: %w", strings.Join(b.ids, "/"), err)
 		}
 		rows = append(rows, r...)
 	}
-	if *only == "" || *only == "P2" || *only == "P3" {
-		big, err := synthetic(dir, *entries)
-		if err != nil {
-			return err
-		}
-		if *only != "P3" {
-			r, err := verifyVsSHA(ctx, big, *entries)
-			if err != nil {
-				return fmt.Errorf("P2: %w", err)
-			}
-			rows = append(rows, r...)
-		}
-		if *only != "P2" {
-			r, err := appendRatio(dir, big, *entries, *appends)
-			if err != nil {
-				return fmt.Errorf("P3: %w", err)
-			}
-			rows = append(rows, r)
-		}
-	}
-	if *only == "" || *only == "P4" {
-		r, err := commitBackRows(ctx, dir, *entries, *commits)
-		if err != nil {
-			return fmt.Errorf("P4: %w", err)
-		}
-		rows = append(rows, r...)
-	}
-	if *only == "" || *only == "P5" || *only == "P6" {
-		r, err := provenanceRows(ctx, dir, *entries)
-		if err != nil {
-			return fmt.Errorf("P5: %w", err)
-		}
-		rows = append(rows, r...)
+	if !ran {
+		return fmt.Errorf("-only %q: no benchmark reports that id", *only)
 	}
 	printTable(os.Stdout, rows)
 	return nil

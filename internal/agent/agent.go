@@ -26,8 +26,15 @@ type Request struct {
 	Workflow string
 	// RunID identifies the run.
 	RunID string
-	// Stage names the pipeline stage, empty outside staged pipelines.
+	// Stage names the pipeline stage, empty outside staged pipelines. In a
+	// delegate pipeline it is the agent's part: "coordinator" or
+	// "specialist".
 	Stage string
+	// Topic is a delegate specialist's topic (OPTR_TOPIC), empty otherwise.
+	Topic string
+	// ReportPath is the absolute path where a delegate specialist writes its
+	// report (OPTR_REPORT_PATH), empty otherwise.
+	ReportPath string
 	// Constraints are the names of the constraints the output must satisfy.
 	Constraints []string
 	// ConstraintText describes each constraint in words, for LLM prompts

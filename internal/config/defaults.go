@@ -22,6 +22,8 @@ const (
 	// each may become a judge call per agent.
 	defaultMaxIntentConstraints = 8
 	defaultThreshold            = 0.5
+	defaultMaxTopics            = 4
+	defaultCandidates           = 1
 	// defaultLedgerBranch is a branch of its own, created as an orphan
 	// holding only the datalake, so optr never writes to a protected
 	// default branch (DESIGN §4.2).
@@ -35,7 +37,7 @@ var defaultWeights = Weights{Invariants: 40, TTV: 30, Exec: 20, Preference: 10}
 // defaults are set. written reports whether a dotted key appears in the
 // file, so that a written zero or false (hard: false, max-alternatives: 0)
 // is kept. Keys that only some kinds use (max-tokens for LLM agents, timeout
-// for command and judge checks, coordinator and threshold for delegate
+// for command and judge checks, the delegate keys for delegate
 // pipelines) get their defaults only there and stay zero elsewhere, so that
 // a resolved config written back out parses again.
 func applyDefaults(c *Config, written func(key string) bool) {
@@ -84,6 +86,8 @@ func applyDefaults(c *Config, written func(key string) bool) {
 			if unset(k + ".threshold") {
 				p.Threshold = defaultThreshold
 			}
+			setInt(&p.MaxTopics, defaultMaxTopics, unset(k+".max-topics"))
+			setInt(&p.Candidates, defaultCandidates, unset(k+".candidates"))
 		}
 		c.Pipelines[name] = p
 	}

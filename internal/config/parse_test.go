@@ -110,7 +110,7 @@ checkpoints: {before-commit: false}
 			},
 		},
 		{
-			name: "pipelines get their mode, agents, coordinator and threshold",
+			name: "pipelines get their mode, agents and the delegate keys",
 			src: `
 agents:
   a: {provider: command, run: [./a.sh]}
@@ -123,7 +123,7 @@ pipelines:
   pair: {agents: [c, a], constraints: [j]}
   split: {mode: delegate}
   chain: {mode: stages, agents: [c, b, a]}
-  by-b: {mode: delegate, agents: [a, c], coordinator: b, threshold: 1}
+  by-b: {mode: delegate, agents: [a, c], coordinator: b, threshold: 1, max-topics: 8, candidates: 2}
 `,
 			want: func() *Config {
 				c := withAgents(base(), "a", commandAgent("./a.sh"), "b", commandAgent("./b.sh"), "c", commandAgent("./c.sh"))
@@ -131,9 +131,9 @@ pipelines:
 				c.Pipelines = map[string]Pipeline{
 					"everything": {Mode: "select", Agents: []string{"a", "b", "c"}},
 					"pair":       {Mode: "select", Agents: []string{"c", "a"}, Constraints: []string{"j"}},
-					"split":      {Mode: "delegate", Agents: []string{"a", "b", "c"}, Coordinator: "a", Threshold: 0.5},
+					"split":      {Mode: "delegate", Agents: []string{"a", "b", "c"}, Coordinator: "a", Threshold: 0.5, MaxTopics: 4, Candidates: 1},
 					"chain":      {Mode: "stages", Agents: []string{"c", "b", "a"}},
-					"by-b":       {Mode: "delegate", Agents: []string{"a", "c"}, Coordinator: "b", Threshold: 1},
+					"by-b":       {Mode: "delegate", Agents: []string{"a", "c"}, Coordinator: "b", Threshold: 1, MaxTopics: 8, Candidates: 2},
 				}
 				return c
 			},

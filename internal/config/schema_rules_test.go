@@ -69,6 +69,13 @@ func TestRulesOneByOne(t *testing.T) {
 		{"threshold on select", agents + "pipelines:\n  p: {threshold: 0.5}\n", "pipelines.p.threshold", false},
 		{"threshold above one", agents + "pipelines:\n  p: {mode: delegate, threshold: 2}\n", "pipelines.p.threshold", false},
 		{"coordinator naming nobody", agents + "pipelines:\n  p: {mode: delegate, coordinator: nobody}\n", "pipelines.p.coordinator", true},
+		{"max-topics on select", agents + "pipelines:\n  p: {max-topics: 2}\n", "pipelines.p.max-topics", false},
+		{"candidates on stages", agents + "pipelines:\n  p: {mode: stages, agents: [a], candidates: 2}\n", "pipelines.p.candidates", false},
+		{"max-topics zero", agents + "pipelines:\n  p: {mode: delegate, max-topics: 0}\n", "pipelines.p.max-topics", false},
+		{"max-topics above the matrix", agents + "pipelines:\n  p: {mode: delegate, max-topics: 257}\n", "pipelines.p.max-topics", false},
+		{"max-topics as a string", agents + "pipelines:\n  p: {mode: delegate, max-topics: 'four'}\n", "pipelines.p.max-topics", false},
+		{"candidates zero", agents + "pipelines:\n  p: {mode: delegate, candidates: 0}\n", "pipelines.p.candidates", false},
+		{"more candidates than specialists", agents + "pipelines:\n  p: {mode: delegate, agents: [a], candidates: 2}\n", "pipelines.p.candidates", true},
 
 		{"negative weight", agents + "selection: {weights: {ttv: -1}}\n", "selection.weights.ttv", false},
 		{"all weights zero", agents + "selection: {weights: {invariants: 0, ttv: 0, exec: 0, preference: 0}}\n", "selection.weights", false},

@@ -125,6 +125,12 @@ type Pipeline struct {
 	// Threshold is the share of specialist reports a delegate run needs
 	// (default 0.5: below it the run fails, between it and 1 it warns).
 	Threshold float64 `yaml:"threshold" json:"threshold,omitempty"`
+	// MaxTopics bounds the topics a delegate coordinator may plan
+	// (default 4).
+	MaxTopics int `yaml:"max-topics" json:"max-topics,omitempty"`
+	// Candidates is how many specialists a delegate run gives each topic
+	// (default 1); above 1 the best admissible report is selected.
+	Candidates int `yaml:"candidates" json:"candidates,omitempty"`
 }
 
 // On-no-admissible policies.

@@ -17,13 +17,8 @@ func (v *validator) pipeline(key, name string, p Pipeline) {
 		v.ps.add(key+".agents", "a stages pipeline needs agents: the stages in the order they run")
 	}
 	if p.Mode != ModeDelegate {
-		v.notUsed(key, p.Mode+" pipelines (only delegate)", "coordinator", "threshold")
+		v.notUsed(key, p.Mode+" pipelines (only delegate)", delegateOnly...)
 		return
 	}
-	if p.Coordinator != "" {
-		v.agentRef(key+".coordinator", p.Coordinator)
-	}
-	if p.Threshold <= 0 || p.Threshold > 1 {
-		v.ps.add(key+".threshold", "must be above 0 and at most 1 (the share of planned reports that must succeed), got %g", p.Threshold)
-	}
+	v.delegate(key, p)
 }

@@ -4,7 +4,8 @@
 //
 // An attempt runs the configured argv in the request's working directory
 // with the intent on stdin and OPTR_WORKFLOW, OPTR_RUN_ID, OPTR_AGENT,
-// OPTR_STAGE, OPTR_CONSTRAINTS, OPTR_HINT and OPTR_OUTPUT_DIR added to its
+// OPTR_STAGE, OPTR_CONSTRAINTS, OPTR_HINT, OPTR_OUTPUT_DIR, and for delegate
+// specialists OPTR_TOPIC and OPTR_REPORT_PATH (empty otherwise), added to its
 // environment. Its stdout, with control frames removed by package frames,
 // is the output; frames and line signals become Response.Signals. Exit 0 is
 // success.

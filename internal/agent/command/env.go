@@ -30,6 +30,8 @@ func (a *Agent) environ(req agent.Request) []string {
 		"OPTR_CONSTRAINTS="+strings.Join(req.Constraints, ","),
 		"OPTR_HINT="+req.Hint,
 		"OPTR_OUTPUT_DIR="+req.OutputDir,
+		"OPTR_TOPIC="+req.Topic,
+		"OPTR_REPORT_PATH="+req.ReportPath,
 	)
 	return dedupe(env)
 }

@@ -51,3 +51,27 @@ func TestEnvironDoesNotChangeTheBase(t *testing.T) {
 		t.Fatalf("OPTR_AGENT = %q, want x", got)
 	}
 }
+
+func TestEnvironCarriesTheDelegateVariables(t *testing.T) {
+	t.Parallel()
+	a, err := New("x", config.Agent{Run: []string{"true"}}, Options{Environ: []string{"OPTR_TOPIC=leaked", "OPTR_REPORT_PATH=leaked"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name              string
+		req               agent.Request
+		topic, reportPath string
+	}{
+		{"specialist", agent.Request{Stage: "specialist", Topic: "ledger formats", ReportPath: "/spec/reports/001_ledger-formats.md"}, "ledger formats", "/spec/reports/001_ledger-formats.md"},
+		{"outside delegation both are empty, never inherited", agent.Request{}, "", ""},
+	} {
+		env := a.environ(tt.req)
+		if got := getenv(env, "OPTR_TOPIC"); got != tt.topic {
+			t.Errorf("%s: OPTR_TOPIC = %q, want %q", tt.name, got, tt.topic)
+		}
+		if got := getenv(env, "OPTR_REPORT_PATH"); got != tt.reportPath {
+			t.Errorf("%s: OPTR_REPORT_PATH = %q, want %q", tt.name, got, tt.reportPath)
+		}
+	}
+}

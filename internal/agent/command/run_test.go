@@ -20,7 +20,7 @@ func TestRunDeliversIntentAndEnvironment(t *testing.T) {
 	t.Parallel()
 	body := `printf 'intent<%s>\n' "$(cat)"
 pwd
-env | grep -E '^(OPTR_|BASE=|CUSTOM=)' | sort
+env | grep -E '^(OPTR_|BASE=|CUSTOM=)' | grep -v '^OPTR_PROCGROUP_OWNER=' | sort
 `
 	tests := []struct {
 		name string
@@ -57,8 +57,10 @@ env | grep -E '^(OPTR_|BASE=|CUSTOM=)' | sort
 				"OPTR_CONSTRAINTS=tests-pass,no-todo",
 				"OPTR_HINT=" + tt.hint,
 				"OPTR_OUTPUT_DIR=" + out,
+				"OPTR_REPORT_PATH=",
 				"OPTR_RUN_ID=42-1",
 				"OPTR_STAGE=build",
+				"OPTR_TOPIC=",
 				"OPTR_WORKFLOW=issue-7",
 			}, "\n") + "\n"
 			if diff := cmp.Diff(want, resp.Output); diff != "" {

@@ -1,5 +1,7 @@
 #!/bin/sh
 # A good agent: announces itself, answers in Markdown, reports its TTV.
+# In the research pipeline (mode: delegate) this agent plans or writes a report.
+case "$OPTR_STAGE" in coordinator | specialist) exec sh "$(dirname "$0")/research.sh" good ;; esac
 intent=$(cat)
 printf '<<<OPTR:READY:{"stage":"answer","ts":"%s"}>>>' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 sleep 0.3

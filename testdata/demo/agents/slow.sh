@@ -1,5 +1,7 @@
 #!/bin/sh
 # A slow agent: a correct answer, but it takes a while.
+# In the research pipeline (mode: delegate) this agent plans or writes a report.
+case "$OPTR_STAGE" in coordinator | specialist) exec sh "$(dirname "$0")/research.sh" slow ;; esac
 intent=$(cat)
 sleep 1.5
 cat <<MD

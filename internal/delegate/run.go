@@ -1,0 +1,344 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// FileInvocationPlan and FileOverview are files of a spec folder.
+const (
+	FileInvocationPlan = ".invocation-plan.txt"
+	FileOverview       = "OVERVIEW.md"
+	// DirCandidates holds the candidates' reports when candidates > 1;
+	// the selected one is copied to the topic's planned path.
+	DirCandidates = ".candidates"
+)
+
+// candidate is one specialist invocation of a topic.
+type candidate struct {
+	agent string // the configured agent
+	name  string // the result name, <agent>.<NNN>
+	path  string // absolute: the planned path, or a candidate path
+}
+
+// planned is one topic with its paths and specialists.
+type planned struct {
+	n     int
+	topic Topic
+	rel   string // the report, spec-folder-relative (reports/NNN_<slug>.md)
+	path  string // the report, absolute
+	cands []candidate
+}
+
+func (p planned) names() []string {
+	out := make([]string, len(p.cands))
+	for i, c := range p.cands {
+		out[i] = c.name
+	}
+	return out
+}
+
+// Run runs one delegate run, the ten steps of DESIGN §4.9 in order. The
+// returned error is nil for every outcome the barrier decides, a failed
+// coordinator and a watcher's abort included (Outcome.Status says failed);
+// it is an input error before anything is written, or a failure to write
+// the run's files, or a cancelled context, in which case the Outcome holds
+// what was done.
+func Run(ctx context.Context, in Input) (*Outcome, error) {
+	if err := in.check(); err != nil {
+		return nil, fmt.Errorf("delegate: %w", err)
+	}
+	root, err := filepath.Abs(in.Datalake)
+	if err != nil {
+		return nil, fmt.Errorf("delegate: datalake: %w", err)
+	}
+	// Step 1: the spec folder.
+	dir, err := Claim(root, in.Workflow)
+	if err != nil {
+		return nil, fmt.Errorf("delegate: %w", err)
+	}
+	o := &Outcome{SpecDir: dir, Spec: slashRel(root, dir), Threshold: in.Pipeline.Threshold}
+	r := &runner{in: in, root: root, o: o}
+	err = r.run(ctx)
+	return o, err
+}
+
+// runner carries one run's state between its steps.
+type runner struct {
+	in   Input
+	root string
+	o    *Outcome
+	errs []error
+}
+
+func (r *runner) run(ctx context.Context) error {
+	// Step 2: the plan.
+	topics, execErr := r.plan(ctx)
+	if topics == nil {
+		r.o.Status = Failed
+		r.o.Message = "the coordinator produced no usable plan: " + r.o.CoordinatorFailure.Message
+		return r.finish(execErr)
+	}
+	// Step 3: paths and the invocation plan, before any specialist starts.
+	plan := r.assign(topics)
+	if err := r.writeInvocationPlan(plan); err != nil {
+		return errors.Join(execErr, err)
+	}
+	// Steps 4 and 5: the specialists and their reports.
+	aborted, err := r.research(ctx, plan)
+	execErr = errors.Join(execErr, err)
+	// Step 6: the barrier.
+	r.barrier(aborted)
+	// Step 7: OVERVIEW.md.
+	if err := r.writeOverview(); err != nil {
+		r.errs = append(r.errs, err)
+	}
+	return r.finish(execErr)
+}
+
+// finish takes steps 8 to 10: errors.jsonl, the summary, the ledger members.
+func (r *runner) finish(execErr error) error {
+	r.appendErrors()
+	r.o.Summary, r.o.SummaryText = summarize(r.in, r.o), summarizeText(r.in, r.o)
+	r.o.Ledger = ledgerMembers(r.o)
+	return errors.Join(append([]error{execErr}, r.errs...)...)
+}
+
+// plan runs the coordinator (step 2) and returns the topics, nil when it
+// failed (then o.CoordinatorFailure says why).
+func (r *runner) plan(ctx context.Context) ([]Topic, error) {
+	name := r.in.Pipeline.Coordinator
+	llm := r.in.isLLM(name)
+	t, err := r.in.Task(name)
+	if err != nil {
+		r.o.CoordinatorFailure = &Failure{Type: ReasonCoordinatorError, Message: fmt.Sprintf("build the coordinator %s: %v", name, err), Hint: hintFor(ReasonCoordinatorError), Agent: name}
+		return nil, nil
+	}
+	t.Agent = coordinator{Agent: t.Agent, llm: llm, maxTopics: r.in.Pipeline.MaxTopics,
+		brief: coordinatorBrief(r.in.Intent, r.in.Pipeline.MaxTopics, llm)}
+	opts := r.options([]executor.Task{t})
+	opts.Constraints, opts.CheckDuringRecovery = nil, false // the plan is not the run's deliverable
+	results, err := executor.Run(ctx, opts)
+	if len(results) == 0 {
+		r.o.CoordinatorFailure = &Failure{Type: ReasonCoordinatorError, Message: fmt.Sprintf("the coordinator %s did not run: %v", name, err), Hint: hintFor(ReasonCoordinatorError), Agent: name}
+		return nil, err
+	}
+	res := results[0]
+	r.o.Coordinator = res
+	r.o.Results = append(r.o.Results, res)
+	if res.Status == executor.Succeeded {
+		if topics, perr := ParsePlan(res.Output, llm, r.in.Pipeline.MaxTopics); perr == nil {
+			return topics, err
+		}
+	}
+	f := resultFailure(res)
+	if f.Type == "" || f.Type == "specialist_failed" {
+		f.Type = ReasonCoordinatorError
+	}
+	f.Hint = hintFor(f.Type)
+	r.o.CoordinatorFailure = &f
+	return nil, err
+}
+
+// options are the base executor options for tasks.
+func (r *runner) options(tasks []executor.Task) executor.Options {
+	opts := r.in.Exec
+	opts.Tasks = tasks
+	opts.Request.Intent = r.in.Intent
+	opts.Spares, opts.Synthesizer = nil, nil
+	return opts
+}
+
+// assign gives topic k its report path reports/NNN_<slug>.md and its
+// specialists: candidate j of topic k is agents[(k+j) mod len(agents)], so
+// with one candidate topic k goes to agents[k mod len] (step 3).
+func (r *runner) assign(topics []Topic) []planned {
+	agents := r.in.Pipeline.Agents
+	out := make([]planned, len(topics))
+	for k, t := range topics {
+		nnn := fmt.Sprintf("%03d", k+1)
+		base := nnn + "_" + Slug(t.Topic)
+		p := planned{n: k + 1, topic: t, rel: DirReports + "/" + base + ".md"}
+		p.path = filepath.Join(r.o.SpecDir, DirReports, base+".md")
+		for j := range r.in.Pipeline.Candidates {
+			a := agents[(k+j)%len(agents)]
+			c := candidate{agent: a, name: a + "." + nnn, path: p.path}
+			if r.in.Pipeline.Candidates > 1 {
+				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a+".md")
+			}
+			p.cands = append(p.cands, c)
+		}
+		out[k] = p
+	}
+	return out
+}
+
+// research runs every specialist in parallel (step 4) and judges each
+// topic's reports (step 5). aborted is true when the watcher aborted the
+// run.
+func (r *runner) research(ctx context.Context, plan []planned) (aborted bool, err error) {
+	track := newTracker(r.o.Spec, plan, r.in.OnProgress)
+	if r.in.Pipeline.Candidates > 1 {
+		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
+			return false, fmt.Errorf("create the candidates' folder: %w", err)
+		}
+	}
+	var tasks []executor.Task
+	for _, p := range plan {
+		for _, c := range p.cands {
+			t, terr := r.in.Task(c.agent)
+			if terr != nil {
+				return false, fmt.Errorf("build specialist %s: %w", c.agent, terr)
+			}
+			llm := r.in.isLLM(c.agent)
+			t.Agent = &specialist{Agent: t.Agent, name: c.name, llm: llm, topic: p.topic, path: c.path,
+				brief: specialistBrief(r.in.Intent, p.topic, c.path, llm), dir: r.in.Dir, redact: r.in.Redact}
+			tasks = append(tasks, t)
+		}
+	}
+	opts := r.options(tasks)
+	base := opts.OnEvent
+	opts.OnEvent = func(ev executor.Event) {
+		if base != nil {
+			base(ev)
+		}
+		track.event(ev)
+	}
+	track.start()
+	results, err := executor.Run(ctx, opts)
+	if errors.Is(err, escalation.ErrAbort) {
+		aborted, err = true, nil
+	}
+	r.o.Results = append(r.o.Results, results...)
+	i := 0
+	for _, p := range plan {
+		n := len(p.cands)
+		if i+n > len(results) {
+			break
+		}
+		r.o.Topics = append(r.o.Topics, r.judge(p, results[i:i+n]))
+		i += n
+	}
+	track.final(r.o)
+	return aborted, err
+}
+
+// judge decides one topic from its specialists' results and puts the report
+// that counts at the planned path when optr writes it (an LLM's answer, a
+// selected candidate).
+func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
+	tr := TopicResult{N: p.n, Topic: p.topic, Path: slashRel(r.root, p.path), Agents: p.names(), Agent: p.cands[0].name}
+	chosen := results[0]
+	if len(results) > 1 {
+		sel := choose(results, r.in.Config.Selection)
+		tr.Selection = &sel
+		chosen = nil
+		for _, res := range results {
+			if res.Agent == sel.Selected {
+				chosen = res
+			}
+		}
+		if chosen == nil {
+			tr.Failure = candidatesFailure(results)
+			return tr
+		}
+	}
+	tr.Agent = chosen.Agent
+	if !(chosen.Status == executor.Succeeded && chosen.HasOutput() && chosen.Checks.Admissible) {
+		f := resultFailure(chosen)
+		tr.Failure = &f
+		return tr
+	}
+	meta, err := Validate(chosen.Output, p.topic.Topic)
+	if err != nil { // the specialist wrapper validated it already
+		f := Failure{Type: ReasonFrontmatter, Message: err.Error(), Agent: chosen.Agent}
+		tr.Failure = &f
+		return tr
+	}
+	if len(results) > 1 || r.in.isLLM(agentOf(p, chosen.Agent)) {
+		if err := datalake.WriteOnce(p.path, []byte(chosen.Output)); err != nil {
+			r.errs = append(r.errs, fmt.Errorf("write the report of topic %03d: %w", p.n, err))
+			f := Failure{Type: "report_not_written", Message: err.Error(), Agent: chosen.Agent}
+			tr.Failure = &f
+			return tr
+		}
+	}
+	tr.Valid, tr.Meta, tr.SHA256, tr.Bytes = true, meta, chosen.OutputSHA256, len(chosen.Output)
+	tr.Failure = nil
+	return tr
+}
+
+// agentOf returns the configured agent behind a result name of topic p.
+func agentOf(p planned, name string) string {
+	for _, c := range p.cands {
+		if c.name == name {
+			return c.agent
+		}
+	}
+	return ""
+}
+
+// barrier applies the hard barrier and the threshold (step 6).
+func (r *runner) barrier(aborted bool) {
+	o := r.o
+	for _, t := range o.Topics {
+		if t.Valid {
+			o.Valid++
+			o.MetadataBytes += t.Meta.Bytes
+			o.ReportBytes += t.Bytes
+		}
+	}
+	planned := len(o.Topics)
+	o.Status, o.SuccessRate = Barrier(o.Valid, planned, o.Threshold)
+	if o.ReportBytes > 0 {
+		o.ContextReduction = 1 - float64(o.MetadataBytes)/float64(o.ReportBytes)
+	}
+	o.Message = barrierMessage(o)
+	if aborted {
+		o.Status = Failed
+		o.Message = "the watcher aborted the run (watcher.max-failures); " + o.Message
+	}
+}
+
+// Barrier returns the status of a run with valid of planned reports under
+// threshold, and the success rate: below the threshold the run fails, from
+// it to below 1 it completes with a warning, at 1 it completes. A run that
+// planned nothing fails.
+func Barrier(valid, planned int, threshold float64) (Status, float64) {
+	if planned <= 0 {
+		return Failed, 0
+	}
+	rate := float64(valid) / float64(planned)
+	const eps = 1e-9 // 0.3 × 10 must reach 3 valid reports
+	switch {
+	case valid >= planned:
+		return Completed, rate
+	case rate+eps >= threshold:
+		return CompletedWithWarning, rate
+	}
+	return Failed, rate
+}
+
+// slashRel is path relative to root with forward slashes.
+func slashRel(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// selFor is the selection config a topic's candidates are chosen under: the
+// run's weights and preference, and never a report that is not admissible.
+func selFor(c config.Selection) config.Selection {
+	c.OnNoAdmissible = config.NoAdmissibleFail
+	return c
+}

@@ -1,0 +1,34 @@
+package executor
+
+import (
+	"time"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+// Candidate returns r as selection sees it: whether it has output, whether
+// every hard constraint passed, how many constraints were verified and
+// passed, and its times. Select and delegate runs (a topic's candidate
+// reports) score results through it, so both share one score table.
+func (r *Result) Candidate() selection.Candidate {
+	passed, verified := 0, 0
+	for _, v := range r.Checks.Verdicts {
+		switch v.Status {
+		case check.Passed:
+			passed++
+			verified++
+		case check.Failed:
+			verified++
+		}
+	}
+	return selection.Candidate{
+		Agent:      r.Agent,
+		HasOutput:  r.HasOutput(),
+		Admissible: r.HasOutput() && r.Checks.Admissible,
+		Passed:     passed,
+		Verified:   verified,
+		TTV:        time.Duration(r.TTVms) * time.Millisecond,
+		Exec:       time.Duration(r.ExecMS) * time.Millisecond,
+	}
+}
