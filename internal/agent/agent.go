@@ -28,6 +28,18 @@ type Request struct {
 	RunID string
 	// Stage names the pipeline stage, empty outside staged pipelines.
 	Stage string
+	// NextStage names the stage after Stage in a staged pipeline, the one
+	// a command stage hands off to; empty for the last stage and outside
+	// staged pipelines.
+	NextStage string
+	// PreviousOutput is the path of a file holding the previous stage's
+	// output (frames removed); empty for the first stage and outside
+	// staged pipelines.
+	PreviousOutput string
+	// Feedback is the path of a file holding the last stage's output of
+	// the previous completed run of the pipeline (feedback: true); empty
+	// when there is none.
+	Feedback string
 	// Constraints are the names of the constraints the output must satisfy.
 	Constraints []string
 	// ConstraintText describes each constraint in words, for LLM prompts
