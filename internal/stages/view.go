@@ -161,7 +161,7 @@ func Diagram(lines []Line) string {
 	for i, l := range lines {
 		fmt.Fprintf(&b, "  s%d[%s]\n", i, quote(fmt.Sprintf("%d. %s · %s", i+1, l.Stage, l.State)))
 		if l.Restarts > 0 {
-			fmt.Fprintf(&b, "  s%d -. %s .-> s%d\n", i, quote(fmt.Sprintf("crashed, restarted %d×", l.Restarts)), i)
+			fmt.Fprintf(&b, "  s%d -.->|%s| s%d\n", i, quote(fmt.Sprintf("crashed, restarted %d×", l.Restarts)), i)
 		}
 	}
 	for i := 1; i < len(lines); i++ {
