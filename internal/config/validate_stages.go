@@ -53,13 +53,14 @@ func stagesDefaults(p *Pipeline, key string, unset func(string) bool) {
 	setDuration(&p.RestartBackoff, defaultRestartBackoff, unset(key+".restart-backoff"))
 }
 
-// candidates are the agents a run uses when neither a pipeline nor an
+// Candidates are the agents a run uses when neither a pipeline nor an
 // agents filter says otherwise: every agent in file order except those
 // that are stages of a stages pipeline and of no other pipeline. A stage
 // is written for its place in a chain (it reads the previous stage's
 // output, it hands off to the next), so it is no candidate for the default
-// select run; name it with --agents or in a pipeline to run it alone.
-func (c *Config) candidates() []string {
+// select run, nor a spare to take over a failed agent's task; name it with
+// --agents or in a pipeline to run it alone.
+func (c *Config) Candidates() []string {
 	stage, other := map[string]bool{}, map[string]bool{}
 	for _, p := range c.Pipelines {
 		for _, a := range p.Agents {

@@ -56,12 +56,12 @@ func scripts(t *testing.T, byStage map[string]string) func(string) (executor.Tas
 	return func(stage string) (executor.Task, error) { return tasks[stage], nil }
 }
 
-// demo loads testdata/demo/optr.yml: the decide pipeline's Config, its
+// demo loads testdata/demo/stages.yml: the decide pipeline's Config, its
 // agent factory (the real demo scripts as command agents) and the
 // config's constraints as real checks.
 func demo(t *testing.T) (Config, func(string) (executor.Task, error), []check.Constraint) {
 	t.Helper()
-	cfg, err := config.Load(filepath.Join(repoRoot, "testdata/demo/optr.yml"))
+	cfg, err := config.Load(filepath.Join(repoRoot, "testdata/demo/stages.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
