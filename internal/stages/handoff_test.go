@@ -138,5 +138,3 @@ func TestBoundedStages(t *testing.T) {
 		})
 	}
 }
-
-
