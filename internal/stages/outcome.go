@@ -96,7 +96,14 @@ func (o *Outcome) HiccupOptions() []checkpoint.Option {
 // escalation is the escalate_ceo escalation for failed stage rec.
 func (r *runner) escalation(rec *Record) *escalation.Escalation {
 	c := r.in.Config
-	last := rec.Attempts[len(rec.Attempts)-1]
+	last := Attempt{Reason: rec.Reason, Error: rec.Error} // no attempt: its agent could not be built
+	crashes := 0
+	for _, a := range rec.Attempts {
+		last = a
+		if a.Crash {
+			crashes++
+		}
+	}
 	trigger := escalation.TriggerError
 	switch last.Reason {
 	case reasonStuck:
@@ -106,7 +113,7 @@ func (r *runner) escalation(rec *Record) *escalation.Escalation {
 	}
 	var why string
 	if rec.Status == StatusEscalated {
-		why = fmt.Sprintf("stage %s crashed %d time(s) and used its %d restart(s) (pipelines.%s.restarts)", rec.Stage, rec.Restarts+1, c.Restarts, c.Pipeline)
+		why = fmt.Sprintf("stage %s crashed %d time(s) and used its %d restart(s) (pipelines.%s.restarts)", rec.Stage, crashes, c.Restarts, c.Pipeline)
 	} else {
 		why = fmt.Sprintf("stage %s failed (%s), which a restart cannot fix", rec.Stage, rec.Reason)
 	}

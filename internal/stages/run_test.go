@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +81,26 @@ func TestDemoCompletesWithOneRestart(t *testing.T) {
 	// decisions read discuss's output through OPTR_PREVIOUS_OUTPUT; mind read execute's.
 	if !strings.Contains(out.Stages[1].output, "Of the 3 options") || !strings.Contains(out.Output, "planned 3 steps") {
 		t.Errorf("a stage did not get the previous stage's output:\n%s\n%s", out.Stages[1].output, out.Output)
+	}
+	// The ledger members: mode, pipeline, one object per stage.
+	fields := out.LedgerFields()
+	list := fields["stages"].([]any)
+	var ledgerStages []string
+	for i, x := range list {
+		m := x.(map[string]any)
+		if m["output_sha256"] != out.Stages[i].OutputSHA256 || m["exec_ms"] != out.Stages[i].ExecMS {
+			t.Errorf("ledger stage %d = %v, record %+v", i, m, out.Stages[i])
+		}
+		ledgerStages = append(ledgerStages, fmt.Sprintf("%v %v %v %v %v", m["stage"], m["agent"], m["status"], m["attempts"], m["handoff"]))
+	}
+	wantLedger := []string{
+		"discuss discuss handed_off 1 decisions",
+		"decisions decisions handed_off 1 execute",
+		"execute execute handed_off 2 mind",
+		"mind mind completed 1 ",
+	}
+	if diff := cmp.Diff(wantLedger, ledgerStages); diff != "" || fields["mode"] != "stages" || fields["pipeline"] != "decide" {
+		t.Errorf("ledger fields %v (-want +got):\n%s", fields, diff)
 	}
 	loaded, err := LoadCommitted(run, c.Stages, 3)
 	if err != nil || len(loaded) != 3 || loaded[2].Output != out.Stages[2].output {
@@ -240,5 +262,48 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(run.Path(DirStages)); len(entries) > 0 {
 		t.Errorf("bad input wrote stage files: %v", entries)
+	}
+}
+
+// TestLastStageNeedsNoHandoff: the last stage finishes without a HANDOFF,
+// and one it sends anyway names no next stage, so it is ignored.
+func TestLastStageNeedsNoHandoff(t *testing.T) {
+	t.Parallel()
+	run := newRun(t, nil, "r1")
+	c := Config{Pipeline: "p", Stages: []string{"a", "b"}, Restarts: 0, RestartBackoff: time.Second}
+	out, err := Run(t.Context(), input(run, c, scripts(t, map[string]string{
+		"a": `echo '<<<OPTR:HANDOFF:b>>>'`,
+		"b": `echo result; echo '<<<OPTR:HANDOFF:a>>>'`,
+	}), nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out.Last()
+	if out.Status != Completed || b.Status != StatusCompleted || b.Handoff != "" || out.Output != "result\n" {
+		t.Fatalf("run %s, b = %s handing off to %q, output %q", out.Status, b.Status, b.Handoff, out.Output)
+	}
+	if diff := cmp.Diff([]string{"a"}, b.IgnoredHandoffs); diff != "" {
+		t.Errorf("ignored handoffs (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnbuildableStageFails: a stage whose agent cannot be built fails at
+// once, with an escalation and nothing after it started.
+func TestUnbuildableStageFails(t *testing.T) {
+	t.Parallel()
+	run := newRun(t, nil, "r1")
+	c := Config{Pipeline: "p", Stages: []string{"a", "b"}, Restarts: 3, RestartBackoff: time.Second}
+	out, err := Run(t.Context(), input(run, c, func(string) (executor.Task, error) {
+		return executor.Task{}, errors.New("agents.a.run is empty")
+	}, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := out.Stages[0]
+	if out.Status != Failed || a.Status != StatusFailed || a.Reason != "bad_config" || out.Escalation == nil || out.Stages[1].Status != StatusNotStarted {
+		t.Fatalf("run %s, a = %+v, escalation %v", out.Status, a, out.Escalation)
+	}
+	if !strings.Contains(out.Escalation.Reason, "agents.a.run is empty") {
+		t.Errorf("escalation reason %q", out.Escalation.Reason)
 	}
 }

@@ -36,6 +36,7 @@ func (r *runner) stage(ctx context.Context, i int, prev *Committed, feedback str
 	task, err := r.in.Task(name)
 	if err != nil {
 		rec.Status, rec.Reason, rec.Error = StatusFailed, "bad_config", err.Error()
+		r.emit(Event{Index: i, Stage: name, State: StateFailed, Error: rec.Error})
 		return rec, r.save(rec, replace)
 	}
 	rec.Agent, rec.Provider = task.Agent.Name(), task.Provider
@@ -76,7 +77,7 @@ func (r *runner) stage(ctx context.Context, i int, prev *Committed, feedback str
 	case StatusCompleted:
 		state = StateDone
 	}
-	if rec.output != "" || rec.Status == StatusHandedOff || rec.Status == StatusCompleted {
+	if rec.Status == StatusHandedOff || rec.Status == StatusCompleted {
 		if err := r.in.Run.WriteFile(OutputPath(i, name), []byte(rec.output)); err != nil {
 			return rec, fmt.Errorf("stage %s: %w", name, err)
 		}
