@@ -35,6 +35,18 @@ type Request struct {
 	// ReportPath is the absolute path where a delegate specialist writes its
 	// report (OPTR_REPORT_PATH), empty otherwise.
 	ReportPath string
+	// NextStage names the stage after Stage in a staged pipeline, the one
+	// a command stage hands off to; empty for the last stage and outside
+	// staged pipelines.
+	NextStage string
+	// PreviousOutput is the path of a file holding the previous stage's
+	// output (frames removed); empty for the first stage and outside
+	// staged pipelines.
+	PreviousOutput string
+	// Feedback is the path of a file holding the last stage's output of
+	// the previous completed run of the pipeline (feedback: true); empty
+	// when there is none.
+	Feedback string
 	// Constraints are the names of the constraints the output must satisfy.
 	Constraints []string
 	// ConstraintText describes each constraint in words, for LLM prompts

@@ -79,6 +79,9 @@ func applyDefaults(c *Config, written func(key string) bool) {
 		if unset(k+".agents") && p.Mode != ModeStages {
 			p.Agents = append([]string(nil), c.AgentNames...)
 		}
+		if p.Mode == ModeStages {
+			stagesDefaults(&p, k, unset)
+		}
 		if p.Mode == ModeDelegate {
 			if unset(k+".coordinator") && len(p.Agents) > 0 {
 				p.Coordinator = p.Agents[0]

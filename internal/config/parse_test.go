@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -132,7 +133,7 @@ pipelines:
 					"everything": {Mode: "select", Agents: []string{"a", "b", "c"}},
 					"pair":       {Mode: "select", Agents: []string{"c", "a"}, Constraints: []string{"j"}},
 					"split":      {Mode: "delegate", Agents: []string{"a", "b", "c"}, Coordinator: "a", Threshold: 0.5, MaxTopics: 4, Candidates: 1},
-					"chain":      {Mode: "stages", Agents: []string{"c", "b", "a"}},
+					"chain":      {Mode: "stages", Agents: []string{"c", "b", "a"}, Restarts: 3, RestartBackoff: Duration(time.Second)},
 					"by-b":       {Mode: "delegate", Agents: []string{"a", "c"}, Coordinator: "b", Threshold: 1, MaxTopics: 8, Candidates: 2},
 				}
 				return c

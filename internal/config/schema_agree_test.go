@@ -82,6 +82,8 @@ func TestSchemaEnums(t *testing.T) {
 		{"/$defs/pipeline/properties/max-topics/default", float64(defaultMaxTopics)},
 		{"/$defs/pipeline/properties/max-topics/maximum", float64(maxTopicsLimit)},
 		{"/$defs/pipeline/properties/candidates/default", float64(defaultCandidates)},
+		{"/$defs/pipeline/properties/restarts/default", float64(defaultRestarts)},
+		{"/$defs/pipeline/properties/restarts/maximum", float64(maxRestarts)},
 		{"/$defs/selection/properties/on-no-admissible/default", defaultOnNoAdmissible},
 		{"/$defs/selection/properties/weights/properties/invariants/default", defaultWeights.Invariants},
 		{"/$defs/selection/properties/weights/properties/ttv/default", defaultWeights.TTV},
@@ -98,6 +100,10 @@ func TestSchemaEnums(t *testing.T) {
 			t.Errorf("schema.json%s differs from Go (-go +schema):\n%s", v.pointer, diff)
 		}
 	}
+	stages := ruleFor(t, doc, "/$defs/pipeline", "mode", ModeStages)
+	if got := stages["properties"].(map[string]any)["agents"].(map[string]any)["minItems"]; got != float64(minStages) {
+		t.Errorf("schema.json: a stages pipeline's agents minItems = %v, Go wants %d", got, minStages)
+	}
 	// Durations compare by what they mean, not how they are spelled.
 	durations := map[string]Duration{
 		"/$defs/agent/properties/timeout/default":            Duration(defaultAgentTimeout),
@@ -106,6 +112,7 @@ func TestSchemaEnums(t *testing.T) {
 		"/properties/recovery/properties/max-delay/default":  Duration(defaultMaxDelay),
 		"/properties/recovery/properties/max-total/default":  Duration(defaultMaxTotal),
 		"/properties/watcher/properties/stuck-after/default": Duration(defaultStuckAfter),
+		"/$defs/pipeline/properties/restart-backoff/default": Duration(defaultRestartBackoff),
 	}
 	for pointer, want := range durations {
 		var got Duration

@@ -8,13 +8,17 @@ import (
 
 // Selected returns the names of the agents a run uses. pipeline, when not
 // empty, names a configured pipeline and gives its agents in its order
-// (for stages, the stage order); otherwise every agent in file order.
+// (for stages, the stage order); otherwise every agent in file order,
+// except the stages of stages pipelines (see Candidates).
 // agents, when not empty, is a filter (--agents a,b): only those agents run,
 // in the order above. Unknown pipeline or agent names, and agents outside
 // the pipeline, are errors that name them; a stages pipeline cannot be
 // filtered, because no stage may be skipped.
 func (c *Config) Selected(pipeline string, agents []string) ([]string, error) {
 	base := c.AgentNames
+	if pipeline == "" && len(agents) == 0 {
+		base = c.Candidates()
+	}
 	if pipeline != "" {
 		p, ok := c.Pipelines[pipeline]
 		if !ok {

@@ -28,7 +28,8 @@ pipelines:
 		want     []string
 		wantErr  string // a substring of the error; empty for success
 	}{
-		{name: "every agent in file order", want: []string{"c", "a", "b"}},
+		{name: "every agent in file order but stage-only ones", want: []string{"c", "b"}},
+		{name: "a stage-only agent on its own", agents: []string{"a"}, want: []string{"a"}},
 		{name: "filter keeps file order", agents: []string{"b", "c"}, want: []string{"c", "b"}},
 		{name: "filter repeats collapse", agents: []string{"a", "a"}, want: []string{"a"}},
 		{name: "pipeline agents in pipeline order", pipeline: "pair", want: []string{"b", "c"}},

@@ -131,6 +131,15 @@ type Pipeline struct {
 	// Candidates is how many specialists a delegate run gives each topic
 	// (default 1); above 1 the best admissible report is selected.
 	Candidates int `yaml:"candidates" json:"candidates,omitempty"`
+	// Restarts bounds the restarts of a crashed stage (stages only;
+	// default 3, 0 = escalate at the first crash). See validate_stages.go.
+	Restarts int `yaml:"restarts" json:"restarts,omitempty"`
+	// RestartBackoff is the wait before a crashed stage's first restart,
+	// doubled after every crash and capped at 30s (stages only; default 1s).
+	RestartBackoff Duration `yaml:"restart-backoff" json:"restart-backoff,omitempty"`
+	// Feedback gives the first stage the last stage's output of the
+	// previous completed run of this pipeline (stages only; default false).
+	Feedback bool `yaml:"feedback" json:"feedback,omitempty"`
 }
 
 // On-no-admissible policies.

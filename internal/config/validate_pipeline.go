@@ -13,8 +13,10 @@ func (v *validator) pipeline(key, name string, p Pipeline) {
 	if !v.enum(key+".mode", "mode", p.Mode, modes) {
 		return
 	}
-	if p.Mode == ModeStages && len(p.Agents) == 0 {
-		v.ps.add(key+".agents", "a stages pipeline needs agents: the stages in the order they run")
+	if p.Mode == ModeStages {
+		v.stages(key, p)
+	} else {
+		v.notUsed(key, p.Mode+" pipelines (only stages)", stagesOnly...)
 	}
 	if p.Mode != ModeDelegate {
 		v.notUsed(key, p.Mode+" pipelines (only delegate)", delegateOnly...)

@@ -4,9 +4,13 @@
 //
 // An attempt runs the configured argv in the request's working directory
 // with the intent on stdin and OPTR_WORKFLOW, OPTR_RUN_ID, OPTR_AGENT,
-// OPTR_STAGE, OPTR_CONSTRAINTS, OPTR_HINT, OPTR_OUTPUT_DIR, and for delegate
-// specialists OPTR_TOPIC and OPTR_REPORT_PATH (empty otherwise), added to its
-// environment. Its stdout, with control frames removed by package frames,
+// OPTR_STAGE, OPTR_CONSTRAINTS, OPTR_HINT and OPTR_OUTPUT_DIR added to its
+// environment; for delegate specialists (DESIGN §4.9) OPTR_TOPIC and
+// OPTR_REPORT_PATH (empty otherwise); and for staged pipelines (DESIGN
+// §4.10) OPTR_NEXT_STAGE (the stage to hand off to, empty for the last),
+// OPTR_PREVIOUS_OUTPUT (a file holding the previous stage's output, empty
+// for the first) and, only when there is feedback, OPTR_FEEDBACK (a file).
+// Its stdout, with control frames removed by package frames,
 // is the output; frames and line signals become Response.Signals. Exit 0 is
 // success.
 //

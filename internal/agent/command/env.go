@@ -12,7 +12,9 @@ import (
 // environ builds the attempt's environment: the base, then the configured
 // env, then the OPTR_* variables, a later value replacing an earlier one.
 // Every OPTR_* variable is set, empty when there is nothing to say, so that
-// none leaks in from optr's own environment.
+// none leaks in from optr's own environment; the one exception is
+// OPTR_FEEDBACK, which is absent unless there is feedback (DESIGN §4.10:
+// absent on a pipeline's first run), and removed from the base too.
 func (a *Agent) environ(req agent.Request) []string {
 	base := a.opts.Environ
 	if base == nil {
@@ -32,8 +34,15 @@ func (a *Agent) environ(req agent.Request) []string {
 		"OPTR_OUTPUT_DIR="+req.OutputDir,
 		"OPTR_TOPIC="+req.Topic,
 		"OPTR_REPORT_PATH="+req.ReportPath,
+		"OPTR_NEXT_STAGE="+req.NextStage,
+		"OPTR_PREVIOUS_OUTPUT="+req.PreviousOutput,
+		"OPTR_FEEDBACK="+req.Feedback,
 	)
-	return dedupe(env)
+	env = dedupe(env)
+	if req.Feedback == "" {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "OPTR_FEEDBACK=") })
+	}
+	return env
 }
 
 // dedupe keeps one entry per variable: the last value, at the place of the

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,5 +74,59 @@ func TestEnvironCarriesTheDelegateVariables(t *testing.T) {
 		if got := getenv(env, "OPTR_REPORT_PATH"); got != tt.reportPath {
 			t.Errorf("%s: OPTR_REPORT_PATH = %q, want %q", tt.name, got, tt.reportPath)
 		}
+	}
+}
+
+func TestEnvironStageVariables(t *testing.T) {
+	t.Parallel()
+	a, err := New("decide", config.Agent{Run: []string{"true"}}, Options{Environ: []string{
+		"OPTR_FEEDBACK=/inherited", "OPTR_NEXT_STAGE=inherited", "PATH=/bin",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		req  agent.Request
+		want map[string]string // "" = set and empty; absent keys listed in gone
+		gone []string
+	}{
+		{
+			name: "a middle stage with feedback",
+			req:  agent.Request{Stage: "decisions", NextStage: "execute", PreviousOutput: "/run/stages/01_discuss.out", Feedback: "/run/stages/feedback.md"},
+			want: map[string]string{"OPTR_STAGE": "decisions", "OPTR_NEXT_STAGE": "execute", "OPTR_PREVIOUS_OUTPUT": "/run/stages/01_discuss.out", "OPTR_FEEDBACK": "/run/stages/feedback.md"},
+		},
+		{
+			name: "the last stage of a first run",
+			req:  agent.Request{Stage: "mind", PreviousOutput: "/run/stages/03_execute.out"},
+			want: map[string]string{"OPTR_STAGE": "mind", "OPTR_NEXT_STAGE": "", "OPTR_PREVIOUS_OUTPUT": "/run/stages/03_execute.out"},
+			gone: []string{"OPTR_FEEDBACK"},
+		},
+		{
+			name: "outside a staged pipeline",
+			want: map[string]string{"OPTR_STAGE": "", "OPTR_NEXT_STAGE": "", "OPTR_PREVIOUS_OUTPUT": ""},
+			gone: []string{"OPTR_FEEDBACK"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := a.environ(tt.req)
+			has := map[string]bool{}
+			for _, kv := range env {
+				k, _, _ := strings.Cut(kv, "=")
+				has[k] = true
+			}
+			for k, want := range tt.want {
+				if !has[k] || getenv(env, k) != want {
+					t.Errorf("%s = %q (set %v), want %q", k, getenv(env, k), has[k], want)
+				}
+			}
+			for _, k := range tt.gone {
+				if has[k] {
+					t.Errorf("%s is set to %q, want it absent", k, getenv(env, k))
+				}
+			}
+		})
 	}
 }
