@@ -112,7 +112,7 @@ func TestActionSecretsNeverLeave(t *testing.T) {
 		scan("output "+name, v)
 	}
 	scan("step summary", res.summary)
-	files := gh.Files(repo, "main")
+	files := gh.Files(repo, ledgerBranch)
 	if len(files) < 5 {
 		t.Fatalf("only %d files committed", len(files))
 	}
