@@ -103,6 +103,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&wa.MaxRestarts, defaultMaxRestarts, unset("watcher.max-restarts"))
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
+	changesDefaults(&c.Changes, unset)
 }
 
 func setInt(dst *int, v int, unset bool) {
