@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // DefaultMaxFileBytes is the largest file a change may create or leave
@@ -22,6 +24,11 @@ type Limits struct {
 	// MaxFileBytes is the largest file the change may create or modify
 	// (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// Redactor, when set, refuses a change whose patch holds a secret value
+	// it knows: an agent that wrote a key from its environment into a file
+	// must not have it stored, committed or pushed. (Binary files are
+	// encoded in the patch and not searched.)
+	Redactor *redact.Redactor
 }
 
 // FileStat is one file a change touches.
@@ -130,6 +137,9 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (Change, error) {
 	patch, err := g.run(ctx, t.dir, nil, append(diff, "--binary", r.base)...)
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	}
+	if lim.Redactor != nil && lim.Redactor.String(string(patch)) != string(patch) {
+		return refuse("the change contains the value of a secret from the environment; it is never stored or pushed")
 	}
 	ch.Patch, ch.PatchSHA256, ch.Files = patch, SHA256Hex(patch), files
 	for _, f := range files {

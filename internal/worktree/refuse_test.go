@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/redact"
 )
 
 // Each kind of bad input is refused with a reason that names it, and the
@@ -24,6 +26,7 @@ func TestCaptureRefuses(t *testing.T) {
 		{"file under .git", "mkdir -p sub/.git && echo x > sub/.git/config", "sub/.git: files under .git/"},
 		{"changed .git file", "echo 'gitdir: /elsewhere' > .git", "changed the worktree's .git file"},
 		{"nested repository", "mkdir sub && cd sub && git init -q && echo x > x && git add x && git commit -qm x", "sub/.git"},
+		{"secret in a file", "echo 'token = ghs_secretvalue123' > config.txt", "contains the value of a secret"},
 		{"gitlink", "mkdir mod && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,mod", "mod is a directory where git expects a file or submodule"},
 	}
 	for _, tc := range tests {
@@ -33,7 +36,7 @@ func TestCaptureRefuses(t *testing.T) {
 			r := start(t, repo, "run-1")
 			tr := add(t, r, "agent")
 			sh(t, tr.Dir(), tc.script)
-			ch := capture(t, tr, Limits{MaxFileBytes: 1024})
+			ch := capture(t, tr, Limits{MaxFileBytes: 1024, Redactor: redact.New("ghs_secretvalue123")})
 			if !strings.Contains(ch.Refused, tc.want) {
 				t.Errorf("Refused = %q, want it to contain %q", ch.Refused, tc.want)
 			}
