@@ -46,6 +46,10 @@ type Run struct {
 	mu     sync.Mutex
 	trees  map[string]*Tree
 	closed bool
+	// addMu serialises git worktree add: git reads every registered
+	// worktree's metadata while adding one, and fails on one that another
+	// add is still writing.
+	addMu sync.Mutex
 }
 
 // Start prunes the worktrees that runs which ended without cleaning up
@@ -170,7 +174,7 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	r.trees[agent] = t // reserved, so Close removes it even if Add fails half-way
 	r.mu.Unlock()
 
-	if _, err := r.git.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err != nil {
+	if err := r.addTree(ctx, dir); err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
 	out, err := r.git.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
@@ -182,6 +186,26 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
 	return t, nil
+}
+
+// addTree runs git worktree add, one at a time within the run. Another
+// process adding a worktree to the same repository at that moment can
+// still make it fail half-way; it is then cleaned up and tried again.
+func (r *Run) addTree(ctx context.Context, dir string) error {
+	r.addMu.Lock()
+	defer r.addMu.Unlock()
+	var err error
+	for range 3 {
+		if _, err = r.git.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		_ = os.RemoveAll(dir)
+		_, _ = r.git.run(ctx, r.workspace, nil, "worktree", "prune")
+	}
+	return err
 }
 
 // Dir returns the worktree's directory: the agent's working directory, and

@@ -220,3 +220,44 @@ func TestStartRefuses(t *testing.T) {
 		})
 	}
 }
+
+// Adds from several goroutines at once all succeed (git worktree add is
+// not safe to run concurrently on one repository; Add serialises it).
+func TestConcurrentAdds(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r := start(t, repo, "run-1")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := r.Add(t.Context(), "agent-"+string(rune('a'+i)))
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Reset gives a restarted agent the base again, whatever the last launch
+// left.
+func TestReset(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", ".gitignore": "*.log\n"})
+	r := start(t, repo, "run-1")
+	tr := add(t, r, "agent")
+	sh(t, tr.Dir(), `echo changed > a.txt && rm b.txt && echo new > new.txt && echo x > x.log
+mkdir sub && cd sub && git init -q && cd .. && git checkout -q -b other && echo 'gitdir: /nowhere' > .git`)
+	if err := tr.Reset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ch := capture(t, tr, Limits{})
+	if ch.Refused != "" || len(ch.Files) != 0 || len(ch.Patch) != 0 {
+		t.Errorf("after Reset: %+v", ch)
+	}
+	if got := sh(t, tr.Dir(), "ls -A | sort | tr '\\n' ' '"); got != ".git .gitignore a.txt b.txt" {
+		t.Errorf("files after Reset: %q", got)
+	}
+}
