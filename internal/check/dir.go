@@ -28,3 +28,8 @@ func dirOr(ctx context.Context, def string) string {
 	}
 	return def
 }
+
+// DirOf returns the directory WithDir put in ctx, or "" when there is
+// none. A checker that judges a result's worktree (package worktree's
+// changes constraint) finds it this way.
+func DirOf(ctx context.Context) string { return dirOr(ctx, "") }

@@ -81,12 +81,19 @@ func SHA256Hex(b []byte) string {
 // and before checks run in the worktree (a check's build output must not
 // become part of the change). A refused change comes back with Refused set
 // and a nil error; the error is for git failing.
-func (t *Tree) Capture(ctx context.Context, lim Limits) (Change, error) {
+func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
+	defer func() {
+		if err == nil {
+			t.mu.Lock()
+			t.captured = &ch
+			t.mu.Unlock()
+		}
+	}()
 	if lim.MaxFileBytes <= 0 {
 		lim.MaxFileBytes = DefaultMaxFileBytes
 	}
 	r := t.run
-	ch := Change{Base: r.base, Files: []FileStat{}, PatchSHA256: SHA256Hex(nil)}
+	ch = Change{Base: r.base, Files: []FileStat{}, PatchSHA256: SHA256Hex(nil)}
 	refuse := func(format string, args ...any) (Change, error) {
 		ch.Refused = fmt.Sprintf(format, args...)
 		ch.Files = []FileStat{}

@@ -152,6 +152,8 @@ type Tree struct {
 
 	mu      sync.Mutex
 	removed bool
+	// captured is the last change Capture recorded.
+	captured *Change
 }
 
 // Add creates the worktree of agent, detached at Base, and returns it. The
