@@ -3,10 +3,7 @@ package changes
 import (
 	"errors"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -26,40 +24,11 @@ var baseFiles = map[string]string{
 	".github/workflows/ci.yml": "on: push\n",
 }
 
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
-	"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
-	"GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-}
-
-func sh(t *testing.T, dir, script string) string {
-	t.Helper()
-	cmd := exec.Command("sh", "-ec", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // setup returns a local clone-alike of the fake repository: the same
 // files, committed locally and on the fake's main.
 func setup(t *testing.T) (workspace string, s *githubtest.Server, gh *github.Client) {
 	t.Helper()
-	workspace = t.TempDir()
-	sh(t, workspace, "git init -q -b main .")
-	for p, c := range baseFiles {
-		full := filepath.Join(workspace, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sh(t, workspace, "git add -A && git commit -qm base")
+	workspace = gittest.Repo(t, baseFiles)
 	s = githubtest.NewServer(t, githubtest.WithRepo(repoName, "main"))
 	s.Commit(repoName, "main", baseFiles, "base")
 	gh, err := github.New(t.Context(), github.Options{APIURL: s.URL(), Token: "ghs_test", Repository: repoName, HTTPClient: s.Client()})
@@ -115,7 +84,7 @@ func TestOnlyTheSelectedChangeIsInThePullRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh(t, tree.Dir(), agents[name])
+		gittest.Sh(t, tree.Dir(), agents[name])
 		ch, err := tree.Capture(ctx, worktree.Limits{})
 		if err != nil {
 			t.Fatal(err)
@@ -179,7 +148,7 @@ func TestOnlyTheSelectedChangeIsInThePullRequest(t *testing.T) {
 	if opened.URL == "" || opened.Base != "main" || opened.BaseCommit != baseTip {
 		t.Errorf("opened %+v", opened)
 	}
-	if st := sh(t, workspace, "git status --porcelain --untracked-files=all; cat greet.txt"); st != "hello" {
+	if st := gittest.Sh(t, workspace, "git status --porcelain --untracked-files=all; cat greet.txt"); st != "hello" {
 		t.Errorf("the workspace changed: %q", st)
 	}
 }
@@ -199,7 +168,7 @@ func TestBaseMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh(t, tree.Dir(), "echo 'hello, world' > greet.txt")
+	gittest.Sh(t, tree.Dir(), "echo 'hello, world' > greet.txt")
 	ch, err := tree.Capture(ctx, worktree.Limits{})
 	if err != nil {
 		t.Fatal(err)
