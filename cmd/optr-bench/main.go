@@ -5,6 +5,9 @@
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
+//	P4 worktree set-up and patch capture for 8 coding agents on a 10,000-file
+//	   repository, as a share of the wall time of agents that run 10 s
+//	   (goal ≤ 10%);
 //	P5 a delegate run's context reduction with four ≈10 KB reports (goal ≥ 96%);
 //	P6 a delegate run's wall time / (coordinator time + L) for four
 //	   specialists that each take L (goal ≤ 1.05);
@@ -103,6 +106,9 @@ func run(ctx context.Context) error {
 			}
 			r, err := appendRatio(dir, l, *entries, *appends)
 			return []row{r}, err
+		}},
+		{[]string{"P4"}, func() ([]row, error) {
+			return changesOverhead(ctx, dir, *changesFiles, *changesAgents, *changesAgentTime)
 		}},
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/config"
 )
 
 // Command values of the command input.
@@ -42,6 +44,9 @@ type Inputs struct {
 	LedgerBranch string
 	// Commit says whether to commit the run back (default true).
 	Commit bool
+	// Changes overrides the config's changes.mode (none, pull-request or
+	// apply); empty means the config decides (DESIGN §4.12).
+	Changes string
 }
 
 // LoadInputs reads the inputs through getenv. The runner passes an input
@@ -66,10 +71,15 @@ func LoadInputs(getenv func(string) string) (Inputs, error) {
 		TriggerLabel: get("trigger-label", "optr"),
 		Datalake:     get("datalake", ".optr"),
 		LedgerBranch: get("ledger-branch", ""),
+		Changes:      get("changes", ""),
 	}
 	var errs []error
 	if !slices.Contains(commandValues, in.Command) {
 		errs = append(errs, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", ")))
+	}
+	if in.Changes != "" && !slices.Contains(config.ChangesModes, in.Changes) {
+		errs = append(errs, fmt.Errorf("input changes is %q: use one of %s, or leave it empty for the config's changes.mode",
+			in.Changes, strings.Join(config.ChangesModes, ", ")))
 	}
 	commit, err := parseBool(get("commit", "true"))
 	if err != nil {

@@ -34,6 +34,7 @@ func TestLoadInputs(t *testing.T) {
 				"INPUT_DATALAKE":       "lake",
 				"INPUT_LEDGER-BRANCH":  "optr-ledger",
 				"INPUT_COMMIT":         "FALSE",
+				"INPUT_CHANGES":        "pull-request",
 				"INPUT_GITHUB_TOKEN":   "ignored: the hyphen form wins",
 				"INPUT_TRIGGER_LABEL":  "ignored too",
 				"INPUT_SOMETHING-ELSE": "x",
@@ -41,7 +42,7 @@ func TestLoadInputs(t *testing.T) {
 			want: Inputs{
 				GitHubToken: "ghs_abc", Config: ".github/optr.yml", Workflow: "docs", Intent: "do it",
 				Constraints: "a, b", Pipeline: "fast", Command: "run", TriggerLabel: "ai",
-				Datalake: "lake", LedgerBranch: "optr-ledger", Commit: false,
+				Datalake: "lake", LedgerBranch: "optr-ledger", Commit: false, Changes: "pull-request",
 			},
 		},
 		{
@@ -58,6 +59,11 @@ func TestLoadInputs(t *testing.T) {
 			name:    "commit must be an Actions boolean",
 			env:     map[string]string{"INPUT_COMMIT": "yes"},
 			wantErr: `input commit: "yes" is not a boolean`,
+		},
+		{
+			name:    "unknown changes mode",
+			env:     map[string]string{"INPUT_CHANGES": "push"},
+			wantErr: `input changes is "push": use one of none, pull-request, apply, or leave it empty`,
 		},
 		{
 			name:    "unknown command",

@@ -23,7 +23,7 @@ const tailBytes = 1024
 const waitDelay = 2 * time.Second
 
 // commandCheck runs an executable with the output on stdin; exit status 0
-// passes. It runs in the workspace with the base environment plus
+// passes. It runs in the workspace (or the directory WithDir gives) with the base environment plus
 // OPTR_CONSTRAINT, in a process group of its own that is killed as a whole
 // when the check times out.
 type commandCheck struct {
@@ -52,8 +52,9 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
+	dir := dirOr(ctx, c.dir)
 	cmd := exec.CommandContext(runCtx, c.argv[0], c.argv[1:]...)
-	cmd.Dir = c.dir
+	cmd.Dir = dir
 	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(output)
 	tail := &tailBuffer{max: tailBytes, redact: c.redact}
@@ -81,13 +82,13 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	case errors.As(err, &exit):
 		return Outcome{Reason: fmt.Sprintf("command %s was stopped: %s%s", c.argv[0], exit, tail.suffix())}, nil
 	default:
-		return Outcome{}, fmt.Errorf("run command %s in %s: %w; check run: in the config and that the program is installed", quote(strings.Join(c.argv, " "), maxQuote), c.dirName(), err)
+		return Outcome{}, fmt.Errorf("run command %s in %s: %w; check run: in the config and that the program is installed", quote(strings.Join(c.argv, " "), maxQuote), dirName(dir), err)
 	}
 }
 
-func (c *commandCheck) dirName() string {
-	if c.dir == "" {
+func dirName(dir string) string {
+	if dir == "" {
 		return "the current directory"
 	}
-	return c.dir
+	return dir
 }

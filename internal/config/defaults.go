@@ -118,6 +118,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
 	setInt(&c.Budget.MaxIntentConstraints, defaultMaxIntentConstraints, unset("budget.max-intent-constraints"))
+	changesDefaults(&c.Changes, unset)
 
 	if unset("ledger.branch") {
 		c.Ledger.Branch = defaultLedgerBranch

@@ -24,6 +24,7 @@ func base() *Config {
 		Ledger:   Ledger{Branch: "optr-ledger"},
 		Executor: Executor{MaxParallel: 8},
 		Budget:   Budget{MaxIntentConstraints: 8},
+		Changes:  Changes{Mode: "none", Protect: []string{".github/workflows/**", ".optr/**"}, MaxFiles: 50, Draft: true},
 	}
 }
 

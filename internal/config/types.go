@@ -22,6 +22,8 @@ type Config struct {
 	// Prices maps a model id to its price, for cost figures.
 	Prices   map[string]Price `yaml:"prices" json:"prices,omitempty"`
 	Executor Executor         `yaml:"executor" json:"executor"`
+	// Changes configures code changes as results (changes.go).
+	Changes Changes `yaml:"changes" json:"changes"`
 }
 
 // Provider names.

@@ -31,6 +31,7 @@ func validate(c *Config, ps *problems) {
 	v.budget()
 	v.prices()
 	v.executor()
+	v.changes()
 }
 
 // written reports whether key appears in the file.

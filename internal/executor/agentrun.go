@@ -116,7 +116,7 @@ func (x *execution) launch(t Task, name string, req agent.Request, start time.Ti
 	var accept func(context.Context, agent.Response) error
 	if x.opts.CheckDuringRecovery && len(x.opts.Constraints) > 0 {
 		accept = func(ctx context.Context, resp agent.Response) error {
-			eval, evalOutput = check.Evaluate(ctx, x.opts.Constraints, resp.Output), resp.Output
+			eval, evalOutput = check.Evaluate(check.WithDir(ctx, t.Dir), x.opts.Constraints, resp.Output), resp.Output
 			if !eval.Admissible {
 				return agent.Errorf(agent.Systematic, recovery.ReasonFailedChecks, "hard constraints failed: %v", eval.HardFailed)
 			}

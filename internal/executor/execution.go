@@ -51,9 +51,13 @@ func (x *execution) runTask(i int, t Task) {
 	tried := []string{t.Agent.Name()}
 	name, replaces := x.names[i], ""
 	for {
-		r, esc := x.runAgent(t, name, replaces, x.opts.Request, true)
+		req := x.opts.Request
+		if t.Dir != "" {
+			req.Dir = t.Dir
+		}
+		r, esc := x.runAgent(t, name, replaces, req, true)
 		next, ok := x.carryOut(r, esc, tried)
-		x.capture(r)
+		x.capture(r, t.Dir)
 		x.mu.Lock()
 		if replaces == "" {
 			x.results[i] = r
@@ -144,8 +148,9 @@ func (x *execution) claimNameLocked(base string) string {
 	return name
 }
 
-// capture hands r to the Sink, then checks it and reports it final.
-func (x *execution) capture(r *Result) {
+// capture hands r to the Sink, then checks it (command checks in dir,
+// when set) and reports it final.
+func (x *execution) capture(r *Result, dir string) {
 	if x.opts.Sink != nil {
 		if err := x.opts.Sink(r); err != nil {
 			x.mu.Lock()
@@ -156,7 +161,7 @@ func (x *execution) capture(r *Result) {
 	if r.HasOutput() && r.Checks.Verdicts == nil {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		r.Checks = check.Evaluate(x.parent, x.opts.Constraints, r.Output)
+		r.Checks = check.Evaluate(check.WithDir(x.parent, dir), x.opts.Constraints, r.Output)
 	}
 	x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
 }

@@ -26,6 +26,12 @@ type Task struct {
 	AttemptTimeout time.Duration
 	// Price converts the agent's token use into US dollars (nil = unknown).
 	Price func(agent.Usage) float64
+	// Dir, when set, is this agent's own working directory (its git
+	// worktree when agents change code): it replaces Request.Dir for the
+	// agent, and the command checks of its result run there
+	// (check.WithDir), so that a check such as go test ./... tests this
+	// agent's change.
+	Dir string
 }
 
 // Event reports an agent's state change, for live progress displays.

@@ -50,6 +50,9 @@ func (x *execution) synthesize(results []*Result) *Result {
 	}
 	req := x.opts.Request
 	req.Intent = SynthesisIntent(req.Intent, partial)
+	if x.opts.Synthesizer.Dir != "" {
+		req.Dir = x.opts.Synthesizer.Dir
+	}
 	// The synthesis is reported to the watcher like any agent, but only
 	// restart and abort are carried out for it: it has no one to hand over
 	// to and nothing after it to synthesize.
@@ -63,6 +66,6 @@ func (x *execution) synthesize(results []*Result) *Result {
 	default:
 		r.DecisionNote = "not carried out for the synthesis step, the last one of the run"
 	}
-	x.capture(r)
+	x.capture(r, x.opts.Synthesizer.Dir)
 	return r
 }

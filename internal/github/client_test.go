@@ -60,7 +60,8 @@ func TestOperation(t *testing.T) {
 		{"PATCH", "/api/v3/repos/o/r/issues/comments/5", "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"},
 		{"GET", "/api/v3/repos/o/r/collaborators/alice/permission", "GET /repos/{owner}/{repo}/collaborators/{username}/permission"},
 		{"GET", "/api/v3/rate_limit", "GET /rate_limit"},
-		{"GET", "/api/v3/repos/o/r/pulls/1", "GET /repos/o/r/pulls/1"},
+		{"GET", "/api/v3/repos/o/r/pulls/1", "GET /repos/{owner}/{repo}/pulls/{pull_number}"},
+		{"GET", "/api/v3/repos/o/r/actions/runs/1", "GET /repos/o/r/actions/runs/1"},
 	}
 	for _, tc := range tests {
 		if got := operation(tc.method, tc.path, "/api/v3/"); got != tc.want {

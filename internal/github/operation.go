@@ -28,6 +28,8 @@ var templates = []string{
 	"/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
 	"/repos/{owner}/{repo}/issues/{issue_number}/labels",
 	"/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
+	"/repos/{owner}/{repo}/pulls",
+	"/repos/{owner}/{repo}/pulls/{pull_number}",
 }
 
 var splitTemplates = func() [][]string {

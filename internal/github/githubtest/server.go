@@ -322,4 +322,7 @@ var handlers = map[string]handler{
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/labels":            (*Server).listLabels,
 	"POST /repos/{owner}/{repo}/issues/{issue_number}/labels":           (*Server).addLabels,
 	"DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}":  (*Server).removeLabel,
+	"GET /repos/{owner}/{repo}/pulls":                                   (*Server).listPulls,
+	"POST /repos/{owner}/{repo}/pulls":                                  (*Server).createPull,
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}":                     (*Server).getPull,
 }

@@ -23,6 +23,8 @@ type repo struct {
 	// repository without refs is empty.
 	refs   map[string]string
 	issues map[int]*issue
+	// pulls holds pull requests by number; they share the issues' numbers.
+	pulls map[int]*pull
 	// comments indexes every issue comment by id.
 	comments map[int64]*issueComment
 	// roles maps lower-case logins to their role: admin, maintain, write,
@@ -106,6 +108,7 @@ func (s *Server) addRepo(fullName, defaultBranch string) (*repo, error) {
 		git:           newStore(),
 		refs:          map[string]string{},
 		issues:        map[int]*issue{},
+		pulls:         map[int]*pull{},
 		comments:      map[int64]*issueComment{},
 		roles:         map[string]string{},
 	}

@@ -21,6 +21,8 @@ func TestInvalidRequestsFailTheTest(t *testing.T) {
 			http.StatusUnprocessableEntity, "does not match GitHub's OpenAPI description"},
 		{"tree mode outside the enum", "POST", "repos/octo-org/octo-repo/git/trees", `{"tree":[{"path":"a","mode":"100600","type":"blob","content":"x"}]}`,
 			http.StatusUnprocessableEntity, "does not match GitHub's OpenAPI description"},
+		{"pull request without head", "POST", "repos/octo-org/octo-repo/pulls", `{"title":"t","base":"main"}`,
+			http.StatusUnprocessableEntity, "does not match GitHub's OpenAPI description"},
 		{"labels as an empty bare array", "POST", "repos/octo-org/octo-repo/issues/1/labels", `[]`,
 			http.StatusUnprocessableEntity, "empty"},
 		{"undocumented GET git/refs/{ref}", "GET", "repos/octo-org/octo-repo/git/refs/heads/main", ``,

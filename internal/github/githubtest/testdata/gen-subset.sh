@@ -43,6 +43,9 @@ POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions
 GET /repos/{owner}/{repo}/issues/{issue_number}/labels
 POST /repos/{owner}/{repo}/issues/{issue_number}/labels
 DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}
+GET /repos/{owner}/{repo}/pulls
+POST /repos/{owner}/{repo}/pulls
+GET /repos/{owner}/{repo}/pulls/{pull_number}
 '
 
 tmp="$(mktemp -d)"

@@ -1,0 +1,193 @@
+package githubtest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Pull requests: create, get and list, with GitHub's refusals.
+
+// pull is one pull request.
+type pull struct {
+	number      int
+	id          int64
+	title, body string
+	// head and base are branch names in the same repository.
+	head, base string
+	draft      bool
+	user       identity
+	created    time.Time
+}
+
+// nextNumberLocked returns the next issue or pull request number: they
+// share one sequence, as on GitHub.
+func (r *repo) nextNumberLocked() int {
+	n := 0
+	for k := range r.issues {
+		n = max(n, k)
+	}
+	for k := range r.pulls {
+		n = max(n, k)
+	}
+	return n + 1
+}
+
+func (s *Server) createPull(c *call) reply {
+	if c.repo.empty() {
+		return validationFailed("PullRequest", "base", "invalid", "")
+	}
+	var in struct {
+		Title string  `json:"title"`
+		Head  string  `json:"head"`
+		Base  string  `json:"base"`
+		Body  *string `json:"body"`
+		Draft bool    `json:"draft"`
+	}
+	if rep, ok := c.decode(&in); !ok {
+		return rep
+	}
+	r := c.repo
+	head := in.Head
+	if owner, branch, ok := strings.Cut(head, ":"); ok {
+		if !strings.EqualFold(owner, r.owner) {
+			return validationFailed("PullRequest", "head", "invalid", "")
+		}
+		head = branch
+	}
+	headSHA, ok := r.refs["refs/heads/"+head]
+	if !ok {
+		return validationFailed("PullRequest", "head", "invalid", "")
+	}
+	baseSHA, ok := r.refs["refs/heads/"+in.Base]
+	if !ok {
+		return validationFailed("PullRequest", "base", "invalid", "")
+	}
+	if strings.TrimSpace(in.Title) == "" {
+		return validationFailed("PullRequest", "title", "missing_field", "")
+	}
+	if in.Body != nil && utf8.RuneCountInString(*in.Body) > maxCommentBody {
+		return validationFailed("PullRequest", "body", "custom", "body is too long (maximum is 65536 characters)")
+	}
+	if headSHA == baseSHA || r.git.isAncestor(headSHA, baseSHA) {
+		return validationFailed("PullRequest", "", "custom", "No commits between "+in.Base+" and "+head)
+	}
+	for _, p := range r.pulls {
+		if p.head == head && p.base == in.Base {
+			return validationFailed("PullRequest", "", "custom", "A pull request already exists for "+r.owner+":"+head+".")
+		}
+	}
+	p := &pull{
+		number: r.nextNumberLocked(), id: s.newIDLocked(), title: in.Title,
+		head: head, base: in.Base, draft: in.Draft, user: c.who, created: s.now().UTC(),
+	}
+	if in.Body != nil {
+		p.body = *in.Body
+	}
+	r.pulls[p.number] = p
+	return jsonReply(http.StatusCreated, s.pullJSON(r, p))
+}
+
+func (s *Server) getPull(c *call) reply {
+	n, err := strconv.Atoi(c.params["pull_number"])
+	p := c.repo.pulls[n]
+	if err != nil || p == nil {
+		return errorReply(http.StatusNotFound, "Not Found")
+	}
+	return jsonReply(http.StatusOK, s.pullJSON(c.repo, p))
+}
+
+// listPulls lists open pull requests (every one is open in the fake),
+// filtered by head (owner:branch) and base, oldest first.
+func (s *Server) listPulls(c *call) reply {
+	q := c.r.URL.Query()
+	if st := q.Get("state"); st == "closed" {
+		return jsonReply(http.StatusOK, []any{})
+	}
+	r := c.repo
+	var out []map[string]any
+	for n := 1; n <= r.nextNumberLocked(); n++ {
+		p := r.pulls[n]
+		if p == nil {
+			continue
+		}
+		if h := q.Get("head"); h != "" && !strings.EqualFold(h, r.owner+":"+p.head) {
+			continue
+		}
+		if b := q.Get("base"); b != "" && b != p.base {
+			continue
+		}
+		out = append(out, s.pullJSON(r, p))
+	}
+	page, perPage := paging(q)
+	from := min((page-1)*perPage, len(out))
+	to := min(from+perPage, len(out))
+	rep := jsonReply(http.StatusOK, append([]map[string]any{}, out[from:to]...))
+	rep.header = http.Header{}
+	if link := s.linkHeader(c.r, page, perPage, len(out)); link != "" {
+		rep.header.Set("Link", link)
+	}
+	return rep
+}
+
+func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
+	n := strconv.Itoa(p.number)
+	side := func(branch string) map[string]any {
+		return map[string]any{
+			"label": r.owner + ":" + branch,
+			"ref":   branch,
+			"sha":   r.refs["refs/heads/"+branch],
+			"user":  s.userJSON(identity{login: r.owner, typ: "Organization", id: r.ownerID}),
+			"repo":  s.repoJSON(r),
+		}
+	}
+	return map[string]any{
+		"id":                 p.id,
+		"node_id":            "PR_" + strconv.FormatInt(p.id, 10),
+		"number":             p.number,
+		"state":              "open",
+		"locked":             false,
+		"title":              p.title,
+		"body":               p.body,
+		"draft":              p.draft,
+		"user":               s.userJSON(p.user),
+		"head":               side(p.head),
+		"base":               side(p.base),
+		"merged":             false,
+		"author_association": association(r, p.user),
+		"created_at":         stamp(p.created),
+		"updated_at":         stamp(p.created),
+		"url":                s.apiURL("repos", r.owner, r.name, "pulls", n),
+		"html_url":           s.htmlURL(r.owner, r.name, "pull", n),
+		"issue_url":          s.apiURL("repos", r.owner, r.name, "issues", n),
+		"diff_url":           s.htmlURL(r.owner, r.name, "pull", n+".diff"),
+	}
+}
+
+// PullRequest is a pull request as the server keeps it.
+type PullRequest struct {
+	Number      int
+	Title, Body string
+	// Head and Base are branch names.
+	Head, Base string
+	Draft      bool
+	// Login is who opened it.
+	Login string
+}
+
+// Pulls returns the pull requests of repo, by number.
+func (s *Server) Pulls(repo string) []PullRequest {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	var out []PullRequest
+	for n := 1; n < r.nextNumberLocked(); n++ {
+		if p := r.pulls[n]; p != nil {
+			out = append(out, PullRequest{Number: p.number, Title: p.title, Body: p.body, Head: p.head, Base: p.base, Draft: p.draft, Login: p.user.login})
+		}
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package worktree
+
+import (
+	"fmt"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/pathglob"
+)
+
+// VerdictName is the constraint name under which a change's admissibility
+// appears in a result's checks and the score table.
+const VerdictName = "changes"
+
+// Policy is the changes: config's say on which changes may be selected.
+type Policy struct {
+	// Protect are globs of repository paths a change must not touch (see
+	// pathglob.Match).
+	Protect []string
+	// MaxFiles is the most files a change may touch; 0 means no limit.
+	MaxFiles int
+}
+
+// Verdict is whether a change may be selected, and why not.
+type Verdict struct {
+	Admissible bool
+	// Reason says why the change is not admissible; empty when it is.
+	Reason string
+}
+
+// Admit decides whether ch may be selected: a refused change, an empty
+// change, one touching a protected path, or one touching more than
+// MaxFiles files is not admissible.
+func (p Policy) Admit(ch Change) Verdict {
+	no := func(format string, args ...any) Verdict {
+		return Verdict{Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case ch.Refused != "":
+		return no("the change was refused: %s", ch.Refused)
+	case len(ch.Files) == 0 || len(ch.Patch) == 0:
+		return no("the agent changed no file (empty patch)")
+	case p.MaxFiles > 0 && len(ch.Files) > p.MaxFiles:
+		return no("the change touches %d files, more than changes.max-files (%d)", len(ch.Files), p.MaxFiles)
+	}
+	for _, f := range ch.Files {
+		for _, g := range p.Protect {
+			if pathglob.Match(g, f.Path) {
+				return no("the change touches %s, protected by %q (changes.protect)", f.Path, g)
+			}
+		}
+	}
+	return Verdict{Admissible: true}
+}
+
+// Check returns v as the hard constraint VerdictName, to stand beside a
+// result's other verdicts.
+func (v Verdict) Check() check.Verdict {
+	if v.Admissible {
+		return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Passed}
+	}
+	return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Failed, Reason: v.Reason}
+}

@@ -1,0 +1,189 @@
+package worktree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ErrNotApplicable marks a patch that does not apply to the tree it was
+// given: the base moved under it. Nothing was changed.
+var ErrNotApplicable = errors.New("the patch does not apply")
+
+// File is a file a patch yields: its content and mode after the patch, or
+// Delete. It is also how Rebase receives the files the patch reads.
+type File struct {
+	// Path is repository-relative and slash-separated.
+	Path string
+	// Mode is 100644, 100755 or 120000 (a symlink, whose Content is its
+	// target).
+	Mode    string
+	Content []byte
+	// Delete is true when the patch deletes Path.
+	Delete bool
+}
+
+// PatchPaths returns the repository paths patch touches, in order, after
+// checking that each is a clean relative path outside .git/ without "..".
+func PatchPaths(ctx context.Context, gitBin string, patch []byte) ([]string, error) {
+	if len(bytes.TrimSpace(patch)) == 0 {
+		return nil, errors.New("the patch is empty: there is nothing to apply")
+	}
+	g := gitCmd{bin: gitOr(gitBin)}
+	scratch, err := os.MkdirTemp("", "optr-patch-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	out, err := g.run(ctx, scratch, patch, "apply", "--numstat", "-z", "-")
+	if err != nil {
+		return nil, fmt.Errorf("read the patch: %w", err)
+	}
+	var paths []string
+	for _, rec := range splitZ(out) {
+		parts := strings.SplitN(rec, "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("read the patch: git apply --numstat answered %q", rec)
+		}
+		if reason := badPath(parts[2]); reason != "" {
+			return nil, fmt.Errorf("the patch is refused: %s", reason)
+		}
+		paths = append(paths, parts[2])
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("the patch touches no file: there is nothing to apply")
+	}
+	return paths, nil
+}
+
+// Apply applies patch to the working tree and index of the repository
+// that holds workspace (git apply --index). It checks first and applies
+// nothing when any part would fail: a patch that does not apply returns
+// an error wrapping ErrNotApplicable, with git's reason.
+func Apply(ctx context.Context, gitBin, workspace string, patch []byte) error {
+	if _, err := PatchPaths(ctx, gitBin, patch); err != nil {
+		return fmt.Errorf("apply the change: %w", err)
+	}
+	g := gitCmd{bin: gitOr(gitBin)}
+	top, _, err := repository(ctx, g, workspace)
+	if err != nil {
+		return err
+	}
+	if _, err := g.run(ctx, top, patch, "apply", "--index", "--check", "-"); err != nil {
+		return fmt.Errorf("apply the change to %s: %w: %w", top, ErrNotApplicable, err)
+	}
+	if _, err := g.run(ctx, top, patch, "apply", "--index", "-"); err != nil {
+		return fmt.Errorf("apply the change to %s: %w", top, err)
+	}
+	return nil
+}
+
+// Rebase computes what patch makes of the files pre: the files at another
+// commit (typically the base branch's tip, read through the API) for
+// every path PatchPaths lists that exists there. It applies the patch in a
+// scratch repository with git apply --cached, never touching the
+// workspace, and returns one File per touched path, in path order. When
+// the patch does not apply there (the base moved), the error wraps
+// ErrNotApplicable.
+func Rebase(ctx context.Context, gitBin string, patch []byte, pre []File) ([]File, error) {
+	paths, err := PatchPaths(ctx, gitBin, patch)
+	if err != nil {
+		return nil, err
+	}
+	g := gitCmd{bin: gitOr(gitBin)}
+	scratch, err := os.MkdirTemp("", "optr-rebase-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	repo, src := filepath.Join(scratch, "repo"), filepath.Join(scratch, "src")
+	if err := os.Mkdir(src, 0o700); err != nil {
+		return nil, err
+	}
+	if _, err := g.run(ctx, scratch, nil, "init", "--quiet", repo); err != nil {
+		return nil, fmt.Errorf("rebase the change: %w", err)
+	}
+	g = g.with("GIT_DIR="+filepath.Join(repo, ".git"), "GIT_WORK_TREE="+repo)
+
+	// The pre-images go into the index without git reading them as
+	// working files: no filters, attributes or symlinks apply.
+	var list []byte
+	for i, f := range pre {
+		if reason := badPath(f.Path); reason != "" {
+			return nil, fmt.Errorf("rebase the change: %s", reason)
+		}
+		name := filepath.Join(src, fmt.Sprint(i))
+		if err := os.WriteFile(name, f.Content, 0o600); err != nil {
+			return nil, err
+		}
+		list = append(list, name+"\n"...)
+	}
+	if len(pre) > 0 {
+		out, err := g.run(ctx, repo, list, "hash-object", "-w", "--no-filters", "--stdin-paths")
+		if err != nil {
+			return nil, fmt.Errorf("rebase the change: %w", err)
+		}
+		shas := strings.Fields(string(out))
+		if len(shas) != len(pre) {
+			return nil, fmt.Errorf("rebase the change: git hash-object answered %d ids for %d files", len(shas), len(pre))
+		}
+		var info []byte
+		for i, f := range pre {
+			mode := f.Mode
+			if mode == "" {
+				mode = "100644"
+			}
+			info = fmt.Appendf(info, "%s %s\t%s\x00", mode, shas[i], f.Path)
+		}
+		if _, err := g.run(ctx, repo, info, "update-index", "-z", "--index-info"); err != nil {
+			return nil, fmt.Errorf("rebase the change: %w", err)
+		}
+	}
+	if _, err := g.run(ctx, repo, patch, "apply", "--cached", "--check", "-"); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotApplicable, err)
+	}
+	if _, err := g.run(ctx, repo, patch, "apply", "--cached", "-"); err != nil {
+		return nil, fmt.Errorf("rebase the change: %w", err)
+	}
+
+	staged := map[string][2]string{} // path → mode, sha
+	out, err := g.run(ctx, repo, nil, "ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("rebase the change: %w", err)
+	}
+	for _, rec := range splitZ(out) {
+		meta, p, ok := strings.Cut(rec, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 {
+			return nil, fmt.Errorf("rebase the change: git ls-files answered %q", rec)
+		}
+		staged[p] = [2]string{fields[0], fields[1]}
+	}
+	sort.Strings(paths)
+	files := make([]File, 0, len(paths))
+	for _, p := range paths {
+		st, ok := staged[p]
+		if !ok {
+			files = append(files, File{Path: p, Delete: true})
+			continue
+		}
+		content, err := g.run(ctx, repo, nil, "cat-file", "blob", st[1])
+		if err != nil {
+			return nil, fmt.Errorf("rebase the change: %w", err)
+		}
+		files = append(files, File{Path: p, Mode: st[0], Content: content})
+	}
+	return files, nil
+}
+
+func gitOr(bin string) string {
+	if bin == "" {
+		return "git"
+	}
+	return bin
+}

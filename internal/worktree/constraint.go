@@ -1,0 +1,76 @@
+package worktree
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/check"
+)
+
+// Constraint returns the hard constraint VerdictName ("changes") that
+// puts Policy p into every result's checks: add it to the run's
+// constraints, and each result evaluated under its worktree
+// (check.WithDir(ctx, tree.Dir()), or executor.Task.Dir) fails it when its
+// change is refused, empty, touches a protected path or too many files,
+// with the reason in the score table. It judges the change Capture
+// recorded, which should be taken before any check runs in the worktree
+// (the executor's Sink); when there is none yet it captures with lim. A
+// result without a worktree (an LLM agent's text) fails it: only agents
+// that ran in a worktree change code.
+func (r *Run) Constraint(p Policy, lim Limits) check.Constraint {
+	return check.Constraint{
+		Name:        VerdictName,
+		Hard:        true,
+		Checker:     changesCheck{run: r, policy: p, lim: lim},
+		Description: "the agent's change to the repository is admissible (changes: protect, max-files, not empty)",
+	}
+}
+
+type changesCheck struct {
+	run    *Run
+	policy Policy
+	lim    Limits
+}
+
+func (c changesCheck) Check(ctx context.Context, _ string) (check.Outcome, error) {
+	t := c.run.treeAt(check.DirOf(ctx))
+	if t == nil {
+		return check.Outcome{Reason: "the agent did not work in a worktree of its own, so it changed no code (only command and copilot agents do)"}, nil
+	}
+	ch, ok := t.Captured()
+	if !ok {
+		var err error
+		if ch, err = t.Capture(ctx, c.lim); err != nil {
+			return check.Outcome{}, err
+		}
+	}
+	v := c.policy.Admit(ch)
+	return check.Outcome{Pass: v.Admissible, Reason: v.Reason}, nil
+}
+
+// treeAt returns the run's worktree whose directory is dir, or nil.
+func (r *Run) treeAt(dir string) *Tree {
+	if dir == "" {
+		return nil
+	}
+	dir = filepath.Clean(dir)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.trees {
+		if t.dir == dir {
+			return t
+		}
+	}
+	return nil
+}
+
+// Captured returns the change Capture last recorded for the worktree, and
+// false when it was not captured yet.
+func (t *Tree) Captured() (Change, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.captured == nil {
+		return Change{}, false
+	}
+	return *t.captured, true
+}

@@ -1,0 +1,64 @@
+package worktree
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// gitCmd runs the git binary with settings that keep a repository's own
+// configuration from acting on optr's behalf: hooks never run (a
+// post-checkout hook would run on every worktree add), the workspace is
+// trusted even when its owner is another user (the Actions container), and
+// nothing ever prompts.
+type gitCmd struct {
+	bin string
+	// env is added to the process environment; it selects the git
+	// directory, work tree or index when set.
+	env []string
+}
+
+// run runs git in dir with args and returns its standard output. The error
+// quotes git's standard error.
+func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	full := append([]string{
+		"-c", "core.hooksPath=" + os.DevNull,
+		"-c", "safe.directory=*",
+		"-c", "core.fsmonitor=false",
+		"-c", "advice.detachedHead=false",
+	}, args...)
+	cmd := exec.CommandContext(ctx, g.bin, full...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Env, g.env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.Bytes(), nil
+}
+
+// with returns a copy of g that adds env.
+func (g gitCmd) with(env ...string) gitCmd {
+	return gitCmd{bin: g.bin, env: append(append([]string(nil), g.env...), env...)}
+}
+
+// splitZ splits NUL-terminated records.
+func splitZ(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}

@@ -1,0 +1,273 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/optr-dev/optr/internal/datalake"
+)
+
+// Options configures Start.
+type Options struct {
+	// Workspace is a directory inside the repository the agents change
+	// (GITHUB_WORKSPACE, or the current directory for the CLI).
+	Workspace string
+	// Root is the directory that holds the worktrees of every run, one
+	// directory per run id. It must be outside the workspace. Empty means
+	// DefaultRoot().
+	Root string
+	// RunID names this run's directory under Root (a run id as
+	// datalake.ValidateRunID accepts).
+	RunID string
+	// Git is the git binary; empty means "git" on PATH.
+	Git string
+}
+
+// DefaultRoot is where worktrees go when Options.Root is empty:
+// optr-worktrees in the system's temporary directory.
+func DefaultRoot() string { return filepath.Join(os.TempDir(), "optr-worktrees") }
+
+// Run holds the worktrees of one optr run. Its methods are safe for
+// concurrent use.
+type Run struct {
+	git       gitCmd
+	workspace string // the repository's top level
+	commonDir string // the repository's .git directory
+	base      string // the commit every worktree starts from
+	root      string // Root
+	dir       string // Root/<run id>
+	lock      *runLock
+
+	mu     sync.Mutex
+	trees  map[string]*Tree
+	closed bool
+	// addMu serialises git worktree add: git reads every registered
+	// worktree's metadata while adding one, and fails on one that another
+	// add is still writing.
+	addMu sync.Mutex
+}
+
+// Start prunes the worktrees that runs which ended without cleaning up
+// left behind (see Prune), then prepares this run's directory under Root,
+// holding a lock on it for as long as the run lives. Every worktree it adds
+// starts at the workspace's HEAD commit as it is now.
+func Start(ctx context.Context, opts Options) (*Run, error) {
+	if err := datalake.ValidateRunID(opts.RunID); err != nil {
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	g := gitCmd{bin: opts.Git}
+	if g.bin == "" {
+		g.bin = "git"
+	}
+	top, common, err := repository(ctx, g, opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	root := opts.Root
+	if root == "" {
+		root = DefaultRoot()
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	if within(root, top) {
+		return nil, fmt.Errorf("worktrees: the worktree root %s is inside the workspace %s; agents' files would show up in it: choose a directory outside", root, top)
+	}
+	out, err := g.run(ctx, top, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("worktrees: the workspace %s has no commit to start from: %w", top, err)
+	}
+	base := strings.TrimSpace(string(out))
+
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	if _, err := Prune(ctx, opts.Workspace, root, opts.Git); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, opts.RunID)
+	lock, err := acquire(dir + lockSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		lock.release()
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("worktrees: %s already exists: run id %s was used before", dir, opts.RunID)
+		}
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	return &Run{git: g, workspace: top, commonDir: common, base: base, root: root, dir: dir, lock: lock, trees: map[string]*Tree{}}, nil
+}
+
+// repository returns the top level and the common git directory of the
+// repository that holds dir, both absolute.
+func repository(ctx context.Context, g gitCmd, dir string) (top, common string, err error) {
+	if dir == "" {
+		dir = "."
+	}
+	out, err := g.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+	if err != nil {
+		return "", "", fmt.Errorf("worktrees: %s is not inside a git work tree: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return "", "", fmt.Errorf("worktrees: git rev-parse in %s answered %q", dir, out)
+	}
+	return filepath.Clean(lines[0]), filepath.Clean(lines[1]), nil
+}
+
+// within reports whether path is dir or below it (after resolving
+// symlinks where they exist).
+func within(path, dir string) bool {
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	rel, err := filepath.Rel(resolve(dir), resolve(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Base returns the commit every worktree of the run starts from; patches
+// are taken against it.
+func (r *Run) Base() string { return r.base }
+
+// Workspace returns the repository's top level.
+func (r *Run) Workspace() string { return r.workspace }
+
+// Tree is one agent's worktree.
+type Tree struct {
+	run    *Run
+	agent  string
+	dir    string
+	gitDir string // its private git directory, .git/worktrees/<id>
+	gitRef []byte // the content of its .git file as git wrote it
+
+	mu      sync.Mutex
+	removed bool
+	// captured is the last change Capture recorded.
+	captured *Change
+}
+
+// Add creates the worktree of agent, detached at Base, and returns it. The
+// agent's command runs with Tree.Dir as its working directory.
+func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
+	if err := datalake.ValidateAgent(agent); err != nil {
+		return nil, fmt.Errorf("worktree: %w", err)
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("worktree for %s: the run's worktrees were already removed", agent)
+	}
+	if _, dup := r.trees[agent]; dup {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("worktree for %s: it already has one", agent)
+	}
+	dir := filepath.Join(r.dir, agent)
+	t := &Tree{run: r, agent: agent, dir: dir}
+	r.trees[agent] = t // reserved, so Close removes it even if Add fails half-way
+	r.mu.Unlock()
+
+	if err := r.addTree(ctx, dir); err != nil {
+		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
+	}
+	out, err := r.git.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
+	if err != nil {
+		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
+	}
+	t.gitDir = strings.TrimSpace(string(out))
+	if t.gitRef, err = os.ReadFile(filepath.Join(dir, ".git")); err != nil {
+		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
+	}
+	return t, nil
+}
+
+// addTree runs git worktree add, one at a time within the run. Another
+// process adding a worktree to the same repository at that moment can
+// still make it fail half-way; it is then cleaned up and tried again.
+func (r *Run) addTree(ctx context.Context, dir string) error {
+	r.addMu.Lock()
+	defer r.addMu.Unlock()
+	var err error
+	for range 3 {
+		if _, err = r.git.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		_ = os.RemoveAll(dir)
+		_, _ = r.git.run(ctx, r.workspace, nil, "worktree", "prune")
+	}
+	return err
+}
+
+// Dir returns the worktree's directory: the agent's working directory, and
+// the working directory of command checks on its result.
+func (t *Tree) Dir() string { return t.dir }
+
+// Agent returns the name of the agent the worktree belongs to.
+func (t *Tree) Agent() string { return t.agent }
+
+// Remove deletes the worktree and its registration in the repository. It
+// is safe to call more than once and on a worktree Add failed to finish.
+func (t *Tree) Remove(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.removed {
+		return nil
+	}
+	// Files are deleted first and the registration pruned after, so that
+	// nothing the agent left (untracked files, a changed .git file) can make
+	// git refuse or touch another repository.
+	if err := os.RemoveAll(t.dir); err != nil {
+		return fmt.Errorf("remove the worktree of %s: %w", t.agent, err)
+	}
+	if t.gitDir != "" && within(t.gitDir, filepath.Join(t.run.commonDir, "worktrees")) {
+		if err := os.RemoveAll(t.gitDir); err != nil {
+			return fmt.Errorf("remove the worktree of %s: %w", t.agent, err)
+		}
+	}
+	t.removed = true
+	return nil
+}
+
+// Close removes every worktree of the run, prunes their registrations and
+// releases the run's directory. It is safe to call more than once; call it
+// (deferred) however the run ends: it cleans up even when ctx is already
+// done (a cancelled or timed-out run). A process killed before Close
+// leaves its worktrees to the next Start's Prune.
+func (r *Run) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	trees := make([]*Tree, 0, len(r.trees))
+	for _, t := range r.trees {
+		trees = append(trees, t)
+	}
+	r.mu.Unlock()
+
+	var errs []error
+	for _, t := range trees {
+		errs = append(errs, t.Remove(ctx))
+	}
+	if err := os.RemoveAll(r.dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w", r.dir, err))
+	}
+	if _, err := r.git.run(context.WithoutCancel(ctx), r.workspace, nil, "worktree", "prune"); err != nil {
+		errs = append(errs, err)
+	}
+	r.lock.remove()
+	return errors.Join(errs...)
+}
