@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
@@ -174,10 +175,15 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	v := rep.View()
 	w := &errWriter{w: c.Stdout}
 	io.WriteString(w, progress.TextTable(v.Table, v.Selected))
+	if rep.DetailsText != "" {
+		fmt.Fprintf(w, "\n%s", strings.TrimRight(rep.DetailsText, "\n")+"\n")
+	}
 	fmt.Fprintf(w, "\nrun %s (workflow %s): %s\n", rep.Spec.RunID, rep.Spec.Workflow, rep.Status)
 	switch {
 	case rep.Selected != "" && rep.ResultPath != "":
 		fmt.Fprintf(w, "π* = %s → %s\n", rep.Selected, rep.ResultPath)
+	case rep.Selected == "" && rep.ResultPath != "":
+		fmt.Fprintf(w, "result → %s\n", rep.ResultPath)
 	case rep.Selected != "" && rep.Status == pipeline.Paused:
 		fmt.Fprintf(w, "π* = %s (not recorded yet: the run waits at a checkpoint)\n", rep.Selected)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
@@ -71,6 +72,11 @@ type Report struct {
 	// ExtraFiles are files outside the run directory that the run wrote
 	// and that are recorded with it (a delegation's spec folder).
 	ExtraFiles []string
+	// Details is the mode's own account of the run as Markdown, escaped by
+	// the mode (a delegation's four-section summary, a stage checklist),
+	// shown under the agents in the progress comment and the job summary;
+	// DetailsText is the same for a terminal.
+	Details, DetailsText string
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -159,7 +165,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	p.recordErrors(lake, rep.Results)
+	if rep.Mode == config.ModeSelect {
+		p.recordErrors(lake, rep.Results) // other modes write their own failures
+	}
 	if rep.Selection.Rows == nil {
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}

@@ -51,22 +51,21 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		if !ok {
 			return nil, inputErr(fmt.Errorf("pipeline %q is not configured (configured: %v)", spec.Pipeline, keys(cfg.Pipelines)))
 		}
-		if pl.Mode != "" && pl.Mode != config.ModeSelect {
-			return nil, inputErr(fmt.Errorf("pipeline %q has mode %q, which this version of optr does not run yet; use mode select", spec.Pipeline, pl.Mode))
-		}
 		extra = append(extra, pl.Constraints...)
 	}
-	names, err := cfg.Selected(spec.Pipeline, spec.Agents)
+	mode, names, err := modeOf(cfg, spec)
 	if err != nil {
 		return nil, inputErr(err)
-	}
-	if len(names) == 0 {
-		return nil, inputErr(errors.New("no agents to run"))
 	}
 	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv)}
 	tasks, err := set.tasks(names)
 	if err != nil {
 		return nil, inputErr(err)
+	}
+	if dm, ok := mode.(*delegateMode); ok { // every specialist can be built before the coordinator spends a token
+		if _, err := set.tasks(dm.pipeline.Agents); err != nil {
+			return nil, inputErr(err)
+		}
 	}
 	var budget *recovery.Budget
 	if cfg.Budget.MaxTokens > 0 {
@@ -110,8 +109,34 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		checkEarly:  policy.Analyzer != nil,
 		deps:        deps,
 		agents:      set,
-		mode:        selectMode{},
+		mode:        mode,
 	}, nil
+}
+
+// modeOf is the mode spec's pipeline runs and the agents it shows first:
+// select runs the selected agents; a delegation starts with its
+// coordinator (specialists appear as they start, one per topic); a stage
+// chain runs every stage, in order.
+func modeOf(cfg *config.Config, spec Spec) (Mode, []string, error) {
+	names, err := cfg.Selected(spec.Pipeline, spec.Agents)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, errors.New("no agents to run")
+	}
+	pl := cfg.Pipelines[spec.Pipeline]
+	switch pl.Mode {
+	case config.ModeDelegate:
+		pl.Agents = names // --agents narrows the specialists
+		if pl.Candidates > len(names) {
+			return nil, nil, fmt.Errorf("pipeline %q: candidates is %d but only %d specialists run (--agents)", spec.Pipeline, pl.Candidates, len(names))
+		}
+		return &delegateMode{pipeline: pl}, []string{pl.Coordinator}, nil
+	case config.ModeStages:
+		return &stagesMode{name: spec.Pipeline, pipeline: pl}, names, nil
+	}
+	return selectMode{}, names, nil
 }
 
 func keys[V any](m map[string]V) []string {

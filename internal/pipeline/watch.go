@@ -29,18 +29,23 @@ func (p *Prepared) watcher(run *datalake.Run, rep *Report) (*escalation.Watcher,
 		MaxRestarts: wc.MaxRestarts,
 		Now:         p.deps.Now,
 		Stderr:      stderr,
-		OnDecision: func(e escalation.Escalation) {
-			rep.escMu.Lock()
-			rep.Escalations = append(rep.Escalations, ledger.Draft{
-				Kind: ledger.KindEscalation, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
-				Time: e.Time.UTC(), Fields: e.LedgerFields(),
-			})
-			rep.escMu.Unlock()
-			if p.deps.OnEscalation != nil {
-				p.deps.OnEscalation(e)
-			}
-		},
+		OnDecision:  func(e escalation.Escalation) { p.escalated(rep, e) },
 	})
+}
+
+// escalated keeps escalation e for the ledger (recorded before the run's
+// entry) and tells deps.OnEscalation, which posts it when a human is
+// needed. The watcher's decisions and a failed stage come here alike.
+func (p *Prepared) escalated(rep *Report, e escalation.Escalation) {
+	rep.escMu.Lock()
+	rep.Escalations = append(rep.Escalations, ledger.Draft{
+		Kind: ledger.KindEscalation, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
+		Time: e.Time.UTC(), Fields: e.LedgerFields(),
+	})
+	rep.escMu.Unlock()
+	if p.deps.OnEscalation != nil {
+		p.deps.OnEscalation(e)
+	}
 }
 
 // reinforcements are the agents the watcher may call on, as declared:

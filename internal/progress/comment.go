@@ -16,6 +16,7 @@ const (
 	tableBudget      = 28_000
 	messageLimit     = 4_000
 	noteLimit        = 200
+	detailsLimit     = 8_000 // a mode's summary or stage checklist
 	inlineResultMax  = 3_000 // a longer π* is collapsed
 	inlineResultRows = 40
 	// reserve covers the headings and links around the result block.
@@ -41,6 +42,9 @@ func Comment(v View) string {
 		b.WriteString("Paused at checkpoint " + comment.Code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
 	}
 	b.WriteString(checklist(v))
+	if v.Details != "" {
+		b.WriteString("\n" + comment.Truncate(v.Details, detailsLimit) + "\n")
+	}
 
 	if v.Status != StatusRunning {
 		if t, left := table(v.Table, v.Selected, tableBudget); t != "" {

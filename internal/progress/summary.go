@@ -23,6 +23,9 @@ func Summary(v View) string {
 	if v.CheckpointID != "" {
 		b.WriteString("Checkpoint " + comment.Code(v.CheckpointID) + " waits for an answer on the issue: `/optr choose N [note]`.\n\n")
 	}
+	if v.Details != "" {
+		b.WriteString(v.Details + "\n\n")
+	}
 	if t := Table(v); t != "" {
 		b.WriteString("### Selection\n\n" + t + "\n")
 		switch {

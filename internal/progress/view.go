@@ -71,6 +71,10 @@ type View struct {
 	CheckpointID string
 	// Message says why the run failed, paused or was skipped (untrusted).
 	Message string
+	// Details is a pipeline mode's own account of the run (a delegation's
+	// summary, a stage checklist) as Markdown the mode escaped; shown under
+	// the agents, cut to fit.
+	Details string
 	// Started and Finished bound the run; zero when unknown.
 	Started, Finished time.Time
 }

@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/delegate"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/selection"
+)
+
+// delegateMode is a delegate pipeline (DESIGN §4.9): the coordinator plans,
+// the specialists report in parallel, the hard barrier decides. Package
+// delegate takes the ten steps; this adapter hands it the run's agents,
+// recovery, watcher and constraints, and carries its outcome into the
+// report: the results (coordinator first), the ledger members, the spec
+// folder as files to record, OVERVIEW.md as the result file.
+type delegateMode struct {
+	pipeline config.Pipeline
+	out      *delegate.Outcome
+}
+
+func (*delegateMode) Name() string { return config.ModeDelegate }
+
+func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
+	p, rep := x.Prepared, x.Report
+	o, err := delegate.Run(ctx, delegate.Input{
+		Config:   p.Spec.Config,
+		Pipeline: m.pipeline,
+		Intent:   p.Spec.Intent,
+		Workflow: p.Spec.Workflow,
+		RunID:    p.Spec.RunID,
+		Datalake: p.Spec.Datalake,
+		Dir:      p.Spec.Dir,
+		Task:     x.Task,
+		Exec:     x.Options,
+		Redact:   p.agents.secret.String,
+		Logf:     p.deps.Logf,
+	})
+	if o == nil {
+		return err
+	}
+	m.out = o
+	rep.Results = o.Results
+	rep.ModeFields = o.Ledger
+	rep.Details, rep.DetailsText = o.Summary, o.SummaryText
+	// The score table ranks the specialists' reports; the plan is not a
+	// result to select.
+	rep.Selection = selection.Select(candidates(specialists(o)), p.Spec.Config.Selection)
+	files, ferr := filesUnder(o.SpecDir)
+	if ferr != nil && err == nil {
+		err = ferr
+	}
+	rep.ExtraFiles = append(rep.ExtraFiles, files...)
+	return err
+}
+
+// Conclude implements Concluder: the barrier's verdict is the run's status,
+// OVERVIEW.md its result, and nothing is selected (every valid report
+// counts).
+func (m *delegateMode) Conclude(rep *Report) {
+	rep.Selected, rep.Trigger = "", ""
+	if m.out == nil {
+		rep.Status, rep.Message = Failed, "the delegate run did not start"
+		return
+	}
+	rep.Message = m.out.Message
+	switch m.out.Status {
+	case delegate.Completed, delegate.CompletedWithWarning:
+		rep.Status = Completed
+	default:
+		rep.Status = Failed
+	}
+	if m.out.Overview != "" {
+		rep.ResultPath = rep.Spec.DisplayPath(m.out.Overview)
+	}
+}
+
+// specialists are the outcome's results without the coordinator's.
+func specialists(o *delegate.Outcome) []*executor.Result {
+	var out []*executor.Result
+	for _, r := range o.Results {
+		if r != o.Coordinator {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// filesUnder lists the regular files under dir, absolute.
+func filesUnder(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,165 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// demoSpec is a run of pipeline from the offline demo config file, with the
+// repository root as the workspace (the demo's scripts are relative to it)
+// and the datalake in a temporary folder.
+func demoSpec(t *testing.T, file, pipeline, runID string) Spec {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(filepath.Join(root, "testdata/demo", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lake := filepath.Join(t.TempDir(), ".optr")
+	return Spec{
+		Config: cfg, Workflow: "demo", RunID: runID, Intent: "How do ledgers stay honest?", Pipeline: pipeline,
+		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl"), Dir: root,
+	}
+}
+
+func demoDeps() Deps {
+	return Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}, Getenv: func(string) string { return "" }}
+}
+
+func ledgerEntries(t *testing.T, path string) []ledger.Entry {
+	t.Helper()
+	var out []ledger.Entry
+	if err := ledger.ScanFile(path, func(e ledger.Entry) error { out = append(out, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The demo's delegation runs through the driver: the barrier decides the
+// status, OVERVIEW.md is the result, the spec folder is recorded with the
+// run, and the run entry carries the §4.9 members.
+func TestDelegateModeThroughTheDriver(t *testing.T) {
+	t.Parallel()
+	spec := demoSpec(t, "optr.yml", "research", "delegate-1")
+	var recorded []string
+	rec := recorderFunc(func(rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
+		recorded = files
+		return FileRecorder{Path: rep.Spec.LedgerPath}.Record(t.Context(), rep, drafts, files)
+	})
+	rep, err := (&Driver{Deps: demoDeps(), Recorder: rec}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Completed || rep.Selected != "" || !strings.Contains(rep.Message, "warning") {
+		t.Fatalf("status %s, selected %q, message %q", rep.Status, rep.Selected, rep.Message)
+	}
+	overview := filepath.Join(spec.Datalake, "specs", "001_demo", "OVERVIEW.md")
+	if rep.ResultPath != spec.DisplayPath(overview) {
+		t.Errorf("result path %q, want %q", rep.ResultPath, spec.DisplayPath(overview))
+	}
+	if !slices.Contains(recorded, overview) {
+		t.Errorf("OVERVIEW.md is not among the recorded files: %v", recorded)
+	}
+	if !strings.Contains(rep.Details, "Research complete: 3/4 topics (75% success)") {
+		t.Errorf("details:\n%s", rep.Details)
+	}
+	es := ledgerEntries(t, spec.LedgerPath)
+	run := es[len(es)-1]
+	if run.Kind != ledger.KindRun || run.Fields["mode"] != config.ModeDelegate || run.Fields["spec"] != "specs/001_demo" ||
+		fmt.Sprint(run.Fields["success_rate"]) != "0.75" || run.Fields["status"] != "completed" {
+		t.Fatalf("run entry %+v", run.Fields)
+	}
+	if reports, _ := run.Fields["reports"].([]any); len(reports) != 4 {
+		t.Errorf("reports %v", run.Fields["reports"])
+	}
+	errs, err := os.ReadFile(filepath.Join(spec.Datalake, "errors.jsonl"))
+	if err != nil || strings.Count(string(errs), "\n") != 1 || !strings.Contains(string(errs), `"command":"delegate"`) {
+		t.Errorf("errors.jsonl holds not exactly the one delegate failure (%v):\n%s", err, errs)
+	}
+}
+
+// The demo's stage chain runs through the driver: the last stage is π*,
+// its output result.md, and the run entry lists every stage.
+func TestStagesModeThroughTheDriver(t *testing.T) {
+	t.Parallel()
+	spec := demoSpec(t, "stages.yml", "decide", "stages-1")
+	rep, err := (&Driver{Deps: demoDeps()}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Completed || rep.Selected != "mind" {
+		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
+	}
+	result, err := os.ReadFile(filepath.Join(rep.Run.Dir, "result.md"))
+	if err != nil || string(result) != rep.Results[len(rep.Results)-1].Output {
+		t.Errorf("result.md (%v) is not the last stage's output", err)
+	}
+	es := ledgerEntries(t, spec.LedgerPath)
+	run := es[len(es)-1]
+	list, _ := run.Fields["stages"].([]any)
+	if run.Fields["mode"] != config.ModeStages || run.Fields["pipeline"] != "decide" || len(list) != 4 {
+		t.Fatalf("run entry %+v", run.Fields)
+	}
+	if !strings.Contains(rep.Details, "restarted 1×") {
+		t.Errorf("the stage checklist does not show execute's restart:\n%s", rep.Details)
+	}
+}
+
+// A stage that keeps crashing escalates and, with on-no-admissible:
+// checkpoint, pauses the run at a HICCUP checkpoint; the escalation is in
+// the ledger before the checkpoint, and no later stage ran.
+func TestStagesModeEscalatesAndPauses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, err := config.Parse("optr.yml", []byte(`agents:
+  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo '<<<OPTR:HANDOFF:second>>>'"] }
+  second: { provider: command, run: [sh, -c, "exit 3"] }
+  third: { provider: command, run: [sh, -c, "touch ran"] }
+selection: { on-no-admissible: checkpoint }
+pipelines:
+  chain: { mode: stages, agents: [first, second, third], restarts: 0 }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lake := filepath.Join(dir, ".optr")
+	spec := Spec{Config: cfg, Workflow: "w", RunID: "s-2", Intent: "go", Pipeline: "chain",
+		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl"), Dir: dir}
+	rep, err := (&Driver{Deps: demoDeps()}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Paused || rep.Trigger != checkpoint.TriggerHiccup {
+		t.Fatalf("status %s trigger %s: %s", rep.Status, rep.Trigger, rep.Message)
+	}
+	var kinds []string
+	for _, e := range ledgerEntries(t, spec.LedgerPath) {
+		kinds = append(kinds, e.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "escalation,checkpoint" {
+		t.Errorf("ledger kinds %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the third stage ran after the second failed")
+	}
+}
+
+// recorderFunc is a Recorder that is a function (for tests that watch what
+// is recorded).
+type recorderFunc func(rep *Report, drafts []ledger.Draft, files []string) (Recorded, error)
+
+func (f recorderFunc) Record(_ context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
+	return f(rep, drafts, files)
+}

@@ -1,0 +1,175 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/stages"
+)
+
+// stagesMode is a staged handoff pipeline (DESIGN §4.10): each stage runs
+// after the one before it handed off, none is ever skipped. Package stages
+// runs the chain; this adapter hands it the run's agents, recovery, watcher
+// and constraints, shows the stages as they change, and carries the
+// outcome into the report: one result per stage that ran, the last one
+// checked and selected, a failed stage's escalation, the ledger members.
+type stagesMode struct {
+	name     string
+	pipeline config.Pipeline
+	out      *stages.Outcome
+}
+
+func (*stagesMode) Name() string { return config.ModeStages }
+
+func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
+	p, rep := x.Prepared, x.Report
+	cfg := p.Spec.Config
+	feedback, err := m.feedback(p.Spec)
+	if err != nil {
+		return err
+	}
+	board := stages.NewBoard(m.pipeline.Agents)
+	o, err := stages.Run(ctx, stages.Input{
+		Config:         stages.ConfigFrom(m.name, m.pipeline),
+		Request:        x.Options.Request,
+		Run:            rep.Run,
+		Task:           x.Task,
+		Constraints:    x.Options.Constraints,
+		OnNoAdmissible: cfg.Selection.OnNoAdmissible,
+		Policy:         x.Options.Policy,
+		Supervise:      x.Options.Supervise,
+		OnEvent: func(e stages.Event) {
+			board.Apply(e)
+			if x.Options.OnEvent != nil {
+				x.Options.OnEvent(stageEvent(e))
+			}
+		},
+		Now:      x.Options.Now,
+		Logger:   logger(p.deps, m.name),
+		Feedback: feedback,
+	})
+	if o == nil {
+		return err
+	}
+	m.out = o
+	if o.Escalation != nil {
+		p.escalated(rep, *o.Escalation)
+	}
+	rep.Results = stageResults(o)
+	rep.ModeFields = o.LedgerFields()
+	lines := board.Lines()
+	rep.Details, rep.DetailsText = stages.Checklist(lines), stages.Text(lines)
+	if last := o.Last(); o.Output != "" && last.Status == stages.StatusCompleted {
+		rep.Selection = selection.Select(candidates(rep.Results[len(rep.Results)-1:]), cfg.Selection)
+	} else {
+		rep.Selection = selection.Select(nil, cfg.Selection)
+	}
+	return err
+}
+
+// Conclude implements Concluder: the chain's verdict is the run's status;
+// a completed chain's last stage is π* (its output is result.md).
+func (m *stagesMode) Conclude(rep *Report) {
+	rep.Selected, rep.Trigger = "", ""
+	if m.out == nil {
+		rep.Status, rep.Message = Failed, "the stages did not start"
+		return
+	}
+	o := m.out
+	rep.Message = o.Message
+	switch o.Status {
+	case stages.Completed:
+		rep.Status = Completed
+		if o.Output != "" {
+			rep.Selected = o.Last().Stage
+		}
+	case stages.Paused:
+		rep.Status, rep.Trigger = Paused, o.Trigger
+	default:
+		rep.Status = Failed
+	}
+}
+
+// feedback is what the first stage gets with feedback: true: the last
+// stage's output of this pipeline's previous completed run, found through
+// the ledger and checked against the hash the ledger recorded.
+func (m *stagesMode) feedback(spec Spec) (*stages.Feedback, error) {
+	if !m.pipeline.Feedback {
+		return nil, nil
+	}
+	f := stages.FeedbackFinder{Pipeline: m.name}
+	if err := ledger.ScanFile(spec.LedgerPath, f.Visit); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("find the feedback of pipeline %s in the ledger: %w", m.name, err)
+	}
+	src, ok := f.Source()
+	if !ok {
+		return nil, nil // the pipeline's first completed run is yet to come
+	}
+	data, err := os.ReadFile(filepath.Join(spec.Datalake, filepath.FromSlash(src.Path)))
+	if err != nil {
+		return nil, fmt.Errorf("read the feedback of pipeline %s (run %s): %w", m.name, src.Run, err)
+	}
+	if got := executor.SHA256Hex(string(data)); got != src.SHA256 {
+		return nil, fmt.Errorf("the feedback of pipeline %s (%s) does not match the ledger: sha256 %s, recorded %s", m.name, src.Path, got, src.SHA256)
+	}
+	return &stages.Feedback{Source: src, Content: string(data)}, nil
+}
+
+// stageResults are the stages that ran as results, in order: the score
+// table, the agent lines and the ledger's results. The last stage's output
+// and checks are the run's; earlier outputs are in stages/NN_<stage>.out.
+func stageResults(o *stages.Outcome) []*executor.Result {
+	var out []*executor.Result
+	for i, rec := range o.Stages {
+		if rec.Status == stages.StatusNotStarted {
+			continue
+		}
+		r := &executor.Result{
+			Agent: rec.Stage, Provider: rec.Provider, Status: stageStatus(rec.Status),
+			OutputSHA256: rec.OutputSHA256, ExecMS: rec.ExecMS, Restarts: rec.Restarts,
+			Reason: rec.Reason, Error: rec.Error, StartedAt: rec.StartedAt, FinishedAt: rec.FinishedAt,
+		}
+		if i == len(o.Stages)-1 && rec.Status == stages.StatusCompleted {
+			r.Output, r.Checks = o.Output, o.Checks
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func stageStatus(s stages.Status) executor.Status {
+	switch s {
+	case stages.StatusHandedOff, stages.StatusCompleted:
+		return executor.Succeeded
+	case stages.StatusEscalated:
+		return executor.Escalated
+	case stages.StatusCancelled:
+		return executor.Cancelled
+	}
+	return executor.Failed
+}
+
+// stageEvent is a stage's state change as the progress displays take an
+// agent's.
+func stageEvent(e stages.Event) executor.Event {
+	status := executor.Running
+	switch e.State {
+	case stages.StateReady:
+		status = executor.Queued
+	case stages.StateCrashed:
+		status = executor.Retrying
+	case stages.StateHandedOff, stages.StateDone:
+		status = executor.Succeeded
+	case stages.StateFailed:
+		status = executor.Failed
+	}
+	return executor.Event{Agent: e.Stage, Status: status, Elapsed: e.Elapsed, Attempt: e.Attempt}
+}
