@@ -36,6 +36,8 @@ type Job struct {
 	in   action.Inputs
 	outs *action.Outputs
 	gh   *github.Client
+	// checkpoint is the ledger checkpoint made for head (checkpointOf).
+	checkpoint struct{ head, text string }
 }
 
 // UsageError is bad input to the Action (inputs, event, config): exit 2.
@@ -182,6 +184,7 @@ type outcome struct {
 	runID, selected, resultFile, message string
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string
+	ledgerCheckpoint                     string
 	tokens                               int64
 	costUSD                              float64
 }
@@ -190,7 +193,7 @@ func (j *Job) setOutputs(o outcome) {
 	set := []struct{ name, value string }{
 		{"status", string(o.status)}, {"run-id", o.runID}, {"selected-agent", o.selected},
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
-		{"checkpoint-id", o.checkpointID},
+		{"checkpoint-id", o.checkpointID}, {"ledger-checkpoint", o.ledgerCheckpoint},
 		{"tokens", strconv.FormatInt(o.tokens, 10)}, {"cost-usd", strconv.FormatFloat(o.costUSD, 'f', -1, 64)},
 	}
 	var errs []error

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/ledger/attest"
 )
 
 const repo = githubtest.DefaultRepo
@@ -241,6 +243,23 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	if outs["result-file"] != ".optr/workflows/issue-7/runs/501-1/result.md" {
 		t.Fatalf("result-file = %q", outs["result-file"])
 	}
+	att, err := os.ReadFile(filepath.Join(j.ws, ".optr/workflows/issue-7/runs/501-1/optr-attestation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st attest.Statement
+	if err := json.Unmarshal(att, &st); err != nil {
+		t.Fatal(err)
+	}
+	result, _ := os.ReadFile(filepath.Join(j.ws, outs["result-file"]))
+	wantSubjects := []attest.Subject{attest.FileSubject(".optr/ledger.jsonl", local), attest.FileSubject(outs["result-file"], result)}
+	if diff := cmp.Diff(wantSubjects, st.Subject); diff != "" || st.Predicate.Ledger.Hash != last.Hash || st.Predicate.Selected != "good" {
+		t.Errorf("attestation subjects (-want +got):\n%s\npredicate %+v", diff, st.Predicate)
+	}
+	cp, err := ledger.ParseCheckpoint([]byte(outs["ledger-checkpoint"]))
+	if err != nil || cp.Origin != "optr/"+repo || cp.Size != 2 {
+		t.Fatalf("ledger-checkpoint %q: %+v %v", outs["ledger-checkpoint"], cp, err)
+	}
 	for _, name := range []string{"tokens", "cost-usd"} {
 		if _, ok := outs[name]; !ok {
 			t.Errorf("output %s not set", name)
@@ -250,6 +269,9 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	for _, c := range gh.Comments(repo, 7) {
 		if strings.Contains(c.Body, "<!-- optr:run=501-1 -->") {
 			progress++
+			if !strings.Contains(c.Body, outs["ledger-checkpoint"]) {
+				t.Errorf("the progress comment does not carry the ledger checkpoint:\n%s", c.Body)
+			}
 			if !strings.Contains(c.Body, last.Hash) {
 				t.Errorf("the progress comment does not show the committed head %s:\n%s", last.Hash, c.Body)
 			}
@@ -430,5 +452,42 @@ func TestUncheckedPermissionSaysReRun(t *testing.T) {
 				t.Fatalf("comments = %+v, want one with %q", cs, tc.want)
 			}
 		})
+	}
+}
+
+// With OPTR_LEDGER_KEY the checkpoint output is a signed note the public
+// key opens.
+func TestLedgerCheckpointIsSignedWithTheKey(t *testing.T) {
+	t.Parallel()
+	skey, vkey, err := ledger.GenerateKey("optr/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := githubtest.NewServer(t)
+	j := newJob(t, gh, "810")
+	j.env["INPUT_COMMIT"] = "false"
+	j.env["INPUT_INTENT"] = "say hello"
+	j.env["INPUT_WORKFLOW"] = "nightly"
+	j.env["OPTR_LEDGER_KEY"] = skey
+	j.agents("fail", `# Answer\n\nhello\n`)
+	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	outs, err := j.run()
+	if err != nil || outs["status"] != "completed" {
+		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
+	}
+	cp, signed, err := ledger.OpenCheckpoint([]byte(outs["ledger-checkpoint"]), vkey)
+	if err != nil || !signed || cp.Size != 1 {
+		t.Fatalf("checkpoint %+v signed %v: %v\n%s", cp, signed, err, outs["ledger-checkpoint"])
+	}
+	masked := false
+	for _, line := range strings.Split(j.log.String(), "\n") {
+		if strings.HasPrefix(line, "::add-mask::") {
+			masked = masked || strings.Contains(line, skey)
+		} else if strings.Contains(line, skey) {
+			t.Fatalf("a job log line holds the signing key: %s", line)
+		}
+	}
+	if !masked {
+		t.Error("the signing key was not masked")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
 )
@@ -111,6 +112,7 @@ func (pc *progressComment) Event(ev executor.Event) {
 func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
 	v := rep.View()
 	v.Title, v.Commit, v.RunURL = pc.title, rep.Commit, pc.j.runURL()
+	v.LedgerCheckpoint = pc.j.checkpointOf(rep)
 	if rep.Commit != "" {
 		v.CommitURL = pc.j.commitURL(rep.Commit)
 		if !filepath.IsAbs(rep.ResultPath) {
@@ -144,6 +146,26 @@ func (pc *progressComment) publish(ctx context.Context, v progress.View) {
 
 func (j *Job) commitURL(sha string) string {
 	return strings.TrimSuffix(j.serverURL(), "/") + "/" + j.env.Repository + "/commit/" + sha
+}
+
+// checkpointOf is the C2SP checkpoint of the ledger the run recorded,
+// signed with OPTR_LEDGER_KEY when that is set (DESIGN §4.13); "" when the
+// run recorded nothing or the checkpoint cannot be made (said in the log).
+// It is computed once per ledger head.
+func (j *Job) checkpointOf(rep *pipeline.Report) string {
+	if rep.LedgerHash == "" {
+		return ""
+	}
+	if j.checkpoint.head == rep.LedgerHash {
+		return j.checkpoint.text
+	}
+	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), strings.TrimSpace(j.Getenv("OPTR_LEDGER_KEY")))
+	if err != nil {
+		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
+		return ""
+	}
+	j.checkpoint.head, j.checkpoint.text = rep.LedgerHash, string(cp)
+	return j.checkpoint.text
 }
 
 // runURL is the page of the Actions run that runs this job.

@@ -85,7 +85,7 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
 	j.setOutputs(outcome{
 		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
 		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
-		tokens: tokens, costUSD: cost,
+		tokens: tokens, costUSD: cost, ledgerCheckpoint: j.checkpointOf(rep),
 	})
 }
 

@@ -24,16 +24,12 @@ func (c *CLI) ledgerCheckpoint(f ledgerFlags) error {
 	if err != nil {
 		return err
 	}
-	ts, err := ledger.VerifyTree(f.path)
+	out, err := ledger.HeadCheckpoint(f.path, c.origin(f.origin), skey)
 	if err != nil {
-		return c.verifyFailure(f.path, err)
-	}
-	cp := ledger.Checkpoint{Origin: c.origin(f.origin), Size: ts.Entries, Root: ts.Root}
-	out := []byte(cp.Text())
-	if skey != "" {
-		if out, err = cp.Sign(skey); err != nil {
+		if errors.Is(err, ledger.ErrBadKey) {
 			return usageErr(err)
 		}
+		return c.verifyFailure(f.path, err)
 	}
 	_, err = c.Stdout.Write(out)
 	return err

@@ -41,12 +41,16 @@ func (c Checkpoint) Text() string {
 	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root[:]))
 }
 
+// ErrBadKey is the error Sign returns for a key that is not a note signing
+// key.
+var ErrBadKey = errors.New("the key is not a note signing key")
+
 // Sign returns the checkpoint as a signed note (golang.org/x/mod/sumdb/note)
 // with the private key skey, as GenerateKey or `optr ledger keygen` made it.
 func (c Checkpoint) Sign(skey string) ([]byte, error) {
 	s, err := note.NewSigner(strings.TrimSpace(skey))
 	if err != nil {
-		return nil, fmt.Errorf("sign the checkpoint: the key is not a note signing key: %w", err)
+		return nil, fmt.Errorf("sign the checkpoint: %w: %w", ErrBadKey, err)
 	}
 	msg, err := note.Sign(&note.Note{Text: c.Text()}, s)
 	if err != nil {
@@ -152,4 +156,19 @@ func (t TreeSummary) Holds(c Checkpoint) error {
 		return &CheckpointMismatchError{Checkpoint: c, Entries: t.Entries, Root: root}
 	}
 	return nil
+}
+
+// HeadCheckpoint is the checkpoint of the ledger at path as it is now, for origin,
+// as a signed note when skey (a private key, see GenerateKey) is set, else
+// as plain checkpoint text. It verifies the ledger on the way.
+func HeadCheckpoint(path, origin, skey string) ([]byte, error) {
+	ts, err := VerifyTree(path)
+	if err != nil {
+		return nil, err
+	}
+	cp := Checkpoint{Origin: origin, Size: ts.Entries, Root: ts.Root}
+	if skey == "" {
+		return []byte(cp.Text()), nil
+	}
+	return cp.Sign(skey)
 }

@@ -225,6 +225,9 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 		return err
 	}
 	rep.Finished = now.UTC()
+	if err := rep.attest(); err != nil {
+		d.Deps.logf("optr-attestation.json: %v", err) // the run is recorded; the attestation is an extra
+	}
 	return nil
 }
 

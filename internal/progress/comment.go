@@ -249,7 +249,11 @@ func footer(v View) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "\n" + strings.Join(parts, " · ") + "\n"
+	out := "\n" + strings.Join(parts, " · ") + "\n"
+	if v.LedgerCheckpoint != "" {
+		out += "\n<details><summary>Ledger checkpoint</summary>\n\n" + comment.Fence(v.LedgerCheckpoint) + "\n</details>\n"
+	}
+	return out
 }
 
 // link is [text](url), or "" unless url is an https URL.

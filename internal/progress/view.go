@@ -67,6 +67,9 @@ type View struct {
 	Commit string
 	// CommitURL links to that commit.
 	CommitURL string
+	// LedgerCheckpoint is the ledger's C2SP checkpoint after the run
+	// (DESIGN §4.13), shown collapsed under the footer.
+	LedgerCheckpoint string
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
 	// Message says why the run failed, paused or was skipped (untrusted).
