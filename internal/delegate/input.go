@@ -46,8 +46,6 @@ type Input struct {
 	// (for the progress comment's checklist). It must be safe for
 	// concurrent use.
 	OnProgress func(Progress)
-	// Logf logs diagnostics; nil discards them.
-	Logf func(format string, args ...any)
 }
 
 func (in *Input) now() time.Time {
@@ -55,12 +53,6 @@ func (in *Input) now() time.Time {
 		return in.Exec.Now()
 	}
 	return time.Now()
-}
-
-func (in *Input) logf(format string, args ...any) {
-	if in.Logf != nil {
-		in.Logf(format, args...)
-	}
 }
 
 func (in *Input) redact(s string) string {

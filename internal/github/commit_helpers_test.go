@@ -66,7 +66,6 @@ func headOf(t testing.TB, l string) ledger.Head {
 // ledger it is given, and records what it was given.
 type appendLine struct {
 	line string
-	t    testing.TB
 	mu   sync.Mutex
 	seen []string
 }

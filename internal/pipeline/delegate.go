@@ -37,7 +37,6 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 		Task:     x.Task,
 		Exec:     x.Options,
 		Redact:   p.agents.secret.String,
-		Logf:     p.deps.Logf,
 	})
 	if o == nil {
 		return err
