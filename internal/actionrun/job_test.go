@@ -491,3 +491,62 @@ func TestLedgerCheckpointIsSignedWithTheKey(t *testing.T) {
 		t.Error("the signing key was not masked")
 	}
 }
+
+// copyDemo copies the offline demo (configs, agents, checks) into the
+// workspace, where its relative paths resolve.
+func (j *job) copyDemo() {
+	j.t.Helper()
+	src := filepath.Join("..", "..", "testdata", "demo")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		j.file(filepath.Join("testdata", "demo", rel), string(data))
+		return nil
+	})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+}
+
+// A delegate pipeline dispatched in Actions commits the spec folder with
+// the ledger, reports OVERVIEW.md as its result, and shows the summary in
+// the job summary.
+func TestDispatchedDelegateRunCommitsTheSpecFolder(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	j := newJob(t, gh, "950")
+	j.copyDemo()
+	j.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	j.env["INPUT_PIPELINE"] = "research"
+	j.env["INPUT_WORKFLOW"] = "research"
+	j.env["INPUT_INTENT"] = "How do ledgers stay honest?"
+	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	outs, err := j.run()
+	if err != nil || outs["status"] != "completed" {
+		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
+	}
+	if outs["result-file"] != ".optr/specs/001_research/OVERVIEW.md" || outs["selected-agent"] != "" {
+		t.Fatalf("outputs %v", outs)
+	}
+	files := gh.Files(repo, "optr-ledger")
+	for _, want := range []string{".optr/specs/001_research/OVERVIEW.md", ".optr/specs/001_research/.invocation-plan.txt",
+		".optr/specs/001_research/reports/001_hash-chains.md"} {
+		if _, ok := files[want]; !ok {
+			t.Errorf("%s was not committed", want)
+		}
+	}
+	es := committedLedger(t, gh, "optr-ledger")
+	if run := es[len(es)-1]; run.Fields["mode"] != "delegate" || run.Fields["spec"] != "specs/001_research" {
+		t.Fatalf("run entry %v", run.Fields)
+	}
+	summary, _ := os.ReadFile(j.env["GITHUB_STEP_SUMMARY"])
+	if !strings.Contains(string(summary), "Research complete: 3/4 topics (75% success)") {
+		t.Errorf("the job summary has no delegate summary:\n%s", summary)
+	}
+}
