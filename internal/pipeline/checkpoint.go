@@ -34,6 +34,13 @@ type ResumeState struct {
 	Selection   selection.Result            `json:"selection"`
 	Message     string                      `json:"message,omitempty"`
 	Started     time.Time                   `json:"started"`
+	// Mode, ModeFields, ExtraFiles and Details are the mode's part of the
+	// report (a stage chain paused at a HICCUP keeps its stages member).
+	Mode        string         `json:"mode,omitempty"`
+	ModeFields  map[string]any `json:"mode_fields,omitempty"`
+	ExtraFiles  []string       `json:"extra_files,omitempty"`
+	Details     string         `json:"details,omitempty"`
+	DetailsText string         `json:"details_text,omitempty"`
 }
 
 // Raise builds the checkpoint for a paused report: trigger, context,
@@ -107,6 +114,7 @@ func (rep *Report) resumeState() ResumeState {
 		Workflow: rep.Spec.Workflow, RunID: rep.Spec.RunID, Intent: rep.Spec.Intent, Commit: rep.Spec.Commit,
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
+		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -146,6 +154,7 @@ func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPat
 		},
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
+		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
 	}
 	return rep, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -153,6 +154,28 @@ pipelines:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Error("the third stage ran after the second failed")
+	}
+
+	// Resumed with Skip, the run is recorded as a stages run still.
+	cp, err := checkpoint.Load(datalake.Open(lake).CheckpointPath(rep.CheckpointID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := checkpoint.Decide(cp, 2, "ada", "", checkpoint.SourceCLI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Resume(cp, cfg, lake, spec.LedgerPath, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Driver{Deps: demoDeps()}).Resume(t.Context(), back, cp, dec); err != nil {
+		t.Fatal(err)
+	}
+	es := ledgerEntries(t, spec.LedgerPath)
+	run := es[len(es)-1]
+	if list, _ := run.Fields["stages"].([]any); run.Kind != ledger.KindRun || run.Fields["mode"] != config.ModeStages || len(list) != 3 {
+		t.Fatalf("resumed run entry %s %v", run.Kind, run.Fields)
 	}
 }
 
