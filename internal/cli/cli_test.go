@@ -404,4 +404,14 @@ func TestSeedConstraintsFlag(t *testing.T) {
 	if len(out.Table) != 1 || out.Table[0].Invariants == nil {
 		t.Fatalf("table = %+v", out.Table)
 	}
+	// invariants is the list of passed constraints, as in the ledger.
+	var raw struct {
+		Table []map[string]any `json:"table"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := raw.Table[0]["invariants"].([]any); !ok || len(got) != 3 {
+		t.Fatalf("table[0].invariants = %#v, want the three passed constraints", raw.Table[0]["invariants"])
+	}
 }

@@ -110,7 +110,7 @@ func constraintInfo(cs []check.Constraint) []ConstraintInfo {
 type TableRow struct {
 	selection.Row
 	Status     executor.Status `json:"status"`
-	Invariants []string        `json:"invariant_names"`
+	Invariants []string        `json:"invariants"`
 	Failed     []string        `json:"failed"`
 	TTVms      int64           `json:"ttv_ms"`
 	ExecMS     int64           `json:"exec_ms"`

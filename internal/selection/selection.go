@@ -28,7 +28,7 @@ type Row struct {
 	Agent      string  `json:"agent"`
 	Admissible bool    `json:"admissible"`
 	Candidate  bool    `json:"candidate"`
-	Invariants float64 `json:"invariants"`
+	Invariants float64 `json:"invariants_score"`
 	TTV        float64 `json:"ttv"`
 	Exec       float64 `json:"exec"`
 	Preference float64 `json:"preference"`
