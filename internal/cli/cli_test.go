@@ -411,7 +411,7 @@ func TestSeedConstraintsFlag(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := raw.Table[0]["invariants"].([]any); !ok || len(got) != 3 {
-		t.Fatalf("table[0].invariants = %#v, want the three passed constraints", raw.Table[0]["invariants"])
+	if got, ok := raw.Table[0]["invariants"].([]any); !ok || len(got) != 4 {
+		t.Fatalf("table[0].invariants = %#v, want the four passed constraints", raw.Table[0]["invariants"])
 	}
 }
