@@ -2,4 +2,12 @@
 // §4.4): where each run's resolved workflow, agent outputs, selection and
 // result live, and how they are written — atomically, and never over a file
 // a finished run wrote.
+//
+// It is also the one writer of every file optr keeps under a datalake: the
+// packages that own other parts of the layout (checkpoint files, a
+// delegation's spec folder, the watcher's .coordination directory) write
+// them through WriteOnce, Replace, Append and CreateExclusive, so that each
+// byte is redacted by construction when the lake was opened with
+// OpenRedacted. Files outside a datalake (the config, the workspace) are
+// not written through it.
 package datalake
