@@ -1,35 +1,12 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/optr-dev/optr/internal/demotest"
 	"strings"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
-
-// copyDemo copies the repository's offline demo (configs, agents, checks)
-// into the runner's workspace, where its relative paths resolve.
-func (r *runner) copyDemo() {
-	r.t.Helper()
-	src := filepath.Join("..", "..", "testdata", "demo")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		r.file(filepath.Join("testdata", "demo", rel), string(data))
-		return nil
-	})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-}
 
 // A labelled issue runs the demo's delegate pipeline in the built binary:
 // the §4.9 files are committed with the ledger, result-file is OVERVIEW.md,
@@ -41,7 +18,7 @@ func TestActionLabelledDelegateRun(t *testing.T) {
 	writer(gh, "maintainer")
 	gh.AddIssue(repo, 61, "How do ledgers stay honest?", "Research how tamper-evident ledgers stay honest.", "maintainer")
 	r := newRunner(t, gh, "6101")
-	r.copyDemo()
+	demotest.Copy(t, r.ws)
 	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
 	r.env["INPUT_PIPELINE"] = "research"
 	r.event("issues", "issues.labeled.json", labeled(61, "optr", "maintainer"))
@@ -81,7 +58,7 @@ func TestActionDispatchedStagesRun(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "6201")
-	r.copyDemo()
+	demotest.Copy(t, r.ws)
 	r.env["INPUT_CONFIG"] = "testdata/demo/stages.yml"
 	r.env["INPUT_PIPELINE"] = "decide"
 	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/optr-dev/optr/internal/demotest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -492,28 +493,6 @@ func TestLedgerCheckpointIsSignedWithTheKey(t *testing.T) {
 	}
 }
 
-// copyDemo copies the offline demo (configs, agents, checks) into the
-// workspace, where its relative paths resolve.
-func (j *job) copyDemo() {
-	j.t.Helper()
-	src := filepath.Join("..", "..", "testdata", "demo")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		j.file(filepath.Join("testdata", "demo", rel), string(data))
-		return nil
-	})
-	if err != nil {
-		j.t.Fatal(err)
-	}
-}
-
 // A delegate pipeline dispatched in Actions commits the spec folder with
 // the ledger, reports OVERVIEW.md as its result, and shows the summary in
 // the job summary.
@@ -521,7 +500,7 @@ func TestDispatchedDelegateRunCommitsTheSpecFolder(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	j := newJob(t, gh, "950")
-	j.copyDemo()
+	demotest.Copy(t, j.ws)
 	j.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
 	j.env["INPUT_PIPELINE"] = "research"
 	j.env["INPUT_WORKFLOW"] = "research"

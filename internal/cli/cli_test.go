@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/optr-dev/optr/internal/demotest"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,25 +21,7 @@ import (
 func demoWorkspace(t *testing.T) string {
 	t.Helper()
 	ws := t.TempDir()
-	src := filepath.Join("..", "..", "testdata", "demo")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(ws, "testdata", "demo", rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o755)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	demotest.Copy(t, ws)
 	t.Chdir(ws)
 	return ws
 }

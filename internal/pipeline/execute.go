@@ -245,28 +245,11 @@ func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result)
 	}
 }
 
+// candidates are results as selection sees them.
 func candidates(results []*executor.Result) []selection.Candidate {
 	out := make([]selection.Candidate, len(results))
 	for i, r := range results {
-		passed, verified := 0, 0
-		for _, v := range r.Checks.Verdicts {
-			switch v.Status {
-			case check.Passed:
-				passed++
-				verified++
-			case check.Failed:
-				verified++
-			}
-		}
-		out[i] = selection.Candidate{
-			Agent:      r.Agent,
-			HasOutput:  r.HasOutput(),
-			Admissible: r.HasOutput() && r.Checks.Admissible,
-			Passed:     passed,
-			Verified:   verified,
-			TTV:        time.Duration(r.TTVms) * time.Millisecond,
-			Exec:       time.Duration(r.ExecMS) * time.Millisecond,
-		}
+		out[i] = r.Candidate()
 	}
 	return out
 }
