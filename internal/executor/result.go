@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Status is an agent's final state in a run.
@@ -83,6 +84,12 @@ type Result struct {
 	Decision     string `json:"decision,omitempty"`
 	DecisionID   string `json:"decision_id,omitempty"`
 	DecisionNote string `json:"decision_note,omitempty"`
+
+	// Change is the agent's code change when it worked in a git worktree
+	// of its own (DESIGN §4.12): files changed, lines added and removed,
+	// patch_sha256. The patch itself is agent-outputs/<agent>.patch. Nil
+	// when agents do not change code.
+	Change *worktree.Change `json:"change,omitempty"`
 
 	// Checks is filled after the result was captured; it is not part of the
 	// agent output file (the selection file holds the verdicts).

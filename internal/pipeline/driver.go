@@ -32,6 +32,9 @@ type Driver struct {
 	// Asker answers checkpoints on the spot; nil leaves every pause saved
 	// for a later answer.
 	Asker Asker
+	// Deliverer delivers π*'s code change when agents change code
+	// (changes.go); nil delivers nothing.
+	Deliverer Deliverer
 }
 
 // Recorder keeps a run's ledger entries: appended to a local file (the
@@ -124,6 +127,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	if rep.Status == Paused {
 		err = d.pause(ctx, rep)
 	} else {
+		d.deliver(ctx, rep)
 		err = d.record(ctx, rep)
 	}
 	if err != nil {
@@ -204,6 +208,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 	if dec.Action == checkpoint.ActionPause {
 		return nil
 	}
+	d.deliver(ctx, rep)
 	return d.record(ctx, rep, checkpoint.DecisionDraft(cp, dec, d.now()))
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,6 +78,9 @@ type Report struct {
 	// shown under the agents in the progress comment and the job summary;
 	// DetailsText is the same for a terminal.
 	Details, DetailsText string
+	// Delivery is how π*'s code change was delivered (changes.mode,
+	// DESIGN §4.12): the pull request, or applied; zero when not.
+	Delivery Delivery
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -103,6 +107,11 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
 		p.deps.logf("marked %d runs of killed optr processes abandoned, removed %d stale temporary files", len(stale.Abandoned), len(stale.Removed))
 	}
+	changes, err := p.startChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer changes.close(ctx, p.deps.logf)
 	run, err := lake.NewRun(spec.Workflow, spec.RunID)
 	if err != nil {
 		if errors.Is(err, datalake.ErrRunExists) {
@@ -118,25 +127,29 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	spares, synth := p.reinforcements()
+	tasks := slices.Clone(p.tasks)
+	if err := changes.place(ctx, tasks, spares, synth); err != nil {
+		return nil, err
+	}
 	w, err := p.watcher(run, rep)
 	if err != nil {
 		return nil, fmt.Errorf("start the watcher: %w", err)
 	}
 	stop := w.Start(ctx)
-	spares, synth := p.reinforcements()
 	x := &Execution{
 		Prepared: p,
 		Report:   rep,
 		Options: executor.Options{
-			Tasks:               p.tasks,
+			Tasks:               tasks,
 			Request:             p.request(outDir),
 			MaxParallel:         spec.Config.Executor.MaxParallel,
 			Constraints:         p.Constraints,
 			Policy:              p.policy,
 			CheckDuringRecovery: p.checkEarly,
-			Sink: func(r *executor.Result) error {
+			Sink: changes.sink(ctx, run, func(r *executor.Result) error {
 				return run.WriteJSON(filepath.Join(datalake.DirOutputs, r.Agent+".json"), r)
-			},
+			}),
 			OnEvent:     p.deps.OnEvent,
 			Now:         p.deps.Now,
 			Supervise:   w.Supervise,

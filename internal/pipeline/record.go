@@ -209,6 +209,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		if r.CostUSD > 0 {
 			res["cost_usd"] = r.CostUSD
 		}
+		if r.Change != nil {
+			res["patch_sha256"] = r.Change.PatchSHA256
+		}
 		results = append(results, res)
 	}
 	names := make([]any, 0, len(rep.ConstraintInfo))
@@ -229,6 +232,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	}
 	if rep.Spec.Commit != "" {
 		fields["commit"] = rep.Spec.Commit
+	}
+	if rep.Delivery.PullRequest > 0 {
+		fields["pull_request"] = int64(rep.Delivery.PullRequest)
 	}
 	for k, v := range rep.ModeFields {
 		fields[k] = v

@@ -52,6 +52,9 @@ type Deps struct {
 	Stderr io.Writer
 	// Logf logs diagnostics (malformed frames, retries); nil = discard.
 	Logf func(format string, args ...any)
+	// WorktreeRoot holds the agents' git worktrees when they change code
+	// (outside the workspace; "" = worktree.DefaultRoot()).
+	WorktreeRoot string
 }
 
 func (d Deps) now() time.Time {

@@ -15,7 +15,8 @@ func (rep *Report) View() progress.View {
 		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: progress.Status(rep.Status),
 		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
 		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
-		Details: rep.Details,
+		Details:     rep.Details,
+		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL,
 	}
 	for _, r := range rep.Results {
 		v.Agents = append(v.Agents, agentLine(r))

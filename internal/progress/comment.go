@@ -246,6 +246,13 @@ func footer(v View) string {
 		}
 		parts = append(parts, "commit "+c)
 	}
+	if v.PullRequest > 0 {
+		pr := fmt.Sprintf("#%d", v.PullRequest)
+		if l := link(pr, v.PullRequestURL); l != "" {
+			pr = l
+		}
+		parts = append(parts, "pull request "+pr)
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -70,6 +70,10 @@ type View struct {
 	// LedgerCheckpoint is the ledger's C2SP checkpoint after the run
 	// (DESIGN §4.13), shown collapsed under the footer.
 	LedgerCheckpoint string
+	// PullRequest is the number of the pull request holding π*'s code
+	// change (0: none); PullRequestURL its page.
+	PullRequest    int
+	PullRequestURL string
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
 	// Message says why the run failed, paused or was skipped (untrusted).

@@ -1,0 +1,312 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/worktree"
+)
+
+// Code changes as results (DESIGN §4.12): with changes.mode other than
+// none, every command agent of the run works in a git worktree of its own,
+// its change is captured as agent-outputs/<agent>.patch when it ends, its
+// command checks run in its worktree, and the hard constraint "changes"
+// (worktree.Run.Constraint) makes an empty, protected or too large change
+// inadmissible. After Conclude, only π*'s patch is handed to the Driver's
+// Deliverer (a pull request in the Action, git apply --index in the CLI),
+// before the run is recorded, so that the `run` entry names the pull
+// request.
+
+// PatchFile is the path, in a run's directory, of agent's patch.
+func PatchFile(agentName string) string {
+	return filepath.Join(datalake.DirOutputs, agentName+".patch")
+}
+
+// codeChanges holds the worktrees of a run whose agents change code. A nil
+// *codeChanges (changes.mode none) leaves every hook a no-op.
+type codeChanges struct {
+	run    *worktree.Run
+	limits worktree.Limits
+
+	mu    sync.Mutex
+	trees map[string]*placed // by configured agent name
+	synth string             // the synthesizer's agent name, when it has a tree
+}
+
+// placed is one agent's worktree and how often the agent was launched in it.
+type placed struct {
+	tree     *worktree.Tree
+	mu       sync.Mutex
+	launches int
+}
+
+// startChanges starts the run's worktrees (pruning those of runs that were
+// killed) and adds the "changes" constraint to the run's constraints. It
+// returns nil when the config's changes.mode is none.
+func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
+	cfg := p.Spec.Config.Changes
+	if !cfg.On() {
+		return nil, nil
+	}
+	if name := p.mode.Name(); name != config.ModeSelect {
+		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode select", cfg.Mode, name))
+	}
+	run, err := worktree.Start(ctx, worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID})
+	if err != nil {
+		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
+	}
+	c := &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}
+	policy := worktree.Policy{Protect: cfg.Protect, MaxFiles: cfg.MaxFiles}
+	p.Constraints = append(slices.Clip(p.Constraints), run.Constraint(policy, c.limits))
+	return c, nil
+}
+
+// place gives every command agent among tasks, spares and the synthesizer
+// a worktree of its own: its working directory, where its command checks
+// run too. An agent that appears twice (a synthesizer that is also a task)
+// shares its worktree, reset before each launch.
+func (c *codeChanges) place(ctx context.Context, tasks, spares []executor.Task, synth *executor.Task) error {
+	if c == nil {
+		return nil
+	}
+	for _, ts := range [][]executor.Task{tasks, spares} {
+		for i := range ts {
+			if err := c.placeOne(ctx, &ts[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if synth != nil && synth.Provider == config.ProviderCommand {
+		if err := c.placeOne(ctx, synth); err != nil {
+			return err
+		}
+		c.synth = synth.Agent.Name()
+	}
+	return nil
+}
+
+func (c *codeChanges) placeOne(ctx context.Context, t *executor.Task) error {
+	if t.Provider != config.ProviderCommand {
+		return nil // an LLM agent answers in text; it has no files to change
+	}
+	name := t.Agent.Name()
+	c.mu.Lock()
+	pl, ok := c.trees[name]
+	c.mu.Unlock()
+	if !ok {
+		tree, err := c.run.Add(ctx, name)
+		if err != nil {
+			return err
+		}
+		pl = &placed{tree: tree}
+		c.mu.Lock()
+		c.trees[name] = pl
+		c.mu.Unlock()
+	}
+	t.Dir = pl.tree.Dir()
+	t.Agent = inWorktree{Agent: t.Agent, at: pl, limits: c.limits}
+	return nil
+}
+
+// inWorktree runs an agent in its worktree: every launch after the first
+// (a retry, a restart, a spare's second task) starts from the base again,
+// and each launch's change is captured as soon as the agent is done, so
+// that checks during recovery judge that launch's change.
+type inWorktree struct {
+	agent.Agent
+	at     *placed
+	limits worktree.Limits
+}
+
+// Run implements agent.Agent.
+func (a inWorktree) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+	a.at.mu.Lock()
+	a.at.launches++
+	again := a.at.launches > 1
+	a.at.mu.Unlock()
+	if again {
+		if err := a.at.tree.Reset(ctx); err != nil {
+			return agent.Response{}, agent.Errorf(agent.Systematic, "worktree", "%v", err)
+		}
+	}
+	resp, err := a.Agent.Run(ctx, req)
+	// Captured even when the agent failed or was stopped: what it left is
+	// its change. The Sink captures again if this fails.
+	_, _ = a.at.tree.Capture(context.WithoutCancel(ctx), a.limits)
+	return resp, err
+}
+
+// treeFor returns the worktree of the agent whose result is named name:
+// the agent's own name, "synthesis" for the synthesizer, or a spare's name
+// with a "-N" suffix (a spare that took over a second task).
+func (c *codeChanges) treeFor(name string) *placed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pl, ok := c.trees[name]; ok {
+		return pl
+	}
+	if name == executor.SynthesisAgent && c.synth != "" {
+		return c.trees[c.synth]
+	}
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return c.trees[name[:i]]
+		}
+	}
+	return nil
+}
+
+// sink records each result's change before next (the agent-outputs JSON)
+// and before its checks run: the change on the result, the patch in
+// agent-outputs/<agent>.patch.
+func (c *codeChanges) sink(ctx context.Context, run *datalake.Run, next func(*executor.Result) error) func(*executor.Result) error {
+	if c == nil {
+		return next
+	}
+	return func(r *executor.Result) error {
+		pl := c.treeFor(r.Agent)
+		if pl == nil {
+			return next(r)
+		}
+		ch, ok := pl.tree.Captured()
+		if !ok {
+			var err error
+			if ch, err = pl.tree.Capture(ctx, c.limits); err != nil {
+				return errors.Join(err, next(r))
+			}
+		}
+		var werr error
+		if len(ch.Patch) > 0 {
+			werr = run.WriteFile(PatchFile(r.Agent), ch.Patch)
+		}
+		ch.Patch = nil // kept in the file, not in memory or JSON
+		r.Change = &ch
+		return errors.Join(werr, next(r))
+	}
+}
+
+// close removes every worktree of the run, however the run ended.
+func (c *codeChanges) close(ctx context.Context, logf func(string, ...any)) {
+	if c == nil {
+		return
+	}
+	if err := c.run.Close(ctx); err != nil {
+		logf("remove the agents' worktrees: %v", err)
+	}
+}
+
+// Delivery is how π*'s change left the run.
+type Delivery struct {
+	// PullRequest is the number of the pull request opened with the
+	// change (0: none); URL its page; Branch the branch holding the change.
+	PullRequest int
+	URL, Branch string
+	// Applied is true when the change was applied to the working tree.
+	Applied bool
+}
+
+// Deliverer delivers the selected result's code change: it opens the
+// pull request (the Action) or applies the patch to the working tree (the
+// CLI). The Driver calls it once π* is final and before the run is
+// recorded, so that the `run` ledger entry records the pull request; a
+// paused run's change is delivered only after the human chose (Resume).
+type Deliverer interface {
+	// Deliver delivers patch, the change of rep.Selected (verified against
+	// its patch_sha256). An error leaves the run failed, with the reason,
+	// and must mean nothing was applied or pushed.
+	Deliver(ctx context.Context, rep *Report, patch []byte) (Delivery, error)
+}
+
+// ApplyChange is the CLI's Deliverer for changes.mode apply: π*'s patch is
+// applied to the workspace's working tree and index with git apply
+// --index, checked first and never partially.
+type ApplyChange struct {
+	// Git is the git binary; empty means "git" on PATH.
+	Git string
+}
+
+// Deliver implements Deliverer.
+func (a ApplyChange) Deliver(ctx context.Context, rep *Report, patch []byte) (Delivery, error) {
+	if err := worktree.Apply(ctx, a.Git, rep.Spec.Dir, patch); err != nil {
+		return Delivery{}, err
+	}
+	return Delivery{Applied: true}, nil
+}
+
+// Patch returns the patch of the named agent's result as the run kept it
+// (agent-outputs/<agent>.patch), after checking it against the result's
+// patch_sha256. An error wraps fs.ErrNotExist when the file is missing
+// from this checkout (a resumed run whose files live on the ledger branch).
+func (rep *Report) Patch(agentName string) ([]byte, error) {
+	r := rep.result(agentName)
+	if r == nil || r.Change == nil {
+		return nil, fmt.Errorf("%s did not work in a worktree, so it has no change", agentName)
+	}
+	if r.Change.Refused != "" {
+		return nil, fmt.Errorf("the change of %s was refused: %s", agentName, r.Change.Refused)
+	}
+	if len(r.Change.Files) == 0 {
+		return nil, fmt.Errorf("%s changed no file", agentName)
+	}
+	patch, err := os.ReadFile(rep.Run.Path(PatchFile(agentName)))
+	if err != nil {
+		return nil, fmt.Errorf("read the change of %s: %w", agentName, err)
+	}
+	if got := worktree.SHA256Hex(patch); got != r.Change.PatchSHA256 {
+		return nil, fmt.Errorf("the change of %s in %s has sha256 %s, but the run recorded %s: it was altered", agentName, PatchFile(agentName), got, r.Change.PatchSHA256)
+	}
+	return patch, nil
+}
+
+// deliver hands π*'s change to the Deliverer. It does nothing unless
+// agents change code and the run completed with π* selected. A change the
+// "changes" constraint refused is delivered only when a human chose it at
+// a checkpoint, never by selection.on-no-admissible: least-bad. A change
+// that cannot be delivered fails the run, with the reason, and the run is
+// recorded as usual.
+func (d *Driver) deliver(ctx context.Context, rep *Report) {
+	cfg := rep.Spec.Config.Changes
+	if !cfg.On() || rep.Status != Completed || rep.Selected == "" {
+		return
+	}
+	fail := func(format string, args ...any) {
+		rep.Status = Failed
+		rep.Message = fmt.Sprintf("π* = %s was selected, but its change was not delivered: ", rep.Selected) + fmt.Sprintf(format, args...)
+	}
+	r := rep.result(rep.Selected)
+	if r != nil && rep.CheckpointID == "" {
+		for _, v := range r.Checks.Verdicts {
+			if v.Constraint == worktree.VerdictName && v.Status == check.Failed {
+				fail("%s", v.Reason)
+				return
+			}
+		}
+	}
+	if d.Deliverer == nil {
+		d.Deps.logf("changes.mode is %s, which this face of optr does not deliver; π*'s change is %s", cfg.Mode, rep.Spec.DisplayPath(rep.Run.Path(PatchFile(rep.Selected))))
+		return
+	}
+	patch, err := rep.Patch(rep.Selected)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	got, err := d.Deliverer.Deliver(ctx, rep, patch)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	rep.Delivery = got
+}

@@ -1,0 +1,194 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/worktree"
+)
+
+// changesConfig has three command agents that change greet.txt
+// differently, and a command check that only beta's change passes; gamma
+// also touches a protected path. extra is appended to the YAML.
+func changesConfig(t *testing.T, extra string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; echo hola > greet.txt; echo alpha done"] }
+  beta:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo world > world.txt; echo beta done"] }
+  gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo 'on: pull_request' > .github/workflows/ci.yml; echo gamma done"] }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+changes: { mode: apply }
+`+extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+var changesBase = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
+
+func changesSpec(t *testing.T, cfg *config.Config, ws string) (Spec, Deps) {
+	t.Helper()
+	lake := filepath.Join(t.TempDir(), "lake")
+	s := Spec{Config: cfg, Workflow: "w", RunID: "r1", Intent: "greet the world", Dir: ws,
+		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl")}
+	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	deps := Deps{
+		Environ:      append([]string{"PATH=" + os.Getenv("PATH")}, gittest.Env...),
+		Now:          func() time.Time { return now },
+		WorktreeRoot: filepath.Join(t.TempDir(), "wt"),
+	}
+	return s, deps
+}
+
+// Three command agents change the same file differently, each in its own
+// worktree; the command check runs in each worktree; only beta passes it
+// and touches no protected path, and only its change reaches the working
+// tree (changes.mode apply). Every result records its change and the
+// ledger its patch_sha256; the worktrees are gone afterwards.
+func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	spec, deps := changesSpec(t, changesConfig(t, ""), ws)
+	d := &Driver{Deps: deps, Deliverer: ApplyChange{}}
+	rep, err := d.Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+		t.Fatalf("run %s, π* = %q, delivery %+v (%s); want completed, beta, applied", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain; cat greet.txt"); got != "M  greet.txt\nA  world.txt\nhello, world" {
+		t.Errorf("the workspace after apply:\n%s", got)
+	}
+	reasons := map[string]string{}
+	for _, r := range rep.Results {
+		if r.Change == nil {
+			t.Fatalf("%s: no change recorded", r.Agent)
+		}
+		patch, err := os.ReadFile(rep.Run.Path(PatchFile(r.Agent)))
+		if err != nil || worktree.SHA256Hex(patch) != r.Change.PatchSHA256 {
+			t.Errorf("%s: patch file %v, sha %s vs %s", r.Agent, err, worktree.SHA256Hex(patch), r.Change.PatchSHA256)
+		}
+		for _, v := range r.Checks.Verdicts {
+			if v.Status == check.Failed {
+				reasons[r.Agent] += v.Constraint + ": " + v.Reason + ";"
+			}
+		}
+	}
+	if len(reasons) != 2 || !strings.HasPrefix(reasons["alpha"], "greets-world: ") ||
+		reasons["gamma"] != `changes: the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect);` {
+		t.Errorf("failed checks: %q", reasons)
+	}
+	beta := rep.result("beta").Change
+	if len(beta.Files) != 2 || beta.Added != 2 || beta.Removed != 1 {
+		t.Errorf("beta's change: %+v", beta)
+	}
+	// The agent-outputs JSON carries the change; the ledger its sha256.
+	var onDisk struct {
+		Change *worktree.Change `json:"change"`
+	}
+	data, err := os.ReadFile(rep.Run.Path("agent-outputs/beta.json"))
+	if err != nil || json.Unmarshal(data, &onDisk) != nil || onDisk.Change == nil || onDisk.Change.PatchSHA256 != beta.PatchSHA256 {
+		t.Errorf("agent-outputs/beta.json: %v %s", err, data)
+	}
+	run := rep.Entries[len(rep.Entries)-1]
+	for _, res := range run.Fields["results"].([]any) {
+		m := res.(map[string]any)
+		if m["patch_sha256"] != rep.result(m["agent"].(string)).Change.PatchSHA256 {
+			t.Errorf("ledger result %v: patch_sha256 %v", m["agent"], m["patch_sha256"])
+		}
+	}
+	if _, ok := run.Fields["pull_request"]; ok {
+		t.Errorf("an applied change recorded a pull request: %v", run.Fields["pull_request"])
+	}
+	if got := gittest.Sh(t, ws, "git worktree list --porcelain | grep -c ^worktree"); got != "1" {
+		t.Errorf("git still lists %s worktrees", got)
+	}
+	if left, _ := os.ReadDir(deps.WorktreeRoot); len(left) != 0 {
+		t.Errorf("left under the worktree root: %v", left)
+	}
+}
+
+// A change that no longer applies to the working tree because it moved
+// during the run (here: the agent itself edits the workspace, as a person
+// would) is reported and applied to nothing: the run fails with git's
+// reason, is recorded, and the workspace keeps its own edit.
+func TestChangesBaseMovedIsReported(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("moved.yml", []byte(`agents:
+  beta:
+    provider: command
+    run: [sh, -c, 'cat >/dev/null; echo "hello, world" > greet.txt; echo moved > "$WS/greet.txt"; echo done']
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	deps.Environ = append(deps.Environ, "WS="+ws)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Failed || rep.Selected != "beta" || !strings.Contains(rep.Message, "does not apply") {
+		t.Fatalf("run %s, π* %q: %s; want failed with beta selected and the reason", rep.Status, rep.Selected, rep.Message)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain; cat greet.txt"); got != "M greet.txt\nmoved" {
+		t.Errorf("the workspace:\n%s", got)
+	}
+	if last := rep.Entries[len(rep.Entries)-1]; last.Kind != "run" || last.Fields["status"] != "failed" {
+		t.Errorf("last ledger entry %s %v", last.Kind, last.Fields["status"])
+	}
+}
+
+// A run whose only change is refused by the changes policy fails under
+// least-bad instead of delivering it; an LLM-free run with changes off
+// records no change at all.
+func TestChangesLeastBadNeverDeliversARefusedChange(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("least.yml", []byte(`agents:
+  gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo x > .github/workflows/ci.yml; echo done"] }
+selection: { on-no-admissible: least-bad }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Failed || rep.Delivery.Applied || !strings.Contains(rep.Message, "protected by") {
+		t.Fatalf("run %s, delivery %+v: %s", rep.Status, rep.Delivery, rep.Message)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "" {
+		t.Errorf("the workspace changed:\n%s", got)
+	}
+}
+
+// A delivery error is the Deliverer's to report; a run whose workspace is
+// not a repository is bad input before anything is written.
+func TestChangesNeedARepository(t *testing.T) {
+	t.Parallel()
+	spec, deps := changesSpec(t, changesConfig(t, ""), t.TempDir())
+	_, err := (&Driver{Deps: deps}).Run(t.Context(), spec)
+	if !IsInputError(err) || !strings.Contains(err.Error(), "not inside a git work tree") {
+		t.Fatalf("Run = %v, want an input error about the repository", err)
+	}
+	if _, err := os.Stat(spec.Datalake); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the datalake was created: %v", err)
+	}
+}
