@@ -114,10 +114,12 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 	if c, err := j.gh.FindComment(ctx, trig.Issue, comment.KindRun, rep.Spec.RunID); err == nil && c != nil {
 		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
 	}
+	j.restorePatches(ctx, branch, rep)
 	drv := &pipeline.Driver{
-		Deps:     j.deps(),
-		Recorder: j.recorder(j.ledgerBranch(cfg.Ledger.Branch), ledgerPath),
-		Observer: pr,
+		Deps:      j.deps(),
+		Recorder:  j.recorder(branch, ledgerPath),
+		Observer:  pr,
+		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
 	}
 	if err := drv.Resume(ctx, rep, cp, d); err != nil {
 		j.report(rep, pipeline.Failed)

@@ -187,6 +187,8 @@ type outcome struct {
 	ledgerCheckpoint                     string
 	tokens                               int64
 	costUSD                              float64
+	pullRequest                          int
+	pullRequestURL                       string
 }
 
 func (j *Job) setOutputs(o outcome) {
@@ -194,6 +196,7 @@ func (j *Job) setOutputs(o outcome) {
 		{"status", string(o.status)}, {"run-id", o.runID}, {"selected-agent", o.selected},
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
 		{"checkpoint-id", o.checkpointID}, {"ledger-checkpoint", o.ledgerCheckpoint},
+		{"pull-request", pullNumber(o.pullRequest)}, {"pull-request-url", o.pullRequestURL},
 		{"tokens", strconv.FormatInt(o.tokens, 10)}, {"cost-usd", strconv.FormatFloat(o.costUSD, 'f', -1, 64)},
 	}
 	var errs []error
@@ -203,4 +206,12 @@ func (j *Job) setOutputs(o outcome) {
 	if err := errors.Join(errs...); err != nil {
 		j.log.Error("could not write the step outputs: " + err.Error())
 	}
+}
+
+// pullNumber is the pull-request output: the number, empty when none.
+func pullNumber(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }

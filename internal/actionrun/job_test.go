@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,13 +101,19 @@ func (j *job) run() (map[string]string, error) {
 		environ = append(environ, k+"="+v)
 	}
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex // agents and the watcher read the clock concurrently
 	job := &Job{
 		Getenv:     func(k string) string { return j.env[k] },
 		Environ:    environ,
 		Stdout:     &j.log,
 		HTTPClient: j.gh.Client(),
-		Now:        func() time.Time { now = now.Add(time.Second); return now },
-		Sleep:      func(context.Context, time.Duration) error { return nil },
+		Now: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			now = now.Add(time.Second)
+			return now
+		},
+		Sleep: func(context.Context, time.Duration) error { return nil },
 	}
 	err := job.Run(j.t.Context())
 	return outputs(j.t, j.env["GITHUB_OUTPUT"]), err

@@ -36,11 +36,13 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
 	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}
+	branch := j.ledgerBranch(cfg.Ledger.Branch)
 	drv := &pipeline.Driver{
-		Deps:     deps,
-		Recorder: j.recorder(j.ledgerBranch(cfg.Ledger.Branch), spec.LedgerPath),
-		Observer: pr,
-		Asker:    &issueAsker{j: j, trig: trig},
+		Deps:      deps,
+		Recorder:  j.recorder(branch, spec.LedgerPath),
+		Observer:  pr,
+		Asker:     &issueAsker{j: j, trig: trig},
+		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
@@ -86,6 +88,7 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
 		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
 		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
 		tokens: tokens, costUSD: cost, ledgerCheckpoint: j.checkpointOf(rep),
+		pullRequest: rep.Delivery.PullRequest, pullRequestURL: rep.Delivery.URL,
 	})
 }
 
@@ -111,6 +114,9 @@ func (j *Job) loadConfig() (*config.Config, error) {
 	cfg, err := config.LoadOrDefault(j.inWorkspace(path), explicit, j.agentEnv)
 	if err != nil {
 		return nil, err
+	}
+	if j.in.Changes != "" { // validated by action.LoadInputs
+		cfg.Changes.Mode = j.in.Changes
 	}
 	// Mask every key the config points at before any agent can print it.
 	for _, name := range cfg.AgentNames {
@@ -139,8 +145,12 @@ func (j *Job) deps() pipeline.Deps {
 			environ = append(environ, kv)
 		}
 	}
+	var worktrees string // agents' worktrees: the runner's temporary directory, emptied after every job
+	if tmp := j.Getenv("RUNNER_TEMP"); tmp != "" {
+		worktrees = filepath.Join(tmp, "optr-worktrees")
+	}
 	return pipeline.Deps{
-		Getenv: j.agentEnv, Environ: environ, HTTPClient: j.HTTPClient, Now: j.Now,
+		Getenv: j.agentEnv, Environ: environ, HTTPClient: j.HTTPClient, Now: j.Now, WorktreeRoot: worktrees,
 		Stderr: logLines(func(line string) { j.log.Infof("%s", line) }),
 		Logf:   func(format string, args ...any) { j.log.Untrusted("diagnostic", fmt.Sprintf(format, args...)) },
 	}

@@ -270,6 +270,9 @@ func (rep *Report) Patch(agentName string) ([]byte, error) {
 	return patch, nil
 }
 
+// Result returns the result of the named agent, nil when there is none.
+func (rep *Report) Result(agentName string) *executor.Result { return rep.result(agentName) }
+
 // deliver hands π*'s change to the Deliverer. It does nothing unless
 // agents change code and the run completed with π* selected. A change the
 // "changes" constraint refused is delivered only when a human chose it at

@@ -1,0 +1,140 @@
+package actionrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/changes"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/redact"
+)
+
+// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12). For
+// changes.mode pull-request it pushes π*'s patch as one commit on
+// optr/<workflow>/<run-id> from the base's tip and opens the pull request;
+// for apply it applies the patch to the runner's workspace, for the
+// workflow's later steps. The Driver calls it before recording the run,
+// so the `run` entry records the pull request's number.
+type deliverer struct {
+	j      *Job
+	trig   action.Trigger
+	branch string // the ledger branch ("" = the default branch)
+}
+
+// Deliver implements pipeline.Deliverer.
+func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []byte) (pipeline.Delivery, error) {
+	j := d.j
+	cfg := rep.Spec.Config.Changes
+	if cfg.Mode == config.ChangesApply {
+		return pipeline.ApplyChange{}.Deliver(ctx, rep, patch)
+	}
+	branch, err := changes.BranchName(rep.Spec.Workflow, rep.Spec.RunID)
+	if err != nil {
+		return pipeline.Delivery{}, err
+	}
+	red := d.redactor(rep.Spec.Config)
+	title := red.String(fmt.Sprintf("optr: %s (π* = %s)", title(d.trig), rep.Selected))
+	opened, err := changes.OpenPullRequest(ctx, j.gh, patch, changes.PullRequest{
+		Base:    cfg.Base,
+		Branch:  branch,
+		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow)),
+		Title:   title,
+		Body:    red.String(d.body(ctx, rep)),
+		Draft:   cfg.Draft,
+	})
+	if err != nil {
+		return pipeline.Delivery{}, err
+	}
+	j.log.Notice(fmt.Sprintf("opened pull request #%d from %s into %s: %s", opened.Number, opened.Branch, opened.Base, opened.URL))
+	return pipeline.Delivery{PullRequest: opened.Number, URL: opened.URL, Branch: opened.Branch}, nil
+}
+
+// body is the pull request's description: what optr selected and why (the
+// score table), the ledger head the run's entry will follow, and Closes #N
+// for an issue run.
+func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results))
+	if u := d.j.runURL(); u != "" {
+		fmt.Fprintf(&b, " [Actions run](%s)", u)
+	}
+	b.WriteString("\n\n")
+	v := rep.View()
+	b.WriteString(progress.Table(v))
+	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
+		fmt.Fprintf(&b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
+	}
+	if head, err := d.ledgerHead(ctx, rep); err != nil {
+		d.j.log.Warning("could not read the ledger head for the pull request: " + err.Error())
+	} else if head.Seq > 0 {
+		fmt.Fprintf(&b, "\nLedger head when this pull request was opened: `%s` (seq %d); the run's `run` entry, which records this pull request, is chained after it.\n", head.Hash, head.Seq)
+	} else {
+		b.WriteString("\nThe ledger was empty when this pull request was opened; the run's `run` entry, which records it, is its first.\n")
+	}
+	if d.trig.Issue != 0 {
+		fmt.Fprintf(&b, "\nCloses #%d\n", d.trig.Issue)
+	}
+	return b.String()
+}
+
+// ledgerHead is the head of the ledger the run will be recorded in: the
+// ledger branch's, or the workspace ledger's with commit: false.
+func (d *deliverer) ledgerHead(ctx context.Context, rep *pipeline.Report) (ledger.Head, error) {
+	if !d.j.in.Commit {
+		h, err := ledger.TailHead(rep.Spec.LedgerPath)
+		if errors.Is(err, fs.ErrNotExist) {
+			return ledger.Head{}, nil
+		}
+		return h, err
+	}
+	data, err := d.j.readCommitted(ctx, d.branch, rep.Spec.LedgerPath)
+	if err != nil || len(data) == 0 {
+		return ledger.Head{}, err
+	}
+	return ledger.HeadOf(data)
+}
+
+// redactor knows the secret values of the job's environment, the keys the
+// config names and the token: nothing optr posts may hold them.
+func (d *deliverer) redactor(cfg *config.Config) *redact.Redactor {
+	var names []string
+	for _, n := range cfg.AgentNames {
+		if env := cfg.Agents[n].APIKeyEnv; env != "" {
+			names = append(names, env)
+		}
+	}
+	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken))
+}
+
+// restorePatches brings the patches a resumed run may deliver (π*'s, or
+// the best-scoring result's) back from the ledger branch when this
+// checkout lacks them: a paused run's files were committed there.
+func (j *Job) restorePatches(ctx context.Context, branch string, rep *pipeline.Report) {
+	if !rep.Spec.Config.Changes.On() {
+		return
+	}
+	for _, name := range []string{rep.Selection.Selected, rep.Selection.Best} {
+		if name == "" {
+			continue
+		}
+		path := rep.Run.Path(pipeline.PatchFile(name))
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		data, err := j.readCommitted(ctx, branch, path)
+		if err != nil || data == nil {
+			continue // Deliver reports the missing patch
+		}
+		if err := rep.Run.WriteFile(pipeline.PatchFile(name), data); err != nil {
+			j.log.Warning("could not restore " + pipeline.PatchFile(name) + ": " + err.Error())
+		}
+	}
+}
