@@ -30,7 +30,7 @@ ledger: { branch: main }
 // changesJob is a job whose workspace is a checkout of the fake
 // repository's main: the same files, committed locally. remote changes
 // what main holds on the fake (a base that moved).
-func changesJob(t *testing.T, runID string, remote map[string]string) (*job, *githubtest.Server) {
+func changesJob(t *testing.T, runID string, remote map[string]string, extraConfig string) (*job, *githubtest.Server) {
 	t.Helper()
 	gh := githubtest.NewServer(t)
 	gh.SetPermission(repo, "ada", "write")
@@ -38,7 +38,7 @@ func changesJob(t *testing.T, runID string, remote map[string]string) (*job, *gi
 	files := map[string]string{
 		"greet.txt":                "hello\n",
 		".github/workflows/ci.yml": "on: push\n",
-		".github/optr.yml":         changesConfig,
+		".github/optr.yml":         changesConfig + extraConfig,
 	}
 	j := newJob(t, gh, runID)
 	gittest.Write(t, j.ws, files)
@@ -59,7 +59,7 @@ func changesJob(t *testing.T, runID string, remote map[string]string) (*job, *gi
 // untouched.
 func TestOnlyTheSelectedChangeBecomesThePullRequest(t *testing.T) {
 	t.Parallel()
-	j, gh := changesJob(t, "700", nil)
+	j, gh := changesJob(t, "700", nil, "")
 	base := gh.Head(repo, "main")
 	outs, err := j.run()
 	if err != nil {
@@ -152,7 +152,7 @@ func TestOnlyTheSelectedChangeBecomesThePullRequest(t *testing.T) {
 // still recorded.
 func TestMovedBaseOpensNoPullRequest(t *testing.T) {
 	t.Parallel()
-	j, gh := changesJob(t, "701", map[string]string{"greet.txt": "hi there\n"})
+	j, gh := changesJob(t, "701", map[string]string{"greet.txt": "hi there\n"}, "")
 	base := gh.Head(repo, "main")
 	outs, err := j.run()
 	var failed *FailedError
@@ -178,5 +178,43 @@ func TestMovedBaseOpensNoPullRequest(t *testing.T) {
 	es := committedLedger(t, gh, "main")
 	if run := es[len(es)-1]; run.Kind != "run" || run.Fields["status"] != "failed" || run.Fields["pull_request"] != nil {
 		t.Errorf("the run entry: %v", run.Fields)
+	}
+}
+
+// A run paused for approval pushes nothing; the pull request is opened
+// when a writer chooses Proceed, by a later job whose checkout lacks the
+// run's files (the patch comes back from the ledger branch), and the run
+// entry recorded then names it.
+func TestPausedRunOpensThePullRequestAfterTheChoice(t *testing.T) {
+	t.Parallel()
+	first, gh := changesJob(t, "800", nil, "checkpoints: { before-commit: true }\n")
+	outs, err := first.run()
+	if err != nil || outs["status"] != "paused" || outs["pull-request"] != "" {
+		t.Fatalf("first run: %v %v\n%s", err, outs, first.log.String())
+	}
+	if n := len(gh.Pulls(repo)); n != 0 {
+		t.Fatalf("%d pull requests opened before the choice", n)
+	}
+	second := newJob(t, gh, "801")
+	second.file(".github/optr.yml", changesConfig+"checkpoints: { before-commit: true }\n")
+	second.env["INPUT_CHANGES"] = "pull-request"
+	second.event("issue_comment", "issue_comment.created.json", commented(7, "/optr choose 1", "ada"))
+	outs, err = second.run()
+	if err != nil || outs["status"] != "completed" || outs["run-id"] != "800-1" {
+		t.Fatalf("resume: %v %v\n%s", err, outs, second.log.String())
+	}
+	pulls := gh.Pulls(repo)
+	if len(pulls) != 1 || pulls[0].Head != "optr/issue-7/800-1" || outs["pull-request"] != strconv.Itoa(pulls[0].Number) {
+		t.Fatalf("pull requests %+v, outputs %v", pulls, outs)
+	}
+	if got, _ := gh.File(repo, pulls[0].Head, "greet.txt"); got != "hello, world\n" {
+		t.Errorf("the pull request's greet.txt = %q", got)
+	}
+	es := committedLedger(t, gh, "main")
+	if got := kinds(es); got != "checkpoint,decision,run" {
+		t.Fatalf("ledger kinds %s", got)
+	}
+	if pr := es[2].Fields["pull_request"]; pr == nil || pr.(interface{ String() string }).String() != outs["pull-request"] {
+		t.Errorf("the run entry's pull_request = %v", pr)
 	}
 }

@@ -25,7 +25,7 @@ const ExitPaused = 3
 // terminal; the score table and outcome on stdout (or JSON with --json).
 func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive string, asJSON bool) error {
 	obs := &localObserver{c: c}
-	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive)}
+	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive), Deliverer: deliverer(spec.Config)}
 	rep, err := d.Run(ctx, spec)
 	obs.close()
 	if err != nil {
@@ -48,6 +48,16 @@ func (c *CLI) conclude(rep *pipeline.Report, asJSON bool) error {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %s", rep.Spec.RunID, rep.Message)}
 	case pipeline.Paused:
 		return &ExitError{Code: ExitPaused, Err: fmt.Errorf("run %s paused at checkpoint %s", rep.Spec.RunID, rep.CheckpointID)}
+	}
+	return nil
+}
+
+// deliverer is how the CLI delivers π*'s code change: changes.mode apply
+// applies it to the working tree; pull requests are the Action's, so with
+// pull-request the patch stays in the run's directory.
+func deliverer(cfg *config.Config) pipeline.Deliverer {
+	if cfg != nil && cfg.Changes.Mode == config.ChangesApply {
+		return pipeline.ApplyChange{}
 	}
 	return nil
 }
@@ -186,6 +196,9 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 		fmt.Fprintf(w, "result → %s\n", rep.ResultPath)
 	case rep.Selected != "" && rep.Status == pipeline.Paused:
 		fmt.Fprintf(w, "π* = %s (not recorded yet: the run waits at a checkpoint)\n", rep.Selected)
+	}
+	if rep.Delivery.Applied {
+		fmt.Fprintf(w, "applied π*'s change to the working tree and index (git apply --index): review it with git diff --cached\n")
 	}
 	if rep.Message != "" {
 		fmt.Fprintf(w, "%s\n", rep.Message)

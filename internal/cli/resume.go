@@ -62,7 +62,7 @@ func (c *CLI) cmdResume(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	drv := &pipeline.Driver{Deps: c.deps()}
+	drv := &pipeline.Driver{Deps: c.deps(), Deliverer: deliverer(cfg)}
 	if err := drv.Resume(ctx, rep, cp, d); err != nil {
 		return err
 	}
