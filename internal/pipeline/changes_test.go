@@ -1,16 +1,20 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -190,5 +194,63 @@ func TestChangesNeedARepository(t *testing.T) {
 	}
 	if _, err := os.Stat(spec.Datalake); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the datalake was created: %v", err)
+	}
+}
+
+// scriptAgent runs a shell script in the request's directory.
+type scriptAgent struct {
+	name   string
+	script func(launch int) string
+	n      int
+}
+
+func (a *scriptAgent) Name() string { return a.name }
+
+func (a *scriptAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+	a.n++
+	cmd := exec.CommandContext(ctx, "sh", "-ec", a.script(a.n))
+	cmd.Dir = req.Dir
+	out, err := cmd.CombinedOutput()
+	return agent.Response{Output: string(out)}, err
+}
+
+// Every launch after the first (a retry, a restart, a spare's next task)
+// starts from the base again, and the change captured is the last
+// launch's alone.
+func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
+	run, err := worktree.Start(t.Context(), worktree.Options{Workspace: ws, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close(t.Context())
+	c := &codeChanges{run: run, trees: map[string]*placed{}}
+	sa := &scriptAgent{name: "agent", script: func(n int) string {
+		if n == 1 {
+			return "echo half > half.txt; echo first >> a.txt; exit 1"
+		}
+		return "test ! -e half.txt; test \"$(cat a.txt)\" = a; echo second > b.txt"
+	}}
+	tasks := []executor.Task{{Agent: sa, Provider: config.ProviderCommand}}
+	if err := c.place(t.Context(), tasks, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tasks[0].Dir == "" || tasks[0].Dir == ws {
+		t.Fatalf("the task's directory is %q", tasks[0].Dir)
+	}
+	if _, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err == nil {
+		t.Fatal("the first launch succeeded")
+	}
+	first, _ := c.treeFor("agent").tree.Captured()
+	if len(first.Files) != 2 {
+		t.Errorf("the first launch's change: %+v", first.Files)
+	}
+	if resp, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err != nil {
+		t.Fatalf("the second launch did not start from the base: %v %s", err, resp.Output)
+	}
+	second, _ := c.treeFor("agent-2").tree.Captured()
+	if len(second.Files) != 1 || second.Files[0].Path != "b.txt" {
+		t.Errorf("the second launch's change: %+v", second.Files)
 	}
 }

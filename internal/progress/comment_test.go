@@ -234,3 +234,25 @@ func TestCommentResultForms(t *testing.T) {
 		t.Error("a running comment shows the final parts")
 	}
 }
+
+// The footer names the pull request holding π*'s change, as a link only
+// when its URL is https.
+func TestCommentLinksThePullRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url, want string
+	}{
+		{"https://github.com/o/r/pull/12", "pull request [#12](https://github.com/o/r/pull/12)"},
+		{"javascript:alert(1)", "pull request #12\n"},
+	}
+	for _, tc := range tests {
+		v := completedView()
+		v.PullRequest, v.PullRequestURL = 12, tc.url
+		if body := Comment(v); !strings.Contains(body, tc.want) {
+			t.Errorf("URL %s: the comment lacks %q:\n%s", tc.url, tc.want, body)
+		}
+	}
+	if body := Comment(completedView()); strings.Contains(body, "pull request") {
+		t.Errorf("a run without a pull request names one:\n%s", body)
+	}
+}
