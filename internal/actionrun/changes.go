@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/changes"
@@ -57,6 +58,10 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	return pipeline.Delivery{PullRequest: opened.Number, URL: opened.URL, Branch: opened.Branch}, nil
 }
 
+// maxBodyTable bounds the score table in a pull request's body, well
+// within GitHub's 65,536 characters for the whole body.
+const maxBodyTable = 50_000
+
 // body is the pull request's description: what optr selected and why (the
 // score table), the ledger head the run's entry will follow, and Closes #N
 // for an issue run.
@@ -67,8 +72,11 @@ func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
 		fmt.Fprintf(&b, " [Actions run](%s)", u)
 	}
 	b.WriteString("\n\n")
-	v := rep.View()
-	b.WriteString(progress.Table(v))
+	table := progress.Table(rep.View())
+	if utf8.RuneCountInString(table) > maxBodyTable {
+		table = fmt.Sprintf("The score table of %d agents is too long for a pull request; it is in the run's optr-selection.json.\n", len(rep.Results))
+	}
+	b.WriteString(table)
 	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
 		fmt.Fprintf(&b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
 	}

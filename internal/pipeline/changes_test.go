@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
@@ -108,8 +110,11 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 	run := rep.Entries[len(rep.Entries)-1]
 	for _, res := range run.Fields["results"].([]any) {
 		m := res.(map[string]any)
-		if m["patch_sha256"] != rep.result(m["agent"].(string)).Change.PatchSHA256 {
-			t.Errorf("ledger result %v: patch_sha256 %v", m["agent"], m["patch_sha256"])
+		ch := rep.result(m["agent"].(string)).Change
+		got := []any{m["patch_sha256"], m["files_changed"], m["lines_added"], m["lines_removed"]}
+		want := []any{ch.PatchSHA256, int64(len(ch.Files)), int64(ch.Added), int64(ch.Removed)}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ledger result %v: patch_sha256, files_changed, lines_added, lines_removed (-want +got):\n%s", m["agent"], diff)
 		}
 	}
 	if _, ok := run.Fields["pull_request"]; ok {

@@ -209,8 +209,11 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		if r.CostUSD > 0 {
 			res["cost_usd"] = r.CostUSD
 		}
-		if r.Change != nil {
+		if r.Change != nil { // the result's code change (DESIGN §4.12)
 			res["patch_sha256"] = r.Change.PatchSHA256
+			res["files_changed"] = int64(len(r.Change.Files))
+			res["lines_added"] = int64(r.Change.Added)
+			res["lines_removed"] = int64(r.Change.Removed)
 		}
 		results = append(results, res)
 	}
