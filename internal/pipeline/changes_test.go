@@ -259,3 +259,23 @@ func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 		t.Errorf("the second launch's change: %+v", second.Files)
 	}
 }
+
+// Only select runs its agents in worktrees: a stages or delegate pipeline
+// with changes on is refused before anything is written, rather than let
+// its agents change the workspace.
+func TestChangesNeedSelectMode(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	spec, deps := changesSpec(t, changesConfig(t, "pipelines:\n  chain: { mode: stages, agents: [alpha, beta] }\n"), ws)
+	spec.Pipeline = "chain"
+	_, err := (&Driver{Deps: deps}).Run(t.Context(), spec)
+	if !IsInputError(err) || !strings.Contains(err.Error(), "code changes need mode select") {
+		t.Fatalf("Run = %v, want an input error naming mode select", err)
+	}
+	if _, err := os.Stat(spec.Datalake); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the datalake was created: %v", err)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "" {
+		t.Errorf("the workspace changed:\n%s", got)
+	}
+}
