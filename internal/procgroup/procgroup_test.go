@@ -50,3 +50,24 @@ func TestFinishBeforeStart(t *testing.T) {
 	g := New(exec.Command("/nonexistent/program"), time.Second)
 	g.Finish() // must not panic on a command that never started
 }
+
+// New never writes into the spare capacity of the Env slice it was given:
+// callers share one environment between commands run at once (a command
+// check evaluated for several agents), and each command's owner variable
+// landed in the same shared slot (a data race under -race).
+func TestNewLeavesTheCallersEnvAlone(t *testing.T) {
+	t.Parallel()
+	shared := make([]string, 1, 2)
+	shared[0] = "A=1"
+	spare := shared[:2]
+	spare[1] = "untouched"
+	cmd := exec.Command("true")
+	cmd.Env = shared
+	New(cmd, time.Second)
+	if spare[1] != "untouched" {
+		t.Errorf("New wrote %q into the caller's slice", spare[1])
+	}
+	if n := len(cmd.Env); n != 2 || cmd.Env[0] != "A=1" {
+		t.Errorf("cmd.Env = %q", cmd.Env)
+	}
+}

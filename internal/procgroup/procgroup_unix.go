@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -39,7 +40,9 @@ func New(cmd *exec.Cmd, grace time.Duration) *Group {
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(cmd.Env, ownerVar+"="+ownerToken())
+	// Clipped: the caller's slice may be shared by commands started at
+	// the same time, and must not have its spare capacity written.
+	cmd.Env = append(slices.Clip(cmd.Env), ownerVar+"="+ownerToken())
 	cmd.Cancel = g.terminate
 	cmd.WaitDelay = grace
 	return g
