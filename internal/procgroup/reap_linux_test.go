@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"slices"
 	"syscall"
 	"testing"
@@ -26,7 +27,12 @@ func TestHelperOptr(t *testing.T) {
 		fmt.Println("start:", err)
 		os.Exit(1)
 	}
-	select {}
+	// Wait to be killed. A bare select{} would be a deadlock the runtime
+	// reports (ending the helper before its child printed); a goroutine
+	// waiting for signals keeps it alive.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	<-sig
 }
 
 // When optr is killed with SIGKILL, the leader of each group it started
