@@ -19,12 +19,13 @@ type base struct {
 	role      string
 	maxTokens int64
 	timeout   time.Duration
-	// maxPromptBytes caps system + user prompt; 0 means no cap.
-	maxPromptBytes int
 	// secret is the API key, redacted from every error message; keyVar names
 	// the variable it came from, for advice in errors.
 	secret string
 	keyVar string
+	// copilotAuth is set for copilot agents on Copilot's own models, whose
+	// 401 and 403 mean the token may not use Copilot (see copilotRefused).
+	copilotAuth bool
 	client *http.Client
 	log    *slog.Logger
 }
@@ -59,7 +60,7 @@ func (a *llmAgent) Name() string { return a.name }
 
 // Run implements agent.Agent: one prompt, one request, one classified result.
 func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	p := buildPrompt(req, a.role, a.maxPromptBytes)
+	p := buildPrompt(req, a.role)
 	attemptCtx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 
