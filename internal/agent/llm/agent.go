@@ -26,8 +26,8 @@ type base struct {
 	// copilotAuth is set for copilot agents on Copilot's own models, whose
 	// 401 and 403 mean the token may not use Copilot (see copilotRefused).
 	copilotAuth bool
-	client *http.Client
-	log    *slog.Logger
+	client      *http.Client
+	log         *slog.Logger
 }
 
 // completion is a provider's answer, reduced to what optr uses.

@@ -22,16 +22,21 @@ const statusOverloaded = 529
 
 // classify turns a failed request into a classified *agent.Error. ctx is the
 // caller's context, attemptCtx the one bounded by the attempt timeout, raw
-// the HTTP response when there was one. The key never survives into the
+// the HTTP response when there was one. An *agent.Error the caller returned
+// (the copilot caller classifies the CLI's own failures, and an unusable
+// agent's) keeps its class and reason. The key never survives into the
 // message.
 func (a *llmAgent) classify(ctx, attemptCtx context.Context, raw *http.Response, err error) *agent.Error {
-	var e *agent.Error
+	var e, own *agent.Error
 	switch {
 	case ctx.Err() != nil:
 		e = stopped(ctx, err)
 	case errors.Is(attemptCtx.Err(), context.DeadlineExceeded):
 		e = &agent.Error{Class: agent.Transient, Reason: "timeout", Err: fmt.Errorf(
 			"no answer within the attempt timeout of %s; raise attempt-timeout in the agent's config if the model needs longer: %w", a.timeout, err)}
+	case raw == nil && errors.As(err, &own):
+		c := *own
+		e = &c
 	case raw != nil && raw.StatusCode >= 400:
 		e = a.statusError(raw)
 	case raw != nil:

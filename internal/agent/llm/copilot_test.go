@@ -15,40 +15,11 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 )
 
-// copilotCLI is the real Copilot CLI for the tests: OPTR_COPILOT_CLI (.ci/run
-// installs it from npm and sets it), else the image's, else copilot on
-// PATH. Where none is installed the test is skipped, saying how to install.
-func copilotCLI(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("OPTR_COPILOT_CLI"); p != "" {
-		return p
-	}
-	if _, err := os.Stat(llm.ImageCopilotCLI); err == nil {
-		return llm.ImageCopilotCLI
-	}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if p := filepath.Join(dir, "copilot"); dir != "" && fileExists(p) {
-			return p
-		}
-	}
-	t.Skip("the Copilot CLI is not installed (npm was unreachable?): npm install @github/copilot-linux-x64 and set OPTR_COPILOT_CLI to its copilot binary; .ci/run does this")
-	return ""
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // copilotEnv is the environment of a BYOK copilot agent against fake: the
-// CLI, a HOME of its own (the CLI unpacks itself there), the fake's key.
-func copilotEnv(t *testing.T, fake *llmtest.Server) map[string]string {
-	home := os.Getenv("OPTR_COPILOT_HOME") // a cache shared by the tests, set by .ci/run
-	if home == "" {
-		home = t.TempDir()
-	}
+// real CLI, the HOME it unpacked itself in, the fake's key.
+func copilotEnv(t *testing.T, cli, home string, fake *llmtest.Server) map[string]string {
 	return map[string]string{
-		"OPTR_COPILOT_CLI": copilotCLI(t),
+		"OPTR_COPILOT_CLI": cli,
 		"HOME":             home,
 		"PATH":             "/usr/bin:/bin",
 		"TMPDIR":           t.TempDir(),
@@ -62,6 +33,7 @@ func copilotEnv(t *testing.T, fake *llmtest.Server) map[string]string {
 // the answer, tokens and model read back.
 func TestCopilotBYOKRealCLI(t *testing.T) {
 	t.Parallel()
+	cli, home := copilotCLI(t)
 	tests := []struct {
 		name  string
 		reply llmtest.Reply
@@ -78,7 +50,7 @@ func TestCopilotBYOKRealCLI(t *testing.T) {
 			t.Parallel()
 			fake := llmtest.NewOpenAI(t)
 			fake.Script(tt.reply)
-			env := copilotEnv(t, fake)
+			env := copilotEnv(t, cli, home, fake)
 			cfg := config.Agent{Provider: config.ProviderCopilot, BYOK: config.BYOKOpenAI, BaseURL: fake.URL, Model: "gpt-4.1", MaxTokens: 2000}
 			a, err := llm.New("copilot", cfg, llm.Options{Getenv: func(k string) string { return env[k] }, HTTPClient: fake.Client()})
 			if err != nil {

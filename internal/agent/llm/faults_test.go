@@ -253,7 +253,7 @@ func TestRunWrongKeyNeverLeaks(t *testing.T) {
 				t.Errorf("error %q: the echoed key should show as [redacted]", err)
 			}
 			keyVar := map[string]string{
-				config.ProviderOpenAI: "OPENAI_API_KEY",
+				config.ProviderOpenAI:      "OPENAI_API_KEY",
 				config.ProviderAzureOpenAI: "AZURE_OPENAI_API_KEY", config.ProviderAnthropic: "ANTHROPIC_API_KEY",
 			}[p.name]
 			if !strings.Contains(err.Error(), keyVar) {
