@@ -44,3 +44,21 @@ func IsUnusable(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Reason == ReasonUnusable
 }
+
+// Preflighter is an Agent that can tell, before it runs, that it cannot
+// work here: its program is not installed, it has no credentials. A run
+// asks every agent (see Preflight) so that when none can work it stops
+// before anything starts, with one message saying what to add.
+type Preflighter interface {
+	// Preflight returns nil when the agent may work, else the unusable
+	// *Error (Reason ReasonUnusable) each of its attempts would fail with.
+	Preflight() error
+}
+
+// Preflight returns a's Preflight error when a is a Preflighter, else nil.
+func Preflight(a Agent) error {
+	if p, ok := a.(Preflighter); ok {
+		return p.Preflight()
+	}
+	return nil
+}

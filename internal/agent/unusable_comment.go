@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/comment"
@@ -41,21 +42,20 @@ func UnusableComment(runID string, failures []Failure) (body string, ok bool) {
 		if f.Provider != "" {
 			b.WriteString(" (" + comment.Code(f.Provider) + ")")
 		}
-		b.WriteString(": " + comment.Inline(problemOf(f.Message), maxProblem) + "\n")
+		b.WriteString(": " + comment.Inline(Problem(f.Message), maxProblem) + "\n")
 	}
 	b.WriteString(unusableFix)
 	return b.String(), true
 }
 
-// problemOf strips the class and reason prefix an *Error's message starts
-// with ("fatal unusable: "), which says nothing to a maintainer.
-func problemOf(msg string) string {
-	msg = strings.TrimSpace(msg)
-	for _, prefix := range []string{string(Fatal) + " " + ReasonUnusable + ": "} {
-		msg = strings.TrimPrefix(msg, prefix)
-	}
-	return msg
+// Problem is an unusable agent's failure message without the class and
+// reason prefix an *Error's message starts with ("fatal unusable: ",
+// "fatal unusable (HTTP 403): "), which says nothing to a maintainer.
+func Problem(msg string) string {
+	return strings.TrimSpace(unusablePrefix.ReplaceAllString(strings.TrimSpace(msg), ""))
 }
+
+var unusablePrefix = regexp.MustCompile(`^(` + string(Fatal) + ` ` + ReasonUnusable + `( \(HTTP \d+\))?: )+`)
 
 // unusableFix says what to add; any one of the three makes a run work.
 const unusableFix = `

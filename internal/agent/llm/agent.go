@@ -26,6 +26,10 @@ type base struct {
 	// copilotAuth is set for copilot agents on Copilot's own models, whose
 	// 401 and 403 mean the token may not use Copilot (see copilotRefused).
 	copilotAuth bool
+	// unusable, when set, is why the agent cannot work here at all (no
+	// Copilot CLI, no token): every attempt fails with it at once, and
+	// Preflight reports it before any run starts.
+	unusable *agent.Error
 	client      *http.Client
 	log         *slog.Logger
 }
@@ -57,6 +61,14 @@ type llmAgent struct {
 
 // Name implements agent.Agent.
 func (a *llmAgent) Name() string { return a.name }
+
+// Preflight implements agent.Preflighter.
+func (a *llmAgent) Preflight() error {
+	if a.unusable == nil {
+		return nil
+	}
+	return a.unusable
+}
 
 // Run implements agent.Agent: one prompt, one request, one classified result.
 func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {

@@ -54,9 +54,10 @@ type copilotSetup struct {
 // system message, sends the intent, and stops the CLI.
 //
 // Without the CLI, or without a token for Copilot's own models, the agent
-// is still built: every attempt fails at once with agent.Unusable, so a run
-// whose other agents work goes on without it, and a run where nothing is
-// usable says what to add (agent.UnusableComment).
+// is still built: its Preflight reports agent.Unusable and every attempt
+// fails at once with it, so a run whose other agents work goes on without
+// it, and a run where nothing is usable says what to add
+// (agent.UnusableComment).
 func newCopilot(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
 	s := &copilotSetup{b: b, tmp: getenv("TMPDIR")}
 	for _, name := range cliEnvVars {
@@ -126,10 +127,11 @@ func (s *copilotSetup) setBYOK(cfg config.Agent, getenv func(string) string) err
 	return nil
 }
 
-// unusable is a caller that fails every attempt with agent.Unusable.
+// unusable marks the agent unusable here because of problem (see
+// base.unusable) and returns the caller that fails every attempt with it.
 func unusable(b *base, problem string) caller {
-	err := agent.Unusable(b.name, b.provider, problem)
-	return func(context.Context, prompt, **http.Response) (completion, error) { return completion{}, err }
+	b.unusable = agent.Unusable(b.name, b.provider, problem)
+	return func(context.Context, prompt, **http.Response) (completion, error) { return completion{}, b.unusable }
 }
 
 // call is one attempt: start the CLI, one session, one message.

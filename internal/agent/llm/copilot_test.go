@@ -120,6 +120,9 @@ func TestCopilotUnusable(t *testing.T) {
 			if err != nil {
 				t.Fatalf("llm.New: %v", err)
 			}
+			if perr := agent.Preflight(a); !agent.IsUnusable(perr) {
+				t.Errorf("Preflight = %v, want the unusable error before any run", perr)
+			}
 			_, err = a.Run(t.Context(), agent.Request{Intent: "x"})
 			e := agentError(t, err)
 			if e.Class != agent.Fatal || e.Reason != agent.ReasonUnusable || !agent.IsUnusable(err) {
@@ -132,6 +135,24 @@ func TestCopilotUnusable(t *testing.T) {
 			}
 			noKey(t, err, "ghs_x")
 		})
+	}
+}
+
+// TestCopilotPreflightUsable: with a CLI and a token the agent may work;
+// only running it can tell whether Copilot accepts the token.
+func TestCopilotPreflightUsable(t *testing.T) {
+	t.Parallel()
+	cli := filepath.Join(t.TempDir(), "copilot")
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GITHUB_TOKEN": "ghs_x", "OPTR_COPILOT_CLI": cli}
+	a, err := llm.New("copilot", config.Agent{Provider: config.ProviderCopilot}, llm.Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatalf("llm.New: %v", err)
+	}
+	if err := agent.Preflight(a); err != nil {
+		t.Errorf("Preflight = %v, want nil", err)
 	}
 }
 
