@@ -30,8 +30,8 @@ type base struct {
 	// Copilot CLI, no token): every attempt fails with it at once, and
 	// Preflight reports it before any run starts.
 	unusable *agent.Error
-	client      *http.Client
-	log         *slog.Logger
+	client   *http.Client
+	log      *slog.Logger
 }
 
 // completion is a provider's answer, reduced to what optr uses.
