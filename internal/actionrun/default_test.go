@@ -107,7 +107,7 @@ func TestOnlyOpenAIKeyCompletesOnCodex(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0], "codex") || strings.Contains(cs[0], "copilot-requests: write") {
 		t.Errorf("comments = %q, want the one progress comment", cs)
 	}
-	if result, _ := gh.File(repo, "main", outs["result-file"]); !strings.Contains(result, "faster ledger verify") {
+	if result, _ := gh.File(repo, "optr-ledger", outs["result-file"]); !strings.Contains(result, "faster ledger verify") {
 		t.Errorf("committed result = %q", result)
 	}
 	noModels(t, j.seen)
