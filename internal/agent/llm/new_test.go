@@ -133,7 +133,8 @@ func TestProcessEnvironmentIgnored(t *testing.T) {
 		"AZURE_OPENAI_API_KEY":     "az-stray",
 		"AZURE_OPENAI_ENDPOINT":    "https://stray.openai.azure.com",
 		"GITHUB_TOKEN":             "ghs-stray",
-		"OPTR_GITHUB_MODELS_URL":   "http://127.0.0.1:1/stray",
+		"COPILOT_GITHUB_TOKEN":     "ghs-stray",
+		"OPTR_COPILOT_CLI":         "/nonexistent/stray-copilot",
 	}
 	for k, v := range stray {
 		t.Setenv(k, v)
