@@ -28,7 +28,7 @@ func (e *NothingUsableError) Error() string {
 	for _, f := range e.Failures {
 		b.WriteString(" " + agent.Problem(f.Message) + ";")
 	}
-	b.WriteString(" add the missing permission, program or key")
+	b.WriteString(" make one of them usable (each problem says what is missing)")
 	return b.String()
 }
 
