@@ -101,8 +101,8 @@ func lastLines(b []byte, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// TestCopilotCLIVersionPinned: the image (Dockerfile) and CI (.ci/run)
-// install the Copilot CLI release the code and tests name.
+// TestCopilotCLIVersionPinned: the image (Dockerfile), CI (.ci/run) and
+// the README install the Copilot CLI release the code and tests name.
 func TestCopilotCLIVersionPinned(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -111,6 +111,7 @@ func TestCopilotCLIVersionPinned(t *testing.T) {
 	}{
 		{"Dockerfile", regexp.MustCompile(`(?m)^ARG COPILOT_VERSION=(\S+)$`)},
 		{".ci/run", regexp.MustCompile(`(?m)^COPILOT_CLI_VERSION=(\S+)$`)},
+		{"README.md", regexp.MustCompile("@github/copilot@([0-9][^`\\s,]*)")},
 	}
 	for _, tt := range tests {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", tt.file))
