@@ -16,7 +16,8 @@ var errAttemptOver = errors.New("optr: this attempt already failed; optr retries
 // through (the SDK's RequestHandler). Requests pass until the first one
 // fails, with an HTTP error status or without an answer; that failure is
 // kept for classification, failed is closed, and every later request is
-// refused without reaching the network.
+// refused without reaching the network. Model-routing requests (see
+// routingPaths) may fail without ending the attempt.
 type oneRequest struct {
 	next   http.RoundTripper
 	failed chan struct{}
@@ -39,6 +40,11 @@ func (g *oneRequest) RoundTrip(req *http.Request) (*http.Response, error) {
 		next = http.DefaultTransport
 	}
 	res, err := next.RoundTrip(req)
+	if routing(req) {
+		// The CLI falls back on its own when model routing fails; the
+		// request that matters is the model's.
+		return res, err
+	}
 	switch {
 	case err != nil:
 		g.fail(nil, err)
@@ -52,6 +58,16 @@ func (g *oneRequest) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return res, err
+}
+
+// routingPaths are the Copilot API's model-routing requests, which the
+// CLI makes before the model request when no model is configured (auto
+// mode) and whose failure it survives by choosing a model itself: POST
+// /auto, then POST /models/session.
+var routingPaths = map[string]bool{"/auto": true, "/models/session": true}
+
+func routing(req *http.Request) bool {
+	return req.Method == http.MethodPost && routingPaths[req.URL.Path]
 }
 
 func (g *oneRequest) fail(res *http.Response, err error) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,22 +18,36 @@ import (
 )
 
 // copilotAPI is a stand-in for GitHub's Copilot API (api.githubcopilot.com)
-// that answers every request with one HTTP error, recording what reached it.
+// that answers every request with one HTTP error, except the model list
+// when models is set, recording what reached it.
 type copilotAPI struct {
 	srv    *httptest.Server
 	status int
 	body   string
+	models string
 	mu     sync.Mutex
 	seen   []string
 }
 
-func newCopilotAPI(t *testing.T, status int, body string) *copilotAPI {
-	f := &copilotAPI{status: status, body: body}
+// oneModel is a model list of the Copilot API with one chat model.
+const oneModel = `{"object": "list", "data": [{"id": "gpt-4.1", "name": "GPT-4.1", "object": "model", "vendor": "Azure OpenAI",
+ "version": "gpt-4.1-2025-04-14", "preview": false, "model_picker_enabled": true, "is_chat_default": true, "policy": {"state": "enabled"},
+ "capabilities": {"family": "gpt-4.1", "type": "chat", "object": "model_capabilities", "tokenizer": "o200k_base",
+  "limits": {"max_context_window_tokens": 128000, "max_output_tokens": 16384, "max_prompt_tokens": 128000},
+  "supports": {"streaming": true, "tool_calls": true, "structured_outputs": true}},
+ "supported_endpoints": ["/chat/completions"]}]}`
+
+func newCopilotAPI(t *testing.T, status int, body, models string) *copilotAPI {
+	f := &copilotAPI{status: status, body: body, models: models}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.seen = append(f.seen, fmt.Sprintf("%s %s%s %s", r.Method, r.Header.Get("X-Copilot-Host"), r.URL.Path, r.Header.Get("Authorization")))
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet && r.URL.Path == "/models" && f.models != "" {
+			fmt.Fprint(w, f.models)
+			return
+		}
 		w.WriteHeader(f.status)
 		fmt.Fprintf(w, `{"error": {"message": %q}}`, f.body)
 	}))
@@ -80,7 +95,7 @@ func TestCopilotTokenPathRealCLI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			t.Parallel()
-			api := newCopilotAPI(t, tt.status, tt.body)
+			api := newCopilotAPI(t, tt.status, tt.body, "")
 			const token = "ghs_workflowtoken0123456789"
 			env := map[string]string{"OPTR_COPILOT_CLI": cli, "HOME": home, "PATH": "/usr/bin:/bin", "TMPDIR": t.TempDir(), "GITHUB_TOKEN": token}
 			a, err := llm.New("copilot", config.Agent{Provider: config.ProviderCopilot},
@@ -107,5 +122,33 @@ func TestCopilotTokenPathRealCLI(t *testing.T) {
 			}
 			noKey(t, err, token)
 		})
+	}
+}
+
+// TestCopilotRoutingFailureIsNotRefusal: without a configured model the CLI
+// asks the Copilot API to route (POST /auto, then /models/session) and
+// picks a model itself when that fails. A 403 there is not Copilot refusing
+// the token: the attempt goes on to the CLI's fallback and is not reported
+// as unusable.
+func TestCopilotRoutingFailureIsNotRefusal(t *testing.T) {
+	t.Parallel()
+	cli, home := copilotCLI(t)
+	api := newCopilotAPI(t, http.StatusForbidden, "auto mode is not enabled", oneModel)
+	env := map[string]string{"OPTR_COPILOT_CLI": cli, "HOME": home, "PATH": "/usr/bin:/bin", "TMPDIR": t.TempDir(), "GITHUB_TOKEN": "ghs_workflowtoken0123456789"}
+	a, err := llm.New("copilot", config.Agent{Provider: config.ProviderCopilot},
+		llm.Options{Getenv: func(k string) string { return env[k] }, HTTPClient: &http.Client{Transport: api}})
+	if err != nil {
+		t.Fatalf("llm.New: %v", err)
+	}
+	_, err = a.Run(t.Context(), agent.Request{Intent: "Write release notes."})
+	var paths []string
+	for _, r := range api.requests() {
+		paths = append(paths, strings.Fields(r)[1])
+	}
+	if !slices.Contains(paths, "api.githubcopilot.com/models/session") {
+		t.Errorf("requests %q: the CLI's fallback after the failed /auto never ran", paths)
+	}
+	if agent.IsUnusable(err) {
+		t.Errorf("a failed routing request was reported as Copilot refusing the token: %v", err)
 	}
 }
