@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/optr-dev/optr/internal/demotest"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +34,9 @@ type job struct {
 	dir string
 	env map[string]string
 	log bytes.Buffer
+	// seen, when set, records the URL of every request the Job sends
+	// (GitHub and the LLM providers alike).
+	seen *urls
 }
 
 func newJob(t *testing.T, gh *githubtest.Server, runID string) *job {
@@ -106,7 +111,7 @@ func (j *job) run() (map[string]string, error) {
 		Getenv:     func(k string) string { return j.env[k] },
 		Environ:    environ,
 		Stdout:     &j.log,
-		HTTPClient: j.gh.Client(),
+		HTTPClient: j.client(),
 		Now: func() time.Time {
 			mu.Lock()
 			defer mu.Unlock()
@@ -117,6 +122,40 @@ func (j *job) run() (map[string]string, error) {
 	}
 	err := job.Run(j.t.Context())
 	return outputs(j.t, j.env["GITHUB_OUTPUT"]), err
+}
+
+// client is the fake GitHub's client, recording into seen when set.
+func (j *job) client() *http.Client {
+	c := j.gh.Client()
+	if j.seen != nil {
+		c.Transport = &recording{next: c.Transport, seen: j.seen}
+	}
+	return c
+}
+
+// urls are the request URLs a recording transport saw.
+type urls struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (u *urls) list() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.all)
+}
+
+// recording is an http.RoundTripper that notes each request's URL.
+type recording struct {
+	next http.RoundTripper
+	seen *urls
+}
+
+func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.seen.mu.Lock()
+	r.seen.all = append(r.seen.all, req.URL.String())
+	r.seen.mu.Unlock()
+	return r.next.RoundTrip(req)
 }
 
 // outputs parses GITHUB_OUTPUT as the runner does; a name set twice fails.

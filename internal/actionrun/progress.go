@@ -108,8 +108,13 @@ func (pc *progressComment) Event(ev executor.Event) {
 }
 
 // Finished implements pipeline.Observer: the final state — table, π*,
-// ledger hash and commit.
+// ledger hash and commit; or, when no agent could work at all (Copilot
+// refused the token and there was no key), what to add instead.
 func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
+	if nothing := rep.NothingUsable(); rep.Status == pipeline.Failed && nothing != nil {
+		pc.publishBody(ctx, comment.Marker(comment.KindRun, rep.Spec.RunID)+"\n"+nothing.Comment())
+		return
+	}
 	v := rep.View()
 	v.Title, v.Commit, v.RunURL = pc.title, rep.Commit, pc.j.runURL()
 	v.LedgerCheckpoint = pc.j.checkpointOf(rep)
@@ -135,10 +140,15 @@ func (pc *progressComment) publish(ctx context.Context, v progress.View) {
 	pc.mu.Lock()
 	pc.view = v
 	pc.mu.Unlock()
+	pc.publishBody(ctx, progress.Comment(v))
+}
+
+// publishBody makes the comment say body now.
+func (pc *progressComment) publishBody(ctx context.Context, body string) {
 	if pc.co == nil {
 		return
 	}
-	pc.co.Update(progress.Comment(v))
+	pc.co.Update(body)
 	if err := pc.co.Flush(ctx); err != nil {
 		pc.j.log.Warning("could not update the progress comment: " + err.Error())
 	}

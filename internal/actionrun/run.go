@@ -47,6 +47,10 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
 		if rep == nil {
+			var nothing *pipeline.NothingUsableError
+			if errors.As(err, &nothing) {
+				return j.nothingUsable(ctx, trig, nothing)
+			}
 			if pipeline.IsInputError(err) {
 				return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 			}
@@ -92,6 +96,20 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
 	})
 }
 
+// nothingUsable reports a run none of whose agents can work here, before
+// any started: one comment on the issue saying what to add, status failed,
+// exit 1. Nothing is recorded: no agent ran.
+func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipeline.NothingUsableError) error {
+	j.log.Error(err.Error())
+	if trig.Issue != 0 {
+		if _, cerr := j.gh.UpsertComment(ctx, trig.Issue, comment.KindRun, err.RunID, err.Comment()); cerr != nil {
+			j.log.Warning("could not comment on the issue: " + cerr.Error())
+		}
+	}
+	j.setOutputs(outcome{status: pipeline.Failed, runID: err.RunID, message: err.Error()})
+	return &FailedError{Err: err}
+}
+
 // failEarly reports a run that could not start (bad config, bad input).
 func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, err error) error {
 	j.log.Error(err.Error())
@@ -128,8 +146,8 @@ func (j *Job) loadConfig() (*config.Config, error) {
 }
 
 // agentEnv is the environment LLM providers read. In a Docker action the
-// token arrives only as the github-token input; GitHub Models needs it as
-// GITHUB_TOKEN.
+// token arrives only as the github-token input; the copilot agent reads it
+// as GITHUB_TOKEN (after COPILOT_GITHUB_TOKEN and GH_TOKEN).
 func (j *Job) agentEnv(key string) string {
 	v := j.Getenv(key)
 	if v == "" && key == "GITHUB_TOKEN" {

@@ -4,5 +4,5 @@
 // analysed or escalated.
 //
 // Providers live in sub-packages: command (any executable) and llm (OpenAI,
-// Anthropic, GitHub Models, Azure OpenAI through the official SDKs).
+// Anthropic, Azure OpenAI, GitHub Copilot through the official SDKs).
 package agent

@@ -12,8 +12,8 @@ import (
 const DefaultTimeout = time.Minute
 
 // DefaultJudgeMaxChars is how many characters of an output a judge sees when
-// Options.JudgeMaxChars is zero. It keeps a judging prompt well inside the
-// 8k-token input limit of GitHub Models' free tier.
+// Options.JudgeMaxChars is zero. It keeps a judging prompt near 3k tokens
+// of output to judge, small enough for any model's input limit and cheap.
 const DefaultJudgeMaxChars = 12000
 
 // Options carries what checkers need from the run.

@@ -3,13 +3,13 @@ package comment
 import "testing"
 
 // Inline escapes only what Markdown would act on: email notifications show
-// the raw text, so "github-models" must not read "github\-models".
+// the raw text, so "azure-openai" must not read "azure\-openai".
 func TestInline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in, want string
 	}{
-		{"github-models", "github-models"},
+		{"azure-openai", "azure-openai"},
 		{"openai/gpt-4.1 (fast), v2.0!", "openai/gpt-4.1 (fast), v2.0!"},
 		{"it's 50% done; ok? {x} \"q\" = 1 + 2", "it's 50% done; ok? {x} \"q\" = 1 + 2"},
 		{"snake_case_name", "snake_case_name"},

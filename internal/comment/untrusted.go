@@ -32,8 +32,8 @@ func Untrusted(s string) string {
 // go, and only the characters Markdown would act on are backslash-escaped,
 // so that no emphasis, code, link, HTML, marker, table pipe, strikethrough
 // or math survives, while ordinary text reads as written (email
-// notifications show the raw Markdown: "github-models", not
-// "github\-models"). A zero-width space after '@' and '#' keeps GitHub
+// notifications show the raw Markdown: "azure-openai", not
+// "azure\-openai"). A zero-width space after '@' and '#' keeps GitHub
 // from turning the text into mentions or issue references.
 func Inline(s string, n int) string {
 	s = Defang(OneLine(s, n))

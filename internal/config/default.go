@@ -1,16 +1,16 @@
 package config
 
-// The embedded default's agents (DESIGN §4.8: with no config, one
-// github-models agent on GITHUB_TOKEN, plus an openai and an anthropic agent
-// when their keys are present).
+// The embedded default's agents (DESIGN §4.8: with no config, one copilot
+// agent on the workflow's token, plus an openai and an anthropic agent when
+// their keys are present). The copilot agent names no model: it uses the
+// Copilot CLI's default.
 const (
-	defaultGitHubModel    = "openai/gpt-4.1"
 	defaultOpenAIModel    = "gpt-4.1"
 	defaultAnthropicModel = "claude-sonnet-4-5"
 )
 
 // Default returns the configuration used when no config file exists: a
-// github-models agent named copilot, plus codex (openai) when
+// copilot agent named copilot, plus codex (openai) when
 // OPENAI_API_KEY is set and claude (anthropic) when ANTHROPIC_API_KEY is
 // set, with every default filled in. getenv is os.Getenv or a test's fake.
 //
@@ -22,7 +22,7 @@ func Default(getenv func(string) string) *Config {
 		c.Agents[name] = a
 		c.AgentNames = append(c.AgentNames, name)
 	}
-	add("copilot", Agent{Provider: ProviderGitHubModels, Model: defaultGitHubModel})
+	add("copilot", Agent{Provider: ProviderCopilot})
 	if getenv("OPENAI_API_KEY") != "" {
 		add("codex", Agent{Provider: ProviderOpenAI, Model: defaultOpenAIModel})
 	}

@@ -8,7 +8,7 @@ import (
 
 func TestDefault(t *testing.T) {
 	t.Parallel()
-	copilot := llmAgent("github-models", "openai/gpt-4.1")
+	copilot := llmAgent("copilot", "")
 	codex := llmAgent("openai", "gpt-4.1")
 	claude := llmAgent("anthropic", "claude-sonnet-4-5")
 	tests := []struct {

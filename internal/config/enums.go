@@ -8,7 +8,8 @@ import (
 // The allowed values of the config's enumerations. schema.json lists the
 // same values; TestSchemaEnums keeps the two in step.
 var (
-	providers     = []string{ProviderOpenAI, ProviderAnthropic, ProviderGitHubModels, ProviderAzureOpenAI, ProviderCommand}
+	providers     = []string{ProviderOpenAI, ProviderAnthropic, ProviderCopilot, ProviderAzureOpenAI, ProviderCommand}
+	byokKinds     = []string{BYOKOpenAI, BYOKAzure, BYOKAnthropic}
 	checkKinds    = []string{CheckContains, CheckRegex, CheckNotRegex, CheckMaxLength, CheckJSON, CheckJSONSchema, CheckCommand, CheckJudge}
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}

@@ -43,7 +43,7 @@ func TestErrorsAreRecognisable(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`optr.yml:2: agents.a.provider: unknown provider "opnai" (want one of openai, anthropic, github-models, azure-openai, command)`,
+		`optr.yml:2: agents.a.provider: unknown provider "opnai" (want one of openai, anthropic, copilot, azure-openai, command)`,
 		"optr.yml:3: agents.b.run: run is required: the program and its arguments as a list, such as [./agent.sh]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -166,12 +166,13 @@ constraints:
 			src: `
 agents:
   quick: {provider: command, run: [./a.sh], timeout: 2m}
-  split: {provider: github-models, model: openai/gpt-4.1, timeout: 2m, attempt-timeout: 30s, max-tokens: 100}
+  split: {provider: copilot, byok: openai, base-url: "https://llm.example/v1", model: gpt-4.1, timeout: 2m, attempt-timeout: 30s, max-tokens: 100}
 `,
 			want: func() *Config {
 				quick := commandAgent("./a.sh")
 				quick.Timeout, quick.AttemptTimeout = minutes(2), minutes(2)
-				split := llmAgent("github-models", "openai/gpt-4.1")
+				split := llmAgent("copilot", "gpt-4.1")
+				split.BYOK, split.BaseURL = "openai", "https://llm.example/v1"
 				split.Timeout, split.AttemptTimeout, split.MaxTokens = minutes(2), seconds(30), 100
 				return withAgents(base(), "quick", quick, "split", split)
 			},

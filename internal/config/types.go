@@ -28,11 +28,26 @@ type Config struct {
 
 // Provider names.
 const (
-	ProviderOpenAI       = "openai"
-	ProviderAnthropic    = "anthropic"
-	ProviderGitHubModels = "github-models"
-	ProviderAzureOpenAI  = "azure-openai"
-	ProviderCommand      = "command"
+	ProviderOpenAI      = "openai"
+	ProviderAnthropic   = "anthropic"
+	ProviderCopilot     = "copilot"
+	ProviderAzureOpenAI = "azure-openai"
+	ProviderCommand     = "command"
+)
+
+// RetiredGitHubModels is the provider name of GitHub Models, which GitHub
+// retired on GitHubModelsRetired; a config that names it is refused with an
+// error that points at ProviderCopilot.
+const (
+	RetiredGitHubModels = "github-models"
+	GitHubModelsRetired = "2026-07-30"
+)
+
+// BYOK endpoints a copilot agent may use instead of Copilot's own models.
+const (
+	BYOKOpenAI    = "openai"
+	BYOKAzure     = "azure"
+	BYOKAnthropic = "anthropic"
 )
 
 // Agent configures one agent.
@@ -46,7 +61,12 @@ type Agent struct {
 	BaseURL string `yaml:"base-url" json:"base-url,omitempty"`
 	// APIKeyEnv names the environment variable holding the key.
 	APIKeyEnv string `yaml:"api-key-env" json:"api-key-env,omitempty"`
-	// Deployment and APIVersion are for azure-openai.
+	// BYOK makes a copilot agent use its own endpoint (base-url, required)
+	// and key (api-key-env) of this kind instead of Copilot's models:
+	// openai, azure or anthropic.
+	BYOK string `yaml:"byok" json:"byok,omitempty"`
+	// Deployment and APIVersion are for azure-openai (APIVersion also for a
+	// copilot agent with byok: azure).
 	Deployment string `yaml:"deployment" json:"deployment,omitempty"`
 	APIVersion string `yaml:"api-version" json:"api-version,omitempty"`
 	// Run is the argv of a command agent. Its items may be written as

@@ -7,16 +7,19 @@ import (
 )
 
 // llmOnly are the agent keys only LLM providers use; commandOnly those
-// only command agents use; azureOnly those only azure-openai uses.
+// only command agents use; azureOnly those only azure-openai uses (and
+// api-version a copilot agent with byok: azure); copilotOnly those only
+// copilot uses.
 var (
 	llmOnly     = []string{"model", "base-url", "api-key-env", "role", "max-tokens"}
 	commandOnly = []string{"run", "env"}
 	azureOnly   = []string{"deployment", "api-version"}
+	copilotOnly = []string{"byok"}
 )
 
 func (v *validator) agents() {
 	if len(v.c.AgentNames) == 0 {
-		v.ps.add("agents", "at least one agent is required; add one under agents:, such as a command agent with run: [./agent.sh] or a github-models agent with model: openai/gpt-4.1")
+		v.ps.add("agents", "at least one agent is required; add one under agents:, such as a command agent with run: [./agent.sh] or a copilot agent with provider: copilot")
 		return
 	}
 	for _, name := range v.c.AgentNames {
@@ -29,8 +32,15 @@ func (v *validator) agent(key, name string, a Agent) {
 	if a.AttemptTimeout > a.Timeout {
 		v.ps.add(key+".attempt-timeout", "%s is longer than the agent's timeout (%s), which bounds every attempt together; shorten it or raise timeout", a.AttemptTimeout, a.Timeout)
 	}
+	if a.Provider == RetiredGitHubModels {
+		v.ps.add(key+".provider", "provider github-models is retired: GitHub shut GitHub Models down on %s and its endpoint answers 410 Gone; use provider: copilot, which runs GitHub Copilot on the workflow's token (grant permissions: copilot-requests: write)", GitHubModelsRetired)
+		return
+	}
 	if !v.enum(key+".provider", "provider", a.Provider, providers) {
 		return
+	}
+	if a.Provider != ProviderCopilot {
+		v.notUsed(key, a.Provider+" agents (only copilot)", copilotOnly...)
 	}
 	if a.Provider == ProviderCommand {
 		v.notUsed(key, "command agents", llmOnly...)
@@ -47,18 +57,18 @@ func (v *validator) agent(key, name string, a Agent) {
 	}
 
 	v.notUsed(key, a.Provider+" agents (only command agents run a program)", commandOnly...)
-	if a.Provider != ProviderAzureOpenAI {
-		v.notUsed(key, a.Provider+" agents (only azure-openai)", azureOnly...)
-	}
-	switch {
-	case a.Provider == ProviderAzureOpenAI:
+	switch a.Provider {
+	case ProviderAzureOpenAI:
 		if a.Model == "" && a.Deployment == "" {
 			v.ps.add(key+".model", "azure-openai agents need a model or a deployment: the name of the model deployment in your Azure OpenAI resource")
 		}
-	case a.Model == "":
-		v.ps.add(key+".model", "model is required for %s agents, such as %s", a.Provider, exampleModel(a.Provider))
-	case a.Provider == ProviderGitHubModels && !isPublisherModel(a.Model):
-		v.ps.add(key+".model", "%q is not a GitHub Models id: they name the publisher too, such as openai/gpt-4.1", a.Model)
+	case ProviderCopilot:
+		v.copilot(key, a)
+	default:
+		v.notUsed(key, a.Provider+" agents (only azure-openai)", azureOnly...)
+		if a.Model == "" {
+			v.ps.add(key+".model", "model is required for %s agents, such as %s", a.Provider, exampleModel(a.Provider))
+		}
 	}
 	if a.APIKeyEnv != "" {
 		v.envName(key+".api-key-env", a.APIKeyEnv)
@@ -67,6 +77,32 @@ func (v *validator) agent(key, name string, a Agent) {
 		v.baseURL(key+".base-url", a.BaseURL)
 	}
 	v.atLeast(key+".max-tokens", a.MaxTokens, 1)
+}
+
+// copilot checks what only copilot agents have: without byok, Copilot's
+// own models (model optional, no base-url); with byok, an endpoint of that
+// kind, which needs base-url and a model.
+func (v *validator) copilot(key string, a Agent) {
+	v.notUsed(key, "copilot agents (only azure-openai)", "deployment")
+	if a.BYOK == "" {
+		if v.written(key + ".base-url") {
+			v.ps.add(key+".base-url", "base-url is used by copilot agents only with byok (openai, azure or anthropic); add byok or remove base-url")
+		}
+		v.notUsed(key, "copilot agents without byok: azure", "api-version")
+		return
+	}
+	if !v.enum(key+".byok", "byok", a.BYOK, byokKinds) {
+		return
+	}
+	if a.BYOK != BYOKAzure {
+		v.notUsed(key, "copilot agents without byok: azure", "api-version")
+	}
+	if a.BaseURL == "" {
+		v.ps.add(key+".base-url", "byok: %s needs base-url: the endpoint's base URL, such as %s", a.BYOK, exampleBYOKURL(a.BYOK))
+	}
+	if a.Model == "" {
+		v.ps.add(key+".model", "byok: %s needs a model: the model id the endpoint serves, such as %s", a.BYOK, exampleModel(a.BYOK))
+	}
 }
 
 // argv checks a command line written at key.
@@ -97,18 +133,19 @@ func (v *validator) baseURL(key, raw string) {
 
 // exampleModel is a model id to show in messages.
 func exampleModel(provider string) string {
-	switch provider {
-	case ProviderAnthropic:
+	if provider == ProviderAnthropic {
 		return "claude-sonnet-4-5"
-	case ProviderGitHubModels:
-		return "openai/gpt-4.1"
 	}
 	return "gpt-4.1"
 }
 
-// isPublisherModel reports whether id looks like a GitHub Models id,
-// publisher/model.
-func isPublisherModel(id string) bool {
-	publisher, model, ok := strings.Cut(id, "/")
-	return ok && publisher != "" && model != ""
+// exampleBYOKURL is a base URL to show in messages.
+func exampleBYOKURL(kind string) string {
+	switch kind {
+	case BYOKAzure:
+		return "https://my-resource.openai.azure.com"
+	case BYOKAnthropic:
+		return "https://api.anthropic.com"
+	}
+	return "https://api.openai.com/v1"
 }

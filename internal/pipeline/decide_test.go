@@ -3,6 +3,7 @@ package pipeline
 import (
 	"testing"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
@@ -14,6 +15,8 @@ func TestConclude(t *testing.T) {
 	ok := &executor.Result{Agent: "a", Status: executor.Succeeded, Output: "x"}
 	spent := &executor.Result{Agent: "b", Status: executor.Escalated, BudgetExhausted: true}
 	gaveUp := &executor.Result{Agent: "c", Status: executor.Escalated}
+	unusable := &executor.Result{Agent: "copilot", Provider: "copilot", Status: executor.Escalated, Reason: agent.ReasonUnusable,
+		Error: agent.Unusable("copilot", "copilot", "GitHub Copilot refused the token").Error()}
 	picked := selection.Result{Selected: "a", Best: "a", Outcome: selection.Admissible}
 	leastBad := selection.Result{Selected: "a", Best: "a", Outcome: selection.LeastBad}
 	none := selection.Result{Best: "a", Outcome: selection.NoAdmissible}
@@ -36,6 +39,7 @@ func TestConclude(t *testing.T) {
 		{"budget spent, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok, spent}, picked, false, Paused, checkpoint.TriggerBudget, "a"},
 		{"budget spent, fail policy", config.NoAdmissibleFail, false, []*executor.Result{ok, spent}, picked, false, Completed, "", "a"},
 		{"recovery gave up, nothing produced", config.NoAdmissibleCheckpoint, false, []*executor.Result{gaveUp}, nothing, false, Paused, checkpoint.TriggerHiccup, ""},
+		{"every agent unusable: no human can help", config.NoAdmissibleCheckpoint, false, []*executor.Result{unusable}, nothing, false, Failed, "", ""},
 		{"nothing produced, fail policy", config.NoAdmissibleFail, false, []*executor.Result{gaveUp}, nothing, false, Failed, "", ""},
 		{"approval before commit", config.NoAdmissibleFail, true, []*executor.Result{ok}, picked, false, Paused, checkpoint.TriggerApproval, "a"},
 		{"watcher aborted", config.NoAdmissibleCheckpoint, true, []*executor.Result{ok}, picked, true, Failed, "", ""},

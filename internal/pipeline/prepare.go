@@ -30,7 +30,8 @@ type Prepared struct {
 
 // Prepare resolves spec against its config: the pipeline and agents, the
 // constraints (config policy plus the intent's), the agents themselves and
-// the recovery policy. Errors are *InputError.
+// the recovery policy. Errors are *InputError, except a
+// *NothingUsableError when no agent can work here (see checkUsable).
 func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	cfg := spec.Config
 	if cfg == nil {
@@ -66,6 +67,9 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		if _, err := set.tasks(dm.pipeline.Agents); err != nil {
 			return nil, inputErr(err)
 		}
+	}
+	if err := checkUsable(spec.RunID, tasks); err != nil {
+		return nil, err
 	}
 	var budget *recovery.Budget
 	if cfg.Budget.MaxTokens > 0 {

@@ -18,25 +18,24 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
-// fakes are one fake per LLM provider, and the config that points four
-// agents at them.
+// fakes are one fake per HTTP LLM provider, and the config that points
+// three agents at them. (The copilot provider drives the Copilot CLI; its
+// tests are in package llm.)
 type fakes struct {
-	openai, anthropic, models, azure *llmtest.Server
-	cfg                              *config.Config
+	openai, anthropic, azure *llmtest.Server
+	cfg                      *config.Config
 }
 
 func newFakes(t *testing.T, extra string) *fakes {
 	t.Helper()
 	f := &fakes{
-		openai: llmtest.NewOpenAI(t), anthropic: llmtest.NewAnthropic(t),
-		models: llmtest.NewGitHubModels(t), azure: llmtest.NewAzure(t),
+		openai: llmtest.NewOpenAI(t), anthropic: llmtest.NewAnthropic(t), azure: llmtest.NewAzure(t),
 	}
 	y := fmt.Sprintf(`agents:
   codex: { provider: openai, model: gpt-4.1, base-url: %q }
   claude: { provider: anthropic, model: claude-sonnet-4-5, base-url: %q }
-  copilot: { provider: github-models, model: openai/gpt-4.1, base-url: %q }
   mscopilot: { provider: azure-openai, deployment: gpt-4o, base-url: %q }
-%s`, f.openai.URL, f.anthropic.URL, f.models.URL, f.azure.URL, extra)
+%s`, f.openai.URL, f.anthropic.URL, f.azure.URL, extra)
 	cfg, err := config.Parse("providers.yml", []byte(y))
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +45,7 @@ func newFakes(t *testing.T, extra string) *fakes {
 }
 
 func (f *fakes) getenv(k string) string {
-	for _, s := range []*llmtest.Server{f.openai, f.anthropic, f.models, f.azure} {
+	for _, s := range []*llmtest.Server{f.openai, f.anthropic, f.azure} {
 		if v, ok := s.Env()[k]; ok && !strings.HasSuffix(k, "_URL") && !strings.HasSuffix(k, "ENDPOINT") {
 			return v
 		}
@@ -55,7 +54,7 @@ func (f *fakes) getenv(k string) string {
 }
 
 func (f *fakes) keys() []string {
-	return []string{f.openai.Key, f.anthropic.Key, f.models.Key, f.azure.Key}
+	return []string{f.openai.Key, f.anthropic.Key, f.azure.Key}
 }
 
 func spec(t *testing.T, cfg *config.Config, runID string, dir string) Spec {
@@ -66,12 +65,12 @@ func spec(t *testing.T, cfg *config.Config, runID string, dir string) Spec {
 	}
 }
 
-// A run over all four providers succeeds and no key appears in anything
+// A run over all three providers succeeds and no key appears in anything
 // the run leaves: datalake files, ledger, logs.
 func TestAllProvidersAndNoSecretLeaks(t *testing.T) {
 	t.Parallel()
 	f := newFakes(t, "")
-	for _, s := range []*llmtest.Server{f.openai, f.anthropic, f.models, f.azure} {
+	for _, s := range []*llmtest.Server{f.openai, f.anthropic, f.azure} {
 		s.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Summary\n\nIt is faster.", 800)})
 	}
 	dir := t.TempDir()
@@ -185,7 +184,7 @@ func script(rng *rand.Rand, provider string, p float64, attempts int) ([]llmtest
 	}
 }
 
-// The fault suite: 50 runs of 4 agents, 30% of attempts failing with a
+// The fault suite: 50 runs of 3 agents, 30% of attempts failing with a
 // random fault. Every run must end completed or cleanly failed, every
 // agent must make exactly the attempts the policy allows (the fakes fail
 // the test on an unused or missing scripted reply), no result is written
@@ -194,8 +193,8 @@ func TestFaultSuite(t *testing.T) {
 	t.Parallel()
 	const runs, p, attempts = 50, 0.30, 3
 	f := newFakes(t, "recovery: { attempts: 3, base-delay: 5ms, max-delay: 20ms }\nwatcher: { max-failures: 5 }\n")
-	servers := map[string]*llmtest.Server{"codex": f.openai, "claude": f.anthropic, "copilot": f.models, "mscopilot": f.azure}
-	providers := map[string]string{"codex": "openai", "claude": "anthropic", "copilot": "github-models", "mscopilot": "azure"}
+	servers := map[string]*llmtest.Server{"codex": f.openai, "claude": f.anthropic, "mscopilot": f.azure}
+	providers := map[string]string{"codex": "openai", "claude": "anthropic", "mscopilot": "azure"}
 	rng := rand.New(rand.NewPCG(42, 7))
 	dir := t.TempDir()
 	deps := Deps{Getenv: f.getenv, HTTPClient: f.azure.Client()}
@@ -203,7 +202,7 @@ func TestFaultSuite(t *testing.T) {
 	hist := map[int]int{}
 	for i := range runs {
 		want := map[string]string{}
-		for _, agent := range []string{"claude", "codex", "copilot", "mscopilot"} { // fixed order: reproducible draws
+		for _, agent := range []string{"claude", "codex", "mscopilot"} { // fixed order: reproducible draws
 			s := servers[agent]
 			replies, outcome, _ := script(rng, providers[agent], p, attempts)
 			s.Script(replies...)
@@ -257,7 +256,7 @@ func TestFaultSuite(t *testing.T) {
 			}
 		}
 		entries, _ := os.ReadDir(filepath.Join(rep.Run.Dir, "agent-outputs"))
-		if len(entries) != len(rep.Results) || len(rep.Results) < 4 {
+		if len(entries) != len(rep.Results) || len(rep.Results) < 3 {
 			t.Fatalf("run %d wrote %d agent outputs for %d results", i, len(entries), len(rep.Results))
 		}
 	}
@@ -265,6 +264,6 @@ func TestFaultSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("fault suite: %d runs × 4 agents, %d requests; runs completed %d, failed %d; agents succeeded first try %d, after retries %d, escalated %d; attempts per agent %v; synthesis steps %d; ledger %d entries",
+	t.Logf("fault suite: %d runs × 3 agents, %d requests; runs completed %d, failed %d; agents succeeded first try %d, after retries %d, escalated %d; attempts per agent %v; synthesis steps %d; ledger %d entries",
 		runs, requests, completed, failed, firstTry, afterRetry, escalated, hist, syntheses, sum.Entries)
 }

@@ -32,6 +32,11 @@ func Conclude(rep *Report) {
 	case rep.aborted:
 		rep.Status, rep.Selected = Failed, ""
 		rep.Message = "the watcher aborted the run: too many agents failed (watcher.max-failures)"
+	case sel.Outcome == selection.NoCandidate && rep.NothingUsable() != nil:
+		// No agent can work here (no CLI, no key, Copilot refused the
+		// token): a checkpoint would ask a human what only a maintainer's
+		// setting can change.
+		rep.Status, rep.Message = Failed, rep.NothingUsable().Error()
 	case ask && budgetSpent(rep.Results):
 		rep.Status, rep.Trigger = Paused, checkpoint.TriggerBudget
 		rep.Message = "the run's token budget (budget.max-tokens) ran out; a human must decide"

@@ -17,6 +17,18 @@ type redacting struct {
 	r *redact.Redactor
 }
 
+// Preflight implements agent.Preflighter for the wrapped agent, redacted.
+func (a redacting) Preflight() error {
+	err := agent.Preflight(a.Agent)
+	if err == nil {
+		return nil
+	}
+	if msg := err.Error(); a.r.String(msg) != msg {
+		return &agent.Error{Class: agent.ClassOf(err), Reason: agent.ReasonUnusable, Err: errors.New(a.r.String(agent.Problem(msg)))}
+	}
+	return err
+}
+
 // Run runs the wrapped agent and redacts what it returns.
 func (a redacting) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
 	resp, err := a.Agent.Run(ctx, req)

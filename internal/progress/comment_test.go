@@ -97,7 +97,7 @@ func TestCommentManyAgents(t *testing.T) {
 	for i := range 500 {
 		name := fmt.Sprintf("agent-%03d", i)
 		v.Agents = append(v.Agents, AgentLine{
-			Name: name, Provider: "github-models", State: StateFailed, Elapsed: time.Duration(i) * time.Second, Attempts: 3,
+			Name: name, Provider: "copilot", State: StateFailed, Elapsed: time.Duration(i) * time.Second, Attempts: 3,
 			Note: strings.Repeat("a long provider error | with @mentions and <html> ", 20),
 		})
 		v.Table = append(v.Table, Row{

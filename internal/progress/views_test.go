@@ -22,7 +22,7 @@ func runningView() View {
 		Agents: []AgentLine{
 			{Name: "codex", Provider: "openai", State: StateSucceeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
 			{Name: "claude", Provider: "anthropic", State: StateRunning, Elapsed: 4 * time.Second, Attempts: 1},
-			{Name: "copilot", Provider: "github-models", State: StateRetrying, Elapsed: 3200 * time.Millisecond, Attempts: 2, Note: "429 Too Many Requests: retry after 4s"},
+			{Name: "copilot", Provider: "copilot", State: StateRetrying, Elapsed: 3200 * time.Millisecond, Attempts: 2, Note: "429 Too Many Requests: retry after 4s"},
 			{Name: "aider", Provider: "command", State: StateQueued},
 		},
 		Started: t0,
@@ -35,7 +35,7 @@ func completedView() View {
 	v.Agents = []AgentLine{
 		{Name: "codex", Provider: "openai", State: StateSucceeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
 		{Name: "claude", Provider: "anthropic", State: StateSucceeded, Elapsed: 7400 * time.Millisecond, Attempts: 1},
-		{Name: "copilot", Provider: "github-models", State: StateSucceeded, Elapsed: 65 * time.Second, Attempts: 3},
+		{Name: "copilot", Provider: "copilot", State: StateSucceeded, Elapsed: 65 * time.Second, Attempts: 3},
 		{Name: "aider", Provider: "command", State: StateFailed, Elapsed: 850 * time.Millisecond, Attempts: 2, Note: "exit status 1: <b>boom</b> | see #12"},
 	}
 	v.Table = []Row{

@@ -19,14 +19,19 @@ type base struct {
 	role      string
 	maxTokens int64
 	timeout   time.Duration
-	// maxPromptBytes caps system + user prompt; 0 means no cap.
-	maxPromptBytes int
 	// secret is the API key, redacted from every error message; keyVar names
 	// the variable it came from, for advice in errors.
 	secret string
 	keyVar string
-	client *http.Client
-	log    *slog.Logger
+	// copilotAuth is set for copilot agents on Copilot's own models, whose
+	// 401 and 403 mean the token may not use Copilot (see copilotRefused).
+	copilotAuth bool
+	// unusable, when set, is why the agent cannot work here at all (no
+	// Copilot CLI, no token): every attempt fails with it at once, and
+	// Preflight reports it before any run starts.
+	unusable *agent.Error
+	client   *http.Client
+	log      *slog.Logger
 }
 
 // completion is a provider's answer, reduced to what optr uses.
@@ -57,9 +62,17 @@ type llmAgent struct {
 // Name implements agent.Agent.
 func (a *llmAgent) Name() string { return a.name }
 
+// Preflight implements agent.Preflighter.
+func (a *llmAgent) Preflight() error {
+	if a.unusable == nil {
+		return nil
+	}
+	return a.unusable
+}
+
 // Run implements agent.Agent: one prompt, one request, one classified result.
 func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	p := buildPrompt(req, a.role, a.maxPromptBytes)
+	p := buildPrompt(req, a.role)
 	attemptCtx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 

@@ -81,7 +81,7 @@ func newAPIError(provider string, res *http.Response) *APIError {
 }
 
 // errorFields reads the error shapes the providers use:
-// {"error": {"message", "type", "code"}} (OpenAI, Azure, GitHub Models),
+// {"error": {"message", "type", "code"}} (OpenAI, Azure, OpenAI-compatible endpoints),
 // {"type": "error", "error": {"type", "message"}} (Anthropic),
 // {"error": "…"} and {"message": "…"}. Anything else is kept as text.
 func errorFields(body []byte) (typ, code, msg string) {

@@ -20,7 +20,7 @@ func TestErrorFields(t *testing.T) {
 			"overloaded_error", "", "Overloaded"},
 		{"azure numeric code", `{"error": {"code": 429, "message": "Please retry after 6 seconds."}}`,
 			"", "429", "Please retry after 6 seconds."},
-		{"github models", `{"error": {"code": "unknown_model", "message": "Unknown model: x", "details": "Unknown model: x"}}`,
+		{"code with details", `{"error": {"code": "unknown_model", "message": "Unknown model: x", "details": "Unknown model: x"}}`,
 			"", "unknown_model", "Unknown model: x"},
 		{"error as a string", `{"error": "bad things", "code": "E1"}`, "", "E1", "bad things"},
 		{"top-level message", `{"message": "Not Found", "documentation_url": "https://docs.github.com"}`, "", "", "Not Found"},

@@ -22,16 +22,21 @@ const statusOverloaded = 529
 
 // classify turns a failed request into a classified *agent.Error. ctx is the
 // caller's context, attemptCtx the one bounded by the attempt timeout, raw
-// the HTTP response when there was one. The key never survives into the
+// the HTTP response when there was one. An *agent.Error the caller returned
+// (the copilot caller classifies the CLI's own failures, and an unusable
+// agent's) keeps its class and reason. The key never survives into the
 // message.
 func (a *llmAgent) classify(ctx, attemptCtx context.Context, raw *http.Response, err error) *agent.Error {
-	var e *agent.Error
+	var e, own *agent.Error
 	switch {
 	case ctx.Err() != nil:
 		e = stopped(ctx, err)
 	case errors.Is(attemptCtx.Err(), context.DeadlineExceeded):
 		e = &agent.Error{Class: agent.Transient, Reason: "timeout", Err: fmt.Errorf(
 			"no answer within the attempt timeout of %s; raise attempt-timeout in the agent's config if the model needs longer: %w", a.timeout, err)}
+	case raw == nil && errors.As(err, &own):
+		c := *own
+		e = &c
 	case raw != nil && raw.StatusCode >= 400:
 		e = a.statusError(raw)
 	case raw != nil:
@@ -58,6 +63,13 @@ func (a *llmAgent) statusError(raw *http.Response) *agent.Error {
 	apiErr := newAPIError(a.provider, raw)
 	apiErr.Message = a.redact(apiErr.Message)
 	status := raw.StatusCode
+	if a.copilotAuth && (status == http.StatusUnauthorized || status == http.StatusForbidden) {
+		// Copilot refusing the workflow's token: a permission or policy is
+		// missing, which only a maintainer can add.
+		e := copilotRefused(&a.base, status, apiErr.Message)
+		e.RetryAfter = RetryAfter(raw.Header, time.Now())
+		return e
+	}
 	class, reason := agent.Fatal, "bad_request"
 	switch {
 	case status == http.StatusUnauthorized:
@@ -66,15 +78,17 @@ func (a *llmAgent) statusError(raw *http.Response) *agent.Error {
 	case status == http.StatusForbidden:
 		reason = "forbidden"
 		apiErr.Advice = fmt.Sprintf("the key in %s may not use %s", a.keyVar, a.model)
-		if a.provider == config.ProviderGitHubModels {
-			apiErr.Advice += "; in GitHub Actions the workflow needs `permissions: models: read`"
-		}
 	case status == http.StatusNotFound:
 		reason = "unknown_model"
 		apiErr.Advice = fmt.Sprintf("check that model %q exists and that base-url points at the API", a.model)
 		if a.provider == config.ProviderAzureOpenAI {
 			apiErr.Advice = fmt.Sprintf("check that deployment %q exists on the endpoint, and api-version", a.model)
 		}
+	case status == http.StatusGone:
+		// The endpoint was retired for good (as GitHub Models was on
+		// 2026-07-30): the body says so, and no retry brings it back.
+		reason = "gone"
+		apiErr.Advice = "the endpoint was retired; configure another provider, such as copilot"
 	case status == http.StatusRequestTimeout:
 		class, reason = agent.Transient, "timeout"
 	case status == http.StatusConflict:

@@ -1,15 +1,24 @@
 // Package llm implements agent.Agent for the language-model providers:
-// openai (the Responses API), github-models and azure-openai (Chat
-// Completions, OpenAI-compatible) and anthropic (the Messages API), each
-// through its official SDK.
+// openai (the Responses API), azure-openai (Chat Completions,
+// OpenAI-compatible) and anthropic (the Messages API), each through its
+// official SDK; and copilot, GitHub Copilot through the Copilot CLI, which
+// the official Go SDK (github.com/github/copilot-sdk/go) starts and drives
+// over JSON-RPC, on Copilot's own models with a GitHub token or on a BYOK
+// endpoint (openai, azure, anthropic) with its key.
 //
 // One Run is one attempt and one HTTP request: the SDKs' own retries are
-// switched off (WithMaxRetries(0)) because package recovery owns retries,
-// backoff and analysis. What an agent does own is the classification of a
+// switched off (WithMaxRetries(0)), and the Copilot CLI's model requests
+// pass through optr's HTTP client, where the first failed one ends the
+// attempt and later ones are refused, because package recovery owns
+// retries, backoff and analysis. What an agent does own is the classification of a
 // failed attempt (agent.Error): rate limits, server errors, timeouts and
 // dropped connections are Transient, with RetryAfter read from the
-// provider's headers (see RetryAfter); bad keys, unknown models and invalid
-// requests are Fatal; an answer that holds no usable output is Systematic.
+// provider's headers (see RetryAfter); bad keys, unknown models, invalid
+// requests and retired endpoints (410) are Fatal; an answer that holds no
+// usable output is Systematic. A copilot agent that cannot work here (no
+// CLI, no token, Copilot refusing the token with 401 or 403) fails Fatal
+// with agent.ReasonUnusable, saying what to add; without CLI or token its
+// Preflight says so before any run.
 //
 // Every agent speaks the same prompt protocol: the role, the constraints and
 // any recovery hint go into the system prompt; the intent goes into the user

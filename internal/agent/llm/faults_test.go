@@ -70,8 +70,10 @@ func faults() []fault {
 			want: classified{agent.Fatal, "bad_request", 400, 0}},
 		{name: "400 content filter", only: config.ProviderAzureOpenAI, reply: llmtest.Reply{Status: 400, Code: "content_filter"},
 			want: classified{agent.Systematic, "content_filter", 400, 0}},
-		{name: "413 prompt too large", only: config.ProviderGitHubModels, reply: llmtest.Reply{Status: 413},
+		{name: "413 prompt too large", reply: llmtest.Reply{Status: 413},
 			want: classified{agent.Fatal, "bad_request", 413, 0}},
+		{name: "410 gone", reply: llmtest.Reply{Status: 410, Text: "The GitHub Models API was retired on 2026-07-30."},
+			want: classified{agent.Fatal, "gone", 410, 0}},
 		{name: "truncated JSON", reply: llmtest.Reply{Text: llmtest.Answer("cut", 1), Truncate: true},
 			want: classified{agent.Transient, "bad_response", 200, 0}},
 		{name: "200 body not JSON", reply: llmtest.Reply{Body: "{not json"},
@@ -247,11 +249,11 @@ func TestRunWrongKeyNeverLeaks(t *testing.T) {
 				t.Errorf("got %s %s (HTTP %d), want fatal unauthorized (HTTP 401): %v", e.Class, e.Reason, e.Status, err)
 			}
 			noKey(t, err, wrong)
-			if p.name != config.ProviderGitHubModels && p.name != config.ProviderAzureOpenAI && !strings.Contains(err.Error(), "[redacted]") {
+			if p.name != config.ProviderAzureOpenAI && !strings.Contains(err.Error(), "[redacted]") {
 				t.Errorf("error %q: the echoed key should show as [redacted]", err)
 			}
 			keyVar := map[string]string{
-				config.ProviderOpenAI: "OPENAI_API_KEY", config.ProviderGitHubModels: "GITHUB_TOKEN",
+				config.ProviderOpenAI:      "OPENAI_API_KEY",
 				config.ProviderAzureOpenAI: "AZURE_OPENAI_API_KEY", config.ProviderAnthropic: "ANTHROPIC_API_KEY",
 			}[p.name]
 			if !strings.Contains(err.Error(), keyVar) {

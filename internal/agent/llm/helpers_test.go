@@ -42,19 +42,6 @@ func providers() []provider {
 			maxTokens:      4096,
 		},
 		{
-			name:        config.ProviderGitHubModels,
-			newFake:     llmtest.NewGitHubModels,
-			cfg:         config.Agent{Provider: config.ProviderGitHubModels, Model: "openai/gpt-4.1"},
-			path:        "/inference/chat/completions",
-			authHeaders: []string{"Authorization", "Api-Key", "X-Api-Key", "X-Github-Api-Version"},
-			wantAuth: func(key string) map[string]string {
-				return map[string]string{"Authorization": "Bearer " + key, "X-Github-Api-Version": "2022-11-28"}
-			},
-			maxTokensField: "max_tokens",
-			// The GitHub Models free tier answers at most 4000 tokens.
-			maxTokens: 4000,
-		},
-		{
 			name:           config.ProviderAzureOpenAI,
 			newFake:        llmtest.NewAzure,
 			cfg:            config.Agent{Provider: config.ProviderAzureOpenAI, Model: "gpt-4o", Deployment: "gpt4o-prod"},
@@ -77,6 +64,18 @@ func providers() []provider {
 			maxTokens:      4096,
 		},
 	}
+}
+
+// providerNamed returns the provider called name.
+func providerNamed(t *testing.T, name string) provider {
+	t.Helper()
+	for _, p := range providers() {
+		if p.name == name {
+			return p
+		}
+	}
+	t.Fatalf("no provider %q", name)
+	return provider{}
 }
 
 // headers returns the values of names in h, leaving out absent ones.

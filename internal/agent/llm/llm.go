@@ -16,23 +16,12 @@ const (
 	// DefaultAttemptTimeout bounds one attempt when neither attempt-timeout
 	// nor timeout is configured.
 	DefaultAttemptTimeout = 5 * time.Minute
-	// DefaultGitHubModelsURL is the GitHub Models inference endpoint.
-	DefaultGitHubModelsURL = "https://models.github.ai/inference"
 	// DefaultAzureAPIVersion is the Azure OpenAI data-plane API version used
 	// when api-version is not configured (the latest GA release of the
 	// inference API; it takes max_completion_tokens and json_schema).
 	DefaultAzureAPIVersion = "2024-10-21"
 	// DefaultRole opens the system prompt when the agent has no role.
 	DefaultRole = "You are a careful, expert software engineer. You answer precisely and completely."
-)
-
-// Limits of the GitHub Models free tier (DESIGN §6): about 8k tokens in and
-// 4k out per request.
-const (
-	githubModelsMaxTokens = 4000
-	// githubModelsMaxPromptBytes keeps the prompt near 7k tokens, estimated
-	// as bytes/4, leaving room for the answer's schema and the chat framing.
-	githubModelsMaxPromptBytes = 7000 * 4
 )
 
 // Options are what the LLM agents need from their caller.
@@ -47,8 +36,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New returns the agent called name for an LLM provider (openai,
-// github-models, azure-openai or anthropic). It fails with a Fatal
+// New returns the agent called name for an LLM provider (openai, copilot,
+// azure-openai or anthropic). It fails with a Fatal
 // "bad_config" *agent.Error when the provider is not an LLM provider, the
 // key's variable is empty, or an endpoint is missing or malformed.
 func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
@@ -84,14 +73,14 @@ func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
 	switch cfg.Provider {
 	case config.ProviderOpenAI:
 		c, err = newOpenAI(&b, cfg, opts.Getenv)
-	case config.ProviderGitHubModels:
-		c, err = newGitHubModels(&b, cfg, opts.Getenv)
+	case config.ProviderCopilot:
+		c, err = newCopilot(&b, cfg, opts.Getenv)
 	case config.ProviderAzureOpenAI:
 		c, err = newAzure(&b, cfg, opts.Getenv)
 	case config.ProviderAnthropic:
 		c, err = newAnthropic(&b, cfg, opts.Getenv)
 	default:
-		return nil, badConfig("agent %q: provider %q is not an LLM provider; use openai, github-models, azure-openai or anthropic", name, cfg.Provider)
+		return nil, badConfig("agent %q: provider %q is not an LLM provider; use openai, copilot, azure-openai or anthropic", name, cfg.Provider)
 	}
 	if err != nil {
 		return nil, err

@@ -37,7 +37,10 @@ func TestNewBadConfig(t *testing.T) {
 		mention []string
 	}{
 		{"openai without key", config.Agent{Provider: "openai", Model: "gpt-4.1"}, without("OPENAI_API_KEY"), []string{"OPENAI_API_KEY", "api-key-env"}},
-		{"github-models without token", config.Agent{Provider: "github-models"}, without("GITHUB_TOKEN"), []string{"GITHUB_TOKEN"}},
+		{"copilot byok without key", config.Agent{Provider: "copilot", BYOK: "openai", BaseURL: "https://llm.example/v1", Model: "gpt-4.1"}, without("OPENAI_API_KEY"), []string{"OPENAI_API_KEY"}},
+		{"copilot byok without model", config.Agent{Provider: "copilot", BYOK: "anthropic", BaseURL: "https://llm.example/v1"}, full, []string{"model"}},
+		{"copilot byok without base-url", config.Agent{Provider: "copilot", BYOK: "openai", Model: "gpt-4.1"}, full, []string{"base-url"}},
+		{"github-models is no provider any more", config.Agent{Provider: "github-models", Model: "openai/gpt-4.1"}, full, []string{"copilot"}},
 		{"azure without key", config.Agent{Provider: "azure-openai", Model: "dep"}, without("AZURE_OPENAI_API_KEY"), []string{"AZURE_OPENAI_API_KEY"}},
 		{"anthropic without key", config.Agent{Provider: "anthropic", Model: "claude"}, without("ANTHROPIC_API_KEY"), []string{"ANTHROPIC_API_KEY"}},
 		{"api-key-env names an empty variable", config.Agent{Provider: "openai", Model: "gpt-4.1", APIKeyEnv: "CODEX_KEY"}, full, []string{"CODEX_KEY"}},
@@ -130,7 +133,8 @@ func TestProcessEnvironmentIgnored(t *testing.T) {
 		"AZURE_OPENAI_API_KEY":     "az-stray",
 		"AZURE_OPENAI_ENDPOINT":    "https://stray.openai.azure.com",
 		"GITHUB_TOKEN":             "ghs-stray",
-		"OPTR_GITHUB_MODELS_URL":   "http://127.0.0.1:1/stray",
+		"COPILOT_GITHUB_TOKEN":     "ghs-stray",
+		"OPTR_COPILOT_CLI":         "/nonexistent/stray-copilot",
 	}
 	for k, v := range stray {
 		t.Setenv(k, v)
@@ -154,21 +158,6 @@ func TestProcessEnvironmentIgnored(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestGitHubModelsDefaults(t *testing.T) {
-	t.Parallel()
-	fake := llmtest.NewGitHubModels(t)
-	a := newAgent(t, fake, config.Agent{Provider: "github-models", MaxTokens: 16000})
-	if _, err := a.Run(t.Context(), agent.Request{Intent: "x"}); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	r := fake.Requests()[0]
-	got := map[string]any{"model": r.Model, "max_tokens": r.Body["max_tokens"]}
-	want := map[string]any{"model": llm.DefaultGitHubModel, "max_tokens": float64(4000)}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("request (-want +got):\n%s", diff)
 	}
 }
 
@@ -208,32 +197,5 @@ func TestLogsNeverHoldTheKey(t *testing.T) {
 	}
 	if strings.Contains(logged, wrong) {
 		t.Errorf("log holds the key: %q", logged)
-	}
-}
-
-// TestGitHubModelsSchemaOnlyForOpenAIModels: GitHub Models' other models
-// reject json_schema, so only openai/… models are sent one.
-func TestGitHubModelsSchemaOnlyForOpenAIModels(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		model  string
-		schema bool
-	}{
-		{"openai/gpt-4.1-mini", true},
-		{"meta/Llama-3.3-70B-Instruct", false},
-		{"mistral-ai/mistral-small-2503", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.model, func(t *testing.T) {
-			t.Parallel()
-			fake := llmtest.NewGitHubModels(t)
-			if _, err := newAgent(t, fake, config.Agent{Provider: "github-models", Model: tt.model}).Run(t.Context(), agent.Request{Intent: "x"}); err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			_, got := fake.Requests()[0].Body["response_format"]
-			if got != tt.schema {
-				t.Errorf("response_format sent = %v, want %v", got, tt.schema)
-			}
-		})
 	}
 }

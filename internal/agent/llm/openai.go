@@ -15,8 +15,7 @@ import (
 // DefaultOpenAIURL is the OpenAI API's base URL.
 const DefaultOpenAIURL = "https://api.openai.com/v1/"
 
-// openAIOptions are the request options shared by the openai and
-// github-models agents. Services are built from these options alone, never
+// openAIOptions are the openai agent's request options. Services are built from these options alone, never
 // through openai.NewClient: NewClient starts from DefaultClientOptions, which
 // reads OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and
 // OPENAI_CUSTOM_HEADERS from the process environment, and those would leak

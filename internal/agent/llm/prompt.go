@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
 )
@@ -39,17 +38,10 @@ func answerSchema() map[string]any {
 	}
 }
 
-// buildPrompt writes the prompt for req. maxBytes > 0 caps the whole prompt
-// (system + user), cutting the intent with a visible marker when needed.
-func buildPrompt(req agent.Request, role string, maxBytes int) prompt {
+// buildPrompt writes the prompt for req.
+func buildPrompt(req agent.Request, role string) prompt {
 	token := delimiterToken(req.Intent)
-	system := systemPrompt(req, role, token)
-	intent := req.Intent
-	if maxBytes > 0 {
-		budget := maxBytes - len(system) - len(userPrompt("", token))
-		intent = cutIntent(intent, budget)
-	}
-	return prompt{system: system, user: userPrompt(intent, token)}
+	return prompt{system: systemPrompt(req, role, token), user: userPrompt(req.Intent, token)}
 }
 
 // delimiterToken returns a random token that the intent does not contain,
@@ -99,21 +91,4 @@ func systemPrompt(req agent.Request, role, token string) string {
 	b.WriteString(`"output" is the whole deliverable as a string. `)
 	b.WriteString(`"ttv_estimate_ms" is your estimate, in milliseconds, of the time until your answer delivers value.` + "\n")
 	return b.String()
-}
-
-// cutIntent shortens intent to at most budget bytes, ending with a marker
-// that says it was cut; it never splits a UTF-8 character.
-func cutIntent(intent string, budget int) string {
-	if len(intent) <= budget {
-		return intent
-	}
-	marker := func(kept int) string {
-		return fmt.Sprintf("\n[optr: the intent was cut here to fit the model's input limit; %d of %d bytes kept]", kept, len(intent))
-	}
-	// The marker is longest when kept has as many digits as the total.
-	kept := max(budget-len(marker(len(intent))), 0)
-	for kept > 0 && !utf8.RuneStart(intent[kept]) {
-		kept--
-	}
-	return intent[:kept] + marker(kept)
 }

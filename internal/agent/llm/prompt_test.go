@@ -3,7 +3,6 @@ package llm_test
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm"
@@ -91,44 +90,5 @@ func TestPromptDelimiterIsFresh(t *testing.T) {
 	_, _, t2 := delimiters(t, u2)
 	if t1 == t2 {
 		t.Errorf("two prompts share the delimiter token %q", t1)
-	}
-}
-
-// TestGitHubModelsPromptBudget checks that a long intent is cut, visibly,
-// to keep the prompt within the free tier's input limit.
-func TestGitHubModelsPromptBudget(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		intent string
-		cut    bool
-	}{
-		{"short intent is kept", "Summarise the README.", false},
-		{"long intent is cut", strings.Repeat("Résumé ledger entry. ", 8000), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			fake := llmtest.NewGitHubModels(t)
-			if _, err := newAgent(t, fake, config.Agent{Provider: "github-models"}).Run(t.Context(), agent.Request{Intent: tt.intent}); err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			r := fake.Requests()[0]
-			if size := len(r.System) + len(r.User); size > 7000*4 {
-				t.Errorf("prompt is %d bytes, want at most %d (about 7k tokens)", size, 7000*4)
-			}
-			if !utf8.ValidString(r.User) {
-				t.Errorf("the cut split a character")
-			}
-			marked := strings.Contains(r.User, "[optr: the intent was cut here")
-			if marked != tt.cut {
-				t.Errorf("cut marker present = %v, want %v", marked, tt.cut)
-			}
-			begin, _, _ := delimiters(t, r.User)
-			head := tt.intent[:min(len(tt.intent), 1000)]
-			if !strings.HasPrefix(r.User, begin+"\n"+head) {
-				t.Errorf("the intent's beginning was not kept")
-			}
-		})
 	}
 }

@@ -172,7 +172,7 @@ func TestRunOutputShapes(t *testing.T) {
 			t.Parallel()
 			fake := llmtest.NewAnthropic(t)
 			fake.Script(llmtest.Reply{Text: tt.text, Model: "m", Usage: agent.Usage{InputTokens: 1, OutputTokens: 1}})
-			p := providers()[3]
+			p := providerNamed(t, "anthropic")
 			resp, err := newAgent(t, fake, p.cfg).Run(t.Context(), agent.Request{Intent: "x"})
 			if err != nil {
 				t.Fatalf("Run: %v", err)

@@ -7,8 +7,8 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 )
 
-// chatCompletion is a chat.completion object, as OpenAI, GitHub Models and
-// Azure OpenAI return it; extra and choiceExtra add provider fields to the
+// chatCompletion is a chat.completion object, as OpenAI and Azure OpenAI
+// return it; extra and choiceExtra add provider fields to the
 // object and to its choice.
 func chatCompletion(in Request, rep Reply, id int, u agent.Usage, extra, choiceExtra map[string]any) map[string]any {
 	message := map[string]any{"role": "assistant", "content": rep.Text, "refusal": nil, "annotations": []any{}}

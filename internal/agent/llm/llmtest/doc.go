@@ -1,5 +1,5 @@
 // Package llmtest runs fake LLM provider servers for tests: OpenAI (the
-// Responses API), GitHub Models and Azure OpenAI (Chat Completions) and
+// Responses API and Chat Completions), Azure OpenAI (Chat Completions) and
 // Anthropic (the Messages API). Each speaks its provider's real wire format —
 // the success objects the SDKs decode, the error envelopes, the auth headers
 // it checks — under a non-root base path, so that a client building a wrong

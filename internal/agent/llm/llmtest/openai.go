@@ -3,13 +3,16 @@ package llmtest
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent"
 )
 
 // NewOpenAI starts a fake OpenAI API serving the Responses API at
-// <URL>/responses (URL ends in /openai/v1), with Bearer auth.
+// <URL>/responses and Chat Completions at <URL>/chat/completions (what the
+// Copilot CLI speaks to a BYOK openai endpoint); URL ends in /openai/v1,
+// with Bearer auth.
 func NewOpenAI(t testing.TB) *Server {
 	t.Helper()
 	return newServer(t, openAIDialect{}, false)
@@ -22,6 +25,9 @@ func (openAIDialect) basePath() string        { return "/openai/v1" }
 func (openAIDialect) env() (string, string)   { return "OPENAI_API_KEY", "OPENAI_BASE_URL" }
 func (openAIDialect) requestIDHeader() string { return "x-request-id" }
 func (openAIDialect) prompt(b map[string]any) (string, string) {
+	if _, chat := b["messages"]; chat {
+		return messages(b["messages"])
+	}
 	system := str(b, "instructions")
 	if s, ok := b["input"].(string); ok {
 		return system, s
@@ -31,8 +37,11 @@ func (openAIDialect) prompt(b map[string]any) (string, string) {
 }
 
 func (openAIDialect) route(r *http.Request, path string) (string, bool) {
-	return "", r.Method == http.MethodPost && path == "/responses"
+	return "", r.Method == http.MethodPost && (path == "/responses" || path == chatPath)
 }
+
+// chatPath is where Chat Completions are served, below the base path.
+const chatPath = "/chat/completions"
 
 func (openAIDialect) admit(h http.Header, key string) (int, string) {
 	if !bearer(h, key) {
@@ -44,6 +53,9 @@ func (openAIDialect) admit(h http.Header, key string) (int, string) {
 }
 
 func (openAIDialect) success(in Request, rep Reply, id int, u agent.Usage) any {
+	if strings.HasSuffix(in.Path, chatPath) {
+		return chatCompletion(in, rep, id, u, nil, nil)
+	}
 	content := []any{map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}, "logprobs": []any{}}}
 	if rep.Refusal != "" {
 		content = []any{map[string]any{"type": "refusal", "refusal": rep.Refusal}}

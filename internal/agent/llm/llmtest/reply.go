@@ -15,7 +15,7 @@ type Reply struct {
 	Text string
 	// Status is the HTTP status; 0 means 200.
 	Status int
-	// Code is the provider's error code (OpenAI, Azure, GitHub Models) or
+	// Code is the provider's error code (OpenAI, Azure) or
 	// error type (Anthropic) for an error Status; empty means the provider's
 	// usual one for that status. "insufficient_quota" and "content_filter"
 	// are the interesting ones.

@@ -12,7 +12,7 @@ import (
 // including the base path) and Key, or pass Getenv and Client to llm.New.
 type Server struct {
 	// URL is the base URL to configure: base-url, OPENAI_BASE_URL,
-	// ANTHROPIC_BASE_URL, OPTR_GITHUB_MODELS_URL or AZURE_OPENAI_ENDPOINT.
+	// ANTHROPIC_BASE_URL or AZURE_OPENAI_ENDPOINT.
 	URL string
 	// Key is the only credential the server accepts.
 	Key string

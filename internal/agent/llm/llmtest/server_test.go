@@ -62,9 +62,9 @@ var fakes = []struct {
 	{"openai", NewOpenAI, "/responses",
 		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
 		`{"model": "gpt-4.1", "instructions": "sys", "input": "usr"}`},
-	{"github-models", NewGitHubModels, "/chat/completions",
+	{"openai-chat", NewOpenAI, "/chat/completions",
 		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
-		`{"model": "openai/gpt-4.1", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`},
+		`{"model": "gpt-4.1", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`},
 	{"azure-openai", NewAzure, "/openai/deployments/dep/chat/completions?api-version=2024-10-21",
 		func(h http.Header, key string) { h.Set("Api-Key", key) },
 		`{"model": "dep", "messages": [{"role": "system", "content": [{"type": "text", "text": "sys"}]}, {"role": "user", "content": "usr"}]}`},
@@ -195,7 +195,7 @@ func TestUnexpectedPathFailsTheTest(t *testing.T) {
 
 func TestScriptIsServedOnceEachUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	s := NewGitHubModels(t)
+	s := NewOpenAI(t)
 	const n = 16
 	for i := range n {
 		s.Script(Reply{Text: fmt.Sprintf("reply-%02d", i)})

@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"strings"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// NothingUsableError is a run none of whose agents can work here: no
+// Copilot CLI or token, Copilot refusing the token, no provider key. It is
+// not an *InputError (the config is fine; the environment lacks something):
+// the CLI and the Action exit 1 and say, once, what to add (Comment).
+// Prepare returns it, before any agent starts, when every agent's Preflight
+// fails; Report.NothingUsable returns it after a run whose every agent
+// failed unusable (Copilot refused the token on its first request).
+type NothingUsableError struct {
+	// RunID is the run's id.
+	RunID string
+	// Failures are the agents and why each cannot work.
+	Failures []agent.Failure
+}
+
+// Error implements error: each agent's problem on one line.
+func (e *NothingUsableError) Error() string {
+	var b strings.Builder
+	b.WriteString("no agent can run here:")
+	for _, f := range e.Failures {
+		b.WriteString(" " + agent.Problem(f.Message) + ";")
+	}
+	b.WriteString(" make one of them usable (each problem says what is missing)")
+	return b.String()
+}
+
+// Comment is the one issue comment that says what to add
+// (agent.UnusableComment).
+func (e *NothingUsableError) Comment() string {
+	body, _ := agent.UnusableComment(e.RunID, e.Failures)
+	return body
+}
+
+// checkUsable returns a *NothingUsableError when every task's agent reports,
+// before running, that it cannot work here; nil when any may work.
+func checkUsable(runID string, tasks []executor.Task) error {
+	var failures []agent.Failure
+	for _, t := range tasks {
+		err := agent.Preflight(t.Agent)
+		if err == nil || !agent.IsUnusable(err) {
+			return nil
+		}
+		failures = append(failures, agent.Failure{Agent: t.Agent.Name(), Provider: t.Provider, Reason: agent.ReasonUnusable, Message: err.Error()})
+	}
+	if len(failures) == 0 {
+		return nil
+	}
+	return &NothingUsableError{RunID: runID, Failures: failures}
+}
+
+// NothingUsable returns the *NothingUsableError of a run whose every agent
+// failed because it cannot work here, nil when any agent got further.
+func (r *Report) NothingUsable() *NothingUsableError {
+	failures := make([]agent.Failure, 0, len(r.Results))
+	for _, res := range r.Results {
+		failures = append(failures, agent.Failure{Agent: res.Agent, Provider: res.Provider, Reason: res.Reason, Message: res.Error})
+	}
+	if _, ok := agent.UnusableComment(r.Spec.RunID, failures); !ok {
+		return nil
+	}
+	return &NothingUsableError{RunID: r.Spec.RunID, Failures: failures}
+}
