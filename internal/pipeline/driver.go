@@ -35,6 +35,11 @@ type Driver struct {
 	// Deliverer delivers π*'s code change when agents change code
 	// (changes.go); nil delivers nothing.
 	Deliverer Deliverer
+	// Mode, when set, replaces the mode the config chose (Prepared.SetMode):
+	// a matrix gather brings its tasks' results instead of running agents,
+	// and everything after — selection, record, commit, comment — stays
+	// the same code path.
+	Mode Mode
 }
 
 // Recorder keeps a run's ledger entries: appended to a local file (the
@@ -114,6 +119,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	p, err := Prepare(spec, deps)
 	if err != nil {
 		return nil, err
+	}
+	if d.Mode != nil {
+		p.SetMode(d.Mode)
 	}
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)
