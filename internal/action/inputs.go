@@ -17,9 +17,16 @@ const (
 	CommandRun = "run"
 	// CommandAbort aborts the run waiting on the event's issue.
 	CommandAbort = "abort"
+	// CommandPlan decides from the event like auto, but a run is planned
+	// as a matrix of tasks instead of run (DESIGN §4.11).
+	CommandPlan = "plan"
+	// CommandTask runs the one task named by the task input.
+	CommandTask = "task"
+	// CommandGather gathers the tasks' results, selects, records, commits.
+	CommandGather = "gather"
 )
 
-var commandValues = []string{CommandAuto, CommandRun, CommandAbort}
+var commandValues = []string{CommandAuto, CommandRun, CommandAbort, CommandPlan, CommandTask, CommandGather}
 
 // Inputs are the action's inputs (action.yml, DESIGN §4.2) with defaults
 // applied.
@@ -47,6 +54,14 @@ type Inputs struct {
 	// Changes overrides the config's changes.mode (none, pull-request or
 	// apply); empty means the config decides (DESIGN §4.12).
 	Changes string
+	// Task is the task id for command task.
+	Task string
+	// Plan is the plan file of command task and gather (default
+	// optr-plan/plan.json); its directory is where command plan writes it.
+	Plan string
+	// Results is where command task writes its folder and command gather
+	// reads the downloaded ones (default optr-tasks).
+	Results string
 }
 
 // LoadInputs reads the inputs through getenv. The runner passes an input
@@ -72,6 +87,9 @@ func LoadInputs(getenv func(string) string) (Inputs, error) {
 		Datalake:     get("datalake", ".optr"),
 		LedgerBranch: get("ledger-branch", ""),
 		Changes:      get("changes", ""),
+		Task:         get("task", ""),
+		Plan:         get("plan", "optr-plan/plan.json"),
+		Results:      get("results", "optr-tasks"),
 	}
 	var errs []error
 	if !slices.Contains(commandValues, in.Command) {
@@ -80,6 +98,9 @@ func LoadInputs(getenv func(string) string) (Inputs, error) {
 	if in.Changes != "" && !slices.Contains(config.ChangesModes, in.Changes) {
 		errs = append(errs, fmt.Errorf("input changes is %q: use one of %s, or leave it empty for the config's changes.mode",
 			in.Changes, strings.Join(config.ChangesModes, ", ")))
+	}
+	if in.Command == CommandTask && in.Task == "" {
+		errs = append(errs, errors.New("input command is task, but the task input is empty: pass the task id (task: ${{ matrix.task }})"))
 	}
 	commit, err := parseBool(get("commit", "true"))
 	if err != nil {

@@ -18,7 +18,7 @@ func TestLoadInputs(t *testing.T) {
 		{
 			name: "defaults",
 			env:  map[string]string{},
-			want: Inputs{Command: "auto", TriggerLabel: "optr", Datalake: ".optr", Commit: true},
+			want: Inputs{Command: "auto", TriggerLabel: "optr", Datalake: ".optr", Commit: true, Plan: "optr-plan/plan.json", Results: "optr-tasks"},
 		},
 		{
 			name: "runner spelling keeps hyphens, values trimmed",
@@ -43,6 +43,7 @@ func TestLoadInputs(t *testing.T) {
 				GitHubToken: "ghs_abc", Config: ".github/optr.yml", Workflow: "docs", Intent: "do it",
 				Constraints: "a, b", Pipeline: "fast", Command: "run", TriggerLabel: "ai",
 				Datalake: "lake", LedgerBranch: "optr-ledger", Commit: false, Changes: "pull-request",
+				Plan: "optr-plan/plan.json", Results: "optr-tasks",
 			},
 		},
 		{
@@ -53,7 +54,19 @@ func TestLoadInputs(t *testing.T) {
 				"INPUT_LEDGER_BRANCH": "ledger",
 				"INPUT_COMMIT":        "True",
 			},
-			want: Inputs{GitHubToken: "ghp_x", Command: "auto", TriggerLabel: "go", Datalake: ".optr", LedgerBranch: "ledger", Commit: true},
+			want: Inputs{GitHubToken: "ghp_x", Command: "auto", TriggerLabel: "go", Datalake: ".optr", LedgerBranch: "ledger", Commit: true, Plan: "optr-plan/plan.json", Results: "optr-tasks"},
+		},
+		{
+			name: "matrix task inputs",
+			env: map[string]string{
+				"INPUT_COMMAND": "task", "INPUT_TASK": "good", "INPUT_PLAN": "p/plan.json", "INPUT_RESULTS": "out",
+			},
+			want: Inputs{Command: "task", TriggerLabel: "optr", Datalake: ".optr", Commit: true, Task: "good", Plan: "p/plan.json", Results: "out"},
+		},
+		{
+			name:    "command task needs a task",
+			env:     map[string]string{"INPUT_COMMAND": "task"},
+			wantErr: "the task input is empty",
 		},
 		{
 			name:    "commit must be an Actions boolean",
@@ -68,7 +81,7 @@ func TestLoadInputs(t *testing.T) {
 		{
 			name:    "unknown command",
 			env:     map[string]string{"INPUT_COMMAND": "choose"},
-			wantErr: `input command is "choose": use one of auto, run, abort`,
+			wantErr: `input command is "choose": use one of auto, run, abort, plan, task, gather`,
 		},
 	}
 	for _, tt := range tests {

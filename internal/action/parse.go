@@ -85,7 +85,7 @@ func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
 			return Trigger{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
 		}
 		t.Action = Abort
-	case CommandAuto, "":
+	case CommandAuto, CommandPlan, "":
 		decide(&t, ev, in)
 	default:
 		return Trigger{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))

@@ -89,6 +89,12 @@ func (j *Job) Run(ctx context.Context) error {
 }
 
 func (j *Job) dispatch(ctx context.Context) error {
+	switch j.in.Command { // a matrix job works from the plan, not the event
+	case action.CommandTask:
+		return j.task(ctx)
+	case action.CommandGather:
+		return j.gather(ctx)
+	}
 	trig, err := action.Parse(j.env, j.in)
 	if err != nil {
 		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID()})
@@ -118,6 +124,9 @@ func (j *Job) dispatch(ctx context.Context) error {
 	j.react(ctx, trig)
 	switch trig.Action {
 	case action.Run:
+		if j.in.Command == action.CommandPlan {
+			return j.plan(ctx, trig)
+		}
 		return j.run(ctx, trig)
 	case action.Choose:
 		return j.choose(ctx, trig)

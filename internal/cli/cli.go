@@ -66,6 +66,9 @@ func commands() []command {
 	return []command{
 		{"run", "run agents on an intent, select the best result and record it", (*CLI).cmdRun},
 		{"action", "the GitHub Action entrypoint: read the event and inputs, then run, resume or skip", (*CLI).cmdAction},
+		{"plan", "resolve a run into a GitHub Actions matrix of tasks (plan.json)", (*CLI).cmdPlan},
+		{"task", "run one task of a plan and leave its result for upload", (*CLI).cmdTask},
+		{"gather", "gather the tasks' results, select, record and commit", (*CLI).cmdGather},
 		{"resume", "continue a paused run by answering its checkpoint", (*CLI).cmdResume},
 		{"handle", "handle escalations in a .coordination directory", (*CLI).cmdHandle},
 		{"ledger", "verify, show, checkpoint or prove the ledger", (*CLI).cmdLedger},

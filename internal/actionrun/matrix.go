@@ -1,0 +1,148 @@
+package actionrun
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/matrix"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// The matrix commands (DESIGN §4.11): plan in one job, task in each matrix
+// job, gather in one job. Only plan reads the event and authorises its
+// sender; task and gather work from the plan that job wrote.
+
+// plan resolves a Run trigger into plan.json and the matrix output, and
+// posts the progress comment with every task queued. No agent runs.
+func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
+	runID := j.env.RunID()
+	cfg, err := j.loadConfig()
+	if err != nil {
+		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	}
+	spec := pipeline.Spec{
+		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
+		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
+	}
+	prep, err := pipeline.Prepare(spec, j.deps())
+	if err != nil {
+		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	}
+	plan, err := matrix.NewPlan(prep, trig.Issue, title(trig))
+	if err != nil {
+		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	}
+	m, err := plan.Matrix()
+	if err != nil {
+		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	}
+	dir := filepath.Dir(j.inWorkspace(j.in.Plan))
+	if _, err := plan.Write(dir); err != nil {
+		return j.failEarly(ctx, trig, runID, err)
+	}
+	pr := &progressComment{j: j, issue: trig.Issue, title: plan.Title}
+	pr.Started(ctx, prep)
+	j.setOutputs(outcome{status: pipeline.Completed, runID: runID})
+	j.setOutput("matrix", string(m))
+	j.setOutput("plan-dir", j.relative(dir))
+	j.log.Notice(fmt.Sprintf("run %s planned: %d task(s) in %s", runID, len(plan.Tasks), j.relative(dir)))
+	return nil
+}
+
+// task runs the one task named by the task input and leaves its folder
+// below the results input for actions/upload-artifact. A failed agent is
+// a result: the job succeeds, and gather counts it.
+func (j *Job) task(ctx context.Context) error {
+	plan, err := matrix.ReadPlan(j.inWorkspace(j.in.Plan))
+	if err != nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, message: err.Error()})
+		return &UsageError{Err: err}
+	}
+	run, err := matrix.RunTask(ctx, plan, j.in.Task, j.deps(), j.workspace(), j.inWorkspace(j.in.Results))
+	if run == nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		if pipeline.IsInputError(err) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	r := run.Result
+	j.logResults(&pipeline.Report{Results: []*executor.Result{r}})
+	j.log.Notice(fmt.Sprintf("task %s (agent %s): %s, admissible: %t → %s", run.Task.ID, r.Agent, r.Status, r.HasOutput() && r.Checks.Admissible, j.relative(run.Dir)))
+	tokens := r.Usage.Total()
+	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, tokens: tokens, costUSD: r.CostUSD})
+	return err
+}
+
+// gather loads the tasks' results and carries the run to its end through
+// the same driver, recorder and progress comment as a one-job run.
+func (j *Job) gather(ctx context.Context) error {
+	plan, err := matrix.ReadPlan(j.inWorkspace(j.in.Plan))
+	if err != nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, message: err.Error()})
+		return &UsageError{Err: err}
+	}
+	from := j.inWorkspace(j.in.Results)
+	g, err := matrix.Gather(plan, from)
+	if err != nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		return err
+	}
+	for _, r := range g.Refused {
+		j.log.Warning("refused " + r.String())
+	}
+	for _, id := range g.Missing {
+		j.log.Warning(fmt.Sprintf("task %s left no result: counted as failed", id))
+	}
+	if err := j.connect(ctx); err != nil {
+		return err
+	}
+	lakeDir := j.datalake()
+	spec, err := plan.Spec(lakeDir, datalake.Open(lakeDir).LedgerPath(), j.workspace())
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	trig := action.Trigger{Action: action.Run, Issue: plan.Issue, Title: plan.Title, Workflow: plan.Workflow, Intent: plan.Intent}
+	deps := j.deps()
+	deps.OnEscalation = j.escalationComments(ctx, trig, spec.Config.Escalation.Mention)
+	drv := &pipeline.Driver{
+		Deps:     deps,
+		Recorder: j.recorder(j.ledgerBranch(spec.Config.Ledger.Branch), spec.LedgerPath),
+		Observer: &progressComment{j: j, issue: plan.Issue, title: plan.Title},
+		Asker:    &issueAsker{j: j, trig: trig},
+		Mode:     matrix.GatherMode{Mode: plan.Mode, Gathered: g},
+	}
+	rep, err := drv.Run(ctx, spec)
+	if err != nil {
+		if rep == nil {
+			j.log.Error(err.Error())
+			j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+			if pipeline.IsInputError(err) {
+				return &UsageError{Err: err}
+			}
+			return err
+		}
+		j.report(rep, pipeline.Failed)
+		return fmt.Errorf("run %s: %w", plan.RunID, err)
+	}
+	return j.conclude(rep)
+}
+
+func (j *Job) setOutput(name, value string) {
+	if err := j.outs.Set(name, value); err != nil {
+		j.log.Error("could not write the step outputs: " + err.Error())
+	}
+}
+
+// relative names path relative to the workspace when it lies inside it.
+func (j *Job) relative(path string) string {
+	return pipeline.Spec{Dir: j.workspace()}.DisplayPath(path)
+}

@@ -1,0 +1,226 @@
+package matrix
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// Limits of what a gather reads.
+const (
+	// maxResultBytes bounds one result.json; maxOutputBytes one output.md.
+	maxResultBytes = 16 << 20
+	maxOutputBytes = 16 << 20
+	// maxDepth is how deep below --from task folders are looked for:
+	// download-artifact puts them at depth 1 (merge-multiple) or 2 (one
+	// folder per artifact).
+	maxDepth = 3
+)
+
+// Refusal is a task result the gather did not take, and why.
+type Refusal struct {
+	// Path is the result.json refused.
+	Path string `json:"path"`
+	// Task is the task id its folder names.
+	Task string `json:"task"`
+	// Reason says what was wrong.
+	Reason string `json:"reason"`
+}
+
+// String implements fmt.Stringer.
+func (r Refusal) String() string {
+	return fmt.Sprintf("task %s (%s): %s", r.Task, r.Path, r.Reason)
+}
+
+// Gathered is what Gather found below a results folder.
+type Gathered struct {
+	// Results has one result per planned task, in plan order. A task
+	// without a result, or whose result was refused, is a failed result
+	// that says why.
+	Results []*executor.Result
+	// Escalations are the tasks' watcher decisions, in plan order.
+	Escalations []ledger.Draft
+	// Refused are the results that were not taken, each with the reason:
+	// foreign (another run, intent or config), duplicate, unknown task,
+	// tampered (a hash or name that does not match), unreadable.
+	Refused []Refusal
+	// Missing are the planned tasks that left no result.
+	Missing []string
+}
+
+// Gather reads every optr-task-*/result.json below from — both layouts
+// actions/download-artifact leaves, with and without merge-multiple — and
+// checks each against plan: run_id, intent_sha256 and config_sha256 must be
+// the plan's, the folder must name a planned task once, the result must be
+// that task's agent, its checks the plan's constraints, and output.md must
+// hash to output_sha256. A folder from that does not exist holds no results.
+func Gather(plan *Plan, from string) (*Gathered, error) {
+	found, err := findResults(from)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gathered{}
+	byTask := map[string][]string{}
+	for _, path := range found {
+		id := strings.TrimPrefix(filepath.Base(filepath.Dir(path)), TaskDirPrefix)
+		if _, ok := plan.Task(id); !ok {
+			g.Refused = append(g.Refused, Refusal{Path: path, Task: id, Reason: fmt.Sprintf("task %q is not in the plan", id)})
+			continue
+		}
+		byTask[id] = append(byTask[id], path)
+	}
+	for _, t := range plan.Tasks {
+		paths := byTask[t.ID]
+		switch len(paths) {
+		case 0:
+			g.Missing = append(g.Missing, t.ID)
+			g.Results = append(g.Results, failed(plan, t, "task left no result: its job failed or its artifact is missing"))
+			continue
+		case 1:
+		default:
+			reason := fmt.Sprintf("%d results for one task; none is taken", len(paths))
+			for _, p := range paths {
+				g.Refused = append(g.Refused, Refusal{Path: p, Task: t.ID, Reason: reason})
+			}
+			g.Results = append(g.Results, failed(plan, t, "result refused: "+reason))
+			continue
+		}
+		r, esc, err := load(plan, t, paths[0])
+		if err != nil {
+			g.Refused = append(g.Refused, Refusal{Path: paths[0], Task: t.ID, Reason: err.Error()})
+			g.Results = append(g.Results, failed(plan, t, "result refused: "+err.Error()))
+			continue
+		}
+		g.Results = append(g.Results, r)
+		g.Escalations = append(g.Escalations, esc...)
+	}
+	return g, nil
+}
+
+// findResults lists the result.json files of task folders below from, at
+// most maxDepth levels down, sorted. Symbolic links are not followed.
+func findResults(from string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == from && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		depth := 0
+		if rel != "." {
+			depth = strings.Count(rel, string(filepath.Separator)) + 1
+		}
+		if d.IsDir() {
+			if depth >= maxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == ResultFile && strings.HasPrefix(filepath.Base(filepath.Dir(path)), TaskDirPrefix) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the task results in %s: %w", from, err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// load reads and verifies one task result; the error says why it is refused.
+func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, error) {
+	data, err := readRegular(path, maxResultBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unreadable: %w", err)
+	}
+	var tr TaskResult
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&tr); err != nil {
+		return nil, nil, fmt.Errorf("not a task result: %w", err)
+	}
+	switch {
+	case tr.RunID != plan.RunID:
+		return nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
+	case tr.IntentSHA256 != plan.IntentSHA256:
+		return nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
+	case tr.ConfigSHA256 != plan.ConfigSHA256:
+		return nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
+	case tr.Task != t.ID:
+		return nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
+	case tr.Result == nil:
+		return nil, nil, errors.New("not a task result: no result")
+	case tr.Agent != t.Agent || tr.Result.Agent != t.Agent:
+		return nil, nil, fmt.Errorf("tampered: the result is agent %q's, but task %q runs %q", tr.Result.Agent, t.ID, t.Agent)
+	}
+	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) {
+		return nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
+	}
+	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), maxOutputBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unreadable output: %w", err)
+	}
+	if sum := executor.SHA256Hex(string(output)); sum != tr.OutputSHA256 || sum != tr.Result.OutputSHA256 {
+		return nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
+	}
+	for _, e := range tr.Escalations {
+		if e.Run != plan.RunID || e.Kind != ledger.KindEscalation {
+			return nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
+		}
+	}
+	r := tr.Result
+	r.Output = string(output)
+	r.Checks = tr.Checks
+	if r.Checks.Invariants == nil {
+		r.Checks.Invariants = []string{}
+	}
+	return r, tr.Escalations, nil
+}
+
+// readRegular reads a regular file (not a link) of at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	return readLimited(path, limit)
+}
+
+func verdictNames(vs []check.Verdict) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Constraint
+	}
+	return out
+}
+
+// failed is the result of a planned task that has no usable result.
+func failed(plan *Plan, t Task, why string) *executor.Result {
+	r := &executor.Result{
+		Agent: t.Agent, Status: executor.Failed, OutputSHA256: executor.SHA256Hex(""),
+		Error: why, Class: "fatal", Reason: "matrix_task",
+		Attempts: nil, Checks: check.Evaluation{Invariants: []string{}},
+	}
+	if plan.Config.Settings != nil {
+		ac := plan.Config.Settings.Agents[t.Agent]
+		r.Provider, r.Model = ac.Provider, ac.Model
+	}
+	return r
+}

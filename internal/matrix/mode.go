@@ -1,0 +1,54 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// GatherMode is the pipeline mode of a matrix gather: instead of running
+// agents it hands the driver the results the tasks produced, through the
+// same sink (agent-outputs/<agent>.json) and events (the progress comment)
+// as a one-job run. Set it as pipeline.Driver.Mode; everything after —
+// selection, the checkpoint or the record, the commit, the comment and the
+// outputs — is the driver's one code path.
+type GatherMode struct {
+	// Mode is the plan's mode (the ledger's name for it).
+	Mode string
+	// Gathered are the results Gather loaded.
+	Gathered *Gathered
+}
+
+// Name implements pipeline.Mode.
+func (m GatherMode) Name() string { return m.Mode }
+
+// Run implements pipeline.Mode.
+func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
+	if len(m.Gathered.Results) != len(x.Prepared.AgentNames) {
+		return fmt.Errorf("gathered %d results for %d agents", len(m.Gathered.Results), len(x.Prepared.AgentNames))
+	}
+	for _, r := range m.Gathered.Results {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if x.Options.Sink != nil {
+			if err := x.Options.Sink(r); err != nil {
+				return fmt.Errorf("record %s: %w", filepath.Join(datalake.DirOutputs, r.Agent+".json"), err)
+			}
+		}
+		if x.Options.OnEvent != nil {
+			x.Options.OnEvent(executor.Event{
+				Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond,
+				Attempt: len(r.Attempts), Result: r,
+			})
+		}
+	}
+	x.Report.Results = m.Gathered.Results
+	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
+	return nil
+}

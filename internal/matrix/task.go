@@ -1,0 +1,93 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// TaskMode is the pipeline mode of one matrix task: the task's agent alone,
+// with its recovery, the watcher and every check, exactly as in a one-job
+// run. No spare takes over and nothing is synthesised: the other agents
+// run in jobs of their own.
+type TaskMode struct {
+	// Mode is the plan's mode (the ledger's name for it).
+	Mode string
+	// Agent is the agent the task runs.
+	Agent string
+}
+
+// Name implements pipeline.Mode.
+func (m TaskMode) Name() string { return m.Mode }
+
+// Run implements pipeline.Mode.
+func (m TaskMode) Run(ctx context.Context, x *pipeline.Execution) error {
+	t, err := x.Task(m.Agent)
+	if err != nil {
+		return err
+	}
+	opts := x.Options
+	opts.Tasks = []executor.Task{t}
+	opts.Spares, opts.Synthesizer = nil, nil
+	results, err := executor.Run(ctx, opts)
+	x.Report.Results = results
+	return err
+}
+
+// TaskRun is what RunTask did.
+type TaskRun struct {
+	// Task is the task that ran; Dir its folder, ready for upload.
+	Task Task
+	Dir  string
+	// Result is the agent's result with its checks.
+	Result *executor.Result
+}
+
+// RunTask runs task id of plan in workspace — its agent with recovery,
+// then every check on its output — and writes out/optr-task-<id>/. It
+// records nothing in the ledger and commits nothing: the run's scratch
+// files (the datalake a one-job run would keep) live in a temporary
+// directory that is removed afterwards. A failed agent is a result, not an
+// error; errors are bad input (an unknown task) or files that could not be
+// written.
+func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, workspace, out string) (*TaskRun, error) {
+	task, ok := plan.Task(id)
+	if !ok {
+		return nil, &pipeline.InputError{Err: fmt.Errorf("task %q is not in the plan (tasks: %v)", id, plan.TaskIDs())}
+	}
+	scratch, err := os.MkdirTemp("", "optr-task-")
+	if err != nil {
+		return nil, fmt.Errorf("create the task's scratch datalake: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	spec, err := plan.Spec(scratch, filepath.Join(scratch, "ledger.jsonl"), workspace)
+	if err != nil {
+		return nil, &pipeline.InputError{Err: err}
+	}
+	prep, err := pipeline.Prepare(spec, deps)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.Check(prep); err != nil {
+		return nil, &pipeline.InputError{Err: err}
+	}
+	prep.SetMode(TaskMode{Mode: plan.Mode, Agent: task.Agent})
+	rep, err := prep.Execute(ctx)
+	if err != nil && (rep == nil || len(rep.Results) == 0) {
+		return nil, fmt.Errorf("task %s: %w", id, err)
+	}
+	r := rep.Results[0]
+	dir, werr := WriteTask(out, plan, task, r, rep.Escalations)
+	if werr != nil {
+		return nil, werr
+	}
+	run := &TaskRun{Task: task, Dir: dir, Result: r}
+	if err != nil { // cancelled: the result says so, and so does the exit
+		return run, fmt.Errorf("task %s: %w", id, err)
+	}
+	return run, nil
+}

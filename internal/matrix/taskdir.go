@@ -1,0 +1,72 @@
+package matrix
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// Files of a task folder.
+const (
+	// TaskDirPrefix starts every task folder's (and artifact's) name.
+	TaskDirPrefix = "optr-task-"
+	// ResultFile is the task's result.
+	ResultFile = "result.json"
+	// OutputFile is the agent's output, beside its result.
+	OutputFile = "output.md"
+)
+
+// TaskDirName is the folder (and artifact) name of task id.
+func TaskDirName(id string) string { return TaskDirPrefix + id }
+
+// TaskResult is optr-task-<id>/result.json: one agent's result with its
+// check results, bound to the plan it ran for.
+type TaskResult struct {
+	RunID        string `json:"run_id"`
+	IntentSHA256 string `json:"intent_sha256"`
+	ConfigSHA256 string `json:"config_sha256"`
+	Task         string `json:"task"`
+	Agent        string `json:"agent"`
+	// OutputSHA256 is the hash of output.md, the agent's output.
+	OutputSHA256 string `json:"output_sha256"`
+	// Result is the agent's result; its output is output.md.
+	Result *executor.Result `json:"result"`
+	// Checks are the verdicts of every constraint on the output.
+	Checks check.Evaluation `json:"checks"`
+	// Escalations are the watcher's decisions during the task, recorded
+	// in the ledger by the gather before the run entry.
+	Escalations []ledger.Draft `json:"escalations,omitempty"`
+}
+
+// WriteTask writes the folder of task into out (created when missing):
+// out/optr-task-<id>/result.json and output.md. It returns the folder.
+func WriteTask(out string, plan *Plan, task Task, r *executor.Result, escalations []ledger.Draft) (string, error) {
+	dir := filepath.Join(out, TaskDirName(task.ID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create the task folder: %w", err)
+	}
+	kept := *r
+	kept.Output = "" // output.md holds it
+	tr := TaskResult{
+		RunID: plan.RunID, IntentSHA256: plan.IntentSHA256, ConfigSHA256: plan.ConfigSHA256,
+		Task: task.ID, Agent: task.Agent, OutputSHA256: executor.SHA256Hex(r.Output),
+		Result: &kept, Checks: r.Checks, Escalations: escalations,
+	}
+	data, err := json.MarshalIndent(tr, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode the task result: %w", err)
+	}
+	if err := datalake.Replace(filepath.Join(dir, OutputFile), []byte(r.Output)); err != nil {
+		return "", fmt.Errorf("write the output: %w", err)
+	}
+	if err := datalake.Replace(filepath.Join(dir, ResultFile), append(data, '\n')); err != nil {
+		return "", fmt.Errorf("write the task result: %w", err)
+	}
+	return dir, nil
+}
