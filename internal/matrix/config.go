@@ -28,11 +28,13 @@ type Config struct {
 
 // EmbedConfig captures cfg for a plan.
 func EmbedConfig(cfg *config.Config) Config {
+	settings := *cfg // the members JSON leaves out live beside it
+	settings.Path, settings.AgentNames, settings.ConstraintNames = "", nil, nil
 	return Config{
 		Path:            cfg.Path,
 		AgentNames:      append([]string{}, cfg.AgentNames...),
 		ConstraintNames: append([]string{}, cfg.ConstraintNames...),
-		Settings:        cfg,
+		Settings:        &settings,
 	}
 }
 

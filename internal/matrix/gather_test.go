@@ -1,0 +1,237 @@
+package matrix
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/executor"
+)
+
+// downloaded lays the task folders in out as actions/download-artifact
+// does: merge-multiple puts every optr-task-<id>/ straight below dest;
+// without it each artifact gets a folder of its name holding its files.
+func downloaded(t *testing.T, out string, merge bool) string {
+	t.Helper()
+	dest := filepath.Join(t.TempDir(), "optr-tasks")
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		target := filepath.Join(dest, e.Name())
+		if !merge {
+			target = filepath.Join(dest, e.Name(), e.Name())
+		}
+		if err := os.CopyFS(target, os.DirFS(filepath.Join(out, e.Name()))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dest
+}
+
+func TestGatherBothLayouts(t *testing.T) {
+	t.Parallel()
+	plan, ws := newPlan(t, parseConfig(t, demoConfig))
+	out := filepath.Join(ws, "optr-tasks")
+	runTasks(t, plan, ws, out)
+	for _, merge := range []bool{true, false} {
+		g, err := Gather(plan, downloaded(t, out, merge))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Refused) > 0 || len(g.Missing) > 0 {
+			t.Fatalf("merge=%t: refused %v, missing %v", merge, g.Refused, g.Missing)
+		}
+		var got []string
+		for _, r := range g.Results {
+			got = append(got, r.Agent+":"+string(r.Status)+":"+strings.Join(r.Checks.Invariants, "+"))
+		}
+		want := []string{"good:succeeded:no-todo+short", "sloppy:succeeded:short"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("merge=%t: results (-want +got):\n%s", merge, diff)
+		}
+		if g.Results[0].Output != "# Answer\n\nAll good.\n" || g.Results[1].Checks.Admissible {
+			t.Errorf("merge=%t: output %q, sloppy admissible %t", merge, g.Results[0].Output, g.Results[1].Checks.Admissible)
+		}
+	}
+}
+
+func TestGatherRefuses(t *testing.T) {
+	t.Parallel()
+	plan, ws := newPlan(t, parseConfig(t, demoConfig))
+	out := filepath.Join(ws, "optr-tasks")
+	runTasks(t, plan, ws, out)
+
+	editResult := func(id string, edit func(m map[string]any)) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			path := filepath.Join(dir, TaskDirName(id), ResultFile)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			edit(m)
+			data, _ = json.Marshal(m)
+			writeFile(t, path, string(data))
+		}
+	}
+	tests := []struct {
+		name    string
+		change  func(t *testing.T, dir string)
+		refused []string // task: reason fragment
+		missing []string
+		failed  []string // the tasks counted as failed
+	}{
+		{
+			name:    "tampered output",
+			change:  func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "optr-task-sloppy", OutputFile), "# All good\n") },
+			refused: []string{"sloppy: tampered: output.md hashes to"},
+			failed:  []string{"sloppy"},
+		},
+		{
+			name:    "foreign run",
+			change:  editResult("good", func(m map[string]any) { m["run_id"] = "r0" }),
+			refused: []string{`good: foreign: run_id "r0"`},
+			failed:  []string{"good"},
+		},
+		{
+			name:    "foreign intent",
+			change:  editResult("good", func(m map[string]any) { m["intent_sha256"] = strings.Repeat("0", 64) }),
+			refused: []string{"good: foreign: intent_sha256"},
+			failed:  []string{"good"},
+		},
+		{
+			name:    "foreign config",
+			change:  editResult("good", func(m map[string]any) { m["config_sha256"] = strings.Repeat("0", 64) }),
+			refused: []string{"good: foreign: config_sha256"},
+			failed:  []string{"good"},
+		},
+		{
+			name:    "admissibility forged",
+			change:  editResult("sloppy", func(m map[string]any) { m["checks"].(map[string]any)["verdicts"] = []any{} }),
+			refused: []string{"sloppy: tampered: checked constraints []"},
+			failed:  []string{"sloppy"},
+		},
+		{
+			name: "result moved to another task's folder",
+			change: func(t *testing.T, dir string) {
+				good := filepath.Join(dir, "optr-task-good")
+				sloppy := filepath.Join(dir, "optr-task-sloppy")
+				if err := os.RemoveAll(sloppy); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(good, sloppy); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: []string{`sloppy: tampered: the result is task "good"'s`},
+			missing: []string{"good"},
+			failed:  []string{"good", "sloppy"},
+		},
+		{
+			name: "duplicate",
+			change: func(t *testing.T, dir string) {
+				if err := os.CopyFS(filepath.Join(dir, "again", "optr-task-good"), os.DirFS(filepath.Join(dir, "optr-task-good"))); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: []string{"good: 2 results for one task", "good: 2 results for one task"},
+			failed:  []string{"good"},
+		},
+		{
+			name: "unknown task",
+			change: func(t *testing.T, dir string) {
+				if err := os.CopyFS(filepath.Join(dir, "optr-task-ghost"), os.DirFS(filepath.Join(dir, "optr-task-good"))); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: []string{`ghost: task "ghost" is not in the plan`},
+		},
+		{
+			name:    "missing",
+			change:  func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "optr-task-good")) },
+			missing: []string{"good"},
+			failed:  []string{"good"},
+		},
+		{
+			name: "result is a link",
+			change: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, "optr-task-good", ResultFile)
+				other := filepath.Join(dir, "elsewhere.json")
+				if err := os.Rename(p, other); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: []string{"good: unreadable: result.json is not a regular file"},
+			failed:  []string{"good"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := downloaded(t, out, true)
+			tt.change(t, dir)
+			g, err := Gather(plan, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refused []string
+			for _, r := range g.Refused {
+				refused = append(refused, r.Task+": "+r.Reason)
+			}
+			if len(refused) != len(tt.refused) {
+				t.Fatalf("refused %q, want %q", refused, tt.refused)
+			}
+			for i, want := range tt.refused {
+				if !strings.HasPrefix(refused[i], want) {
+					t.Errorf("refusal %d = %q, want it to start %q", i, refused[i], want)
+				}
+			}
+			if diff := cmp.Diff(tt.missing, g.Missing); diff != "" {
+				t.Errorf("missing (-want +got):\n%s", diff)
+			}
+			if len(g.Results) != len(plan.Tasks) {
+				t.Fatalf("%d results for %d tasks", len(g.Results), len(plan.Tasks))
+			}
+			for _, r := range g.Results {
+				isFailed := r.Status == executor.Failed && r.Output == "" && r.Error != ""
+				if want := slices.Contains(tt.failed, r.Agent); isFailed != want {
+					t.Errorf("%s: status %s, output %q, error %q; want failed=%t", r.Agent, r.Status, r.Output, r.Error, want)
+				}
+			}
+		})
+	}
+}
+
+func TestGatherMissingFolderIsNoResults(t *testing.T) {
+	t.Parallel()
+	plan, ws := newPlan(t, parseConfig(t, demoConfig))
+	g, err := Gather(plan, filepath.Join(ws, "nothing-downloaded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(g.Missing, []string{"good", "sloppy"}) {
+		t.Errorf("missing = %v, want every task", g.Missing)
+	}
+}
+
+func TestRunTaskUnknown(t *testing.T) {
+	t.Parallel()
+	plan, ws := newPlan(t, parseConfig(t, demoConfig))
+	_, err := RunTask(t.Context(), plan, "ghost", testDeps(), ws, filepath.Join(ws, "out"))
+	if err == nil || !strings.Contains(err.Error(), `task "ghost" is not in the plan (tasks: [good sloppy])`) {
+		t.Fatalf("RunTask error = %v", err)
+	}
+}

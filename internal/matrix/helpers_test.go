@@ -1,0 +1,78 @@
+package matrix
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/pipeline"
+)
+
+// demoConfig has two command agents: good passes the hard constraint,
+// sloppy breaks it.
+const demoConfig = `agents:
+  good: { provider: command, run: [sh, -c, "cat >/dev/null; printf '# Answer\n\nAll good.\n'"] }
+  sloppy: { provider: command, run: [sh, -c, "cat >/dev/null; printf '# Draft\n\nTODO finish\n'"] }
+constraints:
+  no-todo: { check: not-regex, pattern: TODO }
+  short: { check: max-length, value: 400, hard: false }
+selection: { on-no-admissible: fail }
+`
+
+func parseConfig(t *testing.T, text string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("optr.yml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func testDeps() pipeline.Deps {
+	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	return pipeline.Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}, Now: func() time.Time { return now }}
+}
+
+// newPlan plans a run of cfg in a fresh workspace and returns the plan and
+// the workspace.
+func newPlan(t *testing.T, cfg *config.Config) (*Plan, string) {
+	t.Helper()
+	ws := t.TempDir()
+	spec := pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "write the docs", Constraints: []string{"short"}, Dir: ws}
+	prep, err := pipeline.Prepare(spec, testDeps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(prep, 7, "Docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, ws
+}
+
+// runTasks runs every task of plan into out, as the matrix jobs would.
+func runTasks(t *testing.T, plan *Plan, ws, out string) {
+	t.Helper()
+	for _, task := range plan.Tasks {
+		if _, err := RunTask(t.Context(), plan, task.ID, testDeps(), ws, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pipelinePrepare(t *testing.T, cfg *config.Config, ws string) (*pipeline.Prepared, error) {
+	t.Helper()
+	return pipeline.Prepare(pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Dir: ws}, testDeps())
+}
