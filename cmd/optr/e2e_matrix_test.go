@@ -1,0 +1,260 @@
+package main
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/github/githubtest"
+)
+
+// The matrix end to end: `command: plan` in one job, `command: task` in one
+// job per matrix entry — each its own workspace and process, in parallel —
+// and `command: gather` over the artifacts laid out as
+// actions/download-artifact lays them out, against the fake GitHub.
+
+// matrixJobs is what one matrix workflow run left behind.
+type matrixJobs struct {
+	plan, gather result
+	tasks        []string
+}
+
+// issueServer is a fake GitHub with issue 7 and a writer who labels it.
+func issueServer(t *testing.T) *githubtest.Server {
+	t.Helper()
+	gh := githubtest.NewServer(t)
+	gh.AddIssue(repo, 7, "Explain the ledger", "Please explain.", "maintainer")
+	writer(gh, "maintainer")
+	return gh
+}
+
+// job is one job of the matrix workflow run runID, on a fresh checkout.
+func job(t *testing.T, gh *githubtest.Server, runID, command string) *runner {
+	t.Helper()
+	r := newRunner(t, gh, runID)
+	r.demo("fail")
+	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+	r.env["INPUT_COMMAND"] = command
+	return r
+}
+
+// copyDir copies the tree src to dst (an upload or a download).
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runMatrix runs plan → tasks → gather. between may change the uploaded
+// artifacts (artifacts/<name>/…) before gather downloads them.
+func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(artifacts string)) matrixJobs {
+	t.Helper()
+	var jobs matrixJobs
+	artifacts := t.TempDir()
+
+	p := job(t, gh, runID, "plan")
+	jobs.plan = p.run()
+	if jobs.plan.code != 0 || jobs.plan.outputs["status"] != "completed" {
+		t.Fatalf("plan: exit %d, outputs %v\n%s%s", jobs.plan.code, jobs.plan.outputs, jobs.plan.stdout, jobs.plan.stderr)
+	}
+	var m struct {
+		Include []struct{ Task string } `json:"include"`
+	}
+	if err := json.Unmarshal([]byte(jobs.plan.outputs["matrix"]), &m); err != nil {
+		t.Fatalf("matrix output %q: %v", jobs.plan.outputs["matrix"], err)
+	}
+	planDir := filepath.Join(p.ws, jobs.plan.outputs["plan-dir"])
+	copyDir(t, planDir, filepath.Join(artifacts, "optr-plan")) // upload-artifact name: optr-plan
+
+	t.Run("tasks", func(t *testing.T) {
+		for _, e := range m.Include {
+			jobs.tasks = append(jobs.tasks, e.Task)
+			t.Run(e.Task, func(t *testing.T) {
+				t.Parallel()
+				r := job(t, gh, runID, "task")
+				r.env["INPUT_TASK"] = e.Task
+				// A task never reads the repository's config: the plan carries it.
+				r.file(".github/optr.yml", "agents: {\n")
+				copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(r.ws, "optr-plan"))
+				res := r.run()
+				if res.code != 0 || res.outputs["status"] != "completed" {
+					t.Fatalf("task %s: exit %d, outputs %v\n%s%s", e.Task, res.code, res.outputs, res.stdout, res.stderr)
+				}
+				// upload-artifact, name optr-task-<id>, path optr-tasks/
+				copyDir(t, filepath.Join(r.ws, "optr-tasks"), filepath.Join(artifacts, "optr-task-"+e.Task))
+			})
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	if between != nil {
+		between(artifacts)
+	}
+
+	g := job(t, gh, runID, "gather")
+	copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(g.ws, "optr-plan"))
+	entries, err := os.ReadDir(artifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries { // download-artifact, pattern optr-task-*, without merge-multiple
+		if strings.HasPrefix(e.Name(), "optr-task-") {
+			copyDir(t, filepath.Join(artifacts, e.Name()), filepath.Join(g.ws, "optr-tasks", e.Name()))
+		}
+	}
+	gh.ResetRequests()
+	jobs.gather = g.run()
+	return jobs
+}
+
+// comparableLedger is the committed ledger without what measured time
+// makes differ between two runs: timestamps, durations, scores, hashes.
+func comparableLedger(t *testing.T, gh *githubtest.Server) []map[string]any {
+	t.Helper()
+	lines := ledgerLines(t, gh)
+	for _, e := range lines {
+		for _, k := range []string{"time", "hash", "prev"} {
+			delete(e, k)
+		}
+		for _, r := range e["results"].([]any) {
+			for _, k := range []string{"ttv_ms", "exec_ms", "score"} {
+				delete(r.(map[string]any), k)
+			}
+		}
+	}
+	return lines
+}
+
+func TestMatrixIsTheOneJobRun(t *testing.T) {
+	t.Parallel()
+	oneGH := issueServer(t)
+	one := job(t, oneGH, "3001", "auto")
+	oneGH.ResetRequests()
+	oneRes := one.run()
+	if oneRes.code != 0 || oneRes.outputs["status"] != "completed" {
+		t.Fatalf("one-job run: exit %d, outputs %v\n%s%s", oneRes.code, oneRes.outputs, oneRes.stdout, oneRes.stderr)
+	}
+	oneCounts := oneGH.Counts()
+
+	gh := issueServer(t)
+	jobs := runMatrix(t, gh, "3001", nil)
+	res := jobs.gather
+	if res.code != 0 {
+		t.Fatalf("gather: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if diff := cmp.Diff([]string{"good", "sloppy"}, jobs.tasks); diff != "" {
+		t.Errorf("matrix tasks (-want +got):\n%s", diff)
+	}
+	if jobs.plan.outputs["run-id"] != "3001-1" || jobs.plan.outputs["plan-dir"] != "optr-plan" {
+		t.Errorf("plan outputs = %v", jobs.plan.outputs)
+	}
+	for _, k := range []string{"status", "run-id", "selected-agent", "result-file"} {
+		if res.outputs[k] != oneRes.outputs[k] {
+			t.Errorf("output %s: matrix %q, one job %q", k, res.outputs[k], oneRes.outputs[k])
+		}
+	}
+	if diff := cmp.Diff(comparableLedger(t, oneGH), comparableLedger(t, gh)); diff != "" {
+		t.Errorf("committed ledger (-one job +matrix):\n%s", diff)
+	}
+	if got := ledgerLines(t, gh); got[len(got)-1]["hash"] != res.outputs["ledger-hash"] {
+		t.Errorf("ledger-hash output %s is not the committed head", res.outputs["ledger-hash"])
+	}
+	oneFiles := slices.Sorted(maps.Keys(oneGH.Files(repo, "main")))
+	files := slices.Sorted(maps.Keys(gh.Files(repo, "main")))
+	if diff := cmp.Diff(oneFiles, files); diff != "" {
+		t.Errorf("files on main (-one job +matrix):\n%s", diff)
+	}
+	if a, b := len(oneGH.Log(repo, "main")), len(gh.Log(repo, "main")); a != b {
+		t.Errorf("main has %d commits after the matrix run, %d after the one-job run: want one commit each", b, a)
+	}
+	if head := gh.Head(repo, "main"); head != res.outputs["ledger-commit"] {
+		t.Errorf("ledger-commit %s is not main's head %s", res.outputs["ledger-commit"], head)
+	}
+	cs, oneCs := optrComments(gh, 7), optrComments(oneGH, 7)
+	if len(cs) != 1 || len(oneCs) != 1 {
+		t.Fatalf("optr comments: matrix %d, one job %d; want exactly one progress comment each", len(cs), len(oneCs))
+	}
+	for _, want := range []string{"<!-- optr:run=3001-1 -->", res.outputs["ledger-hash"], res.outputs["ledger-commit"], "good", "sloppy"} {
+		if !strings.Contains(cs[0].Body, want) {
+			t.Errorf("the matrix run's final comment lacks %q:\n%s", want, cs[0].Body)
+		}
+	}
+	counts := gh.Counts()
+	t.Logf("GitHub requests: gather %v; one-job run %v", counts, oneCounts)
+	if g, o := total(counts), total(oneCounts); g > o {
+		t.Errorf("gather made %d GitHub requests, the one-job run %d: want no more", g, o)
+	}
+}
+
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+func TestMatrixGatherRefusesTamperedResult(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	jobs := runMatrix(t, gh, "3101", func(artifacts string) {
+		// someone "fixes" sloppy's output after its checks ran
+		p := filepath.Join(artifacts, "optr-task-sloppy", "optr-task-sloppy", "output.md")
+		if err := os.WriteFile(p, []byte("# Answer\n\nBetter than good.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	res := jobs.gather
+	if res.code != 0 || res.outputs["selected-agent"] != "good" {
+		t.Fatalf("gather: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "refused task sloppy") || !strings.Contains(res.stdout, "tampered: output.md hashes to") {
+		t.Errorf("the log does not name the refused result:\n%s", res.stdout)
+	}
+	results := ledgerLines(t, gh)[0]["results"].([]any)
+	sloppy := results[1].(map[string]any)
+	if sloppy["agent"] != "sloppy" || sloppy["status"] != "failed" || sloppy["admissible"] != false {
+		t.Errorf("sloppy's ledger result = %v, want failed and not admissible", sloppy)
+	}
+	if out, ok := gh.File(repo, "main", ".optr/workflows/issue-7/runs/3101-1/agent-outputs/sloppy.json"); !ok || strings.Contains(out, "Better than good") {
+		t.Errorf("the tampered output was committed (%v): %s", ok, out)
+	}
+}
+
+func TestMatrixGatherCountsMissingTaskAsFailed(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	jobs := runMatrix(t, gh, "3201", func(artifacts string) {
+		// good's job died before upload-artifact
+		if err := os.RemoveAll(filepath.Join(artifacts, "optr-task-good")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	res := jobs.gather
+	// sloppy alone breaks the hard constraint; on-no-admissible: fail
+	if res.code != 1 || res.outputs["status"] != "failed" || res.outputs["selected-agent"] != "" {
+		t.Fatalf("gather: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "task good left no result") {
+		t.Errorf("the log does not name the missing task:\n%s", res.stdout)
+	}
+	lines := ledgerLines(t, gh)
+	if len(lines) != 1 || lines[0]["status"] != "failed" {
+		t.Fatalf("committed ledger = %v, want the failed run recorded", lines)
+	}
+	good := lines[0]["results"].([]any)[0].(map[string]any)
+	if good["agent"] != "good" || good["status"] != "failed" {
+		t.Errorf("good's ledger result = %v, want failed", good)
+	}
+	if cs := optrComments(gh, 7); len(cs) != 1 || !strings.Contains(cs[0].Body, "failed") {
+		t.Errorf("progress comment = %+v", cs)
+	}
+}
