@@ -92,8 +92,10 @@ func TestGatherRefuses(t *testing.T) {
 		failed  []string // the tasks counted as failed
 	}{
 		{
-			name:    "tampered output",
-			change:  func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "optr-task-sloppy", OutputFile), "# All good\n") },
+			name: "tampered output",
+			change: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "optr-task-sloppy", OutputFile), "# All good\n")
+			},
 			refused: []string{"sloppy: tampered: output.md hashes to"},
 			failed:  []string{"sloppy"},
 		},
