@@ -15,7 +15,9 @@
 //	   10-entry one (goal ≤ 1.5; bytes ≤ 8 MiB + the run's files);
 //	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
-//	P9 prove on 1M entries (goal < 1 s).
+//	P9 prove on 1M entries (goal < 1 s);
+//	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
+//	   peak RSS (goal < 64 MiB), GitHub round trips excluded.
 //
 // Run it from the repository root: go run ./cmd/optr-bench
 // (-only P7 runs the benchmarks that report P7).
@@ -40,6 +42,13 @@ func main() {
 	// The verify child: a separate process so its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
 		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 5 && os.Args[1] == "gather-child" {
+		if err := gatherChild(context.Background(), os.Args[2], os.Args[3], os.Args[4]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -72,7 +81,8 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P9)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P9, M1)")
+	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -113,6 +123,7 @@ func run(ctx context.Context) error {
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
 		{[]string{"P8", "P9"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 	}
 	var rows []row
 	ran := false
