@@ -167,16 +167,16 @@ func TestMatrixIsTheOneJobRun(t *testing.T) {
 	if got := ledgerLines(t, gh); got[len(got)-1]["hash"] != res.outputs["ledger-hash"] {
 		t.Errorf("ledger-hash output %s is not the committed head", res.outputs["ledger-hash"])
 	}
-	oneFiles := slices.Sorted(maps.Keys(oneGH.Files(repo, "main")))
-	files := slices.Sorted(maps.Keys(gh.Files(repo, "main")))
+	oneFiles := slices.Sorted(maps.Keys(oneGH.Files(repo, ledgerBranch)))
+	files := slices.Sorted(maps.Keys(gh.Files(repo, ledgerBranch)))
 	if diff := cmp.Diff(oneFiles, files); diff != "" {
-		t.Errorf("files on main (-one job +matrix):\n%s", diff)
+		t.Errorf("files on the ledger branch (-one job +matrix):\n%s", diff)
 	}
-	if a, b := len(oneGH.Log(repo, "main")), len(gh.Log(repo, "main")); a != b {
-		t.Errorf("main has %d commits after the matrix run, %d after the one-job run: want one commit each", b, a)
+	if a, b := len(oneGH.Log(repo, ledgerBranch)), len(gh.Log(repo, ledgerBranch)); a != b {
+		t.Errorf("the ledger branch has %d commits after the matrix run, %d after the one-job run: want one commit each", b, a)
 	}
-	if head := gh.Head(repo, "main"); head != res.outputs["ledger-commit"] {
-		t.Errorf("ledger-commit %s is not main's head %s", res.outputs["ledger-commit"], head)
+	if head := gh.Head(repo, ledgerBranch); head != res.outputs["ledger-commit"] {
+		t.Errorf("ledger-commit %s is not the ledger branch head %s", res.outputs["ledger-commit"], head)
 	}
 	cs, oneCs := optrComments(gh, 7), optrComments(oneGH, 7)
 	if len(cs) != 1 || len(oneCs) != 1 {
@@ -224,7 +224,7 @@ func TestMatrixGatherRefusesTamperedResult(t *testing.T) {
 	if sloppy["agent"] != "sloppy" || sloppy["status"] != "failed" || sloppy["admissible"] != false {
 		t.Errorf("sloppy's ledger result = %v, want failed and not admissible", sloppy)
 	}
-	if out, ok := gh.File(repo, "main", ".optr/workflows/issue-7/runs/3101-1/agent-outputs/sloppy.json"); !ok || strings.Contains(out, "Better than good") {
+	if out, ok := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/3101-1/agent-outputs/sloppy.json"); !ok || strings.Contains(out, "Better than good") {
 		t.Errorf("the tampered output was committed (%v): %s", ok, out)
 	}
 }
