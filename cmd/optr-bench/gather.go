@@ -102,7 +102,7 @@ func gatherFixture(ctx context.Context, dir string, outputBytes int) (string, st
 			},
 		}
 		// download-artifact without merge-multiple: optr-tasks/<artifact>/optr-task-<id>/
-		if _, err := matrix.WriteTask(filepath.Join(from, matrix.TaskDirName(t.ID)), plan, t, r, nil); err != nil {
+		if _, err := matrix.WriteTask(filepath.Join(from, matrix.TaskDirName(t.ID)), plan, t, r, nil, ""); err != nil {
 			return "", "", err
 		}
 	}

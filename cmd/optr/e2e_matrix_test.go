@@ -39,6 +39,7 @@ func job(t *testing.T, gh *githubtest.Server, runID, command string) *runner {
 	t.Helper()
 	r := newRunner(t, gh, runID)
 	r.demo("fail")
+	r.file("agents/good.sh", goodAgent+"echo notes >\"$OPTR_OUTPUT_DIR/good-notes.md\"\n") // an agent file, committed with the run
 	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
 	r.env["INPUT_COMMAND"] = command
 	return r
@@ -169,6 +170,9 @@ func TestMatrixIsTheOneJobRun(t *testing.T) {
 	}
 	oneFiles := slices.Sorted(maps.Keys(oneGH.Files(repo, ledgerBranch)))
 	files := slices.Sorted(maps.Keys(gh.Files(repo, ledgerBranch)))
+	if !slices.Contains(files, ".optr/workflows/issue-7/runs/3001-1/agent-files/good-notes.md") {
+		t.Errorf("the agent's file was not committed: %v", files)
+	}
 	if diff := cmp.Diff(oneFiles, files); diff != "" {
 		t.Errorf("files on the ledger branch (-one job +matrix):\n%s", diff)
 	}

@@ -56,6 +56,8 @@ type Gathered struct {
 	Refused []Refusal
 	// Missing are the planned tasks that left no result.
 	Missing []string
+	// files are the verified agent files, in plan order, for agent-files/.
+	files []agentFile
 }
 
 // Gather reads every optr-task-*/result.json below from — both layouts
@@ -95,7 +97,7 @@ func Gather(plan *Plan, from string) (*Gathered, error) {
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+reason))
 			continue
 		}
-		r, esc, err := load(plan, t, paths[0])
+		r, esc, files, err := load(plan, t, paths[0])
 		if err != nil {
 			g.Refused = append(g.Refused, Refusal{Path: paths[0], Task: t.ID, Reason: err.Error()})
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+err.Error()))
@@ -103,8 +105,23 @@ func Gather(plan *Plan, from string) (*Gathered, error) {
 		}
 		g.Results = append(g.Results, r)
 		g.Escalations = append(g.Escalations, esc...)
+		g.addFiles(t.ID, files)
 	}
 	return g, nil
+}
+
+// addFiles takes task's agent files; a path an earlier task already left
+// is refused (in one job the two agents would have raced for it).
+func (g *Gathered) addFiles(task string, files []agentFile) {
+	slices.SortFunc(files, func(a, b agentFile) int { return strings.Compare(a.rel, b.rel) })
+	for _, f := range files {
+		if i := slices.IndexFunc(g.files, func(o agentFile) bool { return o.rel == f.rel }); i >= 0 {
+			g.Refused = append(g.Refused, Refusal{Path: f.src, Task: task,
+				Reason: fmt.Sprintf("agent file %s was left by an earlier task too; the first is kept", f.rel)})
+			continue
+		}
+		g.files = append(g.files, f)
+	}
 }
 
 // findResults lists the result.json files of task folders below from, at
@@ -142,45 +159,49 @@ func findResults(from string) ([]string, error) {
 }
 
 // load reads and verifies one task result; the error says why it is refused.
-func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, error) {
+func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, error) {
 	data, err := readRegular(path, maxResultBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unreadable: %w", err)
+		return nil, nil, nil, fmt.Errorf("unreadable: %w", err)
 	}
 	var tr TaskResult
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tr); err != nil {
-		return nil, nil, fmt.Errorf("not a task result: %w", err)
+		return nil, nil, nil, fmt.Errorf("not a task result: %w", err)
 	}
 	switch {
 	case tr.RunID != plan.RunID:
-		return nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
+		return nil, nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
 	case tr.IntentSHA256 != plan.IntentSHA256:
-		return nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
+		return nil, nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
 	case tr.ConfigSHA256 != plan.ConfigSHA256:
-		return nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
+		return nil, nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
 	case tr.Task != t.ID:
-		return nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
+		return nil, nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
 	case tr.Result == nil:
-		return nil, nil, errors.New("not a task result: no result")
+		return nil, nil, nil, errors.New("not a task result: no result")
 	case tr.Agent != t.Agent || tr.Result.Agent != t.Agent:
-		return nil, nil, fmt.Errorf("tampered: the result is agent %q's, but task %q runs %q", tr.Result.Agent, t.ID, t.Agent)
+		return nil, nil, nil, fmt.Errorf("tampered: the result is agent %q's, but task %q runs %q", tr.Result.Agent, t.ID, t.Agent)
 	}
 	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) {
-		return nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
+		return nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
 	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), maxOutputBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("unreadable output: %w", err)
+		return nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
 	if sum := executor.SHA256Hex(string(output)); sum != tr.OutputSHA256 || sum != tr.Result.OutputSHA256 {
-		return nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
+		return nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
 	}
 	for _, e := range tr.Escalations {
 		if e.Run != plan.RunID || e.Kind != ledger.KindEscalation {
-			return nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
+			return nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
 		}
+	}
+	files, err := verifyFiles(filepath.Dir(path), tr.Files)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	r := tr.Result
 	r.Output = string(output)
@@ -188,7 +209,7 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, er
 	if r.Checks.Invariants == nil {
 		r.Checks.Invariants = []string{}
 	}
-	return r, tr.Escalations, nil
+	return r, tr.Escalations, files, nil
 }
 
 // readRegular reads a regular file (not a link) of at most limit bytes.

@@ -100,6 +100,22 @@ func TestGatherRefuses(t *testing.T) {
 			failed:  []string{"sloppy"},
 		},
 		{
+			name: "tampered agent file",
+			change: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "optr-task-good", FilesDir, "good", "notes.md"), "changed\n")
+			},
+			refused: []string{"good: tampered: agent file good/notes.md hashes to"},
+			failed:  []string{"good"},
+		},
+		{
+			name: "agent file outside the task",
+			change: editResult("good", func(m map[string]any) {
+				m["files"] = map[string]any{"../../etc/passwd": strings.Repeat("0", 64)}
+			}),
+			refused: []string{`good: tampered: agent file "../../etc/passwd" is not a plain relative path`},
+			failed:  []string{"good"},
+		},
+		{
 			name:    "foreign run",
 			change:  editResult("good", func(m map[string]any) { m["run_id"] = "r0" }),
 			refused: []string{`good: foreign: run_id "r0"`},
@@ -235,5 +251,22 @@ func TestRunTaskUnknown(t *testing.T) {
 	_, err := RunTask(t.Context(), plan, "ghost", testDeps(), ws, filepath.Join(ws, "out"))
 	if err == nil || !strings.Contains(err.Error(), `task "ghost" is not in the plan (tasks: [good sloppy])`) {
 		t.Fatalf("RunTask error = %v", err)
+	}
+}
+
+func TestGatherKeepsTheFirstOfClashingAgentFiles(t *testing.T) {
+	t.Parallel()
+	g := &Gathered{}
+	g.addFiles("a", []agentFile{{rel: "x.md", src: "a/x.md"}, {rel: "a.md", src: "a/a.md"}})
+	g.addFiles("b", []agentFile{{rel: "x.md", src: "b/x.md"}, {rel: "b.md", src: "b/b.md"}})
+	var kept []string
+	for _, f := range g.files {
+		kept = append(kept, f.src)
+	}
+	if diff := cmp.Diff([]string{"a/a.md", "a/x.md", "b/b.md"}, kept); diff != "" {
+		t.Errorf("kept files (-want +got):\n%s", diff)
+	}
+	if len(g.Refused) != 1 || g.Refused[0].Task != "b" || !strings.Contains(g.Refused[0].Reason, "x.md was left by an earlier task") {
+		t.Errorf("refused = %v", g.Refused)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // demoConfig has two command agents: good passes the hard constraint,
 // sloppy breaks it.
 const demoConfig = `agents:
-  good: { provider: command, run: [sh, -c, "cat >/dev/null; printf '# Answer\n\nAll good.\n'"] }
+  good: { provider: command, run: [sh, -c, "cat >/dev/null; mkdir -p $OPTR_OUTPUT_DIR/good; echo notes > $OPTR_OUTPUT_DIR/good/notes.md; printf '# Answer\n\nAll good.\n'"] }
   sloppy: { provider: command, run: [sh, -c, "cat >/dev/null; printf '# Draft\n\nTODO finish\n'"] }
 constraints:
   no-todo: { check: not-regex, pattern: TODO }

@@ -48,6 +48,11 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 			})
 		}
 	}
+	for _, f := range m.Gathered.files { // the pipeline sanitises agent-files/ after the mode ran
+		if _, err := copyFile(f.src, filepath.Join(x.Options.Request.OutputDir, filepath.FromSlash(f.rel))); err != nil {
+			return fmt.Errorf("put agent file %s into the run: %w", f.rel, err)
+		}
+	}
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -81,7 +82,7 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	r := rep.Results[0]
-	dir, werr := WriteTask(out, plan, task, r, rep.Escalations)
+	dir, werr := WriteTask(out, plan, task, r, rep.Escalations, filepath.Join(rep.Run.Dir, datalake.DirAgentFiles))
 	if werr != nil {
 		return nil, werr
 	}

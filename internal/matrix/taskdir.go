@@ -20,6 +20,8 @@ const (
 	ResultFile = "result.json"
 	// OutputFile is the agent's output, beside its result.
 	OutputFile = "output.md"
+	// FilesDir holds the files the agent left in $OPTR_OUTPUT_DIR.
+	FilesDir = "files"
 )
 
 // TaskDirName is the folder (and artifact) name of task id.
@@ -42,21 +44,31 @@ type TaskResult struct {
 	// Escalations are the watcher's decisions during the task, recorded
 	// in the ledger by the gather before the run entry.
 	Escalations []ledger.Draft `json:"escalations,omitempty"`
+	// Files are the files the agent left in $OPTR_OUTPUT_DIR (already
+	// sanitised), kept below files/: slash-separated relative path →
+	// SHA-256. The gather puts them into the run's agent-files/.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // WriteTask writes the folder of task into out (created when missing):
-// out/optr-task-<id>/result.json and output.md. It returns the folder.
-func WriteTask(out string, plan *Plan, task Task, r *executor.Result, escalations []ledger.Draft) (string, error) {
+// out/optr-task-<id>/result.json, output.md, and files/ with a copy of
+// every regular file below agentFiles (the task's $OPTR_OUTPUT_DIR; ""
+// when none). It returns the folder.
+func WriteTask(out string, plan *Plan, task Task, r *executor.Result, escalations []ledger.Draft, agentFiles string) (string, error) {
 	dir := filepath.Join(out, TaskDirName(task.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create the task folder: %w", err)
+	}
+	files, err := copyTree(agentFiles, filepath.Join(dir, FilesDir))
+	if err != nil {
+		return "", fmt.Errorf("keep the agent's files: %w", err)
 	}
 	kept := *r
 	kept.Output = "" // output.md holds it
 	tr := TaskResult{
 		RunID: plan.RunID, IntentSHA256: plan.IntentSHA256, ConfigSHA256: plan.ConfigSHA256,
 		Task: task.ID, Agent: task.Agent, OutputSHA256: executor.SHA256Hex(r.Output),
-		Result: &kept, Checks: r.Checks, Escalations: escalations,
+		Result: &kept, Checks: r.Checks, Escalations: escalations, Files: files,
 	}
 	data, err := json.MarshalIndent(tr, "", "  ")
 	if err != nil {

@@ -1,0 +1,126 @@
+package matrix
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/optr-dev/optr/internal/datalake"
+)
+
+// copyTree copies every regular file below src to the same relative path
+// below dst and returns their slash-separated relative paths with their
+// SHA-256. Links and other special files are skipped (the pipeline removed
+// them from $OPTR_OUTPUT_DIR already). A missing src copies nothing.
+func copyTree(src, dst string) (map[string]string, error) {
+	if src == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == src && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		sum, err := copyFile(p, filepath.Join(dst, rel))
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = sum
+		return nil
+	})
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// copyFile copies the regular file src to dst (parents created, dst must
+// not exist) and returns the hex SHA-256 of what it copied.
+func copyFile(src, dst string) (string, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(out, h), in); err != nil {
+		out.Close()
+		return "", err
+	}
+	if err := out.Close(); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// agentFile is one file a task left, verified, to be put into the run.
+type agentFile struct {
+	rel string // slash-separated, below agent-files/
+	src string // its path in the task folder
+}
+
+// verifyFiles checks the files a task result lists: safe relative paths,
+// regular files of at most datalake.MaxAgentFile bytes, with the listed
+// hashes. The error says which one is wrong.
+func verifyFiles(taskDir string, files map[string]string) ([]agentFile, error) {
+	var out []agentFile
+	for rel, want := range files {
+		local := filepath.FromSlash(rel)
+		if rel == "" || strings.Contains(rel, `\`) || !filepath.IsLocal(local) || filepath.ToSlash(filepath.Clean(local)) != rel {
+			return nil, fmt.Errorf("tampered: agent file %q is not a plain relative path", rel)
+		}
+		src := filepath.Join(taskDir, FilesDir, local)
+		fi, err := os.Lstat(src)
+		if err != nil {
+			return nil, fmt.Errorf("agent file %s: %w", rel, err)
+		}
+		if !fi.Mode().IsRegular() || fi.Size() > datalake.MaxAgentFile {
+			return nil, fmt.Errorf("tampered: agent file %s is not a regular file of at most %d bytes", rel, datalake.MaxAgentFile)
+		}
+		got, err := hashFile(src)
+		if err != nil {
+			return nil, fmt.Errorf("agent file %s: %w", rel, err)
+		}
+		if got != want {
+			return nil, fmt.Errorf("tampered: agent file %s hashes to %s, but the result says %s", rel, got, want)
+		}
+		out = append(out, agentFile{rel: rel, src: src})
+	}
+	return out, nil
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
