@@ -262,3 +262,38 @@ func TestMatrixGatherCountsMissingTaskAsFailed(t *testing.T) {
 		t.Errorf("progress comment = %+v", cs)
 	}
 }
+
+// A plan job on an event that starts no run plans nothing: no matrix, so
+// the workflow's task and gather jobs are skipped.
+func TestMatrixPlanSkipsWhatIsNoRun(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	r := job(t, gh, "3301", "plan")
+	r.event("issues", "issues.labeled.json", labeled(7, "bug", "maintainer"))
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "skipped" || res.outputs["matrix"] != "" {
+		t.Fatalf("plan: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "optr-plan")); !os.IsNotExist(err) {
+		t.Errorf("a skipped plan wrote optr-plan/ (%v)", err)
+	}
+}
+
+// A task or gather job without its plan is a usage error (exit 2) that
+// says what is missing, and touches nothing on GitHub.
+func TestMatrixJobWithoutPlan(t *testing.T) {
+	t.Parallel()
+	for _, command := range []string{"task", "gather"} {
+		gh := issueServer(t)
+		r := job(t, gh, "3401", command)
+		r.env["INPUT_TASK"] = "good"
+		gh.ResetRequests()
+		res := r.run()
+		if res.code != 2 || res.outputs["status"] != "failed" || !strings.Contains(res.stdout, "read the plan") {
+			t.Errorf("%s: exit %d, outputs %v\n%s%s", command, res.code, res.outputs, res.stdout, res.stderr)
+		}
+		if n := total(gh.Counts()); n != 0 {
+			t.Errorf("%s without a plan made %d GitHub requests", command, n)
+		}
+	}
+}
