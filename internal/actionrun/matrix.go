@@ -53,15 +53,30 @@ func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 	return nil
 }
 
-// task runs the one task named by the task input and leaves its folder
-// below the results input for actions/upload-artifact. A failed agent is
-// a result: the job succeeds, and gather counts it.
-func (j *Job) task(ctx context.Context) error {
+// readPlan reads the plan input and masks every key its config points at
+// before any agent can print it (the job never read the config itself).
+func (j *Job) readPlan() (*matrix.Plan, error) {
 	plan, err := matrix.ReadPlan(j.inWorkspace(j.in.Plan))
 	if err != nil {
 		j.log.Error(err.Error())
 		j.setOutputs(outcome{status: pipeline.Failed, message: err.Error()})
-		return &UsageError{Err: err}
+		return nil, &UsageError{Err: err}
+	}
+	for _, a := range plan.Config.Settings.Agents {
+		if a.APIKeyEnv != "" {
+			j.log.Mask(j.Getenv(a.APIKeyEnv))
+		}
+	}
+	return plan, nil
+}
+
+// task runs the one task named by the task input and leaves its folder
+// below the results input for actions/upload-artifact. A failed agent is
+// a result: the job succeeds, and gather counts it.
+func (j *Job) task(ctx context.Context) error {
+	plan, err := j.readPlan()
+	if err != nil {
+		return err
 	}
 	run, err := matrix.RunTask(ctx, plan, j.in.Task, j.deps(), j.workspace(), j.inWorkspace(j.in.Results))
 	if run == nil {
@@ -83,11 +98,9 @@ func (j *Job) task(ctx context.Context) error {
 // gather loads the tasks' results and carries the run to its end through
 // the same driver, recorder and progress comment as a one-job run.
 func (j *Job) gather(ctx context.Context) error {
-	plan, err := matrix.ReadPlan(j.inWorkspace(j.in.Plan))
+	plan, err := j.readPlan()
 	if err != nil {
-		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, message: err.Error()})
-		return &UsageError{Err: err}
+		return err
 	}
 	from := j.inWorkspace(j.in.Results)
 	g, err := matrix.Gather(plan, from)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/pipeline"
 )
 
 func TestConfigRoundTrip(t *testing.T) {
@@ -195,5 +197,21 @@ func unwrapAll(err error) error {
 			return err
 		}
 		err = u.Unwrap()
+	}
+}
+
+func TestNewPlanRefusesOtherModes(t *testing.T) {
+	t.Parallel()
+	cfg := parseConfig(t, demoConfig+`pipelines:
+  chain: { mode: stages, agents: [good, sloppy] }
+`)
+	ws := t.TempDir()
+	prep, err := pipeline.Prepare(pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Pipeline: "chain", Dir: ws}, testDeps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(prep, 0, "")
+	if err == nil || !strings.Contains(err.Error(), `pipeline "chain" has mode stages: the matrix runs select pipelines only`) {
+		t.Fatalf("NewPlan error = %v", err)
 	}
 }
