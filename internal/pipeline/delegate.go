@@ -20,15 +20,34 @@ import (
 type delegateMode struct {
 	pipeline config.Pipeline
 	out      *delegate.Outcome
+	// run makes the outcome; nil is delegate.Run.
+	run func(context.Context, delegate.Input) (*delegate.Outcome, error)
 }
 
-func (*delegateMode) Name() string { return config.ModeDelegate }
+// DelegateMode is the delegate mode of pl whose outcome comes from run
+// instead of delegate.Run — a matrix gather assembles it from its tasks'
+// results (delegate.Assemble) — and is carried into the report exactly as
+// a one-job delegation's.
+func DelegateMode(pl config.Pipeline, run func(context.Context, delegate.Input) (*delegate.Outcome, error)) Mode {
+	return &delegateMode{pipeline: pl, run: run}
+}
 
-func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
-	p, rep := x.Prepared, x.Report
-	o, err := delegate.Run(ctx, delegate.Input{
+// DelegatePipeline is the delegate pipeline the run was prepared for, its
+// specialists narrowed by Spec.Agents; false when the run is no delegation.
+func (p *Prepared) DelegatePipeline() (config.Pipeline, bool) {
+	if m, ok := p.mode.(*delegateMode); ok {
+		return m.pipeline, true
+	}
+	return config.Pipeline{}, false
+}
+
+// DelegateInput is the delegate.Input of pipeline pl in this execution:
+// the run's agents, recovery, watcher, constraints and redaction.
+func (x *Execution) DelegateInput(pl config.Pipeline) delegate.Input {
+	p := x.Prepared
+	return delegate.Input{
 		Config:   p.Spec.Config,
-		Pipeline: m.pipeline,
+		Pipeline: pl,
 		Intent:   p.Spec.Intent,
 		Workflow: p.Spec.Workflow,
 		RunID:    p.Spec.RunID,
@@ -37,7 +56,18 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 		Task:     x.Task,
 		Exec:     x.Options,
 		Redact:   p.agents.secret.String,
-	})
+	}
+}
+
+func (*delegateMode) Name() string { return config.ModeDelegate }
+
+func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
+	rep := x.Report
+	run := m.run
+	if run == nil {
+		run = delegate.Run
+	}
+	o, err := run(ctx, x.DelegateInput(m.pipeline))
 	if o == nil {
 		return err
 	}
@@ -47,7 +77,7 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 	rep.Details, rep.DetailsText = o.Summary, o.SummaryText
 	// The score table ranks the specialists' reports; the plan is not a
 	// result to select.
-	rep.Selection = selection.Select(candidates(specialists(o)), p.Spec.Config.Selection)
+	rep.Selection = selection.Select(candidates(specialists(o)), x.Prepared.Spec.Config.Selection)
 	files, ferr := filesUnder(o.SpecDir)
 	if ferr != nil && err == nil {
 		err = ferr
