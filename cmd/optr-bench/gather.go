@@ -70,13 +70,9 @@ func gatherFixture(ctx context.Context, dir string, outputBytes int) (string, st
 	if err != nil {
 		return "", "", err
 	}
-	prep, err := pipeline.Prepare(pipeline.Spec{
+	plan, _, err := matrix.MakePlan(ctx, pipeline.Spec{
 		Config: cfg, Workflow: "bench", RunID: "bench-1", Intent: "Summarise the benchmark.", Dir: dir,
-	}, pipeline.Deps{Environ: os.Environ()})
-	if err != nil {
-		return "", "", err
-	}
-	plan, err := matrix.NewPlan(prep, 0, "")
+	}, pipeline.Deps{Environ: os.Environ()}, 0, "")
 	if err != nil {
 		return "", "", err
 	}
@@ -102,7 +98,7 @@ func gatherFixture(ctx context.Context, dir string, outputBytes int) (string, st
 			},
 		}
 		// download-artifact without merge-multiple: optr-tasks/<artifact>/optr-task-<id>/
-		if _, err := matrix.WriteTask(filepath.Join(from, matrix.TaskDirName(t.ID)), plan, t, r, nil, ""); err != nil {
+		if _, err := matrix.WriteTask(filepath.Join(from, matrix.TaskDirName(t.ID)), plan, t, r, matrix.Extras{}); err != nil {
 			return "", "", err
 		}
 	}
@@ -127,7 +123,11 @@ func gatherChild(ctx context.Context, planFile, from, lake string) error {
 	if err != nil {
 		return err
 	}
-	d := &pipeline.Driver{Deps: pipeline.Deps{Environ: os.Environ()}, Mode: matrix.GatherMode{Mode: plan.Mode, Gathered: g}}
+	gm, err := matrix.NewGatherMode(plan, g)
+	if err != nil {
+		return err
+	}
+	d := &pipeline.Driver{Deps: pipeline.Deps{Environ: os.Environ()}, Mode: gm}
 	rep, err := d.Run(ctx, spec)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package actionrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -28,13 +29,15 @@ func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
 		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
 	}
-	prep, err := pipeline.Prepare(spec, j.deps())
-	if err != nil {
+	plan, prep, err := matrix.MakePlan(ctx, spec, j.deps(), trig.Issue, title(trig))
+	var failed *matrix.PlanFailedError
+	switch {
+	case errors.As(err, &failed):
+		return j.failEarly(ctx, trig, runID, &FailedError{Err: err})
+	case pipeline.IsInputError(err):
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
-	}
-	plan, err := matrix.NewPlan(prep, trig.Issue, title(trig))
-	if err != nil {
-		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+	case err != nil:
+		return j.failEarly(ctx, trig, runID, err)
 	}
 	m, err := plan.Matrix()
 	if err != nil {
@@ -118,6 +121,10 @@ func (j *Job) gather(ctx context.Context) error {
 	if err := j.connect(ctx); err != nil {
 		return err
 	}
+	gm, err := matrix.NewGatherMode(plan, g)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
 	lakeDir := j.datalake()
 	spec, err := plan.Spec(lakeDir, datalake.Open(lakeDir).LedgerPath(), j.workspace())
 	if err != nil {
@@ -131,7 +138,7 @@ func (j *Job) gather(ctx context.Context) error {
 		Recorder: j.recorder(j.ledgerBranch(spec.Config.Ledger.Branch), spec.LedgerPath),
 		Observer: &progressComment{j: j, issue: plan.Issue, title: plan.Title},
 		Asker:    &issueAsker{j: j, trig: trig},
-		Mode:     matrix.GatherMode{Mode: plan.Mode, Gathered: g},
+		Mode:     gm,
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {

@@ -60,8 +60,12 @@ func (c *CLI) cmdGather(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	gm, err := matrix.NewGatherMode(plan, g)
+	if err != nil {
+		return usageErr(err)
+	}
 	obs := &localObserver{c: c}
-	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(mode), Mode: matrix.GatherMode{Mode: plan.Mode, Gathered: g}}
+	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(mode), Mode: gm}
 	rep, err := d.Run(ctx, spec)
 	obs.close()
 	if err != nil {

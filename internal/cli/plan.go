@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -15,9 +16,11 @@ const planUsage = `optr plan --intent TEXT [flags]
 
 Resolves a run once — config, agents, constraints, intent, run id — without
 running any agent, writes it to DIR/plan.json and prints the GitHub Actions
-matrix {"include":[{"task":"<id>"},…]} on stdout: one task per agent. Each
-matrix job then runs 'optr task', and one job 'optr gather' (DESIGN §4.11).
-Exit 2 for bad input, including more than 256 tasks.`
+matrix {"include":[{"task":"<id>"},…]} on stdout: one task per agent, or for
+a delegate pipeline one per specialist invocation of the topics its
+coordinator (which runs here) planned. Each matrix job then runs 'optr task',
+and one job 'optr gather' (DESIGN §4.11). Exit 2 for bad input, including
+more than 256 tasks; 1 when the coordinator made no usable plan.`
 
 // PlanOutcome is what `optr plan --json` prints.
 type PlanOutcome struct {
@@ -28,7 +31,7 @@ type PlanOutcome struct {
 	Matrix   matrix.Matrix `json:"matrix"`
 }
 
-func (c *CLI) cmdPlan(_ context.Context, args []string) error {
+func (c *CLI) cmdPlan(ctx context.Context, args []string) error {
 	var f runFlags
 	var out string
 	fs := c.flags("plan")
@@ -67,13 +70,13 @@ func (c *CLI) cmdPlan(_ context.Context, args []string) error {
 		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
 		Constraints: f.constraints, Pipeline: f.pipeline, Agents: f.agents, Dir: wd,
 	}
-	prep, err := pipeline.Prepare(spec, c.deps())
+	plan, _, err := matrix.MakePlan(ctx, spec, c.deps(), 0, "")
+	var failed *matrix.PlanFailedError
+	if errors.As(err, &failed) {
+		return &ExitError{Code: ExitFailed, Err: err}
+	}
 	if err != nil {
 		return err
-	}
-	plan, err := matrix.NewPlan(prep, 0, "")
-	if err != nil {
-		return usageErr(err)
 	}
 	m, err := plan.Matrix()
 	if err != nil {

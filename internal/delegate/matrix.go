@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -74,11 +76,14 @@ func RunSpecialist(ctx context.Context, in Input, a Assignment, reportPath strin
 
 // Assemble takes steps 1, 3 and 5 to 10 of a run whose coordinator and
 // specialists ran elsewhere: coordinator is the coordinator's result,
-// topics its plan (nil when it failed, with failure saying why), and
-// results the specialists' results in Assign order (a missing invocation
-// is a failed result). Each valid report is written at its planned path.
-// Results go to in.Exec.Sink as Run's executor would send them.
-func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topics []Topic, failure *Failure, results []*executor.Result) (*Outcome, error) {
+// topics its plan (nil when it failed, with failure saying why), results
+// the specialists' results in Assign order (a missing invocation is a
+// failed result), and reports the report files command specialists wrote,
+// by result name, valid or not: each is put where the specialist would
+// have written it in one job (its planned or candidate path) before the
+// topics are judged, as Run judges them. Results go to in.Exec.Sink as
+// Run's executor would send them.
+func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topics []Topic, failure *Failure, results []*executor.Result, reports map[string]string) (*Outcome, error) {
 	if err := in.check(); err != nil {
 		return nil, fmt.Errorf("delegate: %w", err)
 	}
@@ -94,7 +99,7 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 		return nil, fmt.Errorf("delegate: %w", err)
 	}
 	o := &Outcome{SpecDir: dir, Spec: slashRel(root, dir), Threshold: in.Pipeline.Threshold}
-	r := &runner{in: in, root: root, o: o, place: true}
+	r := &runner{in: in, root: root, o: o}
 	var sinkErrs []error
 	sink := func(res *executor.Result) {
 		if in.Exec.Sink != nil {
@@ -125,6 +130,9 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 	if err := r.writeInvocationPlan(plan); err != nil {
 		return o, err
 	}
+	if err := r.placeReports(plan, reports); err != nil {
+		return o, err
+	}
 	for _, res := range results {
 		sink(res)
 	}
@@ -140,4 +148,26 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 		r.errs = append(r.errs, err)
 	}
 	return o, errors.Join(append(sinkErrs, r.finish(ctx.Err()))...)
+}
+
+// placeReports writes the report files command specialists left in other
+// jobs where they would have written them in this one.
+func (r *runner) placeReports(plan []planned, reports map[string]string) error {
+	if r.in.Pipeline.Candidates > 1 {
+		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
+			return fmt.Errorf("create the candidates' folder: %w", err)
+		}
+	}
+	for _, p := range plan {
+		for _, c := range p.cands {
+			text, ok := reports[c.name]
+			if !ok || r.in.isLLM(c.agent) {
+				continue
+			}
+			if err := datalake.WriteOnce(c.path, []byte(text)); err != nil {
+				return fmt.Errorf("write the report of %s: %w", c.name, err)
+			}
+		}
+	}
+	return nil
 }

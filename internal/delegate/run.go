@@ -77,9 +77,6 @@ type runner struct {
 	root string
 	o    *Outcome
 	errs []error
-	// place writes every valid report at its planned path, also a command
-	// specialist's (Assemble: it wrote its report in another job).
-	place bool
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -266,7 +263,7 @@ func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
 		tr.Failure = &f
 		return tr
 	}
-	if len(results) > 1 || r.place || r.in.isLLM(agentOf(p, chosen.Agent)) {
+	if len(results) > 1 || r.in.isLLM(agentOf(p, chosen.Agent)) {
 		if err := datalake.WriteOnce(p.path, []byte(chosen.Output)); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("write the report of topic %03d: %w", p.n, err))
 			f := Failure{Type: "report_not_written", Message: err.Error(), Agent: chosen.Agent}

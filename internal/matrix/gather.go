@@ -56,6 +56,9 @@ type Gathered struct {
 	Refused []Refusal
 	// Missing are the planned tasks that left no result.
 	Missing []string
+	// Reports are the report files command specialists wrote (delegate),
+	// by result name, verified.
+	Reports map[string]string
 	// files are the verified agent files, in plan order, for agent-files/.
 	files []agentFile
 }
@@ -97,17 +100,44 @@ func Gather(plan *Plan, from string) (*Gathered, error) {
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+reason))
 			continue
 		}
-		r, esc, files, err := load(plan, t, paths[0])
+		r, esc, files, report, err := load(plan, t, paths[0])
 		if err != nil {
 			g.Refused = append(g.Refused, Refusal{Path: paths[0], Task: t.ID, Reason: err.Error()})
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+err.Error()))
 			continue
 		}
 		g.Results = append(g.Results, r)
-		g.Escalations = append(g.Escalations, esc...)
+		g.addEscalations(plan.RunID, r, esc)
 		g.addFiles(t.ID, files)
+		if report != nil {
+			if g.Reports == nil {
+				g.Reports = map[string]string{}
+			}
+			g.Reports[r.Agent] = *report
+		}
 	}
 	return g, nil
+}
+
+// addEscalations takes a task's escalation entries, numbered on from the
+// tasks before it as one watcher would have numbered them (<run>-e<N>);
+// r's decision follows its escalation's new id.
+func (g *Gathered) addEscalations(runID string, r *executor.Result, esc []ledger.Draft) {
+	for _, d := range esc {
+		id := fmt.Sprintf("%s-e%d", runID, len(g.Escalations)+1)
+		if old, ok := d.Fields["escalation"].(string); ok && old != id {
+			fields := make(map[string]any, len(d.Fields))
+			for k, v := range d.Fields {
+				fields[k] = v
+			}
+			fields["escalation"] = id
+			d.Fields = fields
+			if r.DecisionID == old {
+				r.DecisionID = id
+			}
+		}
+		g.Escalations = append(g.Escalations, d)
+	}
 }
 
 // addFiles takes task's agent files; a path an earlier task already left
@@ -159,49 +189,61 @@ func findResults(from string) ([]string, error) {
 }
 
 // load reads and verifies one task result; the error says why it is refused.
-func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, error) {
+func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, error) {
 	data, err := readRegular(path, maxResultBytes)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("unreadable: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
 	}
 	var tr TaskResult
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tr); err != nil {
-		return nil, nil, nil, fmt.Errorf("not a task result: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("not a task result: %w", err)
 	}
 	switch {
 	case tr.RunID != plan.RunID:
-		return nil, nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
+		return nil, nil, nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
 	case tr.IntentSHA256 != plan.IntentSHA256:
-		return nil, nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
+		return nil, nil, nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
 	case tr.ConfigSHA256 != plan.ConfigSHA256:
-		return nil, nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
+		return nil, nil, nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
 	case tr.Task != t.ID:
-		return nil, nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
+		return nil, nil, nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
 	case tr.Result == nil:
-		return nil, nil, nil, errors.New("not a task result: no result")
-	case tr.Agent != t.Agent || tr.Result.Agent != t.Agent:
-		return nil, nil, nil, fmt.Errorf("tampered: the result is agent %q's, but task %q runs %q", tr.Result.Agent, t.ID, t.Agent)
+		return nil, nil, nil, nil, errors.New("not a task result: no result")
+	case tr.Agent != t.Agent || tr.Result.Agent != t.ResultName():
+		return nil, nil, nil, nil, fmt.Errorf("tampered: the result is %q's, but task %q is %q's", tr.Result.Agent, t.ID, t.ResultName())
 	}
-	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) {
-		return nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
+	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) && !unchecked(tr) {
+		return nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
 	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), maxOutputBytes)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
 	if sum := executor.SHA256Hex(string(output)); sum != tr.OutputSHA256 || sum != tr.Result.OutputSHA256 {
-		return nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
+		return nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
 	}
 	for _, e := range tr.Escalations {
 		if e.Run != plan.RunID || e.Kind != ledger.KindEscalation {
-			return nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
+			return nil, nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
 		}
 	}
 	files, err := verifyFiles(filepath.Dir(path), tr.Files)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
+	}
+	var report *string
+	if tr.ReportSHA256 != "" {
+		data, err := readRegular(filepath.Join(filepath.Dir(path), ReportFile), maxOutputBytes)
+		if err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
+		}
+		if sum := executor.SHA256Hex(string(data)); sum != tr.ReportSHA256 {
+			return nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", ReportFile, sum, tr.ReportSHA256)
+		}
+		text := string(data)
+		report = &text
 	}
 	r := tr.Result
 	r.Output = string(output)
@@ -209,7 +251,14 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []
 	if r.Checks.Invariants == nil {
 		r.Checks.Invariants = []string{}
 	}
-	return r, tr.Escalations, files, nil
+	return r, tr.Escalations, files, report, nil
+}
+
+// unchecked reports whether tr is a result no check ran on: an agent
+// that failed leaves no output to check, so nothing may pass.
+func unchecked(tr TaskResult) bool {
+	c := tr.Checks
+	return len(c.Verdicts) == 0 && len(c.Invariants) == 0 && !c.Admissible && tr.Result.Status != executor.Succeeded
 }
 
 // readRegular reads a regular file (not a link) of at most limit bytes.
@@ -235,7 +284,7 @@ func verdictNames(vs []check.Verdict) []string {
 // failed is the result of a planned task that has no usable result.
 func failed(plan *Plan, t Task, why string) *executor.Result {
 	r := &executor.Result{
-		Agent: t.Agent, Status: executor.Failed, OutputSHA256: executor.SHA256Hex(""),
+		Agent: t.ResultName(), Status: executor.Failed, OutputSHA256: executor.SHA256Hex(""),
 		Error: why, Class: "fatal", Reason: "matrix_task",
 		Attempts: nil, Checks: check.Evaluation{Invariants: []string{}},
 	}

@@ -15,6 +15,7 @@ import (
 const demoConfig = `agents:
   good: { provider: command, run: [sh, -c, "cat >/dev/null; mkdir -p $OPTR_OUTPUT_DIR/good; echo notes > $OPTR_OUTPUT_DIR/good/notes.md; printf '# Answer\n\nAll good.\n'"] }
   sloppy: { provider: command, run: [sh, -c, "cat >/dev/null; printf '# Draft\n\nTODO finish\n'"] }
+  broken: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'no answer' >&2; exit 3"] }
 constraints:
   no-todo: { check: not-regex, pattern: TODO }
   short: { check: max-length, value: 400, hard: false }
@@ -41,11 +42,7 @@ func newPlan(t *testing.T, cfg *config.Config) (*Plan, string) {
 	t.Helper()
 	ws := t.TempDir()
 	spec := pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "write the docs", Constraints: []string{"short"}, Dir: ws}
-	prep, err := pipeline.Prepare(spec, testDeps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(prep, 7, "Docs")
+	plan, _, err := MakePlan(t.Context(), spec, testDeps(), 7, "Docs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +69,8 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func pipelinePrepare(t *testing.T, cfg *config.Config, ws string) (*pipeline.Prepared, error) {
+func makePlan(t *testing.T, cfg *config.Config, ws, pipelineName string) (*Plan, error) {
 	t.Helper()
-	return pipeline.Prepare(pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Dir: ws}, testDeps())
+	plan, _, err := MakePlan(t.Context(), pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Pipeline: pipelineName, Dir: ws}, testDeps(), 0, "")
+	return plan, err
 }

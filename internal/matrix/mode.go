@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -48,12 +49,40 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 			})
 		}
 	}
-	for _, f := range m.Gathered.files { // the pipeline sanitises agent-files/ after the mode ran
-		if _, err := copyFile(f.src, filepath.Join(x.Options.Request.OutputDir, filepath.FromSlash(f.rel))); err != nil {
-			return fmt.Errorf("put agent file %s into the run: %w", f.rel, err)
-		}
+	if err := putFiles(x, m.Gathered); err != nil {
+		return err
 	}
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil
+}
+
+// putFiles puts the tasks' agent files into the run's agent-files/ (the
+// pipeline sanitises that folder after the mode ran).
+func putFiles(x *pipeline.Execution, g *Gathered) error {
+	for _, f := range g.files {
+		if _, err := copyFile(f.src, filepath.Join(x.Options.Request.OutputDir, filepath.FromSlash(f.rel))); err != nil {
+			return fmt.Errorf("put agent file %s into the run: %w", f.rel, err)
+		}
+	}
+	return nil
+}
+
+// NewGatherMode is the mode a gather sets as pipeline.Driver.Mode for
+// plan: GatherMode for select, the delegation assembled from the gathered
+// specialists' results for delegate.
+func NewGatherMode(plan *Plan, g *Gathered) (pipeline.Mode, error) {
+	if plan.Mode != config.ModeDelegate {
+		return GatherMode{Mode: plan.Mode, Gathered: g}, nil
+	}
+	cfg, err := plan.Config.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	pl, ok := cfg.Pipelines[plan.Pipeline]
+	if !ok || pl.Mode != config.ModeDelegate {
+		return nil, errNotDelegate
+	}
+	pl.Agents = plan.Specialists
+	return newDelegateGather(plan, pl, g), nil
 }

@@ -11,7 +11,9 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -56,13 +58,33 @@ type Plan struct {
 	// Issue and Title name the issue the run talks on (0: none).
 	Issue int    `json:"issue,omitempty"`
 	Title string `json:"title,omitempty"`
+	// Specialists are a delegation's specialists (the pipeline's agents,
+	// narrowed by --agents); Coordinator is its coordinator's result and
+	// Topics the plan it made, in plan (the coordinator runs there).
+	Specialists []string         `json:"specialists,omitempty"`
+	Coordinator *executor.Result `json:"coordinator,omitempty"`
+	Topics      []delegate.Topic `json:"topics,omitempty"`
 }
 
-// Task is one matrix job: one agent (select) or one topic (delegate).
+// Task is one matrix job: one agent (select) or one specialist invocation
+// of a topic (delegate).
 type Task struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"`
 	Topic string `json:"topic,omitempty"`
+	// N numbers a delegate task's topic from 1; Name is its result name
+	// (<agent>.<NNN>).
+	N    int    `json:"n,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+// ResultName is the name the task's result carries: the agent's for
+// select, <agent>.<NNN> for a delegate specialist.
+func (t Task) ResultName() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.Agent
 }
 
 var taskIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
@@ -117,6 +139,16 @@ func (p *Plan) Validate() error {
 		seen[t.ID] = true
 		if _, ok := p.Config.Settings.Agents[t.Agent]; !ok && p.Config.Settings != nil {
 			errs = append(errs, fmt.Errorf("task %q runs agent %q, which the plan's config does not define", t.ID, t.Agent))
+		}
+	}
+	if p.Mode == config.ModeDelegate {
+		if p.Coordinator == nil || len(p.Topics) == 0 {
+			errs = append(errs, errors.New("a delegate plan needs the coordinator's result and its topics"))
+		}
+		for _, t := range p.Tasks {
+			if t.N < 1 || t.N > len(p.Topics) || t.Name == "" {
+				errs = append(errs, fmt.Errorf("task %q: topic %d of %d, result name %q", t.ID, t.N, len(p.Topics), t.Name))
+			}
 		}
 	}
 	if p.Config.Settings == nil {

@@ -45,7 +45,7 @@ pipelines:
 func TestNewPlan(t *testing.T) {
 	t.Parallel()
 	plan, _ := newPlan(t, parseConfig(t, demoConfig))
-	want := []Task{{ID: "good", Agent: "good"}, {ID: "sloppy", Agent: "sloppy"}}
+	want := []Task{{ID: "good", Agent: "good"}, {ID: "sloppy", Agent: "sloppy"}, {ID: "broken", Agent: "broken"}}
 	if diff := cmp.Diff(want, plan.Tasks); diff != "" {
 		t.Errorf("tasks (-want +got):\n%s", diff)
 	}
@@ -56,7 +56,7 @@ func TestNewPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(m), `{"include":[{"task":"good"},{"task":"sloppy"}]}`; got != want {
+	if got, want := string(m), `{"include":[{"task":"good"},{"task":"sloppy"},{"task":"broken"}]}`; got != want {
 		t.Errorf("matrix = %s, want %s", got, want)
 	}
 	if plan.Mode != "select" || plan.Issue != 7 || plan.Title != "Docs" || plan.PlanVersion != 1 {
@@ -71,14 +71,8 @@ func TestNewPlanRefusesMoreThan256Tasks(t *testing.T) {
 	for i := range MaxTasks + 1 {
 		fmt.Fprintf(&b, "  a%03d: { provider: command, run: [\"true\"] }\n", i)
 	}
-	ws := t.TempDir()
-	cfg := parseConfig(t, b.String())
-	prep, err := pipelinePrepare(t, cfg, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewPlan(prep, 0, "")
-	if err == nil || !strings.Contains(err.Error(), "at most 256 jobs") {
+	_, err := makePlan(t, parseConfig(t, b.String()), t.TempDir(), "")
+	if err == nil || !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "at most 256 jobs") {
 		t.Fatalf("NewPlan error = %v, want one about the 256-job limit", err)
 	}
 }
@@ -205,13 +199,8 @@ func TestNewPlanRefusesOtherModes(t *testing.T) {
 	cfg := parseConfig(t, demoConfig+`pipelines:
   chain: { mode: stages, agents: [good, sloppy] }
 `)
-	ws := t.TempDir()
-	prep, err := pipeline.Prepare(pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Pipeline: "chain", Dir: ws}, testDeps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewPlan(prep, 0, "")
-	if err == nil || !strings.Contains(err.Error(), `pipeline "chain" has mode stages: the matrix runs select pipelines only`) {
+	_, err := makePlan(t, cfg, t.TempDir(), "chain")
+	if err == nil || !strings.Contains(err.Error(), `pipeline "chain" has mode stages: the matrix runs select and delegate pipelines`) {
 		t.Fatalf("NewPlan error = %v", err)
 	}
 }

@@ -1,8 +1,11 @@
 package matrix
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/optr-dev/optr/internal/check"
@@ -11,48 +14,70 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// NewPlan makes the plan of a run that pipeline.Prepare resolved: one task
-// per agent, named after it, in the run's agent order. issue and title
-// name the issue the run talks on (0 and "" when none).
-func NewPlan(p *pipeline.Prepared, issue int, title string) (*Plan, error) {
-	spec := p.Spec
+// MakePlan resolves spec once — config, agents, constraints, intent, run
+// id — and makes its plan: for select one task per agent, named after it;
+// for a delegation the coordinator runs here (with recovery and the
+// watcher, in a scratch datalake that is removed afterwards) and each
+// specialist invocation of its topics is a task. issue and title name the
+// issue the run talks on (0 and "" when none). Bad input and the matrix's
+// limits are *pipeline.InputError; a coordinator without a usable plan is
+// *PlanFailedError. It returns the prepared run too (its agents, for the
+// progress comment).
+func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue int, title string) (*Plan, *pipeline.Prepared, error) {
+	scratch, err := os.MkdirTemp("", "optr-plan-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the plan's scratch datalake: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	spec.Datalake, spec.LedgerPath = scratch, filepath.Join(scratch, "ledger.jsonl")
+	prep, err := pipeline.Prepare(spec, deps)
+	if err != nil {
+		return nil, nil, err
+	}
 	mode := config.ModeSelect
 	if spec.Pipeline != "" {
 		if m := spec.Config.Pipelines[spec.Pipeline].Mode; m != "" {
 			mode = m
 		}
 	}
-	if mode != config.ModeSelect {
-		return nil, fmt.Errorf("pipeline %q has mode %s: the matrix runs select pipelines only in this version", spec.Pipeline, mode)
-	}
-	if len(p.AgentNames) > MaxTasks {
-		return nil, fmt.Errorf("the run has %d agents; a GitHub Actions matrix holds at most %d jobs: run fewer agents (--agents) or in one job", len(p.AgentNames), MaxTasks)
-	}
 	plan := &Plan{
 		PlanVersion: PlanVersion, RunID: spec.RunID, Workflow: spec.Workflow,
 		Intent: spec.Intent, IntentSHA256: executor.SHA256Hex(spec.Intent),
-		Constraints: check.Names(p.Constraints), IntentConstraints: slices.Clone(spec.Constraints),
+		Constraints: check.Names(prep.Constraints), IntentConstraints: slices.Clone(spec.Constraints),
 		Pipeline: spec.Pipeline, Mode: mode, Commit: spec.Commit,
 		Config: EmbedConfig(spec.Config), Issue: issue, Title: title,
 	}
 	if plan.Constraints == nil {
 		plan.Constraints = []string{}
 	}
-	for _, a := range p.AgentNames {
-		if err := ValidateTaskID(a); err != nil {
-			return nil, fmt.Errorf("agent %q cannot name a task: %w", a, err)
+	switch pl, isDelegate := prep.DelegatePipeline(); {
+	case isDelegate:
+		plan.Specialists = slices.Clone(pl.Agents)
+		if err := planDelegate(ctx, prep, pl, plan); err != nil {
+			return nil, nil, err
 		}
-		plan.Tasks = append(plan.Tasks, Task{ID: a, Agent: a})
+	case mode == config.ModeSelect:
+		for _, a := range prep.AgentNames {
+			if err := ValidateTaskID(a); err != nil {
+				return nil, nil, &pipeline.InputError{Err: fmt.Errorf("agent %q cannot name a task: %w", a, err)}
+			}
+			plan.Tasks = append(plan.Tasks, Task{ID: a, Agent: a})
+		}
+	default:
+		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("pipeline %q has mode %s: the matrix runs select and delegate pipelines (a stage waits for the one before it)", spec.Pipeline, mode)}
+	}
+	if len(plan.Tasks) > MaxTasks {
+		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("the run has %d tasks; a GitHub Actions matrix holds at most %d jobs: run fewer agents (--agents) or topics, or in one job", len(plan.Tasks), MaxTasks)}
 	}
 	sum, err := plan.Config.SHA256()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plan.ConfigSHA256 = sum
 	if err := plan.Validate(); err != nil {
-		return nil, err
+		return nil, nil, &pipeline.InputError{Err: err}
 	}
-	return plan, nil
+	return plan, prep, nil
 }
 
 // Spec is the run the plan describes, on the plan's own config: the
@@ -66,6 +91,9 @@ func (p *Plan) Spec(datalakeDir, ledgerPath, workspace string) (pipeline.Spec, e
 	agents := make([]string, len(p.Tasks))
 	for i, t := range p.Tasks {
 		agents[i] = t.Agent
+	}
+	if p.Mode == config.ModeDelegate {
+		agents = slices.Clone(p.Specialists)
 	}
 	return pipeline.Spec{
 		Config: cfg, Workflow: p.Workflow, RunID: p.RunID, Intent: p.Intent,
@@ -83,7 +111,11 @@ func (p *Plan) Check(prep *pipeline.Prepared) error {
 	for _, t := range p.Tasks {
 		agents = append(agents, t.Agent)
 	}
-	if !slices.Equal(agents, prep.AgentNames) {
+	if pl, ok := prep.DelegatePipeline(); ok {
+		if !slices.Equal(p.Specialists, pl.Agents) {
+			errs = append(errs, fmt.Errorf("the plan's specialists are %v, but its config resolves to %v", p.Specialists, pl.Agents))
+		}
+	} else if !slices.Equal(agents, prep.AgentNames) {
 		errs = append(errs, fmt.Errorf("the plan's tasks run agents %v, but its config resolves to %v", agents, prep.AgentNames))
 	}
 	if got := check.Names(prep.Constraints); !slices.Equal(got, p.Constraints) {

@@ -76,13 +76,25 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 	if err := plan.Check(prep); err != nil {
 		return nil, &pipeline.InputError{Err: err}
 	}
-	prep.SetMode(TaskMode{Mode: plan.Mode, Agent: task.Agent})
+	report := ""
+	if pl, ok := prep.DelegatePipeline(); ok {
+		a, err := plan.assignment(task)
+		if err != nil {
+			return nil, &pipeline.InputError{Err: err}
+		}
+		report = filepath.Join(scratch, ReportFile)
+		prep.SetMode(&topicMode{pipeline: pl, a: a, report: report})
+	} else {
+		prep.SetMode(TaskMode{Mode: plan.Mode, Agent: task.Agent})
+	}
 	rep, err := prep.Execute(ctx)
 	if err != nil && (rep == nil || len(rep.Results) == 0) {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	r := rep.Results[0]
-	dir, werr := WriteTask(out, plan, task, r, rep.Escalations, filepath.Join(rep.Run.Dir, datalake.DirAgentFiles))
+	dir, werr := WriteTask(out, plan, task, r, Extras{
+		Escalations: rep.Escalations, AgentFiles: filepath.Join(rep.Run.Dir, datalake.DirAgentFiles), Report: report,
+	})
 	if werr != nil {
 		return nil, werr
 	}

@@ -22,6 +22,8 @@ const (
 	OutputFile = "output.md"
 	// FilesDir holds the files the agent left in $OPTR_OUTPUT_DIR.
 	FilesDir = "files"
+	// ReportFile is the report file a command specialist wrote (delegate).
+	ReportFile = "report.md"
 )
 
 // TaskDirName is the folder (and artifact) name of task id.
@@ -48,27 +50,47 @@ type TaskResult struct {
 	// sanitised), kept below files/: slash-separated relative path →
 	// SHA-256. The gather puts them into the run's agent-files/.
 	Files map[string]string `json:"files,omitempty"`
+	// ReportSHA256 is the hash of report.md, the file a command
+	// specialist wrote, valid or not ("" when none).
+	ReportSHA256 string `json:"report_sha256,omitempty"`
+}
+
+// Extras are what a task leaves beside its result.
+type Extras struct {
+	// Escalations are the watcher's decisions during the task.
+	Escalations []ledger.Draft
+	// AgentFiles is the task's $OPTR_OUTPUT_DIR ("" when none).
+	AgentFiles string
+	// Report is the report file a command specialist wrote ("" or a
+	// missing file when none).
+	Report string
 }
 
 // WriteTask writes the folder of task into out (created when missing):
-// out/optr-task-<id>/result.json, output.md, and files/ with a copy of
-// every regular file below agentFiles (the task's $OPTR_OUTPUT_DIR; ""
-// when none). It returns the folder.
-func WriteTask(out string, plan *Plan, task Task, r *executor.Result, escalations []ledger.Draft, agentFiles string) (string, error) {
+// out/optr-task-<id>/result.json, output.md, files/ with a copy of every
+// regular file below extra.AgentFiles, and report.md, a copy of
+// extra.Report when that is a regular file. It returns the folder.
+func WriteTask(out string, plan *Plan, task Task, r *executor.Result, extra Extras) (string, error) {
 	dir := filepath.Join(out, TaskDirName(task.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create the task folder: %w", err)
 	}
-	files, err := copyTree(agentFiles, filepath.Join(dir, FilesDir))
+	files, err := copyTree(extra.AgentFiles, filepath.Join(dir, FilesDir))
 	if err != nil {
 		return "", fmt.Errorf("keep the agent's files: %w", err)
+	}
+	reportSum := ""
+	if fi, err := os.Lstat(extra.Report); extra.Report != "" && err == nil && fi.Mode().IsRegular() {
+		if reportSum, err = copyFile(extra.Report, filepath.Join(dir, ReportFile)); err != nil {
+			return "", fmt.Errorf("keep the report: %w", err)
+		}
 	}
 	kept := *r
 	kept.Output = "" // output.md holds it
 	tr := TaskResult{
 		RunID: plan.RunID, IntentSHA256: plan.IntentSHA256, ConfigSHA256: plan.ConfigSHA256,
 		Task: task.ID, Agent: task.Agent, OutputSHA256: executor.SHA256Hex(r.Output),
-		Result: &kept, Checks: r.Checks, Escalations: escalations, Files: files,
+		Result: &kept, Checks: r.Checks, Escalations: extra.Escalations, Files: files, ReportSHA256: reportSum,
 	}
 	data, err := json.MarshalIndent(tr, "", "  ")
 	if err != nil {
