@@ -34,12 +34,31 @@ func issueServer(t *testing.T) *githubtest.Server {
 	return gh
 }
 
-// job is one job of the matrix workflow run runID, on a fresh checkout.
-func job(t *testing.T, gh *githubtest.Server, runID, command string) *runner {
+// selectRepo is a checkout with two command agents under select; good
+// leaves a file in $OPTR_OUTPUT_DIR, committed with the run.
+func selectRepo(r *runner) {
+	r.demo("fail")
+	r.file("agents/good.sh", goodAgent+"echo notes >\"$OPTR_OUTPUT_DIR/good-notes.md\"\n")
+}
+
+// researchRepo is a checkout of the demo running its research pipeline
+// (mode: delegate, four topics, one of them refused).
+func researchRepo(r *runner) {
+	r.copyDemo()
+	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	r.env["INPUT_PIPELINE"] = "research"
+}
+
+// job is one job of the matrix workflow run runID, on a fresh checkout of
+// repo (selectRepo when nil).
+func job(t *testing.T, gh *githubtest.Server, runID, command string, repo ...func(*runner)) *runner {
 	t.Helper()
 	r := newRunner(t, gh, runID)
-	r.demo("fail")
-	r.file("agents/good.sh", goodAgent+"echo notes >\"$OPTR_OUTPUT_DIR/good-notes.md\"\n") // an agent file, committed with the run
+	checkout := selectRepo
+	if len(repo) > 0 {
+		checkout = repo[0]
+	}
+	checkout(r)
 	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
 	r.env["INPUT_COMMAND"] = command
 	return r
@@ -55,12 +74,12 @@ func copyDir(t *testing.T, src, dst string) {
 
 // runMatrix runs plan → tasks → gather. between may change the uploaded
 // artifacts (artifacts/<name>/…) before gather downloads them.
-func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(artifacts string)) matrixJobs {
+func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(artifacts string), repo ...func(*runner)) matrixJobs {
 	t.Helper()
 	var jobs matrixJobs
 	artifacts := t.TempDir()
 
-	p := job(t, gh, runID, "plan")
+	p := job(t, gh, runID, "plan", repo...)
 	jobs.plan = p.run()
 	if jobs.plan.code != 0 || jobs.plan.outputs["status"] != "completed" {
 		t.Fatalf("plan: exit %d, outputs %v\n%s%s", jobs.plan.code, jobs.plan.outputs, jobs.plan.stdout, jobs.plan.stderr)
@@ -79,10 +98,10 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 			jobs.tasks = append(jobs.tasks, e.Task)
 			t.Run(e.Task, func(t *testing.T) {
 				t.Parallel()
-				r := job(t, gh, runID, "task")
+				r := job(t, gh, runID, "task", repo...)
 				r.env["INPUT_TASK"] = e.Task
 				// A task never reads the repository's config: the plan carries it.
-				r.file(".github/optr.yml", "agents: {\n")
+				r.file(r.env["INPUT_CONFIG"], "agents: {\n")
 				copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(r.ws, "optr-plan"))
 				res := r.run()
 				if res.code != 0 || res.outputs["status"] != "completed" {
@@ -100,7 +119,7 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 		between(artifacts)
 	}
 
-	g := job(t, gh, runID, "gather")
+	g := job(t, gh, runID, "gather", repo...)
 	copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(g.ws, "optr-plan"))
 	entries, err := os.ReadDir(artifacts)
 	if err != nil {
@@ -125,7 +144,8 @@ func comparableLedger(t *testing.T, gh *githubtest.Server) []map[string]any {
 		for _, k := range []string{"time", "hash", "prev"} {
 			delete(e, k)
 		}
-		for _, r := range e["results"].([]any) {
+		results, _ := e["results"].([]any) // escalation entries have none
+		for _, r := range results {
 			for _, k := range []string{"ttv_ms", "exec_ms", "score"} {
 				delete(r.(map[string]any), k)
 			}
@@ -295,5 +315,60 @@ func TestMatrixJobWithoutPlan(t *testing.T) {
 		if n := total(gh.Counts()); n != 0 {
 			t.Errorf("%s without a plan made %d GitHub requests", command, n)
 		}
+	}
+}
+
+// The demo's research pipeline (mode: delegate) as a matrix: the
+// coordinator in plan, one task per topic, gather — the same outputs,
+// ledger, committed files (apart from the watcher's own) and comment as the
+// one-job run.
+func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
+	t.Parallel()
+	oneGH := issueServer(t)
+	oneRes := job(t, oneGH, "3501", "auto", researchRepo).run()
+	if oneRes.code != 0 || oneRes.outputs["status"] != "completed" {
+		t.Fatalf("one-job run: exit %d, outputs %v\n%s%s", oneRes.code, oneRes.outputs, oneRes.stdout, oneRes.stderr)
+	}
+	gh := issueServer(t)
+	jobs := runMatrix(t, gh, "3501", nil, researchRepo)
+	res := jobs.gather
+	if res.code != 0 {
+		t.Fatalf("gather: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	want := []string{"001-hash-chains", "002-witnesses", "003-checkpoints", "004-verification-cost"}
+	if diff := cmp.Diff(want, jobs.tasks); diff != "" {
+		t.Errorf("matrix tasks (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{"status", "run-id", "selected-agent", "result-file"} {
+		if res.outputs[k] != oneRes.outputs[k] {
+			t.Errorf("output %s: matrix %q, one job %q", k, res.outputs[k], oneRes.outputs[k])
+		}
+	}
+	if diff := cmp.Diff(comparableLedger(t, oneGH), comparableLedger(t, gh)); diff != "" {
+		t.Errorf("committed ledger (-one job +matrix):\n%s", diff)
+	}
+	committed := func(gh *githubtest.Server) map[string]string {
+		files := gh.Files(repo, ledgerBranch)
+		for p := range files {
+			if strings.Contains(p, "/.coordination/") || strings.HasSuffix(p, "ledger.jsonl") || strings.HasSuffix(p, "workflow-optr.yaml") || strings.HasSuffix(p, "optr-selection.json") || strings.Contains(p, "/agent-outputs/") {
+				delete(files, p) // the watcher's files stay in the tasks; times differ in the rest
+			}
+		}
+		return files
+	}
+	if diff := cmp.Diff(committed(oneGH), committed(gh)); diff != "" {
+		t.Errorf("spec folder and decision files on the ledger branch (-one job +matrix):\n%s", diff)
+	}
+	oneAll := slices.Sorted(maps.Keys(oneGH.Files(repo, ledgerBranch)))
+	all := slices.Sorted(maps.Keys(gh.Files(repo, ledgerBranch)))
+	noCoord := func(names []string) []string {
+		return slices.DeleteFunc(names, func(n string) bool { return strings.Contains(n, "/.coordination/") })
+	}
+	if diff := cmp.Diff(noCoord(oneAll), noCoord(all)); diff != "" {
+		t.Errorf("files on the ledger branch (-one job +matrix):\n%s", diff)
+	}
+	cs := optrComments(gh, 7)
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "Research complete: 3/4 topics (75% success)") {
+		t.Errorf("matrix comments = %+v", cs)
 	}
 }
