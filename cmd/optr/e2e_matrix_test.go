@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -44,7 +45,7 @@ func selectRepo(r *runner) {
 // researchRepo is a checkout of the demo running its research pipeline
 // (mode: delegate, four topics, one of them refused).
 func researchRepo(r *runner) {
-	r.copyDemo()
+	demotest.Copy(r.t, r.ws)
 	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
 	r.env["INPUT_PIPELINE"] = "research"
 }

@@ -204,3 +204,11 @@ func TestNewPlanRefusesOtherModes(t *testing.T) {
 		t.Fatalf("NewPlan error = %v", err)
 	}
 }
+
+func TestMakePlanRefusesCodeChanges(t *testing.T) {
+	t.Parallel()
+	_, err := makePlan(t, parseConfig(t, demoConfig+"changes: { mode: pull-request }\n"), t.TempDir(), "")
+	if err == nil || !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "changes.mode is pull-request: code changes do not run over the matrix yet") {
+		t.Fatalf("MakePlan error = %v", err)
+	}
+}

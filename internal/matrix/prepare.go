@@ -30,6 +30,11 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 	}
 	defer os.RemoveAll(scratch)
 	spec.Datalake, spec.LedgerPath = scratch, filepath.Join(scratch, "ledger.jsonl")
+	if spec.Config != nil && spec.Config.Changes.On() {
+		// Each task would change code in a worktree of its own job, and the
+		// gather would have to deliver a patch it never ran: not yet.
+		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: code changes do not run over the matrix yet; run this pipeline in one job, or set changes: none for the matrix", spec.Config.Changes.Mode)}
+	}
 	prep, err := pipeline.Prepare(spec, deps)
 	if err != nil {
 		return nil, nil, err
