@@ -2,7 +2,7 @@
 //
 // It reads everything the runner hands a Docker action — the GITHUB_*
 // environment, the INPUT_* inputs and the webhook payload — and turns it into
-// a Trigger that says what to do: run, resume a checkpoint (choose), abort,
+// an Event that says what to do: run, resume a checkpoint (choose), abort,
 // or skip. It also owns everything the action writes back to the runner:
 // step outputs (GITHUB_OUTPUT, with a random per-run delimiter), the job
 // summary (GITHUB_STEP_SUMMARY, at most 1 MiB) and the log, where secrets are

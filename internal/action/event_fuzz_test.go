@@ -27,7 +27,7 @@ func FuzzParseEvent(f *testing.F) {
 		if err != nil {
 			return
 		}
-		switch got.Action {
+		switch got.Command {
 		case Skip:
 			if got.Reason == "" || strings.ContainsAny(got.Reason, "\r\n") {
 				t.Fatalf("skip reason %q", got.Reason)
@@ -42,9 +42,9 @@ func FuzzParseEvent(f *testing.F) {
 				t.Fatalf("invalid workflow %q let through: %v", got.Workflow, err)
 			}
 		default:
-			t.Fatalf("unknown action %q", got.Action)
+			t.Fatalf("unknown action %q", got.Command)
 		}
-		if got.Action == Choose && got.Choice < 1 {
+		if got.Command == Choose && got.Choice < 1 {
 			t.Fatalf("choice %d", got.Choice)
 		}
 	})

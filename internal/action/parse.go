@@ -32,34 +32,34 @@ import (
 // intent the title, a blank line and the body; constraints the body's
 // "### Constraints" section, added to the constraints input). The issue's
 // title and body are read as GitHub shows them: HTML comments and invisible
-// characters are removed (see StripHidden), and Trigger.Hidden says what
+// characters are removed (see StripHidden), and Event.Hidden says what
 // was. The pipeline
 // is the one named by /optr run, else the pipeline input.
 //
-// Bot senders are parsed like anyone else; Trigger.IsBot tells the caller
+// Bot senders are parsed like anyone else; Event.IsBot tells the caller
 // to stay silent. Every error Parse returns means the run cannot start as
 // configured (no event, an unreadable payload, no intent, an invalid
 // workflow name): the caller exits 2.
-func Parse(env Env, in Inputs) (Trigger, error) {
+func Parse(env Env, in Inputs) (Event, error) {
 	if env.EventName == "" {
-		return Trigger{}, errors.New("GITHUB_EVENT_NAME is not set: optr action runs inside GitHub Actions; use optr run elsewhere")
+		return Event{}, errors.New("GITHUB_EVENT_NAME is not set: optr action runs inside GitHub Actions; use optr run elsewhere")
 	}
 	if env.EventPath == "" {
-		return Trigger{}, errors.New("GITHUB_EVENT_PATH is not set: optr action needs the event payload the runner provides")
+		return Event{}, errors.New("GITHUB_EVENT_PATH is not set: optr action needs the event payload the runner provides")
 	}
 	payload, err := os.ReadFile(env.EventPath)
 	if err != nil {
-		return Trigger{}, fmt.Errorf("read the event payload: %w", err)
+		return Event{}, fmt.Errorf("read the event payload: %w", err)
 	}
 	return parseEvent(env.EventName, payload, in)
 }
 
-func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
+func parseEvent(name string, payload []byte, in Inputs) (Event, error) {
 	ev, err := decodeEvent(name, payload)
 	if err != nil {
-		return Trigger{}, err
+		return Event{}, err
 	}
-	t := Trigger{
+	t := Event{
 		EventName:  name,
 		Sender:     ev.sender.GetLogin(),
 		SenderType: ev.sender.GetType(),
@@ -79,39 +79,39 @@ func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
 
 	switch in.Command {
 	case CommandRun:
-		t.Action = Run
+		t.Command = Run
 	case CommandAbort:
 		if t.Issue == 0 {
-			return Trigger{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
+			return Event{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
 		}
-		t.Action = Abort
+		t.Command = Abort
 	case CommandAuto, CommandPlan, "":
 		decide(&t, ev, in)
 	default:
-		return Trigger{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
+		return Event{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
 	}
 
-	switch t.Action {
+	switch t.Command {
 	case Run:
 		err = resolveRun(&t, ev, in)
 	case Choose, Abort:
 		t.Workflow, err = resolveWorkflow(t, ev, in)
 	}
 	if err != nil {
-		return Trigger{}, err
+		return Event{}, err
 	}
 	return t, nil
 }
 
 // decide applies the auto rules: it sets Action, and Reason and Reply for
 // skips, and what a comment command carries.
-func decide(t *Trigger, ev event, in Inputs) {
+func decide(t *Event, ev event, in Inputs) {
 	label := in.TriggerLabel
 	if label == "" {
 		label = "optr"
 	}
 	skip := func(format string, args ...any) {
-		t.Action, t.Reason = Skip, fmt.Sprintf(format, args...)
+		t.Command, t.Reason = Skip, fmt.Sprintf(format, args...)
 	}
 	switch ev.name {
 	case EventIssues:
@@ -121,13 +121,13 @@ func decide(t *Trigger, ev event, in Inputs) {
 				skip("issues.labeled: the label %q is not the trigger label %q", shorten(ev.label, 50), label)
 				return
 			}
-			t.Action = Run
+			t.Command = Run
 		case "opened":
 			if !hasLabel(ev, label) {
 				skip("issues.opened: the issue does not carry the trigger label %q", label)
 				return
 			}
-			t.Action = Run
+			t.Command = Run
 		default:
 			skip("issues.%s does not start optr: label the issue %q or comment /optr run", shorten(ev.action, 30), label)
 		}
@@ -141,10 +141,10 @@ func decide(t *Trigger, ev event, in Inputs) {
 			skip("the comment is not an /optr command")
 			return
 		}
-		t.Action, t.Pipeline, t.Choice, t.Note = s.action, s.pipeline, s.choice, s.note
+		t.Command, t.Pipeline, t.Choice, t.Note = s.action, s.pipeline, s.choice, s.note
 		t.Reason, t.Reply = s.reason, s.reply
 	case EventWorkflowDispatch:
-		t.Action = Run
+		t.Command = Run
 	default:
 		skip("the %s event does not start optr: it answers issues, issue_comment and workflow_dispatch", shorten(ev.name, 40))
 	}
@@ -160,7 +160,7 @@ func hasLabel(ev event, name string) bool {
 }
 
 // resolveRun fills Workflow, Intent, Constraints and Pipeline of a run.
-func resolveRun(t *Trigger, ev event, in Inputs) error {
+func resolveRun(t *Event, ev event, in Inputs) error {
 	wf, err := resolveWorkflow(*t, ev, in)
 	if err != nil {
 		return err
@@ -202,7 +202,7 @@ func resolveRun(t *Trigger, ev event, in Inputs) error {
 
 // resolveWorkflow picks the workflow name: the workflow input, else the
 // dispatch event's workflow input, else issue-<number>; and validates it.
-func resolveWorkflow(t Trigger, ev event, in Inputs) (string, error) {
+func resolveWorkflow(t Event, ev event, in Inputs) (string, error) {
 	name, from := in.Workflow, "the workflow input"
 	if name == "" {
 		name, from = strings.TrimSpace(ev.inputs["workflow"]), "the workflow_dispatch input workflow"

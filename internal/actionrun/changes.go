@@ -26,7 +26,7 @@ import (
 // so the `run` entry records the pull request's number.
 type deliverer struct {
 	j      *Job
-	trig   action.Trigger
+	trig   action.Event
 	branch string // the ledger branch ("" = the default branch)
 }
 

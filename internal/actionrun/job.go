@@ -104,7 +104,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 		j.log.Infof("skipped: the event was sent by a bot (%s); optr never answers bots", trig.Sender)
 		return j.skip("")
 	}
-	if trig.Action == action.Skip && trig.Reply == "" {
+	if trig.Command == action.Skip && trig.Reply == "" {
 		j.log.Infof("skipped: %s", trig.Reason)
 		return j.skip("")
 	}
@@ -114,7 +114,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 	if ok, err := j.authorise(ctx, trig); !ok {
 		return err
 	}
-	if trig.Action == action.Skip { // a malformed /optr command from a writer
+	if trig.Command == action.Skip { // a malformed /optr command from a writer
 		j.log.Infof("skipped: %s", trig.Reason)
 		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindReply, j.env.RunID(), trig.Reply); err != nil {
 			j.log.Warning("could not reply on the issue: " + err.Error())
@@ -122,7 +122,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 		return j.skip("")
 	}
 	j.react(ctx, trig)
-	switch trig.Action {
+	switch trig.Command {
 	case action.Run:
 		if j.in.Command == action.CommandPlan {
 			return j.plan(ctx, trig)
@@ -133,7 +133,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 	case action.Abort:
 		return j.abort(ctx, trig)
 	}
-	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Action)}
+	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Command)}
 }
 
 func (j *Job) connect(ctx context.Context) error {
@@ -150,7 +150,7 @@ func (j *Job) connect(ctx context.Context) error {
 
 // authorise lets writers act. Bots were already turned away; a human
 // without permission gets at most one short reply per issue.
-func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) {
+func (j *Job) authorise(ctx context.Context, trig action.Event) (bool, error) {
 	if trig.EventName == "workflow_dispatch" {
 		return true, nil // dispatching a workflow already takes write access
 	}
@@ -159,7 +159,7 @@ func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) 
 		return true, nil
 	}
 	j.log.Infof("skipped: %s may not trigger optr (%s)", trig.Sender, a.Reason)
-	if trig.Issue == 0 || trig.Action == action.Skip {
+	if trig.Issue == 0 || trig.Command == action.Skip {
 		return false, j.skip("")
 	}
 	kind, body := "denied", fmt.Sprintf("Only people with write, maintain or admin permission on this repository can trigger optr; @%s cannot. A maintainer can label the issue `%s` or comment `/optr run`.",
@@ -173,7 +173,7 @@ func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) 
 	return false, j.skip("")
 }
 
-func (j *Job) react(ctx context.Context, trig action.Trigger) {
+func (j *Job) react(ctx context.Context, trig action.Event) {
 	if trig.Issue == 0 {
 		return
 	}

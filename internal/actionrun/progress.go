@@ -69,7 +69,7 @@ func (pc *progressComment) attach(ctx context.Context, id int64) {
 	})
 }
 
-func title(trig action.Trigger) string {
+func title(trig action.Event) string {
 	if trig.Title != "" {
 		return trig.Title
 	}

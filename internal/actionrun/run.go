@@ -19,7 +19,7 @@ import (
 // run carries out a Run trigger through the pipeline's driver: the
 // progress comment follows the run, the ledger and the run's files are
 // committed to the ledger branch, a pause is announced on the issue.
-func (j *Job) run(ctx context.Context, trig action.Trigger) error {
+func (j *Job) run(ctx context.Context, trig action.Event) error {
 	for _, bad := range trig.RejectedConstraints {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
@@ -99,7 +99,7 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
 // nothingUsable reports a run none of whose agents can work here, before
 // any started: one comment on the issue saying what to add, status failed,
 // exit 1. Nothing is recorded: no agent ran.
-func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipeline.NothingUsableError) error {
+func (j *Job) nothingUsable(ctx context.Context, trig action.Event, err *pipeline.NothingUsableError) error {
 	j.log.Error(err.Error())
 	if trig.Issue != 0 {
 		if _, cerr := j.gh.UpsertComment(ctx, trig.Issue, comment.KindRun, err.RunID, err.Comment()); cerr != nil {
@@ -111,7 +111,7 @@ func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipel
 }
 
 // failEarly reports a run that could not start (bad config, bad input).
-func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, err error) error {
+func (j *Job) failEarly(ctx context.Context, trig action.Event, runID string, err error) error {
 	j.log.Error(err.Error())
 	if trig.Issue != 0 {
 		body := fmt.Sprintf("optr could not start run %s:\n\n%s", runID, comment.Fence(err.Error()))
@@ -176,7 +176,7 @@ func (j *Job) deps() pipeline.Deps {
 
 // escalationComments posts an escalation comment for each watcher
 // decision that needs a human (escalate_ceo, abort), once per escalation.
-func (j *Job) escalationComments(ctx context.Context, trig action.Trigger, mention []string) func(escalation.Escalation) {
+func (j *Job) escalationComments(ctx context.Context, trig action.Event, mention []string) func(escalation.Escalation) {
 	var mu sync.Mutex // decisions arrive from agent goroutines; writes to GitHub go one at a time
 	return func(e escalation.Escalation) {
 		j.log.Warning(fmt.Sprintf("watcher: %s — %s", e.Decision.Action, e.Reason))

@@ -56,7 +56,7 @@ func (w *Watcher) Failed(f Failure) Escalation {
 		e.Tried = append(e.Tried, fmt.Sprintf("%s had taken over the task of %s", f.Agent, f.Replaces))
 	}
 	e.Situation = sit
-	e.Decision = Decide(sit)
+	e.Decision = Respond(sit)
 	a := w.board.Agent(f.Agent)
 	a.Status, a.Error, a.UpdatedAt = StatusFailed, firstLine(msg), w.stamp()
 	if s != nil && e.Decision.Action == Restart {

@@ -101,7 +101,7 @@ func Handle(ctx context.Context, dir string, opts HandleOptions) (Outcome, error
 	}
 	e := standaloneEscalation(ef, work, recent, outputs, opts, now())
 	log.printf("escalation %s: trigger %q, agent %q, reason %q", e.ID, ef.TriggerText, e.Agent, e.Reason)
-	e.Decision = Decide(e.Situation)
+	e.Decision = Respond(e.Situation)
 	applyToBoard(work, &e, partialSources(work, outputs, e.Agent))
 	if e.Decision.Action == Restart && e.Agent != "" {
 		// In a run the watcher marks the agent active when it relaunches

@@ -107,7 +107,7 @@ func (w *Watcher) check(now time.Time) {
 		e := w.newEscalation(name, TriggerStuck,
 			fmt.Sprintf("agent %s showed no progress (no output, frames or tokens) for %s (watcher.stuck-after %s)", name, idle.Round(time.Millisecond), w.opts.StuckAfter))
 		e.Situation = Situation{FailedAgents: len(w.failed), MaxFailures: w.opts.MaxFailures, Stuck: true}
-		e.Decision = Decide(e.Situation)
+		e.Decision = Respond(e.Situation)
 		w.carryOut(&e, s)
 		w.record(&e)
 		decided = append(decided, e)

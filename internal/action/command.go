@@ -17,18 +17,18 @@ const (
 	Skip Command = "skip"
 )
 
-// Trigger is what an event asks of optr, decided by Parse.
+// Event is what an event asks of optr, decided by Parse.
 //
 // Title, Body, Intent, Note and Reason come from users: they are untrusted
 // text and must be fenced before they reach a log or a comment.
-type Trigger struct {
-	// Action is what to do.
-	Action Command
-	// Reason says in one line why the event is skipped (Action == Skip).
+type Event struct {
+	// Command is what to do.
+	Command Command
+	// Reason says in one line why the event is skipped (Command == Skip).
 	Reason string
 	// Reply is set when a /optr comment was malformed: a short Markdown
 	// answer (usage) the caller posts on the issue — after it has checked
-	// that the sender may act, and never to a bot. The Action is Skip.
+	// that the sender may act, and never to a bot. The Command is Skip.
 	Reply string
 
 	// EventName is GITHUB_EVENT_NAME.
@@ -73,6 +73,6 @@ type Trigger struct {
 
 // IsBot reports whether the sender is a bot account (SenderType "Bot"),
 // which optr never answers.
-func (t Trigger) IsBot() bool {
+func (t Event) IsBot() bool {
 	return strings.EqualFold(t.SenderType, "Bot")
 }

@@ -54,7 +54,7 @@ type Decision struct {
 	Reason string `json:"reason"`
 }
 
-// Decide applies the decision table; the first rule that matches wins:
+// Respond applies the decision table; the first rule that matches wins:
 //
 //  1. FailedAgents ≥ MaxFailures            → abort
 //  2. conflict or deadlock                   → escalate_ceo
@@ -65,7 +65,7 @@ type Decision struct {
 //
 // A timeout or stall whose restarts are exhausted falls through to the
 // error rules: the caller reports it with Error set.
-func Decide(s Situation) Decision {
+func Respond(s Situation) Decision {
 	maxFailures := s.MaxFailures
 	if maxFailures <= 0 {
 		maxFailures = DefaultMaxFailures

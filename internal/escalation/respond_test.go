@@ -32,12 +32,12 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Decide(tt.s)
+			got := Respond(tt.s)
 			if got.Action != tt.want {
-				t.Errorf("Decide(%+v).Action = %s, want %s (reason %q)", tt.s, got.Action, tt.want, got.Reason)
+				t.Errorf("Respond(%+v).Action = %s, want %s (reason %q)", tt.s, got.Action, tt.want, got.Reason)
 			}
 			if got.Reason == "" {
-				t.Errorf("Decide(%+v) gave no reason", tt.s)
+				t.Errorf("Respond(%+v) gave no reason", tt.s)
 			}
 		})
 	}
