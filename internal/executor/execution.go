@@ -26,6 +26,11 @@ type execution struct {
 	used     map[string]bool
 	running  map[string]int // by agent name
 	sinkErr  []error
+
+	// checks counts the results whose checks still run: they run outside
+	// the agents' slots (MaxParallel), so a slow check never holds a
+	// queued agent back.
+	checks sync.WaitGroup
 }
 
 func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, opts Options) *execution {
@@ -149,7 +154,8 @@ func (x *execution) claimNameLocked(base string) string {
 }
 
 // capture hands r to the Sink, then checks it (command checks in dir,
-// when set) and reports it final.
+// when set) in the background, outside the agent's slot, and reports it
+// final once checked. Run waits for every check before it returns.
 func (x *execution) capture(r *Result, dir string) {
 	if x.opts.Sink != nil {
 		if err := x.opts.Sink(r); err != nil {
@@ -158,12 +164,20 @@ func (x *execution) capture(r *Result, dir string) {
 			x.mu.Unlock()
 		}
 	}
-	if r.HasOutput() && r.Checks.Verdicts == nil {
+	final := func() {
+		x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
+	}
+	if !r.HasOutput() || r.Checks.Verdicts != nil {
+		final()
+		return
+	}
+	x.checks.Go(func() {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		r.Checks = check.Evaluate(check.WithDir(x.parent, dir), x.opts.Constraints, r.Output)
-	}
-	x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
+		ctx := check.WithOutputSHA256(check.WithDir(x.parent, dir), r.Output, r.OutputSHA256)
+		r.Checks = check.Evaluate(ctx, x.opts.Constraints, r.Output)
+		final()
+	})
 }
 
 // ordered returns the task results, then the replacements in task order.
