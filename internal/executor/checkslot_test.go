@@ -17,7 +17,9 @@ type funcAgent struct {
 
 func (a funcAgent) Name() string { return a.name }
 
-func (a funcAgent) Run(ctx context.Context, _ agent.Request) (agent.Response, error) { return a.run(ctx) }
+func (a funcAgent) Run(ctx context.Context, _ agent.Request) (agent.Response, error) {
+	return a.run(ctx)
+}
 
 // waitCheck passes an output once release is closed.
 type waitCheck struct{ release <-chan struct{} }
