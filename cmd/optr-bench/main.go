@@ -39,6 +39,13 @@ import (
 )
 
 func main() {
+	if ok, err := childMain(os.Args[1:]); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	// The verify child: a separate process so its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
 		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
@@ -70,6 +77,19 @@ func main() {
 	}
 }
 
+// parseKs reads -k.
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("-k %q: want positive whole numbers, comma-separated", s)
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
 // bench is one benchmark: the row ids it reports and how to run it.
 type bench struct {
 	ids []string
@@ -81,8 +101,10 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P9, M1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
+	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
+	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -101,7 +123,13 @@ func run(ctx context.Context) error {
 		return big, err
 	}
 	benches := []bench{
-		{[]string{"P1"}, func() ([]row, error) { return fanOut(ctx, dir, *agentTime, []int{4, 16, 64}) }},
+		{[]string{"P1"}, func() ([]row, error) {
+			ks, err := parseKs(*kList)
+			if err != nil {
+				return nil, err
+			}
+			return fanOut(ctx, dir, *agentTime, ks, *runs)
+		}},
 		{[]string{"P2"}, func() ([]row, error) {
 			l, err := ledgerOf()
 			if err != nil {
