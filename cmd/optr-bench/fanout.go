@@ -28,12 +28,12 @@ import (
 //
 // Every figure is the median of runs repetitions, with min–max.
 type fanOutBench struct {
-	dir  string
-	optr string // the optr binary
+	dir   string
+	optr  string // the optr binary
 	self  string // this program, for bare-child
 	agent string // the directly exec'd agent (agentSource)
-	l    time.Duration
-	runs int
+	l     time.Duration
+	runs  int
 }
 
 // agentKind is how P1's agents are run.
