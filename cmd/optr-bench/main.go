@@ -104,6 +104,7 @@ func run(ctx context.Context) error {
 	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
+	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 
@@ -130,6 +131,8 @@ func run(ctx context.Context) error {
 			}
 			return fanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
+		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
+		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
 		{[]string{"P2"}, func() ([]row, error) {
 			l, err := ledgerOf()
 			if err != nil {

@@ -24,8 +24,11 @@ const MinEditInterval = 5 * time.Second
 const BurstWindow = time.Second
 
 // NewRunCoalescer returns the Coalescer of a run's progress comment: at
-// most one edit per MinEditInterval, each burst of changes collapsed over
-// BurstWindow, the first body published at once. A nil clock is the
+// most one edit per MinEditInterval, each burst of changes (the first one
+// too: every agent starting) collapsed over BurstWindow. A run whose
+// agents finish over a minute then costs the comment's creation, one edit
+// per burst and the final edit; a last burst that the final body follows
+// within BurstWindow costs nothing of its own. A nil clock is the
 // SystemClock.
 func NewRunCoalescer(ctx context.Context, clock Clock, publish func(ctx context.Context, body string) error) *Coalescer {
 	c := NewCoalescer(ctx, MinEditInterval, clock, publish)
@@ -46,7 +49,7 @@ func NewRunCoalescer(ctx context.Context, clock Clock, publish func(ctx context.
 type Coalescer struct {
 	ctx      context.Context
 	interval time.Duration
-	settle   time.Duration // after the first publish, each publish waits at least this long for the burst to end
+	settle   time.Duration // each publish waits at least this long for its burst to end
 	clock    Clock
 	publish  func(ctx context.Context, body string) error
 
@@ -100,9 +103,12 @@ func (c *Coalescer) kickWhen(due bool) {
 		c.pending = false
 		return
 	}
-	wait := c.interval - c.clock.Now().Sub(c.lastStart)
+	var wait time.Duration
+	if c.started {
+		wait = c.interval - c.clock.Now().Sub(c.lastStart)
+	}
 	wait = max(wait, c.settle)
-	if !due && c.started && wait > 0 {
+	if !due && wait > 0 {
 		c.timerGen++
 		gen := c.timerGen
 		c.stopTimer = c.clock.AfterFunc(wait, func() {

@@ -388,11 +388,14 @@ func TestCoalescerRunOfAMinute(t *testing.T) {
 			t.Fatal(err)
 		}
 		bodies, at := r.got()
-		// start, the agents starting, three finishes, the fourth finish
+		// the agents starting, three finishes, the fourth finish
 		// collapsed into the final body by Flush.
-		want := []string{"1", "5", "8", "11", "14", "18"}
+		want := []string{"5", "8", "11", "14", "18"}
 		if diff := cmp.Diff(want, bodies); diff != "" {
 			t.Errorf("published bodies (-want +got):\n%s", diff)
+		}
+		if at[0] != BurstWindow {
+			t.Errorf("first publish at %s, want %s (the end of the first burst)", at[0], BurstWindow)
 		}
 		for i := 1; i < len(at)-1; i++ { // the final Flush publishes at once
 			if gap := at[i] - at[i-1]; gap < MinEditInterval {
