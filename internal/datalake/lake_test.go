@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidateWorkflow(t *testing.T) {
@@ -106,5 +108,53 @@ func TestReplace(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Fatalf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+// TestAgentOutputsSyncedOnceBeforeRecording: agent output files are not
+// synced one by one; Files, which lists the run's files to record them,
+// syncs them and their directory first, once. Other files are synced as
+// they are written.
+func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
+	t.Parallel()
+	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var synced []string
+	run.fsync = func(p string) error {
+		rel, _ := filepath.Rel(run.Dir, p)
+		synced = append(synced, rel)
+		return nil
+	}
+	for _, a := range []string{"a", "b"} {
+		if err := run.WriteJSON(filepath.Join(DirOutputs, a+".json"), map[string]string{"agent": a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("synced %v before the run's files were listed", synced)
+	}
+	files, err := run.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(DirOutputs, "a.json"), filepath.Join(DirOutputs, "b.json"), DirOutputs}
+	if diff := cmp.Diff(want, synced); diff != "" {
+		t.Errorf("synced (-want +got):\n%s", diff)
+	}
+	if len(files) != 3 {
+		t.Errorf("Files = %v, want the two outputs and result.md", files)
+	}
+	synced = nil
+	if _, err := run.Files(); err != nil || len(synced) != 0 {
+		t.Errorf("a second Files synced %v again (err %v)", synced, err)
+	}
+	data, err := os.ReadFile(run.AgentOutputPath("a"))
+	if err != nil || !strings.Contains(string(data), `"agent": "a"`) {
+		t.Errorf("a.json = %q, %v", data, err)
 	}
 }
