@@ -2,6 +2,9 @@ package executor
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -67,4 +70,61 @@ func TestChecksOutsideTheSlot(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLargeResultsSunkOneAtATime: results with large outputs are handed
+// to the Sink one at a time (each encoding copies the output), small ones
+// all at once.
+func TestLargeResultsSunkOneAtATime(t *testing.T) {
+	tests := []struct {
+		name string
+		size int
+		want int // sinks running at once
+	}{
+		{"large", largeOutput, 1},
+		{"small", 100, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				output := strings.Repeat("x", tc.size)
+				var tasks []Task
+				for i := range 3 {
+					tasks = append(tasks, Task{Agent: funcAgent{fmt.Sprint("a", i), func(context.Context) (agent.Response, error) {
+						return agent.Response{Output: output}, nil
+					}}})
+				}
+				release := make(chan struct{})
+				var mu sync.Mutex
+				now, most := 0, 0
+				sink := func(*Result) error {
+					mu.Lock()
+					now++
+					most = max(most, now)
+					mu.Unlock()
+					<-release
+					mu.Lock()
+					now--
+					mu.Unlock()
+					return nil
+				}
+				done := make(chan error)
+				go func() {
+					_, err := Run(t.Context(), Options{Tasks: tasks, Sink: sink})
+					done <- err
+				}()
+				synctest.Wait() // every agent is done and waits in or for the Sink
+				mu.Lock()
+				got := now
+				mu.Unlock()
+				close(release)
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				if got != tc.want || most != tc.want {
+					t.Errorf("%d sinks ran at once (at most %d), want %d", got, most, tc.want)
+				}
+			})
+		})
+	}
 }
