@@ -1,7 +1,11 @@
 // Command optr-bench measures optr's performance targets and prints a table:
 //
-//	P1 fan-out efficiency: wall time / L for K = 4, 16, 64 command agents that
-//	   each take L (goal ≤ 1.05; run one after another it would be K);
+//	P1 fan-out, optr run as a whole process over K = 4, 16, 64, 256 agents that
+//	   each take L: directly exec'd and sh -c command agents against a bare Go
+//	   program that starts the same K processes, measured in the same
+//	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
+//	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
+//	   default config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
@@ -16,6 +20,9 @@
 //	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
 //	P9 prove on 1M entries (goal < 1 s);
+//	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
+//	P11 GitHub requests of a labelled-issue run (optr action against the
+//	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
 //	   peak RSS (goal < 64 MiB), GitHub round trips excluded.
 //

@@ -1,6 +1,9 @@
 package github
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"os"
+)
 
 // DefaultBranchOf returns repository.default_branch of a webhook payload
 // (every repository event carries it), or "" when the payload has none or
@@ -16,4 +19,14 @@ func DefaultBranchOf(payload []byte) string {
 		return ""
 	}
 	return e.Repository.DefaultBranch
+}
+
+// DefaultBranchOfEvent is DefaultBranchOf the payload file at path
+// (GITHUB_EVENT_PATH); "" when it cannot be read.
+func DefaultBranchOfEvent(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return DefaultBranchOf(data)
 }

@@ -1,6 +1,8 @@
 package github
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +24,20 @@ func TestDefaultBranchOf(t *testing.T) {
 				t.Errorf("DefaultBranchOf (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestDefaultBranchOfEvent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(path, []byte(`{"repository":{"default_branch":"trunk"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := DefaultBranchOfEvent(path); got != "trunk" {
+		t.Errorf("DefaultBranchOfEvent = %q, want trunk", got)
+	}
+	if got := DefaultBranchOfEvent(filepath.Join(t.TempDir(), "missing.json")); got != "" {
+		t.Errorf("DefaultBranchOfEvent of a missing file = %q, want empty", got)
 	}
 }
 
