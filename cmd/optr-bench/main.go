@@ -112,6 +112,7 @@ func run(ctx context.Context) error {
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
+	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 

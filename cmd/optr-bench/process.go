@@ -51,10 +51,19 @@ func measure(ctx context.Context, dir string, env []string, argv ...string) (usa
 	return u, nil
 }
 
-// buildOptr builds cmd/optr into dir, so that runs are whole processes as
-// a user starts them.
+// prebuiltOptr is -optr: a binary to measure instead of building one.
+var prebuiltOptr string
+
+// buildOptr builds cmd/optr into dir (once), so that runs are whole
+// processes as a user starts them; -optr names a binary to use instead.
 func buildOptr(ctx context.Context, dir string) (string, error) {
+	if prebuiltOptr != "" {
+		return prebuiltOptr, nil
+	}
 	bin := filepath.Join(dir, "optr")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/optr")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build optr (run optr-bench from the repository root): %w\n%s", err, out)
