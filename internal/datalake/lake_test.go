@@ -1,6 +1,7 @@
 package datalake
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -156,5 +157,45 @@ func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
 	data, err := os.ReadFile(run.AgentOutputPath("a"))
 	if err != nil || !strings.Contains(string(data), `"agent": "a"`) {
 		t.Errorf("a.json = %q, %v", data, err)
+	}
+}
+
+// TestWriteJSONIndentsSmallDocuments: small documents are indented for
+// people; one larger than maxIndented is written compact, and both read
+// back the same.
+func TestWriteJSONIndentsSmallDocuments(t *testing.T) {
+	t.Parallel()
+	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		output   string
+		indented bool
+	}{
+		{"small", "answer", true},
+		{"large", strings.Repeat("x", maxIndented), false},
+	}
+	for _, tc := range tests {
+		in := map[string]string{"agent": tc.name, "output": tc.output}
+		rel := filepath.Join(DirOutputs, tc.name+".json")
+		if err := run.WriteJSON(rel, in); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(run.Path(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(data), "\n  \"agent\": "); got != tc.indented {
+			t.Errorf("%s: indented = %v, want %v", tc.name, got, tc.indented)
+		}
+		var out map[string]string
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(in, out); diff != "" {
+			t.Errorf("%s: read back (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
