@@ -67,11 +67,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 	if err != nil {
 		return nil, err
 	}
-	optr, err := buildOptr(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	agent, err := buildAgent(ctx, dir)
+	optr, agent, err := buildBoth(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,15 @@ func buildOptr(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
+// buildBoth builds optr and the bench agent (agentSource) into dir.
+func buildBoth(ctx context.Context, dir string) (optr, agent string, err error) {
+	if optr, err = buildOptr(ctx, dir); err != nil {
+		return "", "", err
+	}
+	agent, err = buildAgent(ctx, dir)
+	return optr, agent, err
+}
+
 // cleanEnv is the environment without provider keys and GitHub tokens, so
 // that no default agent is added and nothing leaves the machine, plus
 // extra.

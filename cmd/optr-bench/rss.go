@@ -12,11 +12,7 @@ import (
 // the largest single output plus 64 MiB, the budget of a run that streams
 // outputs to their files instead of copying them in memory.
 func outputRSS(ctx context.Context, dir string, runs, outputMiB int) ([]row, error) {
-	optr, err := buildOptr(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	agent, err := buildAgent(ctx, dir)
+	optr, agent, err := buildBoth(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
