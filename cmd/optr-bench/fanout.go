@@ -6,50 +6,201 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
-	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 )
 
-// fanOut runs the whole pipeline (datalake writes, selection, ledger
-// append) over k command agents that each sleep l, and reports wall / l.
-func fanOut(ctx context.Context, dir string, l time.Duration, ks []int) ([]row, error) {
+// fanOutBench is P1: optr run, as a whole process, over K agents that each
+// take L, against what the machine allows.
+//
+//   - command agents exec'd directly (a small program, agentSource) and
+//     through sh -c: optr's wall time ÷ the wall time of a bare Go program
+//     that starts the same K processes at once (bare-child), both measured
+//     in the same repetition, so the ratio is optr's own cost over the
+//     spawn floor (goal ≤ 1.02); and the CPU time of the whole process
+//     tree, optr ÷ bare (goal ≤ 1.2 per agent);
+//   - LLM agents (openai) against the llmtest fake, which answers after L:
+//     wall / L (goal ≤ 1.05 at K = 64);
+//   - the default config (no executor key) with K = 64 command agents:
+//     wall / L (goal ≤ 1.3: every agent at once, not in waves).
+//
+// Every figure is the median of runs repetitions, with min–max.
+type fanOutBench struct {
+	dir   string
+	optr  string // the optr binary
+	self  string // this program, for bare-child
+	agent string // the directly exec'd agent (agentSource)
+	l     time.Duration
+	runs  int
+}
+
+// agentKind is how P1's agents are run.
+type agentKind struct {
+	name string
+	// yaml is one agent's value in the config.
+	yaml func(b *fanOutBench) string
+	// bare is the argv the bare baseline starts K times (nil: no baseline).
+	bare func(b *fanOutBench) []string
+}
+
+var (
+	execAgents = agentKind{"exec",
+		func(b *fanOutBench) string {
+			return fmt.Sprintf("{ provider: command, run: [%q, %q] }", b.agent, b.l)
+		},
+		func(b *fanOutBench) []string { return []string{b.agent, b.l.String()} }}
+	shAgents = agentKind{"sh",
+		func(b *fanOutBench) string {
+			return fmt.Sprintf("{ provider: command, run: [sh, -c, %q] }", b.shScript())
+		},
+		func(b *fanOutBench) []string { return []string{"sh", "-c", b.shScript()} }}
+	llmAgents = agentKind{"llm",
+		func(*fanOutBench) string { return "{ provider: openai, model: gpt-4.1 }" }, nil}
+)
+
+func (b *fanOutBench) shScript() string { return fmt.Sprintf("sleep %.3f; echo done", b.l.Seconds()) }
+
+func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int) ([]row, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	optr, agent, err := buildBoth(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	b := &fanOutBench{dir: dir, optr: optr, self: self, agent: agent, l: l, runs: runs}
 	var rows []row
-	for _, k := range ks {
-		var y strings.Builder
-		fmt.Fprintf(&y, "executor: { max-parallel: %d }\nagents:\n", k)
-		for i := range k {
-			fmt.Fprintf(&y, "  a%02d: { provider: command, run: [sh, -c, %q] }\n", i, fmt.Sprintf("sleep %.3f; echo done", l.Seconds()))
+	for _, kind := range []agentKind{execAgents, shAgents} {
+		for _, k := range ks {
+			r, err := b.versusBare(ctx, kind, k)
+			if err != nil {
+				return nil, fmt.Errorf("%s agents, K=%d: %w", kind.name, k, err)
+			}
+			rows = append(rows, r...)
 		}
-		cfg, err := config.Parse(fmt.Sprintf("fanout-%d.yml", k), []byte(y.String()))
+	}
+	var llmErr error
+	withTB(func(tb testing.TB) {
+		fake := llmtest.NewOpenAI(tb)
+		fake.SetDefault(llmtest.Reply{Text: llmtest.Answer("done", 1), Delay: l})
+		for _, k := range ks {
+			r, err := b.alone(ctx, llmAgents, k, true, fake.Env(), "≤ 1.05 at K=64", 1.05, k == 64)
+			if err != nil {
+				llmErr = fmt.Errorf("llm agents, K=%d: %w", k, err)
+				return
+			}
+			rows = append(rows, r)
+		}
+	})
+	if llmErr != nil {
+		return nil, llmErr
+	}
+	r, err := b.alone(ctx, execAgents, 64, false, nil, "≤ 1.3 (spawn floor), not 8.6", 1.3, true)
+	if err != nil {
+		return nil, fmt.Errorf("default config: %w", err)
+	}
+	return append(rows, r), nil
+}
+
+// config writes a config of k agents of kind; parallel sets
+// executor.max-parallel to k, else the default applies.
+func (b *fanOutBench) config(kind agentKind, k int, parallel bool) (string, error) {
+	var y strings.Builder
+	if parallel {
+		fmt.Fprintf(&y, "executor: { max-parallel: %d }\n", k)
+	}
+	y.WriteString("agents:\n")
+	for i := range k {
+		fmt.Fprintf(&y, "  a%03d: %s\n", i, kind.yaml(b))
+	}
+	ws, err := os.MkdirTemp(b.dir, fmt.Sprintf("p1-%s-%d-", kind.name, k))
+	if err != nil {
+		return "", err
+	}
+	return ws, os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(y.String()), 0o644)
+}
+
+// optrRun runs optr once in ws, in a datalake of its own.
+func (b *fanOutBench) optrRun(ctx context.Context, ws string, rep int, extra map[string]string) (usage, error) {
+	dl := filepath.Join(ws, fmt.Sprintf("lake-%d", rep))
+	defer os.RemoveAll(dl)
+	return measure(ctx, ws, cleanEnv(extra), b.optr, "run", "--config", "optr.yml", "--workflow", "bench",
+		"--intent", "sleep", "--datalake", dl, "--interactive", "never")
+}
+
+// versusBare measures optr and the bare baseline on k agents of kind in
+// alternating order, repetition by repetition.
+func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]row, error) {
+	ws, err := b.config(kind, k, true)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(ws)
+	bareArgv := append([]string{b.self, bareChild, fmt.Sprint(k)}, kind.bare(b)...)
+	var wallRatio, cpuRatio, optrL, bareL, cpuPerAgent []float64
+	for rep := range b.runs {
+		var o, bare usage
+		var err error
+		if rep%2 == 0 {
+			if bare, err = measure(ctx, ws, cleanEnv(nil), bareArgv...); err == nil {
+				o, err = b.optrRun(ctx, ws, rep, nil)
+			}
+		} else {
+			if o, err = b.optrRun(ctx, ws, rep, nil); err == nil {
+				bare, err = measure(ctx, ws, cleanEnv(nil), bareArgv...)
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
-		ws := filepath.Join(dir, fmt.Sprintf("fanout-%d", k))
-		if err := os.MkdirAll(ws, 0o755); err != nil {
-			return nil, err
-		}
-		spec := pipeline.Spec{
-			Config: cfg, Workflow: "bench", RunID: fmt.Sprintf("k%d", k), Intent: "sleep",
-			Datalake: filepath.Join(ws, ".optr"), LedgerPath: datalake.Open(filepath.Join(ws, ".optr")).LedgerPath(), Dir: ws,
-		}
-		start := time.Now()
-		rep, err := (&pipeline.Driver{Deps: pipeline.Deps{Getenv: os.Getenv, Environ: os.Environ()}}).Run(ctx, spec)
-		wall := time.Since(start)
-		if err != nil {
-			return nil, err
-		}
-		if rep.Status != pipeline.Completed {
-			return nil, fmt.Errorf("k=%d: run %s: %s", k, rep.Status, rep.Message)
-		}
-		ratio := wall.Seconds() / l.Seconds()
+		wallRatio = append(wallRatio, o.wall.Seconds()/bare.wall.Seconds())
+		cpuRatio = append(cpuRatio, o.cpu.Seconds()/bare.cpu.Seconds())
+		optrL = append(optrL, o.wall.Seconds()/b.l.Seconds())
+		bareL = append(bareL, bare.wall.Seconds()/b.l.Seconds())
+		cpuPerAgent = append(cpuPerAgent, float64(o.cpu.Microseconds())/1000/float64(k))
+	}
+	w, c := spreadOf(wallRatio), spreadOf(cpuRatio)
+	rows := []row{{
+		id: "P1", what: fmt.Sprintf("%s agents K=%d, L=%s: wall, optr ÷ bare spawn", kind.name, k, b.l),
+		measured: fmt.Sprintf("wall/L optr %s, bare %s", spreadOf(optrL), spreadOf(bareL)),
+		value:    w.String(), goal: "≤ 1.02", ok: w.med <= 1.02,
+	}}
+	if k >= 16 {
 		rows = append(rows, row{
-			id: "P1", what: fmt.Sprintf("fan-out K=%d, L=%s", k, l),
-			measured: fmt.Sprintf("wall %s, overhead %s (sequential ≈ %s)", wall.Round(time.Millisecond), (wall - l).Round(time.Millisecond), time.Duration(k)*l),
-			value:    fmt.Sprintf("%.3f (seq %d)", ratio, k), goal: "≤ 1.05", ok: ratio <= 1.05,
+			id: "P1", what: fmt.Sprintf("%s agents K=%d: CPU, optr ÷ bare spawn", kind.name, k),
+			measured: fmt.Sprintf("optr %s ms CPU per agent", spreadOf(cpuPerAgent).format("%.1f")),
+			value:    c.String(), goal: "≤ 1.2", ok: c.med <= 1.2,
 		})
 	}
 	return rows, nil
+}
+
+// alone measures optr alone on k agents of kind: wall / L. gated says
+// whether the goal applies to this K.
+func (b *fanOutBench) alone(ctx context.Context, kind agentKind, k int, parallel bool, env map[string]string, goal string, limit float64, gated bool) (row, error) {
+	ws, err := b.config(kind, k, parallel)
+	if err != nil {
+		return row{}, err
+	}
+	defer os.RemoveAll(ws)
+	var ratio []float64
+	for rep := range b.runs {
+		o, err := b.optrRun(ctx, ws, rep, env)
+		if err != nil {
+			return row{}, err
+		}
+		ratio = append(ratio, o.wall.Seconds()/b.l.Seconds())
+	}
+	s := spreadOf(ratio)
+	what := fmt.Sprintf("%s agents K=%d, L=%s: wall / L", kind.name, k, b.l)
+	if !parallel {
+		what = fmt.Sprintf("default config, %s agents K=%d, L=%s: wall / L", kind.name, k, b.l)
+	}
+	if !gated {
+		goal = "—"
+	}
+	return row{id: "P1", what: what, measured: fmt.Sprintf("%d runs", b.runs), value: s.String(), goal: goal, ok: !gated || s.med <= limit}, nil
 }

@@ -1,7 +1,11 @@
 // Command optr-bench measures optr's performance targets and prints a table:
 //
-//	P1 fan-out efficiency: wall time / L for K = 4, 16, 64 command agents that
-//	   each take L (goal ≤ 1.05; run one after another it would be K);
+//	P1 fan-out, optr run as a whole process over K = 4, 16, 64, 256 agents that
+//	   each take L: directly exec'd and sh -c command agents against a bare Go
+//	   program that starts the same K processes, measured in the same
+//	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
+//	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
+//	   default config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
@@ -16,6 +20,9 @@
 //	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
 //	P9 prove on 1M entries (goal < 1 s);
+//	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
+//	P11 GitHub requests of a labelled-issue run (optr action against the
+//	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
 //	   peak RSS (goal < 64 MiB), GitHub round trips excluded.
 //
@@ -39,6 +46,13 @@ import (
 )
 
 func main() {
+	if ok, err := childMain(os.Args[1:]); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	// The verify child: a separate process so its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
 		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
@@ -70,6 +84,19 @@ func main() {
 	}
 }
 
+// parseKs reads -k.
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("-k %q: want positive whole numbers, comma-separated", s)
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
 // bench is one benchmark: the row ids it reports and how to run it.
 type bench struct {
 	ids []string
@@ -81,8 +108,12 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P9, M1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
+	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
+	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
+	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
+	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "optr-bench-")
@@ -101,7 +132,15 @@ func run(ctx context.Context) error {
 		return big, err
 	}
 	benches := []bench{
-		{[]string{"P1"}, func() ([]row, error) { return fanOut(ctx, dir, *agentTime, []int{4, 16, 64}) }},
+		{[]string{"P1"}, func() ([]row, error) {
+			ks, err := parseKs(*kList)
+			if err != nil {
+				return nil, err
+			}
+			return fanOut(ctx, dir, *agentTime, ks, *runs)
+		}},
+		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
+		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
 		{[]string{"P2"}, func() ([]row, error) {
 			l, err := ledgerOf()
 			if err != nil {

@@ -9,29 +9,45 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// JudgeCache holds the judge verdicts of one run, so an output that several
-// agents produced, or that is checked again, is judged once. It is safe for
-// concurrent use: concurrent requests for the same verdict share one judge
-// call. Errors are not cached; the next request asks the judge again.
+// JudgeCache holds the verdicts of one run: of judges, and of the
+// deterministic and command checks (by constraint and output SHA-256), so
+// an output that several agents produced, or that is checked again, is
+// judged or checked once. It is safe for concurrent use: concurrent
+// requests for the same verdict share one call. Errors are not cached; the
+// next request asks again. It also bounds the run's command checks that
+// run at once (a process each).
 type JudgeCache struct {
 	mu       sync.Mutex
 	verdicts map[string]Outcome
 	flight   singleflight.Group
 	hits     atomic.Int64
 	judged   atomic.Int64
+	commands chan struct{} // one token per running command check
 }
 
 // NewJudgeCache returns an empty cache. Create one per run and pass it to
 // Resolve (or New) through Options.Cache.
 func NewJudgeCache() *JudgeCache {
-	return &JudgeCache{verdicts: map[string]Outcome{}}
+	return &JudgeCache{verdicts: map[string]Outcome{}, commands: make(chan struct{}, maxCommandChecks())}
 }
 
-// Hits returns how many verdicts were served without calling a judge.
+// Hits returns how many verdicts were served without calling a judge or
+// running a check.
 func (c *JudgeCache) Hits() int64 { return c.hits.Load() }
 
-// Judged returns how many times a judge was called.
+// Judged returns how many times a judge was called or a cached check ran.
 func (c *JudgeCache) Judged() int64 { return c.judged.Load() }
+
+// commandSlot waits until fewer than maxCommandChecks command checks run
+// and returns the function that ends this one's turn.
+func (c *JudgeCache) commandSlot(ctx context.Context) (func(), error) {
+	select {
+	case c.commands <- struct{}{}:
+		return func() { <-c.commands }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for a command check slot: %w", context.Cause(ctx))
+	}
+}
 
 func (c *JudgeCache) lookup(key string) (Outcome, bool) {
 	c.mu.Lock()
@@ -78,6 +94,36 @@ func (c *JudgeCache) do(ctx context.Context, key string, judge func() (Outcome, 
 		}
 		return res.Val.(Outcome), nil
 	}
+}
+
+// check returns the cached verdict for key, or runs check once for all
+// concurrent callers and caches a verdict it gave without error. Unlike do
+// it waits for the shared call even when ctx ends, so a check stopped by
+// ctx reports its own error: a check, unlike a judge, never outlives its
+// timeout.
+func (c *JudgeCache) check(key string, check func() (Outcome, error)) (Outcome, error) {
+	if o, ok := c.lookup(key); ok {
+		c.hits.Add(1)
+		return o, nil
+	}
+	ran := false
+	v, err, _ := c.flight.Do(key, func() (any, error) {
+		if o, ok := c.lookup(key); ok {
+			return o, nil
+		}
+		ran = true
+		c.judged.Add(1)
+		o, err := check()
+		if err == nil {
+			c.store(key, o)
+		}
+		return o, err
+	})
+	if !ran && err == nil {
+		c.hits.Add(1)
+	}
+	o, _ := v.(Outcome)
+	return o, err
 }
 
 // recovered calls f and turns a panic into an error. singleflight re-panics a

@@ -36,6 +36,7 @@ type Evaluation struct {
 // Reasons are redacted with the Redactor each constraint's checker was built
 // with (Options.Redactor), whatever the checker put in them.
 func Evaluate(ctx context.Context, constraints []Constraint, output string) Evaluation {
+	ctx = withHash(ctx, output) // once, for every cached verdict below
 	verdicts := make([]Verdict, len(constraints))
 	var g errgroup.Group
 	g.SetLimit(maxParallelChecks)

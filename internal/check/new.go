@@ -20,6 +20,16 @@ func New(name string, c config.Constraint, opts Options) (Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("constraint %q (check: %s): %w", name, c.Check, err)
 	}
+	if c.Check != config.CheckJudge {
+		// Every other kind gives the same verdict for the same output
+		// (a command check in a result's own directory: and the same
+		// patch), so its verdicts are cached for the run.
+		cache := opts.Cache
+		if cache == nil {
+			cache = NewJudgeCache()
+		}
+		ch = cachedCheck{Checker: ch, name: name, cache: cache, command: c.Check == config.CheckCommand}
+	}
 	return redacted(ch, opts), nil
 }
 

@@ -35,7 +35,9 @@ func describeAll(cs []Constraint) []bound {
 
 // fmtType names a checker's kind.
 func fmtType(v Checker) string {
-	switch v.(type) {
+	switch v := v.(type) {
+	case cachedCheck:
+		return fmtType(v.Checker)
 	case containsCheck:
 		return "contains"
 	case regexCheck:

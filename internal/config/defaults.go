@@ -17,7 +17,12 @@ const (
 	defaultStuckAfter      = 5 * time.Minute
 	defaultMaxFailures     = 3
 	defaultMaxRestarts     = 1
-	defaultMaxParallel     = 8
+	// defaultMaxParallel 0 means every agent at once: K agents take the
+	// slowest agent's time, not K/8 waves of it. LLM rate limits are met
+	// by Retry-After in recovery, not by a small default.
+	defaultMaxParallel = 0
+	// defaultMaxOutput bounds one agent's output in bytes (64 MiB).
+	defaultMaxOutput = 64 << 20
 	// defaultMaxIntentConstraints bounds the constraints an intent adds:
 	// each may become a judge call per agent.
 	defaultMaxIntentConstraints = 8
@@ -117,6 +122,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&wa.MaxRestarts, defaultMaxRestarts, unset("watcher.max-restarts"))
 
 	setInt(&c.Executor.MaxParallel, defaultMaxParallel, unset("executor.max-parallel"))
+	setInt(&c.Executor.MaxOutput, defaultMaxOutput, unset("executor.max-output"))
 	setInt(&c.Budget.MaxIntentConstraints, defaultMaxIntentConstraints, unset("budget.max-intent-constraints"))
 	changesDefaults(&c.Changes, unset)
 

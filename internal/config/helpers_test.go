@@ -22,7 +22,7 @@ func base() *Config {
 		Recovery: Recovery{Attempts: 3, MaxAlternatives: 2, BaseDelay: seconds(1), MaxDelay: seconds(30), MaxTotal: minutes(10)},
 		Watcher:  Watcher{StuckAfter: minutes(5), MaxFailures: 3, MaxRestarts: 1},
 		Ledger:   Ledger{Branch: "optr-ledger"},
-		Executor: Executor{MaxParallel: 8},
+		Executor: Executor{MaxParallel: 0, MaxOutput: 64 << 20},
 		Budget:   Budget{MaxIntentConstraints: 8},
 		Changes:  Changes{Mode: "none", Protect: []string{".github/workflows/**", ".optr/**"}, MaxFiles: 50, Draft: true},
 	}

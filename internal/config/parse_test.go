@@ -259,6 +259,15 @@ recovery: {}
 				return c
 			},
 		},
+		{
+			name: "executor limits written",
+			src:  "agents: {a: {provider: command, run: [./a.sh]}}\nexecutor: {max-parallel: 3, max-output: 1048576}\n",
+			want: func() *Config {
+				c := withAgents(base(), "a", commandAgent("./a.sh"))
+				c.Executor.MaxParallel, c.Executor.MaxOutput = 3, 1<<20
+				return c
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

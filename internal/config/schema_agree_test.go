@@ -94,6 +94,7 @@ func TestSchemaEnums(t *testing.T) {
 		{"/properties/watcher/properties/max-failures/default", float64(defaultMaxFailures)},
 		{"/properties/watcher/properties/max-restarts/default", float64(defaultMaxRestarts)},
 		{"/properties/executor/properties/max-parallel/default", float64(defaultMaxParallel)},
+		{"/properties/executor/properties/max-output/default", float64(defaultMaxOutput)},
 	}
 	for _, v := range values {
 		if diff := cmp.Diff(v.want, at(t, doc, v.pointer)); diff != "" {

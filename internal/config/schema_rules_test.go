@@ -102,7 +102,8 @@ func TestRulesOneByOne(t *testing.T) {
 		{"negative budget", agents + "budget: {max-tokens: -1}\n", "budget.max-tokens", false},
 		{"negative price", agents + "prices: {gpt-4.1: {input: -1, output: 1}}\n", "prices.gpt-4.1.input", false},
 		{"unknown price key", agents + "prices: {gpt-4.1: {cached: 1}}\n", "prices.gpt-4.1.cached", false},
-		{"max-parallel zero", agents + "executor: {max-parallel: 0}\n", "executor.max-parallel", false},
+		{"max-parallel negative", agents + "executor: {max-parallel: -1}\n", "executor.max-parallel", false},
+		{"max-output zero", agents + "executor: {max-output: 0}\n", "executor.max-output", false},
 	}
 	s := compileSchema(t)
 	for _, tt := range tests {

@@ -256,6 +256,10 @@ type Price struct {
 
 // Executor configures the fan-out.
 type Executor struct {
-	// MaxParallel bounds concurrently running agents (default 8).
+	// MaxParallel bounds concurrently running agents; 0 (the default)
+	// runs every agent of the run at once.
 	MaxParallel int `yaml:"max-parallel" json:"max-parallel"`
+	// MaxOutput bounds one agent's output in bytes (default 64 MiB); an
+	// agent whose output passes it fails with output_too_large.
+	MaxOutput int `yaml:"max-output" json:"max-output"`
 }

@@ -116,5 +116,6 @@ func (v *validator) prices() {
 }
 
 func (v *validator) executor() {
-	v.atLeast("executor.max-parallel", int64(v.c.Executor.MaxParallel), 1)
+	v.atLeast("executor.max-parallel", int64(v.c.Executor.MaxParallel), 0)
+	v.atLeast("executor.max-output", int64(v.c.Executor.MaxOutput), 1)
 }

@@ -1,12 +1,15 @@
 package datalake
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidateWorkflow(t *testing.T) {
@@ -106,5 +109,93 @@ func TestReplace(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Fatalf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+// TestAgentOutputsSyncedOnceBeforeRecording: agent output files are not
+// synced one by one; Files, which lists the run's files to record them,
+// syncs them and their directory first, once. Other files are synced as
+// they are written.
+func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
+	t.Parallel()
+	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var synced []string
+	run.fsync = func(p string) error {
+		rel, _ := filepath.Rel(run.Dir, p)
+		synced = append(synced, rel)
+		return nil
+	}
+	for _, a := range []string{"a", "b"} {
+		if err := run.WriteJSON(filepath.Join(DirOutputs, a+".json"), map[string]string{"agent": a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("synced %v before the run's files were listed", synced)
+	}
+	files, err := run.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(DirOutputs, "a.json"), filepath.Join(DirOutputs, "b.json"), DirOutputs}
+	if diff := cmp.Diff(want, synced); diff != "" {
+		t.Errorf("synced (-want +got):\n%s", diff)
+	}
+	if len(files) != 3 {
+		t.Errorf("Files = %v, want the two outputs and result.md", files)
+	}
+	synced = nil
+	if _, err := run.Files(); err != nil || len(synced) != 0 {
+		t.Errorf("a second Files synced %v again (err %v)", synced, err)
+	}
+	data, err := os.ReadFile(run.AgentOutputPath("a"))
+	if err != nil || !strings.Contains(string(data), `"agent": "a"`) {
+		t.Errorf("a.json = %q, %v", data, err)
+	}
+}
+
+// TestWriteJSONIndentsSmallDocuments: small documents are indented for
+// people; one larger than maxIndented is written compact, and both read
+// back the same.
+func TestWriteJSONIndentsSmallDocuments(t *testing.T) {
+	t.Parallel()
+	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		output   string
+		indented bool
+	}{
+		{"small", "answer", true},
+		{"large", strings.Repeat("x", maxIndented), false},
+	}
+	for _, tc := range tests {
+		in := map[string]string{"agent": tc.name, "output": tc.output}
+		rel := filepath.Join(DirOutputs, tc.name+".json")
+		if err := run.WriteJSON(rel, in); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(run.Path(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(data), "\n  \"agent\": "); got != tc.indented {
+			t.Errorf("%s: indented = %v, want %v", tc.name, got, tc.indented)
+		}
+		var out map[string]string
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(in, out); diff != "" {
+			t.Errorf("%s: read back (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }

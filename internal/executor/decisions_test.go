@@ -183,7 +183,7 @@ func TestFailureWithoutOutputIsReassigned(t *testing.T) {
 	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign}, wd.actions()); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
 	}
-	board := readBoard(t, wd.dir)
+	board := readBoard(t, wd)
 	if !strings.Contains(board, `"spare": {`) {
 		t.Errorf("the spare is not on the blackboard:\n%s", board)
 	}
@@ -223,9 +223,12 @@ func TestConflictEscalates(t *testing.T) {
 	}
 }
 
-func readBoard(t *testing.T, dir string) string {
+// readBoard reads the blackboard once the watcher has written its last
+// state (it writes at most once a second while a run goes on).
+func readBoard(t *testing.T, wd *watched) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, escalation.FileBlackboard))
+	wd.w.Flush()
+	data, err := os.ReadFile(filepath.Join(wd.dir, escalation.FileBlackboard))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,20 @@ type execution struct {
 	used     map[string]bool
 	running  map[string]int // by agent name
 	sinkErr  []error
+
+	// checks counts the results whose checks still run: they run outside
+	// the agents' slots (MaxParallel), so a slow check never holds a
+	// queued agent back.
+	checks sync.WaitGroup
+	// largeSink lets one large result at a time be written: encoding a
+	// result copies its output a few times over, and agents that finish
+	// together with outputs of tens of MiB each would otherwise hold all
+	// those copies at once.
+	largeSink chan struct{} // a token per large result being sunk: one
 }
+
+// largeOutput is the output size from which results are sunk one at a time.
+const largeOutput = 1 << 20
 
 func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, opts Options) *execution {
 	now := opts.Now
@@ -36,7 +49,7 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 	x := &execution{
 		parent: parent, ctx: ctx, cancel: cancel, opts: opts, now: now,
 		results: make([]*Result, len(opts.Tasks)), replaced: make([][]*Result, len(opts.Tasks)),
-		used: map[string]bool{}, running: map[string]int{},
+		used: map[string]bool{}, running: map[string]int{}, largeSink: make(chan struct{}, 1),
 	}
 	for _, t := range opts.Tasks {
 		x.names = append(x.names, t.Agent.Name())
@@ -149,21 +162,40 @@ func (x *execution) claimNameLocked(base string) string {
 }
 
 // capture hands r to the Sink, then checks it (command checks in dir,
-// when set) and reports it final.
+// when set) in the background, outside the agent's slot, and reports it
+// final once checked. Run waits for every check before it returns.
 func (x *execution) capture(r *Result, dir string) {
-	if x.opts.Sink != nil {
-		if err := x.opts.Sink(r); err != nil {
-			x.mu.Lock()
-			x.sinkErr = append(x.sinkErr, fmt.Errorf("record %s: %w", r.Agent, err))
-			x.mu.Unlock()
-		}
+	x.sink(r)
+	final := func() {
+		x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
 	}
-	if r.HasOutput() && r.Checks.Verdicts == nil {
+	if !r.HasOutput() || r.Checks.Verdicts != nil {
+		final()
+		return
+	}
+	x.checks.Go(func() {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		r.Checks = check.Evaluate(check.WithDir(x.parent, dir), x.opts.Constraints, r.Output)
+		ctx := check.WithOutputSHA256(check.WithDir(x.parent, dir), r.Output, r.OutputSHA256)
+		r.Checks = check.Evaluate(ctx, x.opts.Constraints, r.Output)
+		final()
+	})
+}
+
+// sink hands r to the Sink, large results one at a time.
+func (x *execution) sink(r *Result) {
+	if x.opts.Sink == nil {
+		return
 	}
-	x.emit(Event{Agent: r.Agent, Status: r.Status, Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Result: r})
+	if len(r.Output)+len(r.Raw) >= largeOutput {
+		x.largeSink <- struct{}{}
+		defer func() { <-x.largeSink }()
+	}
+	if err := x.opts.Sink(r); err != nil {
+		x.mu.Lock()
+		x.sinkErr = append(x.sinkErr, fmt.Errorf("record %s: %w", r.Agent, err))
+		x.mu.Unlock()
+	}
 }
 
 // ordered returns the task results, then the replacements in task order.

@@ -126,6 +126,7 @@ func Run(ctx context.Context, opts Options) ([]*Result, error) {
 	if r := x.synthesize(results); r != nil {
 		results = append(results, r)
 	}
+	x.checks.Wait()
 	err := errors.Join(x.sinkErrs()...)
 	if runCtx.Err() != nil {
 		cause := context.Cause(runCtx)

@@ -122,7 +122,7 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 	if !retried {
 		t.Errorf("no event announced the relaunch: %+v", rc.events)
 	}
-	board := readBoard(t, wd.dir)
+	board := readBoard(t, wd)
 	if !strings.Contains(board, `"sleepy": {`) || !strings.Contains(board, `"status": "completed"`) {
 		t.Errorf("blackboard after the run:\n%s", board)
 	}

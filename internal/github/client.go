@@ -56,6 +56,11 @@ type Options struct {
 	// a writer that succeeded, so n writers racing need at most n rounds;
 	// 20 covers a 16-job matrix committing at once with room to spare.
 	CommitAttempts int
+	// DefaultBranch is the repository's default branch when the caller
+	// already knows it, e.g. from the event payload (DefaultBranchOf);
+	// then DefaultBranch asks GitHub nothing. Empty: asked once, when
+	// needed.
+	DefaultBranch string
 }
 
 // Client talks to one repository. Its methods are safe for concurrent use.
@@ -118,6 +123,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		sleep:    tr.sleep,
 		attempts: opts.CommitAttempts,
 		comments: map[commentKey]int64{},
+
+		defaultBranch: opts.DefaultBranch,
 	}
 	if c.author == "" {
 		c.author = DefaultAuthor
@@ -153,8 +160,8 @@ func (c *Client) Author() string { return c.author }
 // Stats returns the requests counted so far.
 func (c *Client) Stats() Stats { return c.tr.stats.snapshot() }
 
-// DefaultBranch returns the repository's default branch, asking GitHub once
-// per client.
+// DefaultBranch returns the repository's default branch: Options.DefaultBranch
+// when set, else asked of GitHub once per client.
 func (c *Client) DefaultBranch(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	b := c.defaultBranch

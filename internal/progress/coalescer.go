@@ -11,6 +11,31 @@ import (
 // maxKeptErrors bounds the publish errors a Coalescer keeps for Flush.
 const maxKeptErrors = 10
 
+// MinEditInterval is the quiet window of the progress comment: at most one
+// edit per 5 s. A run then makes at most its first edit, one edit per burst
+// of agent state changes, and the final one (Flush), however long it runs
+// and however many agents change state at once.
+const MinEditInterval = 5 * time.Second
+
+// BurstWindow is how long a progress comment waits after the first change
+// of a burst (agents finishing together, an agent's retry, success and
+// verdicts in quick succession) before it is edited, so that the burst
+// costs one edit, not two.
+const BurstWindow = time.Second
+
+// NewRunCoalescer returns the Coalescer of a run's progress comment: at
+// most one edit per MinEditInterval, each burst of changes (the first one
+// too: every agent starting) collapsed over BurstWindow. A run whose
+// agents finish over a minute then costs the comment's creation, one edit
+// per burst and the final edit; a last burst that the final body follows
+// within BurstWindow costs nothing of its own. A nil clock is the
+// SystemClock.
+func NewRunCoalescer(ctx context.Context, clock Clock, publish func(ctx context.Context, body string) error) *Coalescer {
+	c := NewCoalescer(ctx, MinEditInterval, clock, publish)
+	c.settle = BurstWindow
+	return c
+}
+
 // Coalescer turns a stream of progress bodies into at most one publish per
 // interval: the progress comment is edited as agents finish, but GitHub
 // limits content writes to about 80 a minute. The latest body wins; one
@@ -24,6 +49,7 @@ const maxKeptErrors = 10
 type Coalescer struct {
 	ctx      context.Context
 	interval time.Duration
+	settle   time.Duration // each publish waits at least this long for its burst to end
 	clock    Clock
 	publish  func(ctx context.Context, body string) error
 
@@ -65,7 +91,11 @@ func (c *Coalescer) Update(body string) {
 
 // kick starts a publish of the pending body, or a timer for the end of the
 // quiet window. c.mu is held.
-func (c *Coalescer) kick() {
+func (c *Coalescer) kick() { c.kickWhen(false) }
+
+// kickWhen is kick; due says the quiet window (and burst window) just
+// ended, so the pending body is published without waiting again.
+func (c *Coalescer) kickWhen(due bool) {
 	if !c.pending || c.inFlight != nil || c.stopTimer != nil || c.flushing {
 		return // the running publish, the timer or Flush will see to it
 	}
@@ -73,7 +103,12 @@ func (c *Coalescer) kick() {
 		c.pending = false
 		return
 	}
-	if wait := c.interval - c.clock.Now().Sub(c.lastStart); c.started && wait > 0 {
+	var wait time.Duration
+	if c.started {
+		wait = c.interval - c.clock.Now().Sub(c.lastStart)
+	}
+	wait = max(wait, c.settle)
+	if !due && wait > 0 {
 		c.timerGen++
 		gen := c.timerGen
 		c.stopTimer = c.clock.AfterFunc(wait, func() {
@@ -83,7 +118,7 @@ func (c *Coalescer) kick() {
 				return // stopped by Flush
 			}
 			c.stopTimer = nil
-			c.kick()
+			c.kickWhen(true)
 		})
 		return
 	}

@@ -360,3 +360,47 @@ func TestCoalescerWithInjectedClock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCoalescerRunOfAMinute plays the state changes of a labelled-issue
+// run whose four agents finish over 60 s (each finish a burst of three
+// changes) through the run's Coalescer: the comment is edited at the
+// start, once per burst, and once at the end, never twice in 5 s.
+func TestCoalescerRunOfAMinute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		c := NewRunCoalescer(t.Context(), nil, r.publish)
+		body := 0
+		update := func() { body++; c.Update(fmt.Sprint(body)) }
+
+		update() // 1: every agent queued
+		for range 4 {
+			update() // 2–5: the agents start
+		}
+		for range 4 {
+			time.Sleep(15*time.Second - time.Since(r.start)%(15*time.Second))
+			for range 3 { // retrying, succeeded, checked
+				update()
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		update() // the final body: score table, π*, ledger hash
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		bodies, at := r.got()
+		// the agents starting, three finishes, the fourth finish
+		// collapsed into the final body by Flush.
+		want := []string{"5", "8", "11", "14", "18"}
+		if diff := cmp.Diff(want, bodies); diff != "" {
+			t.Errorf("published bodies (-want +got):\n%s", diff)
+		}
+		if at[0] != BurstWindow {
+			t.Errorf("first publish at %s, want %s (the end of the first burst)", at[0], BurstWindow)
+		}
+		for i := 1; i < len(at)-1; i++ { // the final Flush publishes at once
+			if gap := at[i] - at[i-1]; gap < MinEditInterval {
+				t.Errorf("publishes %d and %d are %s apart, want at least %s", i, i+1, gap, MinEditInterval)
+			}
+		}
+	})
+}

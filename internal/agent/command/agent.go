@@ -15,8 +15,9 @@ import (
 
 // Default limits.
 const (
-	// DefaultMaxOutput bounds stdout with frames removed.
-	DefaultMaxOutput = 8 << 20
+	// DefaultMaxOutput bounds stdout with frames removed (64 MiB, the
+	// default of executor.max-output).
+	DefaultMaxOutput = 64 << 20
 	// DefaultMaxStderr bounds the tail of stderr kept in Response.Stderr.
 	DefaultMaxStderr = 64 << 10
 	// DefaultKillGrace is the time between SIGTERM and SIGKILL.

@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -11,50 +12,55 @@ import (
 
 // capBuffer keeps the first max bytes written to it and notes the rest. It
 // never fails a write, so the frame parser in front of it keeps reading.
+// Its storage doubles when full (append grows a large slice by a quarter,
+// copying a 50 MiB output about twenty times over), and String hands the
+// bytes over without a copy.
 type capBuffer struct {
 	max    int
 	redact *redact.Redactor
-	buf    []byte
+	buf    strings.Builder
 	over   bool
 	onOver func()
 }
 
 func (c *capBuffer) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
-	if len(p) <= room {
-		c.buf = append(c.buf, p...)
-		return len(p), nil
+	n := len(p)
+	if room := c.max - c.buf.Len(); len(p) > room {
+		p = p[:room]
+		if !c.over {
+			c.over = true
+			c.onOver()
+		}
 	}
-	c.buf = append(c.buf, p[:room]...)
-	if !c.over {
-		c.over = true
-		c.onOver()
+	if c.buf.Cap()-c.buf.Len() < len(p) {
+		c.buf.Grow(max(len(p), c.buf.Cap())) // at least doubles
 	}
-	return len(p), nil
+	c.buf.Write(p)
+	return n, nil
 }
 
 // String returns what was kept, without a character split by the cut,
 // redacted: a secret the cut split leaves its head at the end, and that
 // head is redacted as the secret (redact.Redactor.String).
 func (c *capBuffer) String() string {
-	b := c.buf
+	s := c.buf.String()
 	if c.over {
-		b = trimPartialRune(b)
+		s = trimPartialRune(s)
 	}
-	return c.redact.String(string(b))
+	return c.redact.String(s)
 }
 
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				return b[:len(b)-i]
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of s.
+func trimPartialRune(s string) string {
+	for i := 1; i <= utf8.UTFMax && i <= len(s); i++ {
+		if utf8.RuneStart(s[len(s)-i]) {
+			if !utf8.FullRuneInString(s[len(s)-i:]) {
+				return s[:len(s)-i]
 			}
 			break
 		}
 	}
-	return b
+	return s
 }
 
 // trimLeadingPartialRune drops the continuation bytes of a character cut

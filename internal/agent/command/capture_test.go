@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -98,5 +99,32 @@ func TestBuffersRedactAcrossTheCut(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCapBufferGrowsByDoubling: a 50 MiB output written in 64 KiB pieces
+// is kept whole, and the buffer is reallocated (its bytes copied) only
+// about log2(50 MiB / 64 KiB) times, not the dozens of times a quarter's
+// growth takes.
+func TestCapBufferGrowsByDoubling(t *testing.T) {
+	t.Parallel()
+	piece := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	const pieces = 800                                      // 50 MiB
+	b := &capBuffer{max: 64 << 20, onOver: func() { t.Error("over the limit") }}
+	grows, lastCap := 0, 0
+	for range pieces {
+		if _, err := b.Write(piece); err != nil {
+			t.Fatal(err)
+		}
+		if c := b.buf.Cap(); c != lastCap {
+			grows, lastCap = grows+1, c
+		}
+	}
+	out := b.String()
+	if len(out) != pieces*len(piece) || out[:len(piece)] != string(piece) || out[len(out)-len(piece):] != string(piece) {
+		t.Fatalf("kept %d bytes, want %d, intact", len(out), pieces*len(piece))
+	}
+	if grows > 12 {
+		t.Errorf("the buffer was reallocated %d times, want at most 12", grows)
 	}
 }

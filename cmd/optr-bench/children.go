@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// bareChild is the baseline optr is measured against: a Go program that
+// starts K copies of argv at once, each with the intent on stdin and its
+// stdout and stderr captured, and waits for them all: optr-bench
+// bare-child K argv...
+const bareChild = "bare-child"
+
+// agentSource is the directly exec'd agent: a small program (so that its
+// start costs what a process start costs, not what loading this large one
+// does) that reads its stdin, sleeps L, then writes n bytes (default
+// "done\n") to stdout in 64 KiB writes: agent L [n].
+const agentSource = `package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"time"
+)
+
+func main() {
+	l, err := time.ParseDuration(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	n := int64(-1)
+	if len(os.Args) > 2 {
+		if n, err = strconv.ParseInt(os.Args[2], 10, 64); err != nil {
+			panic(err)
+		}
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	time.Sleep(l)
+	if n < 0 {
+		os.Stdout.WriteString("done\n")
+		return
+	}
+	chunk := bytes.Repeat([]byte("optr bench output line, 64 bytes long, again and again ......\n"), 1024)
+	for n > 0 {
+		w := min(n, int64(len(chunk)))
+		if _, err := os.Stdout.Write(chunk[:w]); err != nil {
+			os.Exit(1)
+		}
+		n -= w
+	}
+}
+`
+
+// buildAgent builds agentSource into dir and returns its path.
+func buildAgent(ctx context.Context, dir string) (string, error) {
+	src := filepath.Join(dir, "agent.go")
+	if err := os.WriteFile(src, []byte(agentSource), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "agent")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, src)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the bench agent: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// childMain runs a child mode named by args[0] and reports whether it did.
+func childMain(args []string) (bool, error) {
+	switch {
+	case len(args) >= 3 && args[0] == bareChild:
+		return true, runBareChild(args[1:])
+	}
+	return false, nil
+}
+
+func runBareChild(args []string) error {
+	k, err := strconv.Atoi(args[0])
+	if err != nil {
+		return err
+	}
+	argv := args[1:]
+	var wg sync.WaitGroup
+	errs := make([]error, k)
+	for i := range k {
+		wg.Go(func() {
+			var out, stderr bytes.Buffer
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Stdin = strings.NewReader("sleep")
+			cmd.Stdout, cmd.Stderr = &out, &stderr
+			if err := cmd.Run(); err != nil {
+				errs[i] = fmt.Errorf("agent %d: %w: %s", i, err, stderr.String())
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
