@@ -140,6 +140,7 @@ func (j *Job) connect(ctx context.Context) error {
 	gh, err := github.New(ctx, github.Options{
 		APIURL: j.env.APIURL, Token: j.in.GitHubToken, Repository: j.env.Repository,
 		HTTPClient: j.HTTPClient, Now: j.Now, Sleep: j.Sleep,
+		DefaultBranch: github.DefaultBranchOfEvent(j.env.EventPath), // the payload names it: no request
 	})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("connect to GitHub: %w", err)}

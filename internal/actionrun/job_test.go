@@ -88,6 +88,11 @@ func (j *job) event(name, fixture string, edit func(map[string]any)) {
 	if err := json.Unmarshal(data, &payload); err != nil {
 		j.t.Fatal(err)
 	}
+	// The fixtures come from another repository: the payload names the
+	// fake's default branch, as GitHub's payload names the real one.
+	if r, ok := payload["repository"].(map[string]any); ok {
+		r["default_branch"] = "main"
+	}
 	if edit != nil {
 		edit(payload)
 	}

@@ -2,10 +2,10 @@ package actionrun
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
@@ -14,9 +14,6 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
 )
-
-// editInterval is the least time between two edits of the progress comment.
-const editInterval = 2 * time.Second
 
 // progressComment is the run's one live comment, the Action's
 // pipeline.Observer: created once with its marker (or found again on a
@@ -53,18 +50,27 @@ func (pc *progressComment) Started(ctx context.Context, p *pipeline.Prepared) {
 	if pc.issue == 0 {
 		return
 	}
-	id, err := j.gh.UpsertComment(ctx, pc.issue, comment.KindRun, p.Spec.RunID, body)
-	if err != nil {
-		j.log.Warning("could not post the progress comment: " + err.Error())
-		return
-	}
-	pc.attach(ctx, id)
+	// The comment is created by the first publish, about a second in, so
+	// that it shows the agents already running and a run costs one request
+	// per burst of changes (progress.NewRunCoalescer), not per change.
+	pc.co = progress.NewRunCoalescer(ctx, progress.SystemClock{}, func(ctx context.Context, body string) error {
+		if pc.id != 0 {
+			return j.gh.EditComment(ctx, pc.id, body)
+		}
+		id, err := j.gh.UpsertComment(ctx, pc.issue, comment.KindRun, p.Spec.RunID, body)
+		if err != nil {
+			return fmt.Errorf("post the progress comment: %w", err)
+		}
+		pc.id = id
+		return nil
+	})
+	pc.co.Update(body)
 }
 
 // attach makes the comment with id the one this progress edits.
 func (pc *progressComment) attach(ctx context.Context, id int64) {
 	pc.id = id
-	pc.co = progress.NewCoalescer(ctx, editInterval, progress.SystemClock{}, func(ctx context.Context, body string) error {
+	pc.co = progress.NewRunCoalescer(ctx, progress.SystemClock{}, func(ctx context.Context, body string) error {
 		return pc.j.gh.EditComment(ctx, id, body)
 	})
 }

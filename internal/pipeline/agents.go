@@ -20,7 +20,7 @@ func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redacto
 		return nil, fmt.Errorf("agent %q is not configured", name)
 	}
 	if ac.Provider == config.ProviderCommand {
-		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name), Redactor: secret})
+		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput})
 	}
 	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name)})
 }
