@@ -62,29 +62,6 @@ func readRoot(t *testing.T, rel string) string {
 	return string(b)
 }
 
-// readmeSection returns the text of README.md from the line that starts
-// with heading up to the next heading of the same or a higher level.
-func readmeSection(t *testing.T, readme, heading string) string {
-	t.Helper()
-	level := len(heading) - len(strings.TrimLeft(heading, "#"))
-	lines := strings.Split(readme, "\n")
-	for i, l := range lines {
-		if strings.TrimSpace(l) != heading {
-			continue
-		}
-		end := len(lines)
-		for j := i + 1; j < len(lines); j++ {
-			if h := len(lines[j]) - len(strings.TrimLeft(lines[j], "#")); h > 0 && h <= level && strings.HasPrefix(lines[j][h:], " ") {
-				end = j
-				break
-			}
-		}
-		return strings.Join(lines[i+1:end], "\n")
-	}
-	t.Fatalf("README.md has no heading %q", heading)
-	return ""
-}
-
 func TestFences(t *testing.T) {
 	t.Parallel()
 	md := "text\n```yaml\na: 1\n```\n\n```\nplain\n```\n"
