@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/optr-dev/optr/internal/config"
 )
@@ -130,7 +128,6 @@ func TestReadmeYAML(t *testing.T) {
 	t.Parallel()
 	blocks := readmeYAML(t)
 	keys := configKeys(t)
-	schema := compileSchema(t)
 
 	var header string // the first workflow's text without its jobs
 	for _, b := range blocks {
@@ -163,7 +160,7 @@ func TestReadmeYAML(t *testing.T) {
 		case kindSteps:
 			problems = lint(t, "README.md", stepsWorkflow(b.Text), b.Line-1-stepsWorkflowLines, nil, usedIgnores)
 		case kindConfig:
-			if err := validateYAML(schema, []byte(b.Text)); err != nil {
+			if err := config.ValidateSchema([]byte(b.Text)); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: does not validate against internal/config/schema.json: %v", b.where(), err))
 			}
 			skip := ""
@@ -241,36 +238,4 @@ func stepsWorkflow(steps string) string {
 		}
 	}
 	return b.String()
-}
-
-// compileSchema compiles internal/config/schema.json.
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(config.Schema))
-	if err != nil {
-		t.Fatalf("schema.json is not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("schema.json")
-	if err != nil {
-		t.Fatalf("compile schema.json: %v", err)
-	}
-	return s
-}
-
-// validateYAML checks a YAML config against the schema the way an editor
-// does: converted to JSON first.
-func validateYAML(s *jsonschema.Schema, data []byte) error {
-	j, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return fmt.Errorf("convert to JSON: %w", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		return fmt.Errorf("read converted JSON: %w", err)
-	}
-	return s.Validate(inst)
 }
