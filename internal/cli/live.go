@@ -111,6 +111,9 @@ func (l *live) event(ev executor.Event) {
 		s.start = l.now()
 	}
 	s.status, s.attempt = ev.Status, max(ev.Attempt, s.attempt)
+	if !final(ev.Status) { // running (again, after a restart) or queued
+		s.elapsed, s.reason = 0, ""
+	}
 	if ev.Result != nil {
 		s.elapsed = time.Duration(ev.Result.ExecMS) * time.Millisecond
 		if ev.Result.Status != executor.Succeeded && ev.Result.Error != "" {
@@ -133,7 +136,7 @@ func (l *live) event(ev executor.Event) {
 	for _, line := range l.notes(ev) {
 		above.WriteString(line + "\n")
 	}
-	l.print(above.Bytes())
+	_ = l.print(above.Bytes()) // a lost frame is redrawn by the next
 	if !l.running() && !l.queued() {
 		l.settle()
 	}

@@ -85,3 +85,23 @@ func TestLiveWithoutATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveRestartedAgentComesBack: an agent that runs again after all had
+// finished (a watcher restart, a spare) brings the table back in place of
+// the settled one, without its old failure.
+func TestLiveRestartedAgentComesBack(t *testing.T) {
+	t.Parallel()
+	lv, buf, _ := liveOnBuffer(t, map[string]string{"TERM": "xterm", "NO_COLOR": "1"}, "a")
+	lv.event(executor.Event{Agent: "a", Status: executor.Failed, Result: &executor.Result{Agent: "a", Status: executor.Failed, ExecMS: 5, Error: "stuck"}})
+	lv.event(executor.Event{Agent: "a", Status: executor.Running, Attempt: 1})
+	lv.event(executor.Event{Agent: "a", Status: executor.Succeeded, Result: &executor.Result{Agent: "a", Status: executor.Succeeded, ExecMS: 9}})
+	lv.close()
+	got := emulate(t, strings.ReplaceAll(buf.String(), "\n", "\r\n"), 80)
+	want := []string{
+		"✘ a failed after 5ms: stuck",
+		" ✔ a                    succeeded       9ms",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("screen (-want +got):\n%s", diff)
+	}
+}
