@@ -43,9 +43,15 @@ var guard = []string{
 	"startsWith(github.event.comment.body, '/optr')",
 }
 
-// guarded checks that every job of a workflow text (completed by header
-// when it is a jobs: fragment) that runs optr on issue events has an if:
-// holding each part of guard.
+// runsOptr reports whether a step's uses: is the optr action, either mode.
+func runsOptr(uses string) bool {
+	return uses == "./" || uses == "./host" || strings.HasPrefix(uses, "optr-dev/optr@") || strings.HasPrefix(uses, "optr-dev/optr/host@")
+}
+
+// guarded checks a workflow text (completed by header when it is a jobs:
+// fragment): every input it gives optr (with: of an optr step, INPUT_* in
+// any step's env:) is one action.yml declares, and every job that runs
+// optr on issue events has an if: holding each part of guard.
 func guarded(t *testing.T, where, text, header string) {
 	t.Helper()
 	var w struct {
@@ -53,7 +59,9 @@ func guarded(t *testing.T, where, text, header string) {
 		Jobs map[string]struct {
 			If    string `yaml:"if"`
 			Steps []struct {
-				Uses string `yaml:"uses"`
+				Uses string            `yaml:"uses"`
+				With map[string]any    `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
@@ -61,17 +69,36 @@ func guarded(t *testing.T, where, text, header string) {
 		t.Errorf("%s: %v", where, err)
 		return
 	}
+	inputs := readAction(t).Inputs
+	for name, job := range w.Jobs {
+		for i, s := range job.Steps {
+			var given []string
+			if runsOptr(s.Uses) {
+				given = append(given, sortedKeys(s.With)...)
+			}
+			for k := range s.Env {
+				if in, ok := strings.CutPrefix(k, "INPUT_"); ok {
+					given = append(given, strings.ToLower(strings.ReplaceAll(in, "_", "-")))
+				}
+			}
+			for _, in := range given {
+				if _, ok := inputs[in]; !ok {
+					t.Errorf("%s: job %s step %d gives optr the input %s, which action.yml does not declare", where, name, i+1, in)
+				}
+			}
+		}
+	}
 	_, comments := w.On["issue_comment"]
 	_, issues := w.On["issues"]
 	if !comments && !issues {
 		return
 	}
 	for name, job := range w.Jobs {
-		runsOptr := false
+		optr := false
 		for _, s := range job.Steps {
-			runsOptr = runsOptr || s.Uses == "./" || strings.HasPrefix(s.Uses, "optr-dev/optr@") || strings.HasPrefix(s.Uses, "optr-dev/optr/host@")
+			optr = optr || runsOptr(s.Uses)
 		}
-		if !runsOptr {
+		if !optr {
 			continue
 		}
 		for _, g := range guard {
