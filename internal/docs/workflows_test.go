@@ -37,7 +37,9 @@ func TestRepositoryWorkflowsPassActionlint(t *testing.T) {
 
 // guard is what the if: of a job that runs optr on issue events must test:
 // the trigger label and the /optr comment prefix, so that other labels and
-// ordinary comments never start the container.
+// ordinary comments never start the container. A job runs optr when a step
+// uses the action (either mode) or the job calls one of optr's reusable
+// workflows.
 var guard = []string{
 	"github.event.label.name == 'optr'",
 	"startsWith(github.event.comment.body, '/optr')",
@@ -58,6 +60,7 @@ func guarded(t *testing.T, where, text, header string) {
 		On   map[string]any `yaml:"on"`
 		Jobs map[string]struct {
 			If    string `yaml:"if"`
+			Uses  string `yaml:"uses"` // a reusable workflow`
 			Steps []struct {
 				Uses string            `yaml:"uses"`
 				With map[string]any    `yaml:"with"`
@@ -94,7 +97,7 @@ func guarded(t *testing.T, where, text, header string) {
 		return
 	}
 	for name, job := range w.Jobs {
-		optr := false
+		optr := strings.HasPrefix(job.Uses, "optr-dev/optr/.github/workflows/")
 		for _, s := range job.Steps {
 			optr = optr || runsOptr(s.Uses)
 		}
