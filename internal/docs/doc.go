@@ -12,7 +12,8 @@
 //     checked whole is listed, with the reason, in the test's skip table; a
 //     block that fits no kind fails the test.
 //   - The repository's own .github/workflows pass actionlint, with the
-//     repository as the project (so `uses: ./` is checked against action.yml).
+//     repository as the project (so `uses: ./` is checked against action.yml)
+//     and .github/actionlint.yaml, as .ci/run lints them.
 //   - action.yml's inputs are exactly the INPUT_* variables the action reads
 //     (action.LoadInputs), its outputs exactly the ones internal/actionrun
 //     writes; README.md's inputs table and outputs paragraph name the same

@@ -10,8 +10,9 @@ import (
 )
 
 // TestRepositoryWorkflowsPassActionlint lints .github/workflows/*.yml with
-// the repository as the project, so a step `uses: ./` is checked against
-// action.yml's inputs, as .ci/run's actionlint does.
+// the repository as the project, as .ci/run's actionlint does: a step
+// `uses: ./` is checked against action.yml's inputs, and
+// .github/actionlint.yaml applies.
 func TestRepositoryWorkflowsPassActionlint(t *testing.T) {
 	t.Parallel()
 	abs, err := filepath.Abs(root)
@@ -28,7 +29,8 @@ func TestRepositoryWorkflowsPassActionlint(t *testing.T) {
 	}
 	for _, f := range files {
 		rel, _ := filepath.Rel(abs, f)
-		for _, p := range lint(t, f, readRoot(t, rel), 0, project, map[int]int{}) {
+		// The path is relative to the project, as actionlint.yaml's paths are.
+		for _, p := range lint(t, filepath.ToSlash(rel), readRoot(t, rel), 0, project, map[int]int{}) {
 			t.Error(p)
 		}
 		guarded(t, rel, readRoot(t, rel), "")
