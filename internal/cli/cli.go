@@ -41,7 +41,7 @@ type CLI struct {
 	HTTPClient *http.Client
 
 	errOnce sync.Once
-	errW    io.Writer
+	errW    *lockedWriter
 }
 
 // New returns a CLI wired to the process's real streams and environment.

@@ -1,28 +1,47 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
-	"io"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/progress"
 )
 
-// live shows per-agent progress on stderr: redrawn in place on a terminal,
-// one plain line per state change otherwise.
+// live shows per-agent progress on stderr while a run's agents work.
+//
+// On a terminal that can move the cursor (see screenOf) it keeps a table
+// of the agents at the bottom of the screen, redrawn in place, and every
+// other line — an agent's failure with its reason, a watcher decision, a
+// retry, and whatever else is written to the CLI's stderr meanwhile (log
+// lines) — is printed above the table: the table is erased, the line
+// written, the table drawn again, so no row is left stale. No table row is
+// wider than the terminal, since a wrapped row would throw off the count of
+// rows to erase. Once every agent has finished the table stays on screen
+// as it is and stderr is the plain stream again.
+//
+// Elsewhere it writes one plain line per state change.
 type live struct {
-	w     io.Writer
-	tty   bool
-	now   func() time.Time
-	mu    sync.Mutex
-	order []string
-	state map[string]*agentState
+	// out is the CLI's stderr; its mutex guards every field below, and
+	// while the table is on screen out.lv is this live view.
+	out    *lockedWriter
+	screen screen
+	now    func() time.Time
+	order  []string
+	state  map[string]*agentState
+	// drawn is how many table rows are on screen, just above the cursor.
 	drawn int
-	stop  chan struct{}
-	done  chan struct{}
+	// partial is the start of a line written to stderr while the table
+	// was up, kept until its end arrives.
+	partial []byte
+	// settledAt is out.writes when the table settled.
+	settledAt int
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 type agentState struct {
@@ -30,18 +49,34 @@ type agentState struct {
 	start   time.Time
 	elapsed time.Duration
 	attempt int
+	reason  string
 }
 
-func newLive(w io.Writer, tty bool, now func() time.Time, agents []string) *live {
-	l := &live{w: w, tty: tty, now: now, order: agents, state: map[string]*agentState{}}
+// newLive starts the live view of a run of agents on the CLI's stderr.
+func (c *CLI) newLive(agents []string) *live {
+	l := &live{out: c.stderr(), screen: c.screenOf(c.Stderr), now: c.Now, order: agents, state: map[string]*agentState{}}
 	for _, a := range agents {
 		l.state[a] = &agentState{status: executor.Queued}
 	}
-	if tty {
+	if l.screen.tty {
+		l.out.mu.Lock()
+		l.attach()
+		l.out.mu.Unlock()
 		l.stop, l.done = make(chan struct{}), make(chan struct{})
 		go l.tick()
 	}
 	return l
+}
+
+// attach puts the table on screen (out.mu held). A table that settled is
+// drawn over again when nothing was written below it since; otherwise a
+// fresh one starts below what was.
+func (l *live) attach() {
+	if l.out.writes != l.settledAt {
+		l.drawn = 0
+	}
+	l.out.lv = l
+	l.redraw()
 }
 
 func (l *live) tick() {
@@ -53,17 +88,19 @@ func (l *live) tick() {
 		case <-l.stop:
 			return
 		case <-t.C:
-			l.mu.Lock()
-			l.redraw()
-			l.mu.Unlock()
+			l.out.mu.Lock()
+			if l.out.lv == l && l.running() {
+				l.redraw() // the elapsed times move on
+			}
+			l.out.mu.Unlock()
 		}
 	}
 }
 
 // event records a state change; it is safe for concurrent use.
 func (l *live) event(ev executor.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.out.mu.Lock()
+	defer l.out.mu.Unlock()
 	s, ok := l.state[ev.Agent]
 	if !ok {
 		s = &agentState{}
@@ -74,15 +111,42 @@ func (l *live) event(ev executor.Event) {
 		s.start = l.now()
 	}
 	s.status, s.attempt = ev.Status, max(ev.Attempt, s.attempt)
+	if !final(ev.Status) { // running (again, after a restart) or queued
+		s.elapsed, s.reason = 0, ""
+	}
 	if ev.Result != nil {
 		s.elapsed = time.Duration(ev.Result.ExecMS) * time.Millisecond
+		if ev.Result.Status != executor.Succeeded && ev.Result.Error != "" {
+			s.reason = progress.ShortError(ev.Result.Error, 200)
+		}
 	}
-	if l.tty {
-		l.redraw()
+	if !l.screen.tty {
+		if line := plainLine(ev, s); line != "" {
+			fmt.Fprintln(l.out.w, line)
+		}
 		return
 	}
+	if l.out.lv != l {
+		if final(ev.Status) {
+			return
+		}
+		l.attach() // an agent (a spare, a restart) runs again: the table comes back
+	}
+	var above bytes.Buffer
+	for _, line := range l.notes(ev) {
+		above.WriteString(line + "\n")
+	}
+	_ = l.print(above.Bytes()) // a lost frame is redrawn by the next
+	if !l.running() && !l.queued() {
+		l.settle()
+	}
+}
+
+// plainLine is the line a state change gets where the screen cannot be
+// redrawn; "" for none.
+func plainLine(ev executor.Event, s *agentState) string {
 	if ev.Status == executor.Queued {
-		return
+		return ""
 	}
 	line := fmt.Sprintf("[optr] %s: %s", ev.Agent, ev.Status)
 	if ev.Result != nil {
@@ -96,44 +160,150 @@ func (l *live) event(ev executor.Event) {
 	} else if ev.Attempt > 1 {
 		line += fmt.Sprintf(" (attempt %d)", ev.Attempt)
 	}
-	fmt.Fprintln(l.w, line)
+	return line
 }
 
-func (l *live) redraw() {
-	var b strings.Builder
-	if l.drawn > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", l.drawn)
+// notes are the lines a state change prints above the table: why an agent
+// failed (the whole error), what the watcher decided, a new attempt.
+func (l *live) notes(ev executor.Event) []string {
+	name := comment.OneLine(ev.Agent, 64)
+	var out []string
+	switch r := ev.Result; {
+	case r != nil && r.Status != executor.Succeeded:
+		line := fmt.Sprintf("%s %s %s after %s", l.screen.paint(red, "✘"), name, r.Status, fmtDuration(time.Duration(r.ExecMS)*time.Millisecond))
+		if r.Error != "" {
+			line += ": " + l.screen.paint(red, comment.OneLine(r.Error, 1000))
+		}
+		out = append(out, line)
+		if r.Decision != "" {
+			out = append(out, fmt.Sprintf("  %s %s for %s: %s", l.screen.paint(yellow, "watcher:"), comment.OneLine(r.Decision, 40), name, comment.OneLine(r.DecisionNote, 500)))
+		}
+	case r == nil && ev.Status == executor.Running && ev.Attempt > 1:
+		out = append(out, fmt.Sprintf("%s %s: attempt %d", l.screen.paint(yellow, "↻"), name, ev.Attempt))
 	}
+	return out
+}
+
+// write takes what is written to stderr while the table is up (out.mu
+// held): whole lines go above the table, the start of a line waits for
+// its end.
+func (l *live) write(p []byte) (int, error) {
+	l.partial = append(l.partial, p...)
+	i := bytes.LastIndexByte(l.partial, '\n')
+	if i < 0 {
+		return len(p), nil
+	}
+	lines := l.partial[:i+1]
+	l.partial = append([]byte(nil), l.partial[i+1:]...)
+	if err := l.print(lines); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// print erases the table, writes lines (whole lines, possibly none) and
+// draws the table again, in one write.
+func (l *live) print(lines []byte) error {
+	var b bytes.Buffer
+	l.erase(&b)
+	b.Write(lines)
+	l.draw(&b)
+	_, err := l.out.w.Write(b.Bytes())
+	return err
+}
+
+func (l *live) redraw() { _ = l.print(nil) } // a lost frame is redrawn by the next
+
+// erase moves the cursor up over the table and clears to the end of the
+// screen.
+func (l *live) erase(b *bytes.Buffer) {
+	if l.drawn > 0 {
+		fmt.Fprintf(b, "\r\x1b[%dA\x1b[J", l.drawn)
+		l.drawn = 0
+	}
+}
+
+// draw appends the table's rows, each cut to the terminal's width.
+func (l *live) draw(b *bytes.Buffer) {
+	width := l.screen.width()
 	for _, name := range l.order {
 		s := l.state[name]
 		el := s.elapsed
-		if el == 0 && !s.start.IsZero() {
+		if el == 0 && !s.start.IsZero() && !final(s.status) {
 			el = l.now().Sub(s.start)
 		}
-		mark := map[executor.Status]string{executor.Succeeded: "✔", executor.Failed: "✘", executor.Escalated: "✘", executor.Cancelled: "✘"}[s.status]
-		if mark == "" {
-			mark = "…"
+		mark, colour := "…", yellow
+		switch {
+		case s.status == executor.Succeeded:
+			mark, colour = "✔", green
+		case final(s.status):
+			mark, colour = "✘", red
+		case s.status == executor.Queued:
+			colour = ""
 		}
-		extra := ""
+		text := fmt.Sprintf("%-20s %-10s %8s", comment.OneLine(name, 64), s.status, fmtDuration(el))
 		if s.attempt > 1 {
-			extra = fmt.Sprintf(" (attempt %d)", s.attempt)
+			text += fmt.Sprintf(" (attempt %d)", s.attempt)
 		}
-		fmt.Fprintf(&b, "\x1b[2K %s %-20s %-10s %8s%s\n", mark, name, s.status, fmtDuration(el), extra)
+		if s.reason != "" {
+			text += "  " + s.reason
+		}
+		// " ✔ " takes three columns; the last column stays free so the
+		// cursor never wraps.
+		text = runewidth.Truncate(text, max(width-4, 10), "…")
+		fmt.Fprintf(b, " %s %s\n", l.screen.paint(colour, mark), text)
+		l.drawn++
 	}
-	l.drawn = len(l.order)
-	io.WriteString(l.w, b.String())
 }
 
-// close stops the redraw loop after one last frame.
+// settle leaves the finished table on screen and gives stderr back
+// (out.mu held).
+func (l *live) settle() {
+	if l.out.lv != l {
+		return
+	}
+	if len(l.partial) > 0 {
+		_ = l.print(append(l.partial, '\n'))
+		l.partial = nil
+	}
+	l.out.lv, l.settledAt = nil, l.out.writes
+}
+
+func (l *live) running() bool {
+	for _, s := range l.state {
+		if s.status == executor.Running {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *live) queued() bool {
+	for _, s := range l.state {
+		if s.status == executor.Queued {
+			return true
+		}
+	}
+	return false
+}
+
+func final(s executor.Status) bool {
+	return s != executor.Queued && s != executor.Running
+}
+
+// close stops the redraw loop after one last frame and gives stderr back.
 func (l *live) close() {
-	if !l.tty {
+	if !l.screen.tty {
 		return
 	}
 	close(l.stop)
 	<-l.done
-	l.mu.Lock()
-	l.redraw()
-	l.mu.Unlock()
+	l.out.mu.Lock()
+	defer l.out.mu.Unlock()
+	if l.out.lv == l {
+		l.redraw()
+		l.settle()
+	}
 }
 
 func fmtDuration(d time.Duration) string {

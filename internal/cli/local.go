@@ -78,7 +78,7 @@ type localObserver struct {
 
 // Started implements pipeline.Observer.
 func (o *localObserver) Started(_ context.Context, p *pipeline.Prepared) {
-	o.lv = newLive(o.c.errOut(), o.c.IsTerminal != nil && o.c.IsTerminal(o.c.Stderr), o.c.Now, p.AgentNames)
+	o.lv = o.c.newLive(p.AgentNames)
 }
 
 // Event implements pipeline.Observer.

@@ -1,10 +1,8 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,43 +10,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-yaml"
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compileSchema compiles Schema; compiling also checks it against the
-// draft 2020-12 meta-schema.
+// compileSchema compiles Schema (CompileSchema).
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	s, err := CompileSchema()
 	if err != nil {
-		t.Fatalf("schema.json is not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
 		t.Fatal(err)
-	}
-	s, err := c.Compile("schema.json")
-	if err != nil {
-		t.Fatalf("compile schema.json: %v", err)
 	}
 	return s
 }
 
-// validateYAML checks a YAML config against the schema the way an editor
-// does: converted to JSON first.
-func validateYAML(s *jsonschema.Schema, data []byte) error {
-	j, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return fmt.Errorf("convert to JSON: %w", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		return fmt.Errorf("read converted JSON: %w", err)
-	}
-	return s.Validate(inst)
-}
+// validateYAML checks a YAML config against the schema s.
+func validateYAML(s *jsonschema.Schema, data []byte) error { return validateAgainst(s, data) }
 
 // validConfigs lists the configs that must be valid: every optr.yml and
 // *.optr.yml under the repository's testdata, and testdata/valid here.

@@ -18,7 +18,11 @@ func (rep *Report) View() progress.View {
 		Details:     rep.Details,
 		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL,
 	}
+	noResult := map[string]string{} // agent → why it gave no result
 	for _, r := range rep.Results {
+		if r.Status != executor.Succeeded {
+			noResult[r.Agent] = r.Error
+		}
 		v.Agents = append(v.Agents, agentLine(r))
 		if r.Agent == rep.Selected {
 			v.Result = r.Output
@@ -28,6 +32,7 @@ func (rep *Report) View() progress.View {
 		v.Table = append(v.Table, progress.Row{
 			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: t.Failed,
 			TTVms: t.TTVms, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
+			Error: noResult[t.Agent],
 		})
 	}
 	return v

@@ -95,7 +95,7 @@ func TextTable(rows []Row, selected string) string {
 		}
 		cells := []string{
 			mark, comment.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
-			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), textList(r.Failed, "; "),
+			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
 			cells[i] = strings.ReplaceAll(c, "\t", " ")
@@ -104,6 +104,24 @@ func TextTable(rows []Row, selected string) string {
 	}
 	_ = w.Flush() // writes to a strings.Builder cannot fail
 	return b.String()
+}
+
+// failedCell is the FAILED cell: the constraints a result failed, or for
+// an agent that gave no result, why (the short form of its error).
+func failedCell(r Row) string {
+	if len(r.Failed) == 0 && r.Error != "" {
+		return ShortError(r.Error, 80)
+	}
+	return textList(r.Failed, "; ")
+}
+
+// ShortError is the most telling part of an agent's error, on one line of
+// at most n characters: its last line, which for a command agent is the
+// end of its stderr and otherwise the error itself.
+func ShortError(err string, n int) string {
+	lines := strings.Split(strings.TrimSpace(err), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	return comment.OneLine(last, n)
 }
 
 func textList(items []string, sep string) string {

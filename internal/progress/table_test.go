@@ -91,3 +91,23 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestTextTableShowsWhyAnAgentGaveNoResult: the FAILED cell of an agent
+// without a result is the end of its error, not "-".
+func TestTextTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "good", Admissible: true, Score: 80},
+		{Agent: "broken", Error: "agent broken escalated after 1 attempt(s): systematic exit_status: sh exited with status 3; the end of stderr:\nbroken: cannot reach\x1b[2K the model\n"},
+		{Agent: "api", Error: "agent api failed: Post \"http://127.0.0.1:9/v1\": connection refused"},
+	}
+	got := TextTable(rows, "good")
+	want := "" +
+		"    AGENT   OK   SCORE  TTV  EXEC  TOKENS  COST  INVARIANTS  FAILED\n" +
+		"π*  good    yes  80.0   -    -     -       -     -           -\n" +
+		"    broken  no   0.0    -    -     -       -     -           broken: cannot reach [2K the model\n" +
+		"    api     no   0.0    -    -     -       -     -           agent api failed: Post \"http://127.0.0.1:9/v1\": connection refused\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -112,6 +112,9 @@ type Row struct {
 	Invariants []string
 	// Failed are the constraints it failed, with reasons (untrusted).
 	Failed []string
+	// Error is why the agent gave no result, its final error (untrusted);
+	// empty when it gave one.
+	Error string
 	// TTVms is the agent's time-to-value estimate in milliseconds.
 	TTVms int64
 	// ExecMS is the measured execution time in milliseconds.

@@ -1,0 +1,25 @@
+// Package docs keeps the documentation honest: its tests read README.md,
+// action.yml and the repository's workflows and fail when what they say
+// and what the code does drift apart.
+//
+//   - Every ```yaml block in README.md parses. A block is classified by its
+//     top-level keys, and checked as what it is: a GitHub workflow (on: and
+//     jobs:) passes actionlint; a jobs: fragment ("same on: as above") passes
+//     actionlint completed with the README's first workflow; a list of steps
+//     passes actionlint as steps that follow the optr step; an optr config
+//     (only keys of internal/config/schema.json at the top) validates against
+//     the schema and loads through config.Parse. A block that cannot be
+//     checked whole is listed, with the reason, in the test's skip table; a
+//     block that fits no kind fails the test.
+//   - The repository's own .github/workflows pass actionlint, with the
+//     repository as the project (so `uses: ./` is checked against action.yml)
+//     and .github/actionlint.yaml, as .ci/run lints them.
+//   - action.yml's inputs are exactly the INPUT_* variables the action reads
+//     (action.LoadInputs), its outputs exactly the ones internal/actionrun
+//     writes; README.md's inputs table and outputs paragraph name the same
+//     ones, with the same defaults, and every value the README shows for an
+//     input is one the binary accepts.
+//
+// The package has no code of its own beyond this comment; host/action.yml
+// is held equal to action.yml by scripts/host_test.go.
+package docs

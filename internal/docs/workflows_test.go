@@ -1,0 +1,117 @@
+package docs
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/rhysd/actionlint"
+)
+
+// TestRepositoryWorkflowsPassActionlint lints .github/workflows/*.yml with
+// the repository as the project, as .ci/run's actionlint does: a step
+// `uses: ./` is checked against action.yml's inputs, and
+// .github/actionlint.yaml applies.
+func TestRepositoryWorkflowsPassActionlint(t *testing.T) {
+	t.Parallel()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	project, err := actionlint.NewProject(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(abs, ".github", "workflows", "*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workflows found under %s (%v)", abs, err)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(abs, f)
+		// The path is relative to the project, as actionlint.yaml's paths are.
+		for _, p := range lint(t, filepath.ToSlash(rel), readRoot(t, rel), 0, project, map[int]int{}) {
+			t.Error(p)
+		}
+		guarded(t, rel, readRoot(t, rel), "")
+	}
+}
+
+// guard is what the if: of a job that runs optr on issue events must test:
+// the trigger label and the /optr comment prefix, so that other labels and
+// ordinary comments never start the container. A job runs optr when a step
+// uses the action (either mode) or the job calls one of optr's reusable
+// workflows.
+var guard = []string{
+	"github.event.label.name == 'optr'",
+	"startsWith(github.event.comment.body, '/optr')",
+}
+
+// runsOptr reports whether a step's uses: is the optr action, either mode.
+func runsOptr(uses string) bool {
+	return uses == "./" || uses == "./host" || strings.HasPrefix(uses, "optr-dev/optr@") || strings.HasPrefix(uses, "optr-dev/optr/host@")
+}
+
+// guarded checks a workflow text (completed by header when it is a jobs:
+// fragment): every input it gives optr (with: of an optr step, INPUT_* in
+// any step's env:) is one action.yml declares, and every job that runs
+// optr on issue events has an if: holding each part of guard.
+func guarded(t *testing.T, where, text, header string) {
+	t.Helper()
+	var w struct {
+		On   map[string]any `yaml:"on"`
+		Jobs map[string]struct {
+			If    string `yaml:"if"`
+			Uses  string `yaml:"uses"` // a reusable workflow`
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]any    `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(text+header), &w); err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
+	inputs := readAction(t).Inputs
+	for name, job := range w.Jobs {
+		for i, s := range job.Steps {
+			var given []string
+			if runsOptr(s.Uses) {
+				given = append(given, sortedKeys(s.With)...)
+			}
+			for k := range s.Env {
+				if in, ok := strings.CutPrefix(k, "INPUT_"); ok {
+					given = append(given, strings.ToLower(strings.ReplaceAll(in, "_", "-")))
+				}
+			}
+			for _, in := range given {
+				if _, ok := inputs[in]; !ok {
+					t.Errorf("%s: job %s step %d gives optr the input %s, which action.yml does not declare", where, name, i+1, in)
+				}
+			}
+		}
+	}
+	_, comments := w.On["issue_comment"]
+	_, issues := w.On["issues"]
+	if !comments && !issues {
+		return
+	}
+	for name, job := range w.Jobs {
+		optr := strings.HasPrefix(job.Uses, "optr-dev/optr/.github/workflows/")
+		for _, s := range job.Steps {
+			optr = optr || runsOptr(s.Uses)
+		}
+		if !optr {
+			continue
+		}
+		for _, g := range guard {
+			if issues && strings.Contains(g, "label") || comments && strings.Contains(g, "comment") {
+				if !strings.Contains(job.If, g) {
+					t.Errorf("%s: job %s runs optr on issue events, but its if: lacks %s, so it starts the container for events optr skips", where, name, g)
+				}
+			}
+		}
+	}
+}
