@@ -55,9 +55,11 @@ func plural(n int, one, many string) string {
 // blocks and `code spans` show them literally, so they stay), and
 // invisible format characters anywhere. Visible text is kept as it is. An
 // HTML comment that is never closed hides the rest of the text, as on
-// GitHub.
+// GitHub. Bytes that are not UTF-8 are dropped first, so that removing a
+// character can never join the bytes around it into a hidden one.
 func StripHidden(text string) (string, Hidden) {
 	var h Hidden
+	text = strings.ToValidUTF8(text, "")
 	text = stripInvisible(text, &h)
 	return stripComments(text, &h), h
 }
