@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/matrix"
-	"github.com/optr-dev/optr/internal/pipeline"
 )
 
 const planUsage = `optr plan --intent TEXT [flags]
@@ -51,24 +49,9 @@ func (c *CLI) cmdPlan(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr(errArgs("plan", fs.Args()))
 	}
-	intent, err := c.readIntent(f.intent, f.intentFile)
+	spec, err := c.spec(&f, fs.Changed("config")) // the plan's datalake is its own
 	if err != nil {
 		return err
-	}
-	cfg, err := c.loadConfig(f.config, fs.Changed("config"))
-	if err != nil {
-		return err
-	}
-	if f.runID == "" {
-		f.runID = c.localRunID()
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("find the working directory: %w", err)
-	}
-	spec := pipeline.Spec{
-		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
-		Constraints: f.constraints, Pipeline: f.pipeline, Agents: f.agents, Dir: wd,
 	}
 	plan, _, err := matrix.MakePlan(ctx, spec, c.deps(), 0, "")
 	var failed *matrix.PlanFailedError

@@ -63,25 +63,9 @@ func (c *CLI) cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	intent, err := c.readIntent(f.intent, f.intentFile)
+	spec, err := c.spec(&f, fs.Changed("config"))
 	if err != nil {
 		return err
-	}
-	cfg, err := c.loadConfig(f.config, fs.Changed("config"))
-	if err != nil {
-		return err
-	}
-	if f.runID == "" {
-		f.runID = c.localRunID()
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("find the working directory: %w", err)
-	}
-	spec := pipeline.Spec{
-		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
-		Constraints: append(f.constraints, f.commaList...), Pipeline: f.pipeline, Agents: f.agents,
-		Datalake: f.datalake, LedgerPath: ledgerPath(f.ledger, f.datalake), Dir: wd,
 	}
 	return c.runLocal(ctx, spec, mode, f.json)
 }
@@ -153,4 +137,31 @@ func parseInteractive(s string) (string, error) {
 		return s, nil
 	}
 	return "", usageErr(fmt.Errorf("--interactive must be auto, always or never, not %q", s))
+}
+
+// spec is the run the flags ask for: the intent read, the config loaded
+// (configChanged: --config was given, so a missing file is an error), a
+// run id generated when none was given, the working directory as the
+// workspace.
+func (c *CLI) spec(f *runFlags, configChanged bool) (pipeline.Spec, error) {
+	intent, err := c.readIntent(f.intent, f.intentFile)
+	if err != nil {
+		return pipeline.Spec{}, err
+	}
+	cfg, err := c.loadConfig(f.config, configChanged)
+	if err != nil {
+		return pipeline.Spec{}, err
+	}
+	if f.runID == "" {
+		f.runID = c.localRunID()
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return pipeline.Spec{}, fmt.Errorf("find the working directory: %w", err)
+	}
+	return pipeline.Spec{
+		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
+		Constraints: append(f.constraints, f.commaList...), Pipeline: f.pipeline, Agents: f.agents,
+		Datalake: f.datalake, LedgerPath: ledgerPath(f.ledger, f.datalake), Dir: wd,
+	}, nil
 }
