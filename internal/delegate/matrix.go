@@ -84,22 +84,14 @@ func RunSpecialist(ctx context.Context, in Input, a Assignment, reportPath strin
 // topics are judged, as Run judges them. Results go to in.Exec.Sink as
 // Run's executor would send them.
 func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topics []Topic, failure *Failure, results []*executor.Result, reports map[string]string) (*Outcome, error) {
-	if err := in.check(); err != nil {
-		return nil, fmt.Errorf("delegate: %w", err)
-	}
 	if coordinator == nil {
 		return nil, errors.New("delegate: no coordinator result")
 	}
-	root, err := filepath.Abs(in.Datalake)
+	r, err := start(in)
 	if err != nil {
-		return nil, fmt.Errorf("delegate: datalake: %w", err)
+		return nil, err
 	}
-	dir, err := Claim(root, in.Workflow)
-	if err != nil {
-		return nil, fmt.Errorf("delegate: %w", err)
-	}
-	o := &Outcome{SpecDir: dir, Spec: slashRel(root, dir), Threshold: in.Pipeline.Threshold}
-	r := &runner{in: in, root: root, o: o}
+	o := r.o
 	var sinkErrs []error
 	sink := func(res *executor.Result) {
 		if in.Exec.Sink != nil {

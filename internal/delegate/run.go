@@ -53,6 +53,15 @@ func (p planned) names() []string {
 // the run's files, or a cancelled context, in which case the Outcome holds
 // what was done.
 func Run(ctx context.Context, in Input) (*Outcome, error) {
+	r, err := start(in)
+	if err != nil {
+		return nil, err
+	}
+	return r.o, r.run(ctx)
+}
+
+// start checks in and takes step 1, the spec folder, for Run and Assemble.
+func start(in Input) (*runner, error) {
 	if err := in.check(); err != nil {
 		return nil, fmt.Errorf("delegate: %w", err)
 	}
@@ -60,15 +69,12 @@ func Run(ctx context.Context, in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("delegate: datalake: %w", err)
 	}
-	// Step 1: the spec folder.
 	dir, err := Claim(root, in.Workflow)
 	if err != nil {
 		return nil, fmt.Errorf("delegate: %w", err)
 	}
 	o := &Outcome{SpecDir: dir, Spec: slashRel(root, dir), Threshold: in.Pipeline.Threshold}
-	r := &runner{in: in, root: root, o: o}
-	err = r.run(ctx)
-	return o, err
+	return &runner{in: in, root: root, o: o}, nil
 }
 
 // runner carries one run's state between its steps.
