@@ -3,7 +3,13 @@ package agent
 import (
 	"context"
 	"time"
+
+	"github.com/optr-dev/optr/internal/spool"
 )
+
+// SpoolPrefix starts the name of every file an agent spools its output to
+// (see Request.SpoolDir); the datalake never records such a file.
+const SpoolPrefix = ".spool-"
 
 // Agent is one configured agent. Run performs a single attempt: retries,
 // backoff and Level-2 analysis are the caller's business (package recovery),
@@ -58,6 +64,10 @@ type Request struct {
 	OutputDir string
 	// Dir is the working directory for command agents (the workspace).
 	Dir string
+	// SpoolDir, when set, is a directory where a command agent keeps an
+	// output too large to hold in memory (Response.Spool), in a file whose
+	// name starts with SpoolPrefix; empty keeps every output in memory.
+	SpoolDir string
 	// Progress, when set, is told about every sign of life (output bytes,
 	// frames, tokens) so a watchdog can tell a stuck agent from a slow one.
 	// It may be called from several goroutines.
@@ -98,8 +108,12 @@ type Signal struct {
 // Response is what one attempt produced.
 type Response struct {
 	// Output is the agent's answer: stdout with control frames removed for
-	// command agents, the parsed "output" for LLM agents.
+	// command agents, the parsed "output" for LLM agents. It is empty when
+	// the answer was too large to hold in memory and Spool holds it.
 	Output string
+	// Spool, when set, holds the answer on disk instead of Output (a
+	// command agent whose Request had a SpoolDir), already redacted.
+	Spool *spool.File
 	// TTV is the agent's own time-to-value estimate (RESULT frame or
 	// ttv_estimate_ms); zero when the agent did not say.
 	TTV time.Duration

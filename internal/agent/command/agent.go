@@ -18,6 +18,11 @@ const (
 	// DefaultMaxOutput bounds stdout with frames removed (64 MiB, the
 	// default of executor.max-output).
 	DefaultMaxOutput = 64 << 20
+	// DefaultInMemory is the largest output kept in memory when the
+	// request names a SpoolDir (1 MiB); a larger one is spooled to disk.
+	// It is not below the size up to which the datalake indents JSON, so a
+	// spooled output's agent file is always the compact encoding.
+	DefaultInMemory = 1 << 20
 	// DefaultMaxStderr bounds the tail of stderr kept in Response.Stderr.
 	DefaultMaxStderr = 64 << 10
 	// DefaultKillGrace is the time between SIGTERM and SIGKILL.
@@ -35,6 +40,9 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxOutput bounds stdout with frames removed (default DefaultMaxOutput).
 	MaxOutput int
+	// InMemory is the largest output kept in memory when the request names
+	// a SpoolDir (default DefaultInMemory).
+	InMemory int
 	// MaxStderr bounds the tail of stderr kept (default DefaultMaxStderr).
 	MaxStderr int
 	// KillGrace is how long a stopped process group gets between SIGTERM
@@ -43,8 +51,9 @@ type Options struct {
 	KillGrace time.Duration
 	// Redactor removes secrets from stdout and stderr before they are cut
 	// to MaxOutput and MaxStderr, so that no piece of a key split by the cut
-	// escapes (nil redacts nothing; the caller redacts the whole response
-	// again).
+	// escapes, and from stdout on its way to a spool file, a key split
+	// across reads included (nil redacts nothing; the caller redacts the
+	// in-memory response again).
 	Redactor *redact.Redactor
 }
 
@@ -79,6 +88,7 @@ func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
 	}
 	opts.MaxOutput = orDefault(opts.MaxOutput, DefaultMaxOutput)
 	opts.MaxStderr = orDefault(opts.MaxStderr, DefaultMaxStderr)
+	opts.InMemory = orDefault(opts.InMemory, DefaultInMemory)
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
 	}

@@ -3,65 +3,11 @@ package command
 import (
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/redact"
 )
-
-// capBuffer keeps the first max bytes written to it and notes the rest. It
-// never fails a write, so the frame parser in front of it keeps reading.
-// Its storage doubles when full (append grows a large slice by a quarter,
-// copying a 50 MiB output about twenty times over), and String hands the
-// bytes over without a copy.
-type capBuffer struct {
-	max    int
-	redact *redact.Redactor
-	buf    strings.Builder
-	over   bool
-	onOver func()
-}
-
-func (c *capBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := c.max - c.buf.Len(); len(p) > room {
-		p = p[:room]
-		if !c.over {
-			c.over = true
-			c.onOver()
-		}
-	}
-	if c.buf.Cap()-c.buf.Len() < len(p) {
-		c.buf.Grow(max(len(p), c.buf.Cap())) // at least doubles
-	}
-	c.buf.Write(p)
-	return n, nil
-}
-
-// String returns what was kept, without a character split by the cut,
-// redacted: a secret the cut split leaves its head at the end, and that
-// head is redacted as the secret (redact.Redactor.String).
-func (c *capBuffer) String() string {
-	s := c.buf.String()
-	if c.over {
-		s = trimPartialRune(s)
-	}
-	return c.redact.String(s)
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of s.
-func trimPartialRune(s string) string {
-	for i := 1; i <= utf8.UTFMax && i <= len(s); i++ {
-		if utf8.RuneStart(s[len(s)-i]) {
-			if !utf8.FullRuneInString(s[len(s)-i:]) {
-				return s[:len(s)-i]
-			}
-			break
-		}
-	}
-	return s
-}
 
 // trimLeadingPartialRune drops the continuation bytes of a character cut
 // at the start of b.

@@ -1,13 +1,13 @@
 package command
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -43,40 +43,6 @@ func TestTailBuffer(t *testing.T) {
 	}
 }
 
-func TestCapBuffer(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		writes []string
-		want   string
-		over   bool
-	}{
-		{"fits", []string{"ab", "cd"}, "abcd", false},
-		{"exactly max", []string{"abcdefgh"}, "abcdefgh", false},
-		{"over", []string{"abcde", "fghij", "k"}, "abcdefgh", true},
-		{"cut inside a character", []string{"abcdefg", "é"}, "abcdefg", true},
-		{"cut after a whole character", []string{"abcdeé", "xy"}, "abcdeéx", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			calls := 0
-			b := &capBuffer{max: 8, onOver: func() { calls++ }}
-			for _, w := range tt.writes {
-				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
-					t.Fatalf("Write = %d, %v: a capBuffer never fails", n, err)
-				}
-			}
-			if got := b.String(); got != tt.want {
-				t.Fatalf("String = %q, want %q", got, tt.want)
-			}
-			if wantCalls := map[bool]int{false: 0, true: 1}[tt.over]; calls != wantCalls {
-				t.Fatalf("onOver called %d times, want %d", calls, wantCalls)
-			}
-		})
-	}
-}
-
 // A key straddling the cut of a kept tail (stderr) or a kept head (stdout)
 // must not leave its other half behind: redaction runs before the cut, and
 // a fragment of 8+ bytes at the cut edge counts as the key.
@@ -88,9 +54,14 @@ func TestBuffersRedactAcrossTheCut(t *testing.T) {
 		tail := &tailBuffer{max: 32, redact: r}
 		_, _ = tail.Write([]byte(strings.Repeat("x", 40) + key[:split]))
 		_, _ = tail.Write([]byte(key[split:] + strings.Repeat("y", 24)))
-		head := &capBuffer{max: 30, redact: r, onOver: func() {}}
-		_, _ = head.Write([]byte(strings.Repeat("z", 10) + key + "tail"))
-		for what, got := range map[string]string{"stderr tail": tail.String(), "stdout head": head.String()} {
+		head := spool.New(spool.Options{Max: 30, Redactor: r})
+		_, _ = head.Write([]byte(strings.Repeat("z", 10) + key[:split]))
+		_, _ = head.Write([]byte(key[split:] + "tail"))
+		kept, err := head.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, got := range map[string]string{"stderr tail": tail.String(), "stdout head": kept.Text} {
 			for k := 8; k <= len(key); k++ {
 				for i := 0; i+k <= len(key); i++ {
 					if strings.Contains(got, key[i:i+k]) && (i == 0 || i+k == len(key)) {
@@ -99,32 +70,5 @@ func TestBuffersRedactAcrossTheCut(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestCapBufferGrowsByDoubling: a 50 MiB output written in 64 KiB pieces
-// is kept whole, and the buffer is reallocated (its bytes copied) only
-// about log2(50 MiB / 64 KiB) times, not the dozens of times a quarter's
-// growth takes.
-func TestCapBufferGrowsByDoubling(t *testing.T) {
-	t.Parallel()
-	piece := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
-	const pieces = 800                                      // 50 MiB
-	b := &capBuffer{max: 64 << 20, onOver: func() { t.Error("over the limit") }}
-	grows, lastCap := 0, 0
-	for range pieces {
-		if _, err := b.Write(piece); err != nil {
-			t.Fatal(err)
-		}
-		if c := b.buf.Cap(); c != lastCap {
-			grows, lastCap = grows+1, c
-		}
-	}
-	out := b.String()
-	if len(out) != pieces*len(piece) || out[:len(piece)] != string(piece) || out[len(out)-len(piece):] != string(piece) {
-		t.Fatalf("kept %d bytes, want %d, intact", len(out), pieces*len(piece))
-	}
-	if grows > 12 {
-		t.Errorf("the buffer was reallocated %d times, want at most 12", grows)
 	}
 }

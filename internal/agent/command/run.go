@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/frames"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // errOutputTooLarge stops an attempt whose stdout passed MaxOutput.
@@ -46,7 +47,11 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 
 	log := a.opts.Logger.With("agent", a.name)
 	col := &collector{log: log, progress: req.Progress}
-	stdout := &capBuffer{max: a.opts.MaxOutput, redact: a.opts.Redactor, onOver: func() { stop(errOutputTooLarge) }}
+	stdout := spool.New(spool.Options{
+		Dir: req.SpoolDir, Prefix: agent.SpoolPrefix + a.name + "-", Suffix: ".out",
+		Max: int64(a.opts.MaxOutput), InMemory: a.opts.InMemory, Redactor: a.opts.Redactor,
+		OnOver: func() { stop(errOutputTooLarge) },
+	})
 	parser := frames.New(stdout, frames.Options{OnEvent: col.event, OnMalformed: col.malformed})
 	stderr := &tailBuffer{max: a.opts.MaxStderr, redact: a.opts.Redactor}
 
@@ -70,9 +75,14 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	waitErr := cmd.Wait()
 	leftovers := errors.Is(waitErr, exec.ErrWaitDelay)
 	grp.Finish()
-	_ = parser.Close() // capBuffer never fails a write
+	_ = parser.Close() // a spool.Writer never fails a write
+	kept, err := stdout.Close()
+	if err != nil {
+		return resp, &agent.Error{Class: agent.Fatal, Reason: "output_not_kept",
+			Err: fmt.Errorf("keep the output of %s in %s: %w", a.argv[0], req.SpoolDir, err)}
+	}
 
-	resp.Output = stdout.String()
+	resp.Output, resp.Spool = kept.Text, kept.File
 	resp.Stderr = stderr.String()
 	resp.Signals = col.signals
 	resp.TTV = col.ttv
