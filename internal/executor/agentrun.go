@@ -44,7 +44,7 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, r
 	for {
 		out, l := x.launch(t, name, req, start, len(r.Attempts))
 		fill(r, out, t)
-		if r.HasOutput() && l.eval.Verdicts != nil && l.evalOutput == r.Output {
+		if r.HasOutput() && l.eval.Verdicts != nil && l.evalSHA256 == r.OutputSHA256 {
 			r.Checks = l.eval
 		}
 		relaunch := false
@@ -89,10 +89,10 @@ type launched struct {
 	err error
 	// done ends the launch's supervision.
 	done func()
-	// eval is the checks' verdict on evalOutput, when they ran during
-	// recovery.
+	// eval is the checks' verdict on the output whose SHA-256 is
+	// evalSHA256, when they ran during recovery.
 	eval       check.Evaluation
-	evalOutput string
+	evalSHA256 string
 }
 
 // launch runs one launch of t: a fresh recovery run under its own Timeout
@@ -112,11 +112,15 @@ func (x *execution) launch(t Task, name string, req agent.Request, start time.Ti
 	req.Progress = progress
 
 	var eval check.Evaluation
-	var evalOutput string
+	var evalSHA256 string
 	var accept func(context.Context, agent.Response) error
 	if x.opts.CheckDuringRecovery && len(x.opts.Constraints) > 0 {
 		accept = func(ctx context.Context, resp agent.Response) error {
-			eval, evalOutput = check.Evaluate(check.WithDir(ctx, t.Dir), x.opts.Constraints, resp.Output), resp.Output
+			evalSHA256 = SHA256Hex(resp.Output)
+			if resp.Spool != nil {
+				evalSHA256 = resp.Spool.SHA256
+			}
+			eval = x.evaluate(check.WithDir(ctx, t.Dir), resp.Output, resp.Spool, evalSHA256)
 			if !eval.Admissible {
 				return agent.Errorf(agent.Systematic, recovery.ReasonFailedChecks, "hard constraints failed: %v", eval.HardFailed)
 			}
@@ -139,7 +143,7 @@ func (x *execution) launch(t Task, name string, req agent.Request, start time.Ti
 	for i := range out.Attempts {
 		out.Attempts[i].N += prior
 	}
-	l.eval, l.evalOutput = eval, evalOutput
+	l.eval, l.evalSHA256 = eval, evalSHA256
 	l.err = out.Err
 	if out.Status == recovery.OutcomeCancelled && x.ctx.Err() == nil {
 		// The run goes on, so the watcher or the launch's own Timeout

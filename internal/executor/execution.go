@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // execution is the state of one Run.
@@ -36,6 +37,10 @@ type execution struct {
 	// together with outputs of tens of MiB each would otherwise hold all
 	// those copies at once.
 	largeSink chan struct{} // a token per large result being sunk: one
+	// largeCheck lets the checks of one output held on disk at a time
+	// read it into memory, so that outputs of tens of MiB each are never
+	// all in memory together.
+	largeCheck chan struct{}
 }
 
 // largeOutput is the output size from which results are sunk one at a time.
@@ -50,6 +55,7 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 		parent: parent, ctx: ctx, cancel: cancel, opts: opts, now: now,
 		results: make([]*Result, len(opts.Tasks)), replaced: make([][]*Result, len(opts.Tasks)),
 		used: map[string]bool{}, running: map[string]int{}, largeSink: make(chan struct{}, 1),
+		largeCheck: make(chan struct{}, 1),
 	}
 	for _, t := range opts.Tasks {
 		x.names = append(x.names, t.Agent.Name())
@@ -176,10 +182,39 @@ func (x *execution) capture(r *Result, dir string) {
 	x.checks.Go(func() {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		ctx := check.WithOutputSHA256(check.WithDir(x.parent, dir), r.Output, r.OutputSHA256)
-		r.Checks = check.Evaluate(ctx, x.opts.Constraints, r.Output)
+		r.Checks = x.evaluate(check.WithDir(x.parent, dir), r.Output, r.OutputFile, r.OutputSHA256)
 		final()
 	})
+}
+
+// evaluate runs the constraints' checks on an output, held in memory or on
+// disk (f); one output on disk at a time is read into memory for them.
+func (x *execution) evaluate(ctx context.Context, output string, f *spool.File, sum string) check.Evaluation {
+	if f != nil && len(x.opts.Constraints) > 0 {
+		x.largeCheck <- struct{}{}
+		defer func() { <-x.largeCheck }()
+		s, err := f.ReadString()
+		if err != nil {
+			return unreadable(x.opts.Constraints, err)
+		}
+		output = s
+	}
+	return check.Evaluate(check.WithOutputSHA256(ctx, output, sum), x.opts.Constraints, output)
+}
+
+// unreadable is the evaluation of an output that could not be read back:
+// every constraint failed, with the reason.
+func unreadable(cs []check.Constraint, err error) check.Evaluation {
+	ev := check.Evaluation{Invariants: []string{}, Admissible: true}
+	for _, c := range cs {
+		ev.Verdicts = append(ev.Verdicts, check.Verdict{Constraint: c.Name, Hard: c.Hard, Status: check.Failed,
+			Reason: "the output could not be read back to check it: " + err.Error()})
+		if c.Hard {
+			ev.Admissible = false
+			ev.HardFailed = append(ev.HardFailed, c.Name)
+		}
+	}
+	return ev
 }
 
 // sink hands r to the Sink, large results one at a time.
@@ -187,7 +222,7 @@ func (x *execution) sink(r *Result) {
 	if x.opts.Sink == nil {
 		return
 	}
-	if len(r.Output)+len(r.Raw) >= largeOutput {
+	if len(r.Output)+len(r.Raw) >= largeOutput || r.Spooled() {
 		x.largeSink <- struct{}{}
 		defer func() { <-x.largeSink }()
 	}

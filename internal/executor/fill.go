@@ -13,8 +13,12 @@ import (
 // token use add up.
 func fill(r *Result, out recovery.Outcome, t Task) {
 	resp := out.Response
-	r.setOutput(resp.Output)
-	r.Raw, r.Stderr, r.Signals = resp.Raw, resp.Stderr, resp.Signals
+	if resp.Spool != nil {
+		r.setSpool(resp.Spool)
+	} else {
+		r.setOutput(resp.Output)
+	}
+	r.Raw, r.RawFile, r.Stderr, r.Signals = resp.Raw, nil, resp.Stderr, resp.Signals
 	r.Model = t.Model
 	if resp.Model != "" {
 		r.Model = resp.Model
@@ -57,6 +61,9 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 			r.setOutput("")
 			if resp.Output != "" {
 				r.Raw = resp.Output
+			}
+			if resp.Spool != nil {
+				r.Raw, r.RawFile = "", resp.Spool
 			}
 		}
 	}

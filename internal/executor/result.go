@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/spool"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -34,7 +35,8 @@ type Result struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model,omitempty"`
 	Status   Status `json:"status"`
-	// Output is the agent's final output (empty when it produced none).
+	// Output is the agent's final output (empty when it produced none, or
+	// when OutputFile holds it).
 	Output       string `json:"output"`
 	OutputSHA256 string `json:"output_sha256"`
 	// OutputBase64 holds the output's bytes (standard base64) when they
@@ -91,36 +93,103 @@ type Result struct {
 	// when agents do not change code.
 	Change *worktree.Change `json:"change,omitempty"`
 
+	// OutputFile, when set, holds the output on disk instead of Output
+	// (an output too large to keep in memory, see agent.Request.SpoolDir);
+	// RawFile likewise holds Raw. Encoding a Result to JSON reads them back
+	// (EncodeJSON streams them), so its agent file is the same bytes either
+	// way.
+	OutputFile *spool.File `json:"-"`
+	RawFile    *spool.File `json:"-"`
+
 	// Checks is filled after the result was captured; it is not part of the
 	// agent output file (the selection file holds the verdicts).
 	Checks check.Evaluation `json:"-"`
 }
 
 // HasOutput reports whether the agent produced output worth considering.
-func (r *Result) HasOutput() bool { return r.Output != "" }
+func (r *Result) HasOutput() bool { return r.Output != "" || r.OutputFile != nil }
+
+// Spooled reports whether the output or the raw text is on disk.
+func (r *Result) Spooled() bool { return r.OutputFile != nil || r.RawFile != nil }
 
 // Partial returns what a failed agent left: its output, or else the
-// partial output kept in Raw.
+// partial output kept in Raw. Of an output on disk it returns the first
+// spool.ExcerptMax bytes.
 func (r *Result) Partial() string {
-	if r.Output != "" {
+	switch {
+	case r.Output != "":
 		return r.Output
+	case r.OutputFile != nil:
+		return r.OutputFile.Excerpt
+	case r.Raw != "":
+		return r.Raw
+	case r.RawFile != nil:
+		return r.RawFile.Excerpt
 	}
-	return r.Raw
+	return ""
+}
+
+// partialRunes is the number of characters of what Partial returns a
+// part of.
+func (r *Result) partialRunes() int {
+	switch {
+	case r.Output != "":
+		return utf8.RuneCountInString(r.Output)
+	case r.OutputFile != nil:
+		return int(r.OutputFile.Runes)
+	case r.Raw != "":
+		return utf8.RuneCountInString(r.Raw)
+	case r.RawFile != nil:
+		return int(r.RawFile.Runes)
+	}
+	return 0
+}
+
+// Excerpt returns at most the first max bytes of the output (without a
+// character the cut splits) and whether that is all of it; an output on
+// disk is not read.
+func (r *Result) Excerpt(max int) (string, bool) {
+	text, size := r.Output, int64(len(r.Output))
+	if r.OutputFile != nil {
+		text, size = r.OutputFile.Excerpt, r.OutputFile.Size
+	}
+	if len(text) > max {
+		text = text[:max]
+		for i := 1; i <= utf8.UTFMax && i <= len(text); i++ {
+			if utf8.RuneStart(text[len(text)-i]) {
+				if !utf8.FullRuneInString(text[len(text)-i:]) {
+					text = text[:len(text)-i]
+				}
+				break
+			}
+		}
+	}
+	return text, int64(len(text)) == size
 }
 
 // setOutput sets Output, its hash, and OutputBase64 when the bytes are not
 // valid UTF-8.
 func (r *Result) setOutput(s string) {
-	r.Output, r.OutputSHA256, r.OutputBase64 = s, SHA256Hex(s), ""
+	r.Output, r.OutputSHA256, r.OutputBase64, r.OutputFile = s, SHA256Hex(s), "", nil
 	if !utf8.ValidString(s) {
 		r.OutputBase64 = base64.StdEncoding.EncodeToString([]byte(s))
 	}
 }
 
+// setSpool makes f the output: its hash is the file's, and OutputBase64 is
+// filled in when the result is encoded.
+func (r *Result) setSpool(f *spool.File) {
+	r.Output, r.OutputSHA256, r.OutputBase64, r.OutputFile = "", f.SHA256, "", f
+}
+
 // OutputBytes returns the output's bytes as recorded in an agent output
-// file: OutputBase64 decoded when present, else Output. Their SHA-256 is
-// OutputSHA256.
+// file: OutputBase64 decoded when present, else Output (read from disk when
+// OutputFile holds it). Their SHA-256 is OutputSHA256.
 func (r *Result) OutputBytes() ([]byte, error) {
+	if r.OutputFile != nil {
+		s, err := r.OutputFile.ReadString()
+		return []byte(s), err
+	}
 	if r.OutputBase64 == "" {
 		return []byte(r.Output), nil
 	}

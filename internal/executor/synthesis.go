@@ -23,7 +23,7 @@ func SynthesisIntent(intent string, partial []*Result) string {
 	for _, r := range partial {
 		text := r.Partial()
 		cut := ""
-		if n := len([]rune(text)); n > maxPartial {
+		if n := r.partialRunes(); n > maxPartial {
 			text, cut = comment.Truncate(text, maxPartial), fmt.Sprintf(" (first %d of %d characters)", maxPartial, n)
 		}
 		fmt.Fprintf(&b, "\n### Partial output of %s%s\n\n%s\n", r.Agent, cut, comment.Fence(text))
