@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,6 +143,27 @@ func (r *Run) WriteFile(rel string, data []byte) error {
 	return nil
 }
 
+// WriteFileFrom writes rel inside the run once, like WriteFile, with the
+// bytes write produces: they stream through the lake's redaction
+// (redact.Writer, the same bytes WriteFile would store) into the file, so a
+// file of tens of MiB is never held in memory.
+func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("write %q: path leaves the run directory", rel)
+	}
+	path := filepath.Join(r.Dir, rel)
+	durable := filepath.Dir(rel) != DirOutputs
+	if err := writeOnceFrom(path, redactedFrom(path, write), durable); err != nil {
+		return err
+	}
+	if !durable {
+		r.mu.Lock()
+		r.unsynced = append(r.unsynced, path)
+		r.mu.Unlock()
+	}
+	return nil
+}
+
 // Sync makes every file WriteFile left unsynced durable, and the
 // directories that name them. Files calls it.
 func (r *Run) Sync() error {
@@ -219,17 +241,26 @@ func WriteOnce(path string, data []byte) error { return writeOnce(path, data, tr
 // writeOnce is WriteOnce; durable says whether the file is synced to disk
 // before it gets its name.
 func writeOnce(path string, data []byte, durable bool) error {
+	data = redacted(path, data)
+	return writeOnceFrom(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, durable)
+}
+
+// writeOnceFrom is writeOnce with the (already redacted, or redacted on
+// the way by the caller) bytes that write produces.
+func writeOnceFrom(path string, write func(io.Writer) error, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	data = redacted(path, data)
 	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -304,7 +335,7 @@ func (r *Run) Files() ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && !isTemp(d.Name()) && !(d.Name() == FileRunning && filepath.Dir(p) == r.Dir) {
+		if d.Type().IsRegular() && !isTemp(d.Name()) && !isSpool(filepath.Dir(p), d.Name()) && !(d.Name() == FileRunning && filepath.Dir(p) == r.Dir) {
 			abs, err := filepath.Abs(p)
 			if err != nil {
 				return err

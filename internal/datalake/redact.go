@@ -1,6 +1,8 @@
 package datalake
 
 import (
+	"bufio"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,7 +12,7 @@ import (
 
 // Redaction is by construction: OpenRedacted registers a Redactor for a
 // datalake root, and every function of this package that writes a file —
-// Run.WriteFile and WriteJSON, AppendErrors, WriteOnce, Replace, Append,
+// Run.WriteFile, WriteFileFrom and WriteJSON, AppendErrors, WriteOnce, Replace, Append,
 // CreateExclusive — redacts the bytes it writes under that root. Callers
 // that write through this package (the checkpoint file, the blackboard, the
 // watcher log, decision.md, the ceo-inbox, errors.jsonl, every run file)
@@ -64,6 +66,22 @@ func (l *Lake) Redactor() *redact.Redactor { return Redactor(l.Root) }
 // redacted returns data as it may be stored at path.
 func redacted(path string, data []byte) []byte {
 	return Redactor(path).Bytes(data)
+}
+
+// redactedFrom returns write with what it writes redacted on the way as
+// it may be stored at path (the same bytes redacted gives).
+func redactedFrom(path string, write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		rw := redact.NewWriter(bw, Redactor(path))
+		if err := write(rw); err != nil {
+			return err
+		}
+		if err := rw.Close(); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
 }
 
 // absPath is p made absolute and clean. Symbolic links are not resolved:

@@ -2,6 +2,7 @@ package datalake
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,6 +26,17 @@ func TestOpenRedactedRedactsEveryWriter(t *testing.T) {
 		"Run.WriteFile": func() error { return run.WriteFile(FileResult, []byte("out "+key)) },
 		"Run.WriteJSON": func() error {
 			return run.WriteJSON(FileSelection, map[string]string{"reason": "command printed " + key})
+		},
+		"Run.WriteFileFrom": func() error {
+			return run.WriteFileFrom(filepath.Join(DirOutputs, "big.json"), func(w io.Writer) error {
+				big := bytes.Repeat([]byte("x"), 100<<10)
+				for _, piece := range [][]byte{big, []byte(key[:9]), []byte(key[9:]), big} { // split across writes
+					if _, err := w.Write(piece); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 		},
 		"AppendErrors": func() error { return l.AppendErrors(ErrorRecord{Message: "stderr: " + key}) },
 		"WriteOnce":    func() error { return WriteOnce(l.CheckpointPath("cp1"), []byte(key)) },

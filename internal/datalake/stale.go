@@ -59,7 +59,9 @@ type Abandoned struct {
 //     (no checkpoint names it) and whose optr process is gone (its
 //     .running names a dead process, or it has no .running and did not
 //     change since now-olderThan) gets abandoned.json and loses .running.
-//     Nothing else in it is touched: what it wrote stays for a human.
+//     Nothing else in it is touched: what it wrote stays for a human;
+//   - the spool files (SpoolDir) of every run no live process runs are
+//     removed.
 //
 // Runs of a live optr (a concurrent run on the same datalake) are left
 // alone. A missing datalake is nothing to clean.
@@ -104,6 +106,10 @@ func (l *Lake) CleanStale(ctx context.Context, now time.Time, olderThan time.Dur
 		}
 		workflow := filepath.Base(filepath.Dir(filepath.Dir(dir)))
 		id := filepath.Base(dir)
+		if ownerGone(dir) {
+			gone, _ := removeSpools(dir)
+			out.Removed = append(out.Removed, gone...)
+		}
 		if paused[workflow+"/"+id] || !l.abandoned(dir, cutoff) {
 			continue
 		}
