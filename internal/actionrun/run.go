@@ -219,6 +219,10 @@ func (j *Job) inWorkspace(p string) string {
 
 func (j *Job) datalake() string { return j.inWorkspace(j.in.Datalake) }
 
+// logOutputMax bounds the output an agent's log group shows: the job log
+// is no place to read an output of tens of MiB, and the file holds it.
+const logOutputMax = 64 << 10
+
 // logResults prints one log group per agent; agent text is untrusted.
 func (j *Job) logResults(rep *pipeline.Report) {
 	for _, r := range rep.Results {
@@ -226,8 +230,13 @@ func (j *Job) logResults(rep *pipeline.Report) {
 		if r.Error != "" {
 			j.log.Untrusted("error", r.Error)
 		}
-		if r.Output != "" {
-			j.log.Untrusted("output", r.Output)
+		if r.HasOutput() {
+			text, whole := r.Excerpt(logOutputMax)
+			label := "output"
+			if !whole {
+				label = fmt.Sprintf("output (its first %d bytes; the whole output is in %s)", len(text), j.relative(rep.Run.AgentOutputPath(r.Agent)))
+			}
+			j.log.Untrusted(label, text)
 		}
 		if r.Stderr != "" {
 			j.log.Untrusted("stderr", r.Stderr)

@@ -127,6 +127,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		d.Observer.Started(ctx, p)
 	}
 	rep, err := p.Execute(ctx)
+	if rep != nil {
+		defer rep.Run.RemoveSpools() // every file was written from them by now
+	}
 	if err != nil {
 		d.stopped(ctx, err)
 		return rep, err

@@ -148,7 +148,11 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 			Policy:              p.policy,
 			CheckDuringRecovery: p.checkEarly,
 			Sink: changes.sink(ctx, run, func(r *executor.Result) error {
-				return run.WriteJSON(filepath.Join(datalake.DirOutputs, r.Agent+".json"), r)
+				rel := filepath.Join(datalake.DirOutputs, r.Agent+".json")
+				if r.Spooled() { // streamed from its spool file, never held whole
+					return run.WriteFileFrom(rel, r.EncodeJSON)
+				}
+				return run.WriteJSON(rel, r)
 			}),
 			OnEvent:     p.deps.OnEvent,
 			Now:         p.deps.Now,
@@ -158,6 +162,13 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 			Spares:      spares,
 			Synthesizer: synth,
 		},
+	}
+	if _, ok := p.mode.(selectMode); ok {
+		// Outputs too large to hold in memory wait on disk until the run's
+		// files are written from them (other modes read outputs whole).
+		if x.Options.Request.SpoolDir, err = run.SpoolDir(); err != nil {
+			return nil, err
+		}
 	}
 	err = p.mode.Run(ctx, x)
 	stop()

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"io"
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
@@ -162,7 +163,11 @@ func (rep *Report) writeDecision() error {
 		return err
 	}
 	if r := rep.result(rep.Selected); r != nil {
-		if err := run.WriteFile(datalake.FileResult, []byte(r.Output)); err != nil {
+		write := func(w io.Writer) error { _, err := io.WriteString(w, r.Output); return err }
+		if r.OutputFile != nil { // copied from its spool file, never held whole
+			write = func(w io.Writer) error { _, err := r.OutputFile.WriteTo(w); return err }
+		}
+		if err := run.WriteFileFrom(datalake.FileResult, write); err != nil {
 			return err
 		}
 		rep.ResultPath = rep.Spec.DisplayPath(run.Path(datalake.FileResult))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // View turns the report into what package progress renders: the terminal
@@ -25,7 +26,9 @@ func (rep *Report) View() progress.View {
 		}
 		v.Agents = append(v.Agents, agentLine(r))
 		if r.Agent == rep.Selected {
-			v.Result = r.Output
+			// The comment shows at most 65,536 characters of it; an
+			// output held on disk is not read back for that.
+			v.Result, _ = r.Excerpt(spool.ExcerptMax)
 		}
 	}
 	for _, t := range rep.Table() {
