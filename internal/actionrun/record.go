@@ -21,6 +21,10 @@ func (j *Job) recorder(branch string, ledgerPath string) pipeline.Recorder {
 	return &commitRecorder{j: j, branch: branch}
 }
 
+// inlineMax is the largest run file read into memory for the commit; a
+// larger one (an agent output of tens of MiB) is uploaded from its file.
+const inlineMax = 1 << 20
+
 // commitRecorder commits a run's ledger entries and files to the ledger
 // branch in one commit. The entries are chained onto whatever the branch
 // holds when the commit lands, however often it moves under us, and the
@@ -35,10 +39,15 @@ type commitRecorder struct {
 func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, drafts []ledger.Draft, paths []string) (pipeline.Recorded, error) {
 	j := r.j
 	files := make(map[string][]byte, len(paths))
+	local := map[string]string{}
 	for _, p := range paths {
 		rel, err := rep.Spec.WorkspacePath(p)
 		if err != nil {
 			return pipeline.Recorded{}, fmt.Errorf("commit %s: %w", p, err)
+		}
+		if st, err := os.Stat(p); err == nil && st.Size() > inlineMax {
+			local[rel] = p // streamed from the file as a blob, never read whole
+			continue
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -62,6 +71,7 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		Message:    commitMessage(rep),
 		LedgerPath: ledgerRel,
 		Files:      files,
+		Paths:      local,
 		Rechain: func(remote []byte) ([]byte, error) {
 			appended, re, err := ledger.Rechain(remote, mine)
 			if err != nil {

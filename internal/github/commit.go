@@ -44,6 +44,11 @@ type CommitRequest struct {
 	// content (e.g. the run's datalake files). Text goes into the tree
 	// request inline; other bytes become blobs first.
 	Files map[string][]byte
+	// Paths are other repository-relative paths to write from local files
+	// (repository path → local path), for files too large to hold in
+	// memory: each is stored once per CommitBack as a blob, streamed from
+	// its file (CreateBlobFromFile), and the tree names it by sha.
+	Paths map[string]string
 	// AuthorName and AuthorEmail set the commit's author; empty means the
 	// token's identity (github-actions[bot] with GITHUB_TOKEN).
 	AuthorName, AuthorEmail string
@@ -201,7 +206,12 @@ func (req CommitRequest) validate() error {
 	case (req.AuthorName == "") != (req.AuthorEmail == ""):
 		return errors.New("commit back: give both the author's name and email, or neither")
 	}
-	for p := range req.Files {
+	for p := range req.Paths {
+		if _, dup := req.Files[p]; dup {
+			return fmt.Errorf("commit back: %s is given both as content and as a local file", p)
+		}
+	}
+	for p := range req.paths() {
 		if !validPath(p) {
 			return fmt.Errorf("commit back: file path %q is not a clean repository-relative path", p)
 		}
@@ -210,6 +220,19 @@ func (req CommitRequest) validate() error {
 		}
 	}
 	return nil
+}
+
+// paths yields the repository path of every file, given by content or by
+// local path.
+func (req CommitRequest) paths() map[string]bool {
+	out := make(map[string]bool, len(req.Files)+len(req.Paths))
+	for p := range req.Files {
+		out[p] = true
+	}
+	for p := range req.Paths {
+		out[p] = true
+	}
+	return out
 }
 
 // validPath accepts clean slash-separated relative paths outside .git.
@@ -414,8 +437,8 @@ func gitBlobSHA(content []byte) string {
 }
 
 // entries lists the tree entries for the ledger and the files, in path
-// order. Text goes inline; other bytes, which JSON would mangle, go
-// through a blob created once per CommitBack.
+// order. Text goes inline; other bytes, which JSON would mangle, and files
+// given by local path go through a blob created once per CommitBack.
 func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, error) {
 	all := map[string][]byte{r.req.LedgerPath: out.ledger}
 	if out.sealed != nil {
@@ -423,6 +446,9 @@ func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, erro
 	}
 	for p, b := range r.req.Files {
 		all[p] = b
+	}
+	for p := range r.req.Paths {
+		all[p] = nil // by sha, below
 	}
 	paths := make([]string, 0, len(all))
 	for p := range all {
@@ -434,6 +460,19 @@ func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, erro
 		e := &gh.TreeEntry{Path: gh.String(p), Mode: gh.String("100644"), Type: gh.String("blob")}
 		if out.sealed != nil && p == out.sealed.Path {
 			e.SHA = gh.String(out.sealedSHA)
+			list = append(list, e)
+			continue
+		}
+		if local, ok := r.req.Paths[p]; ok {
+			sha, ok := r.blobs[p]
+			if !ok {
+				var err error
+				if sha, err = r.c.CreateBlobFromFile(ctx, local); err != nil {
+					return nil, fmt.Errorf("commit to %s: store %s: %w", r.branch, p, err)
+				}
+				r.blobs[p] = sha
+			}
+			e.SHA = gh.String(sha)
 			list = append(list, e)
 			continue
 		}
