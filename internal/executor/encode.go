@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/spool"
 )
@@ -107,7 +106,7 @@ func writeJSONString(w io.Writer, f *spool.File) error {
 		n += carry
 		cut := n
 		if rerr == nil {
-			cut = cutBeforePartialRune(buf[:n])
+			cut = spool.Whole(buf[:n])
 		}
 		if cut > 0 {
 			q, err := json.Marshal(string(buf[:cut]))
@@ -131,21 +130,6 @@ func writeJSONString(w io.Writer, f *spool.File) error {
 	}
 	_, err = io.WriteString(w, `"`)
 	return err
-}
-
-// cutBeforePartialRune returns len(b), or where an incomplete character at
-// its end starts. Every character start decodes on its own, so what comes
-// before is escaped as it would be within the whole.
-func cutBeforePartialRune(b []byte) int {
-	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				return len(b) - i
-			}
-			break
-		}
-	}
-	return len(b)
 }
 
 // writeBase64 writes f's bytes in standard base64 as one JSON string

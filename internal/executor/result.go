@@ -153,17 +153,7 @@ func (r *Result) Excerpt(max int) (string, bool) {
 	if r.OutputFile != nil {
 		text, size = r.OutputFile.Excerpt, r.OutputFile.Size
 	}
-	if len(text) > max {
-		text = text[:max]
-		for i := 1; i <= utf8.UTFMax && i <= len(text); i++ {
-			if utf8.RuneStart(text[len(text)-i]) {
-				if !utf8.FullRuneInString(text[len(text)-i:]) {
-					text = text[:len(text)-i]
-				}
-				break
-			}
-		}
-	}
+	text = spool.Head(text, max)
 	return text, int64(len(text)) == size
 }
 

@@ -104,17 +104,28 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // or the end of s.
 func (r *Redactor) edges(s string) string {
 	for _, v := range r.values {
-		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
-			if strings.HasPrefix(s, v[len(v)-k:]) {
-				s = Placeholder + s[k:]
-				break
-			}
+		s = cutTail(cutHead(s, v), v)
+	}
+	return s
+}
+
+// cutHead replaces the longest fragment of v (minLen bytes or more, not
+// all of it) that ends v and starts s.
+func cutHead(s, v string) string {
+	for k := min(len(v)-1, len(s)); k >= minLen; k-- {
+		if strings.HasPrefix(s, v[len(v)-k:]) {
+			return Placeholder + s[k:]
 		}
-		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
-			if strings.HasSuffix(s, v[:k]) {
-				s = s[:len(s)-k] + Placeholder
-				break
-			}
+	}
+	return s
+}
+
+// cutTail replaces the longest fragment of v (minLen bytes or more, not
+// all of it) that starts v and ends s.
+func cutTail(s, v string) string {
+	for k := min(len(v)-1, len(s)); k >= minLen; k-- {
+		if strings.HasSuffix(s, v[:k]) {
+			return s[:len(s)-k] + Placeholder
 		}
 	}
 	return s

@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"io"
-	"strings"
 )
 
 // streamAfter is how much a Writer buffers before it starts to stream.
@@ -137,12 +136,7 @@ func (r *Redactor) longest() int {
 // head applies the start's cut-edge rule of String to s.
 func (r *Redactor) head(s string) string {
 	for _, v := range r.values {
-		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
-			if strings.HasPrefix(s, v[len(v)-k:]) {
-				s = Placeholder + s[k:]
-				break
-			}
-		}
+		s = cutHead(s, v)
 	}
 	return s
 }
@@ -150,12 +144,7 @@ func (r *Redactor) head(s string) string {
 // tail applies the end's cut-edge rule of String to s.
 func (r *Redactor) tail(s string) string {
 	for _, v := range r.values {
-		for k := min(len(v)-1, len(s)); k >= minLen; k-- {
-			if strings.HasSuffix(s, v[:k]) {
-				s = s[:len(s)-k] + Placeholder
-				break
-			}
-		}
+		s = cutTail(s, v)
 	}
 	return s
 }

@@ -77,20 +77,20 @@ func (f *File) Remove() error {
 	return nil
 }
 
-// excerpt returns the first max bytes of b, without a character the cut
+// Head returns the first max bytes of s, without a character the cut
 // split.
-func excerpt(b []byte, max int) string {
-	if len(b) <= max {
-		return string(b)
+func Head(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	b = b[:max]
-	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				b = b[:len(b)-i]
+	s = s[:max]
+	for i := 1; i <= utf8.UTFMax && i <= len(s); i++ {
+		if utf8.RuneStart(s[len(s)-i]) {
+			if !utf8.FullRuneInString(s[len(s)-i:]) {
+				s = s[:len(s)-i]
 			}
 			break
 		}
 	}
-	return string(b)
+	return s
 }

@@ -96,6 +96,22 @@ func (w *Writer) Close() (Output, error) {
 	return w.sink.close(err)
 }
 
+// Whole returns len(b), or where an incomplete character at its end
+// starts. A character start always begins a character of its own when a
+// text is decoded, so b[:Whole(b)] decodes (and escapes, counts,
+// validates) as it does within the whole text.
+func Whole(b []byte) int {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return len(b) - i
+			}
+			break
+		}
+	}
+	return len(b)
+}
+
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
 func trimPartialRune(b []byte) []byte {
 	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
@@ -178,15 +194,7 @@ func (s *sink) count(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	cut := len(p)
-	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
-		if utf8.RuneStart(p[len(p)-i]) {
-			if !utf8.FullRune(p[len(p)-i:]) {
-				cut = len(p) - i
-			}
-			break
-		}
-	}
+	cut := Whole(p)
 	body := p[:cut]
 	s.runes += int64(utf8.RuneCount(body))
 	if s.valid && !utf8.Valid(body) {
@@ -224,6 +232,6 @@ func (s *sink) close(err error) (Output, error) {
 	}
 	return Output{File: &File{
 		Path: abs, Size: s.size, SHA256: hex.EncodeToString(s.hash.Sum(nil)),
-		Runes: s.runes, ValidUTF8: s.valid, Excerpt: excerpt(s.head, ExcerptMax),
+		Runes: s.runes, ValidUTF8: s.valid, Excerpt: Head(string(s.head), ExcerptMax),
 	}}, nil
 }

@@ -78,7 +78,7 @@ func TestWriterSpoolsLargeOutputs(t *testing.T) {
 	}
 	got := *out.File
 	got.Path = ""
-	wantFile := File{Size: int64(len(want)), SHA256: sum(want), Runes: int64(len([]rune(want))), ValidUTF8: true, Excerpt: want[:len(excerpt([]byte(want), ExcerptMax))]}
+	wantFile := File{Size: int64(len(want)), SHA256: sum(want), Runes: int64(len([]rune(want))), ValidUTF8: true, Excerpt: Head(want, ExcerptMax)}
 	if diff := cmp.Diff(wantFile, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
