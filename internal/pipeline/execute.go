@@ -149,7 +149,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 			CheckDuringRecovery: p.checkEarly,
 			Sink: changes.sink(ctx, run, func(r *executor.Result) error {
 				rel := filepath.Join(datalake.DirOutputs, r.Agent+".json")
-				if r.Spooled() { // streamed from its spool file, never held whole
+				// A spooled output is streamed from its file, never held
+				// whole; its document is too large to be indented.
+				if r.SpooledBytes() > datalake.MaxIndented {
 					return run.WriteFileFrom(rel, r.EncodeJSON)
 				}
 				return run.WriteJSON(rel, r)
