@@ -58,6 +58,12 @@ type Request struct {
 	OutputDir string
 	// Dir is the working directory for command agents (the workspace).
 	Dir string
+	// Worktree, when set, is the agent's own git worktree in a run whose
+	// agents change code (changes.mode, DESIGN §4.12): a command agent runs
+	// in it (Dir is the same), and a copilot agent works in it as a coding
+	// agent, with file tools limited to it. Empty when agents answer in
+	// text only.
+	Worktree string
 	// Progress, when set, is told about every sign of life (output bytes,
 	// frames, tokens) so a watchdog can tell a stuck agent from a slow one.
 	// It may be called from several goroutines.
