@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"hash"
 	"math/bits"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"golang.org/x/mod/sumdb/tlog"

@@ -266,7 +266,7 @@ func TestTreeFileFaults(t *testing.T) {
 	})
 
 	faults := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, path string, segs []Segment) string // the file verify must name
 	}{
 		{"changed-hash", func(t *testing.T, path string, segs []Segment) string {
