@@ -178,7 +178,7 @@ func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error
 	}
 	var rows []row
 	for _, cmp := range []struct {
-		c, base string
+		c, base  string
 		inherent bool // the time ratio is the active segment's size, not the ledger's length
 	}{{"fresh", "small", false}, {"full", "alone", false}, {"full", "small", true}} {
 		st, base := stats[cmp.c], stats[cmp.base]
