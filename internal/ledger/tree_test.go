@@ -70,7 +70,11 @@ func randomCuts(rng *rand.Rand, n, max int) []int {
 // and BuildTrees writes the same tree files that sealing does.
 func TestTreeFilesAgreeWithTlog(t *testing.T) {
 	t.Parallel()
-	all, _ := synthetic(t, 130)
+	n := 130
+	if raceEnabled {
+		n = 70
+	}
+	all, _ := synthetic(t, n)
 	lines := splitLines(all)
 	recs := ledgerRecords(all)
 	ref := storedHashes(t, recs)
@@ -147,18 +151,24 @@ func TestTreeFilesAgreeWithTlog(t *testing.T) {
 // append still succeeds.
 func TestSealWritesTheTreeFile(t *testing.T) {
 	t.Parallel()
+	data, _ := synthetic(t, 9000)
+	lines := splitLines(data)
+	// Entries 21 on, as many as stay under the limit, are the active segment.
+	k, size := 20, 0
+	for size+len(lines[k]) <= SegmentLimit-4<<10 {
+		size += len(lines[k])
+		k++
+	}
 	for _, prevTree := range []bool{true, false} {
-		data, _ := synthetic(t, 30)
-		path := segmented(t, data, 10, 20)
+		path := segmented(t, bytes.Join(lines[:k], nil), 10, 20)
 		writeTrees(t, path)
 		segs, _ := Segments(path)
 		if !prevTree {
 			os.Remove(segs[1].TreePath())
 		}
-		big := strings.Repeat("x", SegmentLimit-200<<10)
 		var sealed *Segment
-		for i := 0; sealed == nil && i < 3; i++ {
-			res, err := AppendFile(path, Draft{Kind: "note", Run: fmt.Sprintf("r%d", i), Time: testEpoch, Fields: map[string]any{"blob": big[:len(big)>>(2*i)]}})
+		for i := 0; sealed == nil && i < 20; i++ {
+			res, err := AppendFile(path, Draft{Kind: "note", Run: fmt.Sprintf("r%d", i), Time: testEpoch, Fields: map[string]any{"blob": strings.Repeat("x", 1<<10)}})
 			if err != nil {
 				t.Fatal(err)
 			}
