@@ -18,9 +18,12 @@ import (
 // line n+1 of the ledger as written, without its newline, and the tree is
 // RFC 6962's Merkle tree over those records, as golang.org/x/mod/sumdb/tlog
 // computes it. tlog keeps every stored hash of the tree; treeBuilder
-// computes the same root streaming, in O(log n) memory, so a checkpoint of
-// a million entries costs one pass over the file and no more memory than a
-// verify.
+// computes the same root streaming, in O(log n) memory, so verifying a
+// million entries against a checkpoint costs one pass over the files and
+// no more memory than a verify. A checkpoint of the head and a proof need
+// not even that: each sealed segment's tree file (tree.go) holds the
+// hashes the segments before contribute, and treeView (treeview.go) serves
+// tlog's stored hashes from those files and the segments around an entry.
 
 // node names a perfect subtree of the tree as tlog does: the one at level
 // whose leaves are records [index<<level, (index+1)<<level).
