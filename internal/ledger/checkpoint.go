@@ -196,3 +196,29 @@ func headTree(path string) (int64, tlog.Hash, error) {
 	}
 	return ts.Entries, ts.Root, nil
 }
+
+// CheckpointOf is the checkpoint, for origin, of a ledger known only by
+// its last sealed segment's tree file (lastTree, nil when it has no sealed
+// segment) and its active segment's content: what the Action has after a
+// commit-back (the branch's active segment, and one small file), without
+// the sealed segments themselves. The active segment is verified, chained
+// onto the tree file's head; the tree file is checked only as far as it
+// checks itself (its sum and shape): `optr ledger verify` in a clone checks
+// it against the segments.
+func CheckpointOf(origin string, lastTree, active []byte) (Checkpoint, error) {
+	var head Head
+	var frontier []treeNode
+	if lastTree != nil {
+		t, err := parseTree(lastTree)
+		if err != nil {
+			return Checkpoint{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
+		}
+		head, frontier = Head{Seq: t.size, Hash: t.head}, t.frontier()
+	}
+	rec := &treeRecorder{b: newTreeBuilderAt(head.Seq, frontier)}
+	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: the active segment: %w", err)
+	}
+	return Checkpoint{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
+}

@@ -451,3 +451,37 @@ func TestIsTreeName(t *testing.T) {
 		t.Error("the first segment has spanning nodes")
 	}
 }
+
+// TestCheckpointOf: the checkpoint from the last tree file and the active
+// segment's content is tlog's; an active segment that does not follow the
+// tree file (another ledger's, or none where one is needed) is refused.
+func TestCheckpointOf(t *testing.T) {
+	t.Parallel()
+	data, _ := synthetic(t, 45)
+	lines := splitLines(data)
+	path := segmented(t, data, 16, 30)
+	writeTrees(t, path)
+	segs, _ := Segments(path)
+	last, err := os.ReadFile(segs[1].TreePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := bytes.Join(lines[30:], nil)
+	cp, err := CheckpointOf(LocalOrigin, last, active)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Checkpoint{Origin: LocalOrigin, Size: 45, Root: tlogRoot(t, data)}, cp); diff != "" {
+		t.Errorf("CheckpointOf (-want +got):\n%s", diff)
+	}
+	empty, err := CheckpointOf(LocalOrigin, last, nil)
+	if err != nil || empty.Size != 30 || empty.Root != tlogRoot(t, bytes.Join(lines[:30], nil)) {
+		t.Errorf("CheckpointOf with an empty active segment = %+v, %v", empty, err)
+	}
+	first, _ := os.ReadFile(segs[0].TreePath())
+	for name, tree := range map[string][]byte{"the tree before": first, "no tree": nil} {
+		if _, err := CheckpointOf(LocalOrigin, tree, active); err == nil {
+			t.Errorf("%s: an active segment that does not follow it was accepted", name)
+		}
+	}
+}
