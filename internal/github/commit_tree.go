@@ -12,7 +12,7 @@ import (
 
 // sealedTree returns the tree file to commit beside the segment this
 // commit seals (ledger.d/<first>-<last>.merkle, see ledger.SegmentTree): a
-// few hundred bytes computed from the segment and the tree file of the
+// few KiB at most, computed from the segment and the tree file of the
 // segment before it, read from the branch at tip t (a listing and a small
 // read, once per seal; nothing for the first segment). When that one is
 // missing (a ledger sealed before tree files existed) or anything about

@@ -229,7 +229,7 @@ func (c *treeCollector) file(b *treeBuilder, head string) segmentTree {
 // starts (size, and head against the first entry's prev) and that seg's
 // last entry has the seq its place implies, but not the chain (VerifyFile
 // does). A commit-back that seals a segment commits its tree file beside
-// it: a few hundred bytes, once per segment.
+// it: at most a few KiB (two nodes per tree level), once per segment.
 func SegmentTree(prev, seg []byte) ([]byte, error) {
 	first, err := FirstSeq(seg)
 	if err != nil {
