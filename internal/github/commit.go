@@ -125,8 +125,9 @@ const ledgerStartMessage = "optr: start the ledger"
 //  4. Rechain(remote active segment);
 //  5. POST git/trees with base_tree = the tip's tree, so every other file
 //     is kept; when the new segment would pass ledger.SegmentLimit the
-//     remote one is sealed into ledger.d/ by its blob sha (no upload) and
-//     the new entries start a new active segment;
+//     remote one is sealed into ledger.d/ by its blob sha (no upload),
+//     with its tree file beside it (sealedTree), and the new entries start
+//     a new active segment;
 //  6. POST git/commits with the tip as parent, the message ending with the
 //     Optr-Ledger-Size and Optr-Ledger-Head trailers of the new head;
 //  7. PATCH git/refs/heads/{branch} with force=false: compare-and-swap.
@@ -267,6 +268,9 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	if err != nil {
 		return err
 	}
+	if out.sealed != nil {
+		out.sealedTree = r.sealedTree(ctx, t, out.sealed)
+	}
 	entries, err := r.entries(ctx, out)
 	if err != nil {
 		return err
@@ -366,6 +370,9 @@ type outcome struct {
 	// sealedSHA is the sealed segment's blob sha: the remote active
 	// segment's, which GitHub already has.
 	sealedSHA string
+	// sealedTree is the sealed segment's tree file, committed beside it
+	// (nil: none).
+	sealedTree []byte
 }
 
 // segment decides what the ledger files of the commit are: next as the
@@ -420,6 +427,9 @@ func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, erro
 	all := map[string][]byte{r.req.LedgerPath: out.ledger}
 	if out.sealed != nil {
 		all[out.sealed.Path] = nil // by sha, below
+		if out.sealedTree != nil {
+			all[ledger.Segment{Path: out.sealed.Path}.TreePath()] = out.sealedTree
+		}
 	}
 	for p, b := range r.req.Files {
 		all[p] = b
