@@ -83,6 +83,11 @@ type CommitResult struct {
 	// (DESIGN §4.3): it moved, unchanged, to Sealed.Path, and Ledger starts
 	// the new active segment. The caller writes it into its workspace too.
 	Sealed *SealedSegment
+	// LastTree is the tree file of the newest sealed segment on the branch
+	// (ledger.d/<first>-<last>.merkle), nil when the ledger has no sealed
+	// segment or that file is missing: with Ledger, what
+	// ledger.CheckpointOf needs for the committed head.
+	LastTree []byte
 	// BranchCreated is true when the branch did not exist before.
 	BranchCreated bool
 	// Attempts counts read-rechain-update rounds; Conflicts counts those
@@ -249,6 +254,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	}
 	if done, ok := r.mine[t.sha]; ok && !t.missing {
 		res.CommitSHA, res.Ledger, res.Head, res.Sealed = t.sha, done.ledger, done.head, done.sealed
+		res.LastTree = r.lastTree(ctx, t, done)
 		return nil
 	}
 	var remote []byte
@@ -313,7 +319,23 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 		return r.refused(err, commit)
 	}
 	res.CommitSHA, res.Ledger, res.Head, res.Sealed, res.BranchCreated = commit, out.ledger, out.head, out.sealed, t.missing
+	res.LastTree = r.lastTree(ctx, t, out)
 	return nil
+}
+
+// lastTree is the tree file of the newest sealed segment once out is
+// committed: the one this commit sealed, else the one on the branch at t
+// that ends just before the active segment (a listing and a small read,
+// only when the ledger has sealed segments); nil when there is none.
+func (r *round) lastTree(ctx context.Context, t tip, out outcome) []byte {
+	if out.sealed != nil {
+		return out.sealedTree
+	}
+	first, err := ledger.FirstSeq(out.ledger)
+	if err != nil || first <= 1 || t.missing {
+		return nil
+	}
+	return r.treeBefore(ctx, t, first)
 }
 
 // readLedger reads the ledger file at the tip: Known when the tip's blob
