@@ -19,6 +19,11 @@ type Compiler struct {
 
 // NewCompiler create Compiler Object.
 func NewCompiler() *Compiler {
+	loadDrafts() // optr: was the package's init
+	return newCompiler()
+}
+
+func newCompiler() *Compiler {
 	return &Compiler{
 		schemas:       map[urlPtr]*Schema{},
 		roots:         newRoots(),
