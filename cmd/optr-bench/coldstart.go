@@ -49,7 +49,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // (static, -trimpath, stripped); -optr names a binary to use instead.
 func buildRelease(ctx context.Context, dir string) (string, error) {
 	if prebuiltOptr != "" {
-		return prebuiltOptr, nil
+		return filepath.Abs(prebuiltOptr) // runs start in a temporary directory
 	}
 	bin := filepath.Join(dir, "optr-release")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/optr")
