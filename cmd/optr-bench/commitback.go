@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -25,8 +26,12 @@ type commitCase struct {
 type commitStats struct {
 	bytes   int64 // request and answer bodies, median per commit-back
 	elapsed time.Duration
-	active  int64 // the remote active segment's size before the first
-	err     error
+	// The samples the medians are of.
+	bytesPer []int64
+	times    []time.Duration
+	active   int64 // the remote active segment's size before the first
+	entries  int64 // the ledger's entries before the first
+	err      error
 }
 
 // measureCommitBack seeds the fake GitHub (githubtest, the same server
@@ -80,6 +85,7 @@ func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) 
 		st.err = err
 		return st
 	}
+	st.entries = head.Seq
 	var bytesPer []int64
 	var times []time.Duration
 	for i := range count {
@@ -121,15 +127,25 @@ func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) 
 		}
 		bytesPer = append(bytesPer, n)
 	}
-	slices.Sort(bytesPer)
-	slices.Sort(times)
-	st.bytes, st.elapsed = bytesPer[len(bytesPer)/2], times[len(times)/2]
+	st.bytesPer, st.times = bytesPer, times
+	st.medians()
 	return st
 }
 
-// commitBackRows compares commit-back on a 10-entry ledger with an
-// n-entry one, its active segment nearly empty (just sealed) and nearly
-// full (the worst case: 8 MiB read and written).
+// medians sets bytes and elapsed from the samples.
+func (st *commitStats) medians() {
+	slices.Sort(st.bytesPer)
+	slices.Sort(st.times)
+	st.bytes, st.elapsed = st.bytesPer[len(st.bytesPer)/2], st.times[len(st.times)/2]
+}
+
+// commitBackRows compares commit-back on an n-entry ledger with a small
+// one whose active segment is as full, for the two ends of what a run
+// moves: an active segment just started (about 2 KiB, against a 10-entry
+// ledger) and one nearly full (8 MiB read and written, against a ledger of
+// only that segment). Bytes and time per run must not grow with the
+// ledger, only with its active segment, which sealing bounds at 8 MiB; the
+// nearly full segment against 10 entries is shown too, for its bytes.
 func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error) {
 	small := commitCase{name: "small", dir: filepath.Join(dir, "cb-small")}
 	if _, err := segmentedLedger(filepath.Join(small.dir, ".optr"), 10); err != nil {
@@ -140,7 +156,7 @@ func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error
 	if err != nil {
 		return nil, err
 	}
-	if err := activeWith(path, 2<<10); err != nil { // about ten entries active
+	if err := activeWith(path, 2<<10); err != nil { // about two entries active
 		return nil, err
 	}
 	full := commitCase{name: "full", dir: filepath.Join(dir, "cb-full")}
@@ -151,25 +167,58 @@ func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error
 	if err := activeWith(path, ledger.SegmentLimit-64<<10); err != nil {
 		return nil, err
 	}
+	active, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	// A ledger that is nothing but an active segment as full.
+	alone := commitCase{name: "alone", dir: filepath.Join(dir, "cb-alone")}
+	if _, err := segmentedLedger(filepath.Join(alone.dir, ".optr"), bytes.Count(active, []byte("\n"))); err != nil {
+		return nil, err
+	}
 	measureCommitBack(ctx, small, 1) // warm up: the first server pays for setup
-	base := measureCommitBack(ctx, small, count)
-	if base.err != nil {
-		return nil, fmt.Errorf("10 entries: %w", base.err)
+	// Rounds that take turns, so that a change in the machine's load falls
+	// on a case and its base alike; the medians are over all rounds.
+	const rounds = 5
+	stats := map[string]commitStats{}
+	for r := range rounds {
+		for _, c := range []commitCase{small, fresh, alone, full} {
+			st := measureCommitBack(ctx, c, max(1, (count+rounds-1)/rounds))
+			if st.err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, st.err)
+			}
+			all := stats[c.name]
+			if r == 0 {
+				all.active, all.entries = st.active, st.entries
+			}
+			all.bytesPer = append(all.bytesPer, st.bytesPer...)
+			all.times = append(all.times, st.times...)
+			stats[c.name] = all
+		}
+	}
+	for name, st := range stats {
+		st.medians()
+		stats[name] = st
 	}
 	var rows []row
-	for _, c := range []commitCase{fresh, full} {
-		st := measureCommitBack(ctx, c, count)
-		if st.err != nil {
-			return nil, fmt.Errorf("%s: %w", c.name, st.err)
-		}
+	for _, cmp := range []struct {
+		c, base  string
+		inherent bool // the time ratio is the active segment's size, not the ledger's length
+	}{{"fresh", "small", false}, {"full", "alone", false}, {"full", "small", true}} {
+		st, base := stats[cmp.c], stats[cmp.base]
 		br := float64(st.bytes) / float64(base.bytes)
 		tr := st.elapsed.Seconds() / base.elapsed.Seconds()
-		what := fmt.Sprintf("commit-back on %d entries, active segment %.1f MiB / on 10 (median of %d)", n, float64(st.active)/(1<<20), count)
+		what := fmt.Sprintf("commit-back on %d entries, active %s / on %d entries, active %s (median of %d, in %d rounds)",
+			st.entries, kib(st.active), base.entries, kib(base.active), len(st.times), rounds)
+		timeGoal, timeOK := "≤ 1.5", tr <= 1.5
+		if cmp.inherent {
+			timeGoal, timeOK = "none: the active segment's size (≤ 8 MiB), not the ledger's", true
+		}
 		rows = append(rows,
 			row{id: "P7", what: what + ": bytes", measured: fmt.Sprintf("%s vs %s", kib(st.bytes), kib(base.bytes)),
 				value: fmt.Sprintf("%.2f", br), goal: "≤ 1.5 (≤ 8 MiB + files)", ok: br <= 1.5 || st.bytes <= 2*ledger.SegmentLimit+64<<10},
-			row{id: "P7", what: what + ": time", measured: fmt.Sprintf("%s vs %s", st.elapsed.Round(time.Millisecond), base.elapsed.Round(time.Millisecond)),
-				value: fmt.Sprintf("%.2f", tr), goal: "≤ 1.5", ok: tr <= 1.5})
+			row{id: "P7", what: what + ": time", measured: fmt.Sprintf("%s vs %s", st.elapsed.Round(100*time.Microsecond), base.elapsed.Round(100*time.Microsecond)),
+				value: fmt.Sprintf("%.2f", tr), goal: timeGoal, ok: timeOK})
 	}
 	return rows, nil
 }

@@ -24,7 +24,9 @@
 //	P11 GitHub requests of a labelled-issue run (optr action against the
 //	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
-//	   peak RSS (goal < 64 MiB), GitHub round trips excluded.
+//	   peak RSS (goal < 64 MiB), GitHub round trips excluded;
+//	C1 optr version's cold start, a release build, median of -cold-runs
+//	   runs (goal ≤ 50 ms), and its CPU time.
 //
 // Run it from the repository root: go run ./cmd/optr-bench
 // (-only P7 runs the benchmarks that report P7).
@@ -108,8 +110,9 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1, C1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
+	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
@@ -163,6 +166,7 @@ func run(ctx context.Context) error {
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
 		{[]string{"P8", "P9"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
+		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
 	}
 	var rows []row
 	ran := false

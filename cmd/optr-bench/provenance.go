@@ -15,12 +15,16 @@ import (
 )
 
 // provenanceChild runs one provenance command in its own process, so its
-// peak RSS is its own: "checkpoint" (VerifyTree, as `optr ledger
-// checkpoint`), "witness" (VerifyTree and the git walk, as `optr ledger
-// verify --witness`), "prove" (as `optr ledger prove --seq`).
+// peak RSS is its own: "checkpoint" (HeadCheckpoint, as `optr ledger
+// checkpoint` and the Action once per run), "verify" (VerifyTree, as `optr
+// ledger verify --checkpoint`), "witness" (VerifyTree and the git walk, as
+// `optr ledger verify --witness`), "prove" (as `optr ledger prove --seq`).
 func provenanceChild(ctx context.Context, what, path string, seq int64) error {
 	switch what {
 	case "checkpoint":
+		_, err := ledger.HeadCheckpoint(path, ledger.LocalOrigin, "")
+		return err
+	case "verify":
 		_, err := ledger.VerifyTree(path)
 		return err
 	case "witness":
@@ -131,7 +135,7 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 		return nil, err
 	}
 	var rows []row
-	for _, what := range []string{"checkpoint", "witness"} {
+	for _, what := range []string{"checkpoint", "verify", "witness"} {
 		d, rss, err := best(self, "provenance-child", what, path, "0")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)

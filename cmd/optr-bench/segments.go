@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +13,8 @@ import (
 )
 
 // segmentedLedger writes an n-entry synthetic ledger as the Action keeps
-// it: sealed 8 MiB segments in ledger.d/ and the rest in ledger.jsonl. It
-// returns the active segment's path.
+// it: sealed 8 MiB segments in ledger.d/, each with its tree file, and the
+// rest in ledger.jsonl. It returns the active segment's path.
 func segmentedLedger(dir string, n int) (string, error) {
 	path := filepath.Join(dir, "ledger.jsonl")
 	if err := os.MkdirAll(ledger.SegmentDir(path), 0o755); err != nil {
@@ -31,7 +32,17 @@ func segmentedLedger(dir string, n int) (string, error) {
 	br := bufio.NewReaderSize(pr, 1<<20)
 	var cur []byte
 	var first, seq int64 = 1, 0
-	flush := func(name string) error { return os.WriteFile(name, cur, 0o644) }
+	var tree []byte // the last sealed segment's tree file
+	flush := func(name string) error {
+		if err := os.WriteFile(name, cur, 0o644); err != nil || name == path {
+			return err
+		}
+		var err error
+		if tree, err = ledger.SegmentTree(tree, cur); err != nil {
+			return err
+		}
+		return os.WriteFile(ledger.Segment{Path: name}.TreePath(), tree, 0o644)
+	}
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -97,6 +108,9 @@ func activeWith(path string, fill int) error {
 	if err := os.Remove(last.Path); err != nil {
 		return err
 	}
+	if err := os.Remove(last.TreePath()); err != nil {
+		return err
+	}
 	rest, first := all[:cut], last.First
 	for len(rest) > 0 {
 		n := min(len(rest), ledger.SegmentLimit)
@@ -112,5 +126,36 @@ func activeWith(path string, fill int) error {
 		}
 		rest, first = rest[n:], h.Seq+1
 	}
+	if err := writeTrees(path); err != nil {
+		return err
+	}
 	return os.WriteFile(path, all[cut:], 0o644)
+}
+
+// writeTrees writes the tree files the sealed segments of the ledger at
+// path lack, each from the one before, as sealing does.
+func writeTrees(path string) error {
+	segs, err := ledger.Segments(path)
+	if err != nil {
+		return err
+	}
+	var prev []byte
+	for _, s := range segs {
+		tree, err := os.ReadFile(s.TreePath())
+		if errors.Is(err, os.ErrNotExist) {
+			var data []byte
+			if data, err = os.ReadFile(s.Path); err != nil {
+				return err
+			}
+			if tree, err = ledger.SegmentTree(prev, data); err != nil {
+				return err
+			}
+			err = os.WriteFile(s.TreePath(), tree, 0o644)
+		}
+		if err != nil {
+			return err
+		}
+		prev = tree
+	}
+	return nil
 }

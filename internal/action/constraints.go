@@ -1,19 +1,19 @@
 package action
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // headingRE matches an ATX Markdown heading and captures its text.
-var headingRE = regexp.MustCompile(`^ {0,3}#{1,6}(?:[ \t]+(.*))?$`)
+var headingRE = lazyregexp.New(`^ {0,3}#{1,6}(?:[ \t]+(.*))?$`)
 
 // listMarkerRE matches a list item's marker: "- ", "* ", "+ ", "1. ", "1) ".
-var listMarkerRE = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`)
+var listMarkerRE = lazyregexp.New(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`)
 
 // ConstraintsSection returns the constraint names listed in the body's
 // "### Constraints" section, the way GitHub issue forms render a field: the

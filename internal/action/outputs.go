@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // outputNameRE is what an output name may look like: nothing that the
 // runner could read as "=" or "<<".
-var outputNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var outputNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // Output is one step output.
 type Output struct {

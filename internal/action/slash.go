@@ -2,10 +2,11 @@ package action
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // slashPrefix starts every comment command.
@@ -15,7 +16,7 @@ const slashPrefix = "/optr"
 const usage = "Commands: `/optr run [pipeline]` starts a run, `/optr choose N [note]` answers the open checkpoint with option N, `/optr abort` stops the waiting run."
 
 // pipelineRE is what a pipeline name given in a comment may look like.
-var pipelineRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+var pipelineRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // slash is a parsed /optr comment.
 type slash struct {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/optr-dev/optr/internal/demotest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/optr-dev/optr/internal/demotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/github/githubtest"
@@ -579,4 +580,72 @@ func TestDispatchedDelegateRunCommitsTheSpecFolder(t *testing.T) {
 	if !strings.Contains(string(summary), "Research complete: 3/4 topics (75% success)") {
 		t.Errorf("the job summary has no delegate summary:\n%s", summary)
 	}
+}
+
+// When the branch's ledger has sealed segments, the workspace gets only
+// the active one; the checkpoint (output and comment) is still the one of
+// the whole committed ledger, made from the active segment and the newest
+// sealed segment's tree file, not by hashing every segment.
+func TestLedgerCheckpointWithSealedSegments(t *testing.T) {
+	t.Parallel()
+	var synthetic bytes.Buffer
+	if _, err := ledger.WriteSynthetic(&synthetic, 30); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(synthetic.String(), "\n")
+	sealed, active := strings.Join(lines[:20], ""), strings.Join(lines[20:], "")
+	tree, err := ledger.SegmentTree(nil, []byte(sealed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := ".optr/ledger.d/" + ledger.SegmentName(1, 20)
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	gh.AddIssue(repo, 7, "Explain the ledger", "Please explain.", "ada")
+	gh.Commit(repo, "main", map[string]string{
+		seg: sealed, strings.TrimSuffix(seg, ".jsonl") + ".merkle": string(tree), ".optr/ledger.jsonl": active,
+	}, "earlier runs")
+	skey, vkey, err := ledger.GenerateKey("optr/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := newJob(t, gh, "502")
+	j.env["OPTR_LEDGER_KEY"] = skey
+	j.agents("fail", `# Answer\n\nAll good.\n`)
+	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	outs, err := j.run()
+	if err != nil || outs["status"] != "completed" {
+		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
+	}
+	// The whole committed ledger, put together in a clone's layout.
+	clone := filepath.Join(t.TempDir(), "ledger.jsonl")
+	for p, content := range map[string]string{seg: sealed, ".optr/ledger.jsonl": mustFile(t, gh, ".optr/ledger.jsonl")} {
+		p = filepath.Join(filepath.Dir(clone), strings.TrimPrefix(p, ".optr/"))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := ledger.HeadCheckpoint(clone, ledger.Origin(repo), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, signed, err := ledger.OpenCheckpoint([]byte(outs["ledger-checkpoint"]), vkey)
+	if err != nil || !signed || got.Text() != string(want) {
+		t.Fatalf("ledger-checkpoint output (signed %v, %v):\n%s\nwant the whole ledger's:\n%s\n%s", signed, err, outs["ledger-checkpoint"], want, j.log.String())
+	}
+	if cp, _ := ledger.ParseCheckpoint(want); cp.Size != 31 {
+		t.Errorf("checkpoint size %d, want 31", cp.Size)
+	}
+}
+
+func mustFile(t *testing.T, gh *githubtest.Server, path string) string {
+	t.Helper()
+	s, ok := gh.File(repo, "main", path)
+	if !ok {
+		t.Fatalf("%s is not on main", path)
+	}
+	return s
 }

@@ -89,6 +89,7 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 	if err := datalake.Replace(rep.Spec.LedgerPath, res.Ledger); err != nil {
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
+	j.keepCheckpoint(res)
 	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA}, nil
 }
 

@@ -68,6 +68,12 @@ type Request struct {
 	// output too large to hold in memory (Response.Spool), in a file whose
 	// name starts with SpoolPrefix; empty keeps every output in memory.
 	SpoolDir string
+	// Worktree, when set, is the agent's own git worktree in a run whose
+	// agents change code (changes.mode, DESIGN §4.12): a command agent runs
+	// in it (Dir is the same), and a copilot agent works in it as a coding
+	// agent, with file tools limited to it. Empty when agents answer in
+	// text only.
+	Worktree string
 	// Progress, when set, is told about every sign of life (output bytes,
 	// frames, tokens) so a watchdog can tell a stuck agent from a slow one.
 	// It may be called from several goroutines.

@@ -1,10 +1,10 @@
 package agent
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Failure is one agent's final failure as a run records it (an executor
@@ -55,7 +55,7 @@ func Problem(msg string) string {
 	return strings.TrimSpace(unusablePrefix.ReplaceAllString(strings.TrimSpace(msg), ""))
 }
 
-var unusablePrefix = regexp.MustCompile(`^(` + string(Fatal) + ` ` + ReasonUnusable + `( \(HTTP \d+\))?: )+`)
+var unusablePrefix = lazyregexp.New(`^(` + string(Fatal) + ` ` + ReasonUnusable + `( \(HTTP \d+\))?: )+`)
 
 // unusableFix says what to add; any one of the three makes a run work.
 const unusableFix = `

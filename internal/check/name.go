@@ -2,13 +2,14 @@ package check
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // MaxNameLen bounds a constraint name.
 const MaxNameLen = 64
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var nameRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*$`)
 
 // ValidateName reports whether name is a constraint slug: lowercase letters,
 // digits, '.', '_' and '-', starting with a letter or digit, at most

@@ -2,11 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Size limits of the comment's untrusted parts, in characters. With them
@@ -26,7 +26,7 @@ const (
 const ReplySyntax = "/optr choose N [note]"
 
 // mentionRE matches @user and @org/team, as the config allows them.
-var mentionRE = regexp.MustCompile(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
+var mentionRE = lazyregexp.New(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
 
 // Comment renders the checkpoint comment (DESIGN §4.6): the hidden marker
 // <!-- optr:checkpoint=<id> --> on the first line, the trigger, the

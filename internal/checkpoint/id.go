@@ -2,10 +2,10 @@ package checkpoint
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // idPrefix starts every checkpoint id optr makes.
@@ -18,7 +18,7 @@ const MaxIDLen = len(idPrefix) + datalake.MaxNameLen + 1 + 9
 // idRE is what a checkpoint id may look like: a file name that cannot leave
 // its directory or hide (no leading dot, no slash) and that the comment
 // marker accepts ([A-Za-z0-9._-]).
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var idRE = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // NewID returns the id of a run's checkpoint number seq:
 // cp-<run-id>-<seq>, e.g. cp-9876543210-1-1 for the first checkpoint of

@@ -3,12 +3,12 @@ package checkpoint
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // MaxOptions bounds the options of a checkpoint: a person reads them all.
@@ -21,7 +21,7 @@ const (
 	maxDescriptionLen = 200
 )
 
-var triggerRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,39}$`)
+var triggerRE = lazyregexp.New(`^[A-Z][A-Z0-9_]{0,39}$`)
 
 // ValidTrigger reports whether t can name a trigger: an upper-case word of
 // letters, digits and '_' (at most 40 characters), such as NO_ADMISSIBLE.

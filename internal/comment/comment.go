@@ -5,9 +5,10 @@ package comment
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // MaxBody is GitHub's limit on a comment body, in characters.
@@ -29,7 +30,7 @@ func Marker(kind, id string) string {
 	return fmt.Sprintf("<!-- optr:%s=%s -->", kind, id)
 }
 
-var markerRE = regexp.MustCompile(`<!-- optr:([a-z]+)=([A-Za-z0-9._-]+) -->`)
+var markerRE = lazyregexp.New(`<!-- optr:([a-z]+)=([A-Za-z0-9._-]+) -->`)
 
 // ParseMarker returns the kind and id of the first optr marker in body.
 func ParseMarker(body string) (kind, id string, ok bool) {

@@ -1,10 +1,11 @@
 package comment
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // The helpers below render untrusted text (agent output, issue text, error
@@ -12,7 +13,7 @@ import (
 // library escapes GitHub-flavoured Markdown for this purpose.
 
 // markerRE finds text that could pass for one of optr's hidden markers.
-var markerLikeRE = regexp.MustCompile(`<!--(\s*)optr:`)
+var markerLikeRE = lazyregexp.New(`<!--(\s*)optr:`)
 
 // Defang breaks anything in untrusted text that looks like an optr marker
 // (a zero-width space after "optr"), so that a comment quoting the text is
@@ -51,7 +52,7 @@ func Inline(s string, n int) string {
 }
 
 // entityRE matches an HTML character reference, which Markdown decodes.
-var entityRE = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+var entityRE = lazyregexp.New(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
 
 // needsEscape reports whether r, at byte i of the one-line text s, would
 // mean something to GitHub-flavoured Markdown where Inline's callers put

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/optr-dev/optr/internal/jsonschema"
 )
 
 // Schema is a JSON Schema (draft 2020-12) of the config file, for editors

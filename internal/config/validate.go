@@ -3,8 +3,9 @@ package config
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // validator checks a decoded config with its defaults filled in, reporting
@@ -41,7 +42,7 @@ func (v *validator) written(key string) bool { return v.ps.written(key) }
 // names and path segments.
 const maxNameLen = 64
 
-var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var slugRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*$`)
 
 // name checks that a name written as the key of an agents, constraints or
 // pipelines entry can become a file name.
@@ -143,7 +144,7 @@ func llmProviders() []string {
 }
 
 // envNameRE matches a portable environment variable name.
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // envName checks an environment variable name written at key.
 func (v *validator) envName(key, name string) {

@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 func (v *validator) selection() {
@@ -45,7 +46,7 @@ func (v *validator) checkpoints() {
 }
 
 // mentionRE matches @user and @org/team.
-var mentionRE = regexp.MustCompile(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
+var mentionRE = lazyregexp.New(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
 
 func (v *validator) escalation() {
 	for i, m := range v.c.Escalation.Mention {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/optr-dev/optr/internal/procgroup"
@@ -121,19 +123,17 @@ func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 // then a hard link to the final name, so a reader never sees half a file)
 // and never over an existing file.
 //
-// A file under agent-outputs is not synced to disk one by one: agents
-// finish together, and an fsync each put K syncs on the fan-out's hot
-// path. A kill -9 of optr loses nothing the kernel already holds; the
-// operating system crashing could, so Sync (which Files calls, before the
-// run's files are recorded) syncs them all at once.
+// The file is not synced to disk as it is written: agents finish
+// together, and an fsync each put K syncs on the fan-out's hot path (and
+// the resolved workflow's one before the first agent started). A kill -9
+// of optr loses nothing the kernel already holds; the operating system
+// crashing could, so Sync (which Files calls, before the run's files are
+// recorded) syncs them all at once.
 func (r *Run) WriteFile(rel string, data []byte) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("write %q: path leaves the run directory", rel)
 	}
 	path := filepath.Join(r.Dir, rel)
-	if filepath.Dir(rel) != DirOutputs {
-		return WriteOnce(path, data)
-	}
 	if err := writeOnce(path, data, false); err != nil {
 		return err
 	}
@@ -152,17 +152,18 @@ func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %q: path leaves the run directory", rel)
 	}
 	path := filepath.Join(r.Dir, rel)
-	durable := filepath.Dir(rel) != DirOutputs
-	if err := writeOnceFrom(path, redactedFrom(path, write), durable); err != nil {
+	if err := writeOnceFrom(path, redactedFrom(path, write), false); err != nil {
 		return err
 	}
-	if !durable {
-		r.mu.Lock()
-		r.unsynced = append(r.unsynced, path)
-		r.mu.Unlock()
-	}
+	r.mu.Lock()
+	r.unsynced = append(r.unsynced, path)
+	r.mu.Unlock()
 	return nil
 }
+
+// syncers is how many fsyncs Sync has in flight: together they let the
+// file system commit its journal once for many files.
+const syncers = 16
 
 // Sync makes every file WriteFile left unsynced durable, and the
 // directories that name them. Files calls it.
@@ -175,24 +176,38 @@ func (r *Run) Sync() error {
 	if fsync == nil {
 		fsync = syncPath
 	}
-	dirs := map[string]bool{}
-	var errs []error
+	if len(paths) == 0 {
+		return nil
+	}
+	dirs := map[string]bool{r.Dir: true}
 	for _, p := range paths {
-		if err := fsync(p); err != nil {
-			errs = append(errs, err)
-		}
 		dirs[filepath.Dir(p)] = true
 	}
-	for d := range dirs {
-		if err := fsync(d); err != nil {
-			errs = append(errs, err)
-		}
+	err := syncAll(fsync, paths)
+	if err == nil {
+		err = syncAll(fsync, slices.Sorted(maps.Keys(dirs)))
 	}
-	if len(errs) > 0 {
+	if err != nil {
 		r.mu.Lock()
 		r.unsynced = append(r.unsynced, paths...) // the next Sync tries again
 		r.mu.Unlock()
 	}
+	return err
+}
+
+// syncAll syncs paths, syncers at a time, and joins the errors.
+func syncAll(fsync func(string) error, paths []string) error {
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, syncers)
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = fsync(p)
+		})
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

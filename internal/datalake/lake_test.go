@@ -3,10 +3,13 @@ package datalake
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,20 +115,23 @@ func TestReplace(t *testing.T) {
 	}
 }
 
-// TestAgentOutputsSyncedOnceBeforeRecording: agent output files are not
-// synced one by one; Files, which lists the run's files to record them,
-// syncs them and their directory first, once. Other files are synced as
-// they are written.
-func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
+// TestRunFilesSyncedOnceBeforeRecording: the files of a run are not
+// synced one by one as they are written; Files, which lists the run's
+// files to record them, syncs each of them and the directories that name
+// them first, once.
+func TestRunFilesSyncedOnceBeforeRecording(t *testing.T) {
 	t.Parallel()
 	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
 	var synced []string
 	run.fsync = func(p string) error {
 		rel, _ := filepath.Rel(run.Dir, p)
+		mu.Lock()
 		synced = append(synced, rel)
+		mu.Unlock()
 		return nil
 	}
 	for _, a := range []string{"a", "b"} {
@@ -143,7 +149,8 @@ func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(DirOutputs, "a.json"), filepath.Join(DirOutputs, "b.json"), DirOutputs}
+	want := []string{".", DirOutputs, filepath.Join(DirOutputs, "a.json"), filepath.Join(DirOutputs, "b.json"), FileResult}
+	slices.Sort(synced)
 	if diff := cmp.Diff(want, synced); diff != "" {
 		t.Errorf("synced (-want +got):\n%s", diff)
 	}
@@ -157,6 +164,35 @@ func TestAgentOutputsSyncedOnceBeforeRecording(t *testing.T) {
 	data, err := os.ReadFile(run.AgentOutputPath("a"))
 	if err != nil || !strings.Contains(string(data), `"agent": "a"`) {
 		t.Errorf("a.json = %q, %v", data, err)
+	}
+}
+
+// TestSyncFailureIsRetried: a file that could not be synced is synced
+// again by the next Sync, and the error names it.
+func TestSyncFailureIsRetried(t *testing.T) {
+	t.Parallel()
+	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	fail := true
+	var synced []string
+	run.fsync = func(p string) error {
+		if fail {
+			return fmt.Errorf("sync %s: input/output error", p)
+		}
+		synced = append(synced, filepath.Base(p))
+		return nil
+	}
+	if err := run.Sync(); err == nil || !strings.Contains(err.Error(), FileResult) {
+		t.Fatalf("Sync = %v, want the failure naming %s", err, FileResult)
+	}
+	fail = false
+	if err := run.Sync(); err != nil || !slices.Contains(synced, FileResult) {
+		t.Errorf("the second Sync = %v, synced %v; want %s synced", err, synced, FileResult)
 	}
 }
 

@@ -2,13 +2,14 @@ package datalake
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // MaxNameLen bounds workflow, agent and run names: they become path segments.
 const MaxNameLen = 64
 
-var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var slugRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*$`)
 
 // ValidateWorkflow reports whether name is a workflow slug: [a-z0-9._-], at
 // most 64 characters, no leading dot, and nothing that could leave the
@@ -17,7 +18,7 @@ func ValidateWorkflow(name string) error {
 	return validateSegment("workflow", name, slugRE)
 }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var runIDRE = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidateRunID reports whether id can name a run directory.
 func ValidateRunID(id string) error {
@@ -29,7 +30,7 @@ func ValidateAgent(name string) error {
 	return validateSegment("agent name", name, slugRE)
 }
 
-func validateSegment(what, name string, re *regexp.Regexp) error {
+func validateSegment(what, name string, re *lazyregexp.Regexp) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("%s is empty", what)

@@ -3,13 +3,13 @@ package delegate
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Meta is a report's frontmatter: the only part of a report optr reads
@@ -185,9 +185,9 @@ func wholeNumber(v any) (int, bool) {
 }
 
 var (
-	headingRE = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bulletRE  = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])\s+\S`)
-	fenceRE   = regexp.MustCompile("^ {0,3}(```|~~~)")
+	headingRE = lazyregexp.New(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	bulletRE  = lazyregexp.New(`^(?:[-*+]|\d{1,9}[.)])\s+\S`)
+	fenceRE   = lazyregexp.New("^ {0,3}(```|~~~)")
 )
 
 // bullets maps each level-2 section of body ("## Name") to the number of

@@ -2,9 +2,10 @@ package escalation
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // EscalationFile is escalate.md as tier 1 writes it:
@@ -34,9 +35,9 @@ type EscalationFile struct {
 }
 
 var (
-	headingRE = regexp.MustCompile(`^#\s+Escalation\s*:\s*(.*?)\s*$`)
+	headingRE = lazyregexp.New(`^#\s+Escalation\s*:\s*(.*?)\s*$`)
 	// fieldRE matches "**Key:** value", "**Key**: value" and "- **Key:** value".
-	fieldRE = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\*\*([A-Za-z][A-Za-z0-9 _-]{0,40}?)\s*(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
+	fieldRE = lazyregexp.New(`^\s*(?:[-*+]\s+)?\*\*([A-Za-z][A-Za-z0-9 _-]{0,40}?)\s*(?::\*\*|\*\*\s*:)\s*(.*?)\s*$`)
 )
 
 // ParseEscalationFile reads escalate.md. It never fails: a file without a

@@ -88,6 +88,11 @@ type CommitResult struct {
 	// (DESIGN §4.3): it moved, unchanged, to Sealed.Path, and Ledger starts
 	// the new active segment. The caller writes it into its workspace too.
 	Sealed *SealedSegment
+	// LastTree is the tree file of the newest sealed segment on the branch
+	// (ledger.d/<first>-<last>.merkle), nil when the ledger has no sealed
+	// segment or that file is missing: with Ledger, what
+	// ledger.CheckpointOf needs for the committed head.
+	LastTree []byte
 	// BranchCreated is true when the branch did not exist before.
 	BranchCreated bool
 	// Attempts counts read-rechain-update rounds; Conflicts counts those
@@ -130,8 +135,9 @@ const ledgerStartMessage = "optr: start the ledger"
 //  4. Rechain(remote active segment);
 //  5. POST git/trees with base_tree = the tip's tree, so every other file
 //     is kept; when the new segment would pass ledger.SegmentLimit the
-//     remote one is sealed into ledger.d/ by its blob sha (no upload) and
-//     the new entries start a new active segment;
+//     remote one is sealed into ledger.d/ by its blob sha (no upload),
+//     with its tree file beside it (sealedTree), and the new entries start
+//     a new active segment;
 //  6. POST git/commits with the tip as parent, the message ending with the
 //     Optr-Ledger-Size and Optr-Ledger-Head trailers of the new head;
 //  7. PATCH git/refs/heads/{branch} with force=false: compare-and-swap.
@@ -271,6 +277,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	}
 	if done, ok := r.mine[t.sha]; ok && !t.missing {
 		res.CommitSHA, res.Ledger, res.Head, res.Sealed = t.sha, done.ledger, done.head, done.sealed
+		res.LastTree = r.lastTree(ctx, t, done)
 		return nil
 	}
 	var remote []byte
@@ -289,6 +296,9 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	out, err := r.segment(remote, next)
 	if err != nil {
 		return err
+	}
+	if out.sealed != nil {
+		out.sealedTree = r.sealedTree(ctx, t, out.sealed)
 	}
 	entries, err := r.entries(ctx, out)
 	if err != nil {
@@ -332,7 +342,23 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 		return r.refused(err, commit)
 	}
 	res.CommitSHA, res.Ledger, res.Head, res.Sealed, res.BranchCreated = commit, out.ledger, out.head, out.sealed, t.missing
+	res.LastTree = r.lastTree(ctx, t, out)
 	return nil
+}
+
+// lastTree is the tree file of the newest sealed segment once out is
+// committed: the one this commit sealed, else the one on the branch at t
+// that ends just before the active segment (a listing and a small read,
+// only when the ledger has sealed segments); nil when there is none.
+func (r *round) lastTree(ctx context.Context, t tip, out outcome) []byte {
+	if out.sealed != nil {
+		return out.sealedTree
+	}
+	first, err := ledger.FirstSeq(out.ledger)
+	if err != nil || first <= 1 || t.missing {
+		return nil
+	}
+	return r.treeBefore(ctx, t, first)
 }
 
 // readLedger reads the ledger file at the tip: Known when the tip's blob
@@ -389,6 +415,9 @@ type outcome struct {
 	// sealedSHA is the sealed segment's blob sha: the remote active
 	// segment's, which GitHub already has.
 	sealedSHA string
+	// sealedTree is the sealed segment's tree file, committed beside it
+	// (nil: none).
+	sealedTree []byte
 }
 
 // segment decides what the ledger files of the commit are: next as the
@@ -443,6 +472,9 @@ func (r *round) entries(ctx context.Context, out outcome) ([]*gh.TreeEntry, erro
 	all := map[string][]byte{r.req.LedgerPath: out.ledger}
 	if out.sealed != nil {
 		all[out.sealed.Path] = nil // by sha, below
+		if out.sealedTree != nil {
+			all[ledger.Segment{Path: out.sealed.Path}.TreePath()] = out.sealedTree
+		}
 	}
 	for p, b := range r.req.Files {
 		all[p] = b

@@ -156,6 +156,13 @@ func TestCommitBackSeals(t *testing.T) {
 	if res.Head.Seq != last.Seq+1 {
 		t.Errorf("head %+v, want seq %d", res.Head, last.Seq+1)
 	}
+	wantTree, err := ledger.SegmentTree(nil, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files[ledger.Segment{Path: segPath}.TreePath()]; got != string(wantTree) {
+		t.Errorf("the sealed segment's tree file on the branch is\n%s\nwant\n%s", got, wantTree)
+	}
 	if diff := cmp.Diff(map[string]int{opGetCommit: 1, opGetContent: 1, opTree: 1, opCommit: 1, opUpdateRef: 1}, s.Counts()); diff != "" {
 		t.Errorf("requests (-want +got): the sealed segment reuses its blob\n%s", diff)
 	}
@@ -170,6 +177,61 @@ func TestCommitBackSeals(t *testing.T) {
 		VerifyPublished: true, Published: last})
 	if err != nil {
 		t.Errorf("a commit-back after the seal, checking a head in the sealed segment: %v", err)
+	}
+}
+
+// TestCommitBackSealsWithTheTreeBefore: sealing a segment that follows
+// another commits its tree file, computed from the one before it on the
+// branch; without that one the segment is sealed all the same, without a
+// tree file.
+func TestCommitBackSealsWithTheTreeBefore(t *testing.T) {
+	full := nearlyFull(t)
+	lines := bytes.SplitAfter(full, []byte("\n"))
+	sealed := bytes.Join(lines[:50], nil)
+	active := bytes.Join(lines[50:], nil)
+	// Top the active segment up again to just under the limit.
+	pad := len(chainOnto(t, active, "pad")) - len(active)
+	many := make([]string, (ledger.SegmentLimit-len(active))/pad-1)
+	for i := range many {
+		many[i] = "pad"
+	}
+	active = chainOnto(t, active, many...)
+	for next := chainOnto(t, active, "pad"); len(next) <= ledger.SegmentLimit; next = chainOnto(t, active, "pad") {
+		active = next
+	}
+	firstTree, err := ledger.SegmentTree(nil, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(1, 50))}
+	last := headOf(t, string(active))
+	second := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(51, last.Seq))}
+	wantTree, err := ledger.SegmentTree(firstTree, active)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withTree := range []bool{true, false} {
+		s := githubtest.NewServer(t)
+		seed := map[string]string{first.Path: string(sealed), ledgerPath: string(active)}
+		if withTree {
+			seed[first.TreePath()] = string(firstTree)
+		}
+		s.Commit(repo, "main", seed, "seed")
+		c := newClient(t, s, &sleeper{})
+		res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "next"}).rechain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Sealed == nil || res.Sealed.Path != second.Path {
+			t.Fatalf("with the tree before %v: sealed %+v, want %s", withTree, res.Sealed, second.Path)
+		}
+		got, ok := s.Files(repo, "main")[second.TreePath()]
+		if withTree && got != string(wantTree) {
+			t.Errorf("the tree file committed beside %s is\n%s\nwant\n%s", second.Path, got, wantTree)
+		}
+		if !withTree && ok {
+			t.Errorf("a tree file was committed without the one before it:\n%s", got)
+		}
 	}
 }
 

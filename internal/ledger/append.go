@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // AppendResult is what AppendFile did.
@@ -177,9 +178,41 @@ func seal(f *os.File, path string, size int64, head Head) (Segment, error) {
 	if err := os.Rename(path, seg.Path); err != nil {
 		return Segment{}, fmt.Errorf("seal ledger segment: %w", err)
 	}
+	writeSealedTree(path, seg)
 	syncDir(dir)
 	syncDir(filepath.Dir(path))
 	return seg, nil
+}
+
+// writeSealedTree writes the tree file of a segment just sealed from the
+// ledger at path, from the tree file of the segment before it. The file is derived data: when the
+// one before is missing or does not fit, or writing fails, none is
+// written, and checkpoints and proofs hash the ledger instead until
+// BuildTrees writes it. That never makes the append fail.
+func writeSealedTree(path string, seg Segment) {
+	var prev []byte
+	if seg.First > 1 {
+		segs, err := Segments(path)
+		if err != nil {
+			return
+		}
+		i := slices.IndexFunc(segs, func(s Segment) bool { return s.Last == seg.First-1 })
+		if i < 0 {
+			return
+		}
+		if prev, err = os.ReadFile(segs[i].TreePath()); err != nil {
+			return
+		}
+	}
+	data, err := os.ReadFile(seg.Path)
+	if err != nil {
+		return
+	}
+	tree, err := SegmentTree(prev, data)
+	if err != nil {
+		return
+	}
+	writeTree(seg.TreePath(), tree)
 }
 
 // sealedHead is the head of the last sealed segment of the ledger at path,

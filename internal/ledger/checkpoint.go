@@ -160,15 +160,65 @@ func (t TreeSummary) Holds(c Checkpoint) error {
 
 // HeadCheckpoint is the checkpoint of the ledger at path as it is now, for origin,
 // as a signed note when skey (a private key, see GenerateKey) is set, else
-// as plain checkpoint text. It verifies the ledger on the way.
+// as plain checkpoint text.
+//
+// Its cost does not grow with the ledger: it reads the last sealed
+// segment's tree file (checked against that segment's tail) and verifies
+// and hashes the active segment, chained onto it. When a tree file it
+// needs is missing or does not fit, it verifies and hashes the whole
+// ledger instead (BuildTrees, which writes the missing tree files and
+// names one that does not fit), so a tree file never makes a wrong
+// checkpoint unnoticed; the full `optr ledger verify` recomputes them all.
 func HeadCheckpoint(path, origin, skey string) ([]byte, error) {
-	ts, err := VerifyTree(path)
+	size, root, err := headTree(path)
 	if err != nil {
 		return nil, err
 	}
-	cp := Checkpoint{Origin: origin, Size: ts.Entries, Root: ts.Root}
+	cp := Checkpoint{Origin: origin, Size: size, Root: root}
 	if skey == "" {
 		return []byte(cp.Text()), nil
 	}
 	return cp.Sign(skey)
+}
+
+// headTree returns the size and Merkle tree hash of the ledger at path.
+func headTree(path string) (int64, tlog.Hash, error) {
+	v, err := openTreeView(path, -1, false)
+	if err == nil {
+		return v.size, v.root, nil
+	}
+	if !errors.Is(err, errTreeUnusable) {
+		return 0, tlog.Hash{}, err
+	}
+	ts, err := BuildTrees(path)
+	if err != nil {
+		return 0, tlog.Hash{}, err
+	}
+	return ts.Entries, ts.Root, nil
+}
+
+// CheckpointOf is the checkpoint, for origin, of a ledger known only by
+// its last sealed segment's tree file (lastTree, nil when it has no sealed
+// segment) and its active segment's content: what the Action has after a
+// commit-back (the branch's active segment, and one small file), without
+// the sealed segments themselves. The active segment is verified, chained
+// onto the tree file's head; the tree file is checked only as far as it
+// checks itself (its sum and shape): `optr ledger verify` in a clone checks
+// it against the segments.
+func CheckpointOf(origin string, lastTree, active []byte) (Checkpoint, error) {
+	var head Head
+	var frontier []treeNode
+	if lastTree != nil {
+		t, err := parseTree(lastTree)
+		if err != nil {
+			return Checkpoint{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
+		}
+		head, frontier = Head{Seq: t.size, Hash: t.head}, t.frontier()
+	}
+	rec := &treeRecorder{b: newTreeBuilderAt(head.Seq, frontier)}
+	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: the active segment: %w", err)
+	}
+	return Checkpoint{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
 }

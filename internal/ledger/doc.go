@@ -19,6 +19,11 @@
 //     (commit-back under optimistic concurrency), dropping entries that are
 //     already there, so no entry is ever lost, duplicated or forked.
 //
+// The ledger is also an RFC 6962 Merkle tree (DESIGN §4.13): VerifyTree,
+// HeadCheckpoint and Prove compute its checkpoints and inclusion proofs,
+// the last two from each sealed segment's tree file (SegmentTree) and the
+// active segment, at a cost that does not grow with the ledger.
+//
 // Scan reads entries without verifying them; WriteSynthetic writes a large
 // realistic ledger for benchmarks.
 package ledger

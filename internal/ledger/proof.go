@@ -27,11 +27,26 @@ type Proof struct {
 }
 
 // Prove builds the inclusion proof of entry seq in the ledger at path as
-// it stands, in one pass over its lines and O(log n) memory. The returned
-// Checkpoint is the head the proof leads to (origin as given); the caller
-// signs it when it has a key. Prove does not verify the chain (VerifyFile
-// does); it refuses a seq beyond the head.
+// it stands. The returned Checkpoint is the head the proof leads to
+// (origin as given); the caller signs it when it has a key. It refuses a
+// seq beyond the head.
+//
+// It reads the sealed segments' tree files it needs (O(log n) nodes), and
+// hashes the active segment, which it verifies as HeadCheckpoint does, and
+// the one or two sealed segments around the entry. When a tree file it
+// needs is missing or does not fit, it makes the proof in one pass over
+// all the ledger's lines instead, in O(log n) memory, without verifying
+// the chain (VerifyFile does).
 func Prove(path, origin string, seq int64) (Proof, Checkpoint, error) {
+	p, cp, err := proveFromTrees(path, origin, seq)
+	if !errors.Is(err, errTreeUnusable) {
+		return p, cp, err
+	}
+	return proveStreaming(path, origin, seq)
+}
+
+// proveStreaming is Prove in one pass over the ledger's lines.
+func proveStreaming(path, origin string, seq int64) (Proof, Checkpoint, error) {
 	head, err := TailHead(path)
 	if err != nil {
 		return Proof{}, Checkpoint{}, err

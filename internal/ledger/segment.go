@@ -85,6 +85,9 @@ func Segments(path string) ([]Segment, error) {
 		if de.IsDir() || strings.HasPrefix(de.Name(), ".") {
 			continue // temporary files of an interrupted write
 		}
+		if IsTreeName(de.Name()) {
+			continue // a segment's tree file (VerifyTree checks it)
+		}
 		first, last, err := ParseSegmentName(de.Name())
 		if err != nil {
 			return nil, fmt.Errorf("ledger segments in %s: %w", dir, err)

@@ -27,6 +27,9 @@ const (
 	ProblemTrailingGarbage Problem = "trailing-garbage"
 	// ProblemTooLong: the line is longer than MaxLineSize.
 	ProblemTooLong Problem = "too-long"
+	// ProblemTree: a sealed segment's tree file (ledger.d/*.merkle) does
+	// not fit the segment, or has no segment.
+	ProblemTree Problem = "tree"
 )
 
 // VerifyError names the first bad line of a ledger and why it is bad.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ProblemSegment: a sealed segment is missing, misnamed, empty or out of
@@ -38,6 +39,9 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 		case s.First <= sum.Head.Seq:
 			return sum, segmentError(s.Path, s.First, "segment %s starts at seq %d, but the segments before it already hold entries up to %d", name, s.First, sum.Head.Seq)
 		}
+		if tree != nil {
+			tree.startSegment(s.First)
+		}
 		next, err := verifyPart(s.Path, sum.Head, tree)
 		if err != nil {
 			return sum, err
@@ -45,7 +49,17 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 		if next.Head.Seq != s.Last {
 			return sum, segmentError(s.Path, next.Head.Seq, "segment %s ends with seq %d, but its name says %d: it was cut short, extended or renamed", name, next.Head.Seq, s.Last)
 		}
+		if tree != nil {
+			if err := tree.endSegment(s, next.Head); err != nil {
+				return sum, err
+			}
+		}
 		sum = next
+	}
+	if tree != nil {
+		if err := orphanTrees(path, segs); err != nil {
+			return sum, err
+		}
 	}
 	next, err := verifyPart(path, sum.Head, tree)
 	if errors.Is(err, os.ErrNotExist) && len(segs) > 0 {
@@ -66,6 +80,27 @@ func verifyPart(path string, head Head, tree *treeRecorder) (Summary, error) {
 		return s, fmt.Errorf("ledger %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// orphanTrees refuses a tree file whose segment is not there: the
+// segment was removed, or renamed.
+func orphanTrees(path string, segs []Segment) error {
+	des, err := os.ReadDir(SegmentDir(path))
+	if err != nil {
+		return nil // no directory: no tree files (Segments read it already)
+	}
+	have := map[string]bool{}
+	for _, s := range segs {
+		have[filepath.Base(s.TreePath())] = true
+	}
+	for _, de := range des {
+		if name := de.Name(); IsTreeName(name) && !have[name] {
+			first, _, _ := ParseSegmentName(strings.TrimSuffix(name, treeExt) + ".jsonl")
+			p := filepath.Join(SegmentDir(path), name)
+			return fmt.Errorf("ledger %s: %w", p, newLineError(ProblemTree, "tree file %s has no segment %s: the segment was removed or renamed", name, strings.TrimSuffix(name, treeExt)+".jsonl").at(first))
+		}
+	}
+	return nil
 }
 
 func segmentError(path string, line int64, format string, args ...any) error {

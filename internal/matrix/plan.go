@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // PlanVersion is the plan_version this optr writes and reads.
@@ -87,7 +87,7 @@ func (t Task) ResultName() string {
 	return t.Agent
 }
 
-var taskIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var taskIDRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]*$`)
 
 // ValidateTaskID reports whether id is a task id: a slug ([a-z0-9._-], at
 // most 64 characters, not starting with '.', '_' or '-'). It names the

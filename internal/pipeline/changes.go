@@ -20,9 +20,10 @@ import (
 )
 
 // Code changes as results (DESIGN §4.12): with changes.mode other than
-// none, every command agent of the run works in a git worktree of its own,
-// its change is captured as agent-outputs/<agent>.patch when it ends, its
-// command checks run in its worktree, and the hard constraint "changes"
+// none, every command and copilot agent of the run works in a git worktree
+// of its own (a copilot agent as a coding agent, its file tools limited to
+// it), its change is captured as agent-outputs/<agent>.patch when it ends,
+// its command checks run in its worktree, and the hard constraint "changes"
 // (worktree.Run.Constraint) makes an empty, protected or too large change
 // inadmissible. After Conclude, only π*'s patch is handed to the Driver's
 // Deliverer (a pull request in the Action, git apply --index in the CLI),
@@ -73,7 +74,8 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	return c, nil
 }
 
-// place gives every command agent among tasks, spares and the synthesizer
+// place gives every command and copilot agent among tasks, spares and the
+// synthesizer
 // a worktree of its own: its working directory, where its command checks
 // run too. An agent that appears twice (a synthesizer that is also a task)
 // shares its worktree, reset before each launch.
@@ -88,7 +90,7 @@ func (c *codeChanges) place(ctx context.Context, tasks, spares []executor.Task, 
 			}
 		}
 	}
-	if synth != nil && synth.Provider == config.ProviderCommand {
+	if synth != nil && changesCode(synth.Provider) {
 		if err := c.placeOne(ctx, synth); err != nil {
 			return err
 		}
@@ -98,7 +100,7 @@ func (c *codeChanges) place(ctx context.Context, tasks, spares []executor.Task, 
 }
 
 func (c *codeChanges) placeOne(ctx context.Context, t *executor.Task) error {
-	if t.Provider != config.ProviderCommand {
+	if !changesCode(t.Provider) {
 		return nil // an LLM agent answers in text; it has no files to change
 	}
 	name := t.Agent.Name()
@@ -118,6 +120,13 @@ func (c *codeChanges) placeOne(ctx context.Context, t *executor.Task) error {
 	t.Dir = pl.tree.Dir()
 	t.Agent = inWorktree{Agent: t.Agent, at: pl, limits: c.limits}
 	return nil
+}
+
+// changesCode reports whether agents of provider change code in a worktree
+// when changes are on: command agents (any program) and copilot agents
+// (the Copilot CLI's file tools).
+func changesCode(provider string) bool {
+	return provider == config.ProviderCommand || provider == config.ProviderCopilot
 }
 
 // inWorktree runs an agent in its worktree: every launch after the first
@@ -141,6 +150,7 @@ func (a inWorktree) Run(ctx context.Context, req agent.Request) (agent.Response,
 			return agent.Response{}, agent.Errorf(agent.Systematic, "worktree", "%v", err)
 		}
 	}
+	req.Worktree = a.at.tree.Dir()
 	resp, err := a.Agent.Run(ctx, req)
 	// Captured even when the agent failed or was stopped: what it left is
 	// its change. The Sink captures again if this fails.

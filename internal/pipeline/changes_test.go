@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
@@ -277,5 +278,59 @@ func TestChangesNeedSelectMode(t *testing.T) {
 	}
 	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "" {
 		t.Errorf("the workspace changed:\n%s", got)
+	}
+}
+
+// A copilot agent is a coding agent when changes are on: the real Copilot
+// CLI (BYOK, against the fake OpenAI API whose model asks for an edit)
+// works in its own worktree, its edit is captured as its patch, the command
+// check runs on that change, and only π*'s change reaches the workspace.
+func TestChangesCopilotCodesInItsWorktree(t *testing.T) {
+	t.Parallel()
+	cli, home := llmtest.CopilotCLI(t)
+	fake := llmtest.NewOpenAI(t)
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; echo hola > greet.txt"] }
+  pilot: { provider: copilot, byok: openai, base-url: `+fake.URL+`, model: gpt-4.1 }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	// The worktree's path is known only once the run made it: the model's
+	// edit names the file relative to the session's working directory.
+	fake.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "edit", Args: map[string]any{"path": "greet.txt", "old_str": "hello", "new_str": "hello, world"}}}},
+		llmtest.Reply{Text: llmtest.Answer("greet.txt now greets the world", 10)},
+	)
+	env := map[string]string{"OPTR_COPILOT_CLI": cli, "HOME": home, "PATH": os.Getenv("PATH"), "TMPDIR": t.TempDir(), "OPENAI_API_KEY": fake.Key}
+	deps.Getenv, deps.HTTPClient = func(k string) string { return env[k] }, fake.Client()
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Completed || rep.Selected != "pilot" || !rep.Delivery.Applied {
+		t.Fatalf("run %s, π* = %q, delivery %+v (%s); want completed, pilot, applied", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	pilot := rep.result("pilot")
+	if pilot.Change == nil || len(pilot.Change.Files) != 1 || pilot.Change.Files[0].Path != "greet.txt" {
+		t.Fatalf("pilot's change: %+v", pilot.Change)
+	}
+	if pilot.Output != "greet.txt now greets the world" {
+		t.Errorf("pilot's output %q", pilot.Output)
+	}
+	patch, err := os.ReadFile(rep.Run.Path(PatchFile("pilot")))
+	if err != nil || !strings.Contains(string(patch), "+hello, world") {
+		t.Errorf("pilot's patch (%v):\n%s", err, patch)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain; cat greet.txt"); got != "M  greet.txt\nhello, world" {
+		t.Errorf("the workspace after apply:\n%s", got)
+	}
+	if left, _ := os.ReadDir(deps.WorktreeRoot); len(left) != 0 {
+		t.Errorf("left under the worktree root: %v", left)
 	}
 }

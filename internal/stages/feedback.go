@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -35,7 +35,7 @@ type FeedbackFinder struct {
 	found    *FeedbackSource
 }
 
-var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256RE = lazyregexp.New(`^[0-9a-f]{64}$`)
 
 // Visit looks at one ledger entry. It never fails: an entry that does not
 // fit is skipped.

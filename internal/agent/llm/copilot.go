@@ -141,13 +141,16 @@ func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) 
 		return completion{}, fmt.Errorf("copilot: make a state directory: %w", err)
 	}
 	defer os.RemoveAll(home)
-	// An empty working directory: a text agent reads no repository
-	// instructions and has no files to act on.
-	work, err := os.MkdirTemp(s.tmp, "optr-copilot-work-*")
-	if err != nil {
-		return completion{}, fmt.Errorf("copilot: make a working directory: %w", err)
+	// A coding agent works in its worktree; a text agent in an empty
+	// directory: it reads no repository instructions and has no files to
+	// act on.
+	work := p.worktree
+	if work == "" {
+		if work, err = os.MkdirTemp(s.tmp, "optr-copilot-work-*"); err != nil {
+			return completion{}, fmt.Errorf("copilot: make a working directory: %w", err)
+		}
+		defer os.RemoveAll(work)
 	}
-	defer os.RemoveAll(work)
 
 	guard := &oneRequest{next: s.b.client.Transport, failed: make(chan struct{})}
 	client := copilot.NewClient(&copilot.ClientOptions{
@@ -207,18 +210,26 @@ func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) 
 	return t.completion(), nil
 }
 
-// sessionConfig is a text agent's session: no tools, no discovery of
-// instructions or skills, optr's prompt as the whole system message.
+// sessionConfig is the session of one attempt, with no discovery of
+// instructions, skills or hooks. A text agent has no tools and optr's
+// prompt as the whole system message. A coding agent (p.worktree set)
+// keeps the CLI's own system message, followed by optr's, and the CLI's
+// file tools, allowed to read and write inside its worktree only
+// (treePermissions).
 func (s *copilotSetup) sessionConfig(p prompt, work string) *copilot.SessionConfig {
 	off := copilot.Bool(false)
+	tools, system, permit := []string{}, &copilot.SystemMessageConfig{Mode: "replace", Content: p.system}, denyAll
+	if p.worktree != "" {
+		tools, system, permit = codingTools, &copilot.SystemMessageConfig{Mode: "append", Content: p.system}, treePermissions(p.worktree)
+	}
 	return &copilot.SessionConfig{
 		ClientName:                         "optr",
 		Model:                              s.b.model,
 		Provider:                           s.byok,
 		WorkingDirectory:                   work,
-		AvailableTools:                     []string{},
-		SystemMessage:                      &copilot.SystemMessageConfig{Mode: "replace", Content: p.system},
-		OnPermissionRequest:                denyAll,
+		AvailableTools:                     tools,
+		SystemMessage:                      system,
+		OnPermissionRequest:                permit,
 		Streaming:                          off,
 		EnableConfigDiscovery:              off,
 		EnableSkills:                       off,

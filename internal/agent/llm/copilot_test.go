@@ -33,7 +33,7 @@ func copilotEnv(t *testing.T, cli, home string, fake *llmtest.Server) map[string
 // the answer, tokens and model read back.
 func TestCopilotBYOKRealCLI(t *testing.T) {
 	t.Parallel()
-	cli, home := copilotCLI(t)
+	cli, home := llmtest.CopilotCLI(t)
 	tests := []struct {
 		name  string
 		reply llmtest.Reply

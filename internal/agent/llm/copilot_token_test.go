@@ -14,6 +14,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
 )
 
@@ -79,7 +80,7 @@ func (f *copilotAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 // transient. Each is one request: optr retries, not the CLI.
 func TestCopilotTokenPathRealCLI(t *testing.T) {
 	t.Parallel()
-	cli, home := copilotCLI(t)
+	cli, home := llmtest.CopilotCLI(t)
 	tests := []struct {
 		status  int
 		body    string
@@ -132,7 +133,7 @@ func TestCopilotTokenPathRealCLI(t *testing.T) {
 // as unusable.
 func TestCopilotRoutingFailureIsNotRefusal(t *testing.T) {
 	t.Parallel()
-	cli, home := copilotCLI(t)
+	cli, home := llmtest.CopilotCLI(t)
 	api := newCopilotAPI(t, http.StatusForbidden, "auto mode is not enabled", oneModel)
 	env := map[string]string{"OPTR_COPILOT_CLI": cli, "HOME": home, "PATH": "/usr/bin:/bin", "TMPDIR": t.TempDir(), "GITHUB_TOKEN": "ghs_workflowtoken0123456789"}
 	a, err := llm.New("copilot", config.Agent{Provider: config.ProviderCopilot},

@@ -13,6 +13,9 @@ import (
 type prompt struct {
 	system string
 	user   string
+	// worktree is the directory a coding agent changes (Request.Worktree);
+	// empty for a text agent.
+	worktree string
 }
 
 // schemaName names the structured-output format in requests.
@@ -41,7 +44,7 @@ func answerSchema() map[string]any {
 // buildPrompt writes the prompt for req.
 func buildPrompt(req agent.Request, role string) prompt {
 	token := delimiterToken(req.Intent)
-	return prompt{system: systemPrompt(req, role, token), user: userPrompt(req.Intent, token)}
+	return prompt{system: systemPrompt(req, role, token), user: userPrompt(req.Intent, token), worktree: req.Worktree}
 }
 
 // delimiterToken returns a random token that the intent does not contain,
@@ -85,6 +88,13 @@ func systemPrompt(req agent.Request, role, token string) string {
 		b.WriteString("\nA previous attempt at this task failed. Advice for this attempt:\n")
 		b.WriteString(strings.TrimSpace(req.Hint))
 		b.WriteString("\n")
+	}
+	if req.Worktree != "" {
+		b.WriteString("\nYour working directory is a checkout of the repository that is yours alone. ")
+		b.WriteString("Make the change the task asks for by editing, creating or deleting files there with your tools; ")
+		b.WriteString("your change is what is checked, and only changes inside that directory count. ")
+		b.WriteString("Do not commit, push or change git settings: the change is collected as it is on disk. ")
+		b.WriteString("When you are done, \"output\" below is a short description of your change.\n")
 	}
 	b.WriteString("\nReply with one JSON object and nothing else, in this form:\n")
 	b.WriteString(`{"output": "<your complete answer>", "ttv_estimate_ms": <integer>}` + "\n")

@@ -184,7 +184,8 @@ func (w *walker) commitState(c string) (*state, error) {
 	return st, nil
 }
 
-// segments lists the sealed segments in a ledger.d tree, in seq order.
+// segments lists the sealed segments in a ledger.d tree, in seq order,
+// without their tree files (*.merkle).
 func (w *walker) segments(c, treeSHA string) ([]blob, error) {
 	_, raw, err := w.cat.read(treeSHA)
 	if err != nil {
@@ -196,6 +197,9 @@ func (w *walker) segments(c, treeSHA string) ([]blob, error) {
 	}
 	var out []blob
 	for _, e := range entries {
+		if !e.tree && ledger.IsTreeName(e.name) {
+			continue // a segment's tree file: derived data, checked by verify
+		}
 		if _, _, err := ledger.ParseSegmentName(e.name); err != nil || e.tree {
 			return nil, &Error{Commit: c, Reason: fmt.Sprintf("%s/%s is not a sealed segment: %v", w.segName, e.name, err)}
 		}

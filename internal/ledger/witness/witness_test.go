@@ -60,7 +60,7 @@ func (r *repo) append(from, n int) {
 }
 
 // seal moves the active segment into ledger.d as ledger.AppendFile does
-// at 8 MiB.
+// at 8 MiB, with its tree file beside it.
 func (r *repo) seal() {
 	r.t.Helper()
 	data, err := os.ReadFile(r.path)
@@ -75,8 +75,26 @@ func (r *repo) seal() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	var prev []byte
+	segs, err := ledger.Segments(r.path)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if len(segs) > 0 {
+		if prev, err = os.ReadFile(segs[len(segs)-1].TreePath()); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	tree, err := ledger.SegmentTree(prev, data)
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	os.MkdirAll(ledger.SegmentDir(r.path), 0o755)
-	if err := os.Rename(r.path, filepath.Join(ledger.SegmentDir(r.path), ledger.SegmentName(first, head.Seq))); err != nil {
+	seg := ledger.Segment{Path: filepath.Join(ledger.SegmentDir(r.path), ledger.SegmentName(first, head.Seq))}
+	if err := os.Rename(r.path, seg.Path); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(seg.TreePath(), tree, 0o644); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -126,8 +144,11 @@ func TestHonestHistoryVerifies(t *testing.T) {
 	if rep.Commits != 25 || rep.Trailers != 24 || rep.Head.Seq != 48 {
 		t.Errorf("report %+v, want 25 commits, 24 trailers, head 48", rep)
 	}
-	if _, err := ledger.VerifyFile(r.path); err != nil {
-		t.Errorf("VerifyFile: %v", err)
+	if _, err := ledger.VerifyTree(r.path); err != nil {
+		t.Errorf("VerifyTree: %v", err)
+	}
+	if files := r.git("ls-files", ".optr/ledger.d"); !strings.Contains(files, ".merkle") {
+		t.Errorf("no tree file committed beside the sealed segment: %s", files)
 	}
 }
 

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -18,6 +19,14 @@ func chatCompletion(in Request, rep Reply, id int, u agent.Usage, extra, choiceE
 	finish := "stop"
 	if rep.Cut {
 		finish = "length"
+	}
+	if len(rep.ToolCalls) > 0 {
+		calls := make([]any, len(rep.ToolCalls))
+		for i, c := range rep.ToolCalls {
+			args, _ := json.Marshal(c.Args)
+			calls[i] = map[string]any{"id": fmt.Sprintf("call_%06d_%d", id, i), "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(args)}}
+		}
+		message["content"], message["tool_calls"], finish = nil, calls, "tool_calls"
 	}
 	choice := map[string]any{"index": 0, "message": message, "logprobs": nil, "finish_reason": finish}
 	obj := map[string]any{

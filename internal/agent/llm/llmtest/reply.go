@@ -44,11 +44,23 @@ type Reply struct {
 	Refusal string
 	// Body, when set, is sent verbatim instead of the provider's JSON.
 	Body string
+	// ToolCalls, when set, make the answer a request to call these tools
+	// (Chat Completions: message.tool_calls, finish_reason "tool_calls"),
+	// as a model driving a coding agent answers; Text is then ignored.
+	ToolCalls []ToolCall
 	// Served, when not nil, is closed as soon as the server takes this
 	// reply for a request: a test waits on it to act while the request is
 	// in flight (cancel a hanging call, say) instead of guessing with a
 	// timer.
 	Served chan struct{}
+}
+
+// ToolCall is one function call a scripted answer asks for.
+type ToolCall struct {
+	// Name is the tool's name, one the request offered.
+	Name string
+	// Args are the call's arguments, sent JSON-encoded.
+	Args map[string]any
 }
 
 // Request is what a fake server received.
@@ -73,4 +85,21 @@ type Request struct {
 	// Body is the decoded JSON body (numbers as float64); nil when it was
 	// not JSON.
 	Body map[string]any
+}
+
+// Tools returns the names of the function tools the request offered.
+func (r Request) Tools() []string {
+	var names []string
+	tools, _ := r.Body["tools"].([]any)
+	for _, t := range tools {
+		m, _ := t.(map[string]any)
+		if fn, ok := m["function"].(map[string]any); ok {
+			if n, _ := fn["name"].(string); n != "" {
+				names = append(names, n)
+			}
+		} else if n, _ := m["name"].(string); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }

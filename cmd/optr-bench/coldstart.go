@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// coldStart is C1: how long a fresh `optr version` takes, start to exit,
+// over runs processes (the median counts, min–max shown), and the CPU it
+// uses. The command does nothing, so this is the cost every optr command
+// pays before its first line: loading the binary, the runtime and every
+// linked package's init. The binary is built as a release builds it
+// (static, -trimpath, stripped) unless -optr names one. Goal: ≤ 50 ms.
+func coldStart(ctx context.Context, dir string, runs int) ([]row, error) {
+	if runs < 1 {
+		return nil, fmt.Errorf("-cold-runs %d: want at least 1", runs)
+	}
+	bin, err := buildRelease(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	env := cleanEnv(nil)
+	if _, err := measure(ctx, dir, env, bin, "version"); err != nil { // page the binary in
+		return nil, err
+	}
+	walls, cpus := make([]float64, runs), make([]float64, runs)
+	for i := range runs {
+		u, err := measure(ctx, dir, env, bin, "version")
+		if err != nil {
+			return nil, err
+		}
+		walls[i], cpus[i] = ms(u.wall), ms(u.cpu)
+	}
+	wall, cpu := spreadOf(walls), spreadOf(cpus)
+	measured := fmt.Sprintf("optr version, %d runs", runs)
+	return []row{
+		{id: "C1", what: "cold start, wall (ms)", measured: measured, value: wall.format("%.1f"), goal: "≤ 50", ok: wall.med <= 50},
+		{id: "C1", what: "cold start, CPU user+sys (ms)", measured: measured, value: cpu.format("%.1f"), goal: "(informative)", ok: true},
+	}, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// buildRelease builds cmd/optr into dir the way scripts/release.sh does
+// (static, -trimpath, stripped); -optr names a binary to use instead.
+func buildRelease(ctx context.Context, dir string) (string, error) {
+	if prebuiltOptr != "" {
+		return filepath.Abs(prebuiltOptr) // runs start in a temporary directory
+	}
+	bin := filepath.Join(dir, "optr-release")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/optr")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build optr (run optr-bench from the repository root): %w\n%s", err, out)
+	}
+	return bin, nil
+}

@@ -1,0 +1,63 @@
+package github
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// sealedTree returns the tree file to commit beside the segment this
+// commit seals (ledger.d/<first>-<last>.merkle, see ledger.SegmentTree): a
+// few KiB at most, computed from the segment and the tree file of the
+// segment before it, read from the branch at tip t (a listing and a small
+// read, once per seal; nothing for the first segment). When that one is
+// missing (a ledger sealed before tree files existed) or anything about
+// it fails, it returns nil and the segment is committed without one: the
+// file is derived data, which readers do without (they hash the ledger
+// then) and `optr ledger checkpoint` writes.
+func (r *round) sealedTree(ctx context.Context, t tip, s *SealedSegment) []byte {
+	first, _, err := ledger.ParseSegmentName(path.Base(s.Path))
+	if err != nil {
+		return nil
+	}
+	var prev []byte
+	if first > 1 {
+		if prev = r.treeBefore(ctx, t, first); prev == nil {
+			return nil
+		}
+	}
+	tree, err := ledger.SegmentTree(prev, s.Content)
+	if err != nil {
+		return nil
+	}
+	return tree
+}
+
+// treeBefore reads the tree file of the sealed segment that ends just
+// before entry first, at tip t, or nil.
+func (r *round) treeBefore(ctx context.Context, t tip, first int64) []byte {
+	c := r.c
+	dir := ledger.SegmentDir(r.req.LedgerPath)
+	_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(dir), &gh.RepositoryContentGetOptions{Ref: t.sha})
+	if err != nil {
+		return nil
+	}
+	for _, e := range list {
+		if !ledger.IsTreeName(e.GetName()) {
+			continue
+		}
+		if _, last, err := ledger.ParseSegmentName(strings.TrimSuffix(e.GetName(), ".merkle") + ".jsonl"); err != nil || last != first-1 {
+			continue
+		}
+		data, err := c.readFile(ctx, path.Join(dir, e.GetName()), t.sha)
+		if err != nil {
+			return nil
+		}
+		return data
+	}
+	return nil
+}
