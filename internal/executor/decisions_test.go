@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,9 +64,20 @@ func TestTimeoutIsRestarted(t *testing.T) {
 func TestThreeFailuresAbort(t *testing.T) {
 	t.Parallel()
 	rc := &recorder{}
+	// The failures come in order f1, f2, f3, each released by the one
+	// before it reaching the sink (its decision taken), not by timing.
+	dir := t.TempDir()
+	after := func(prev string) string {
+		return fmt.Sprintf("until [ -e %q ]; do sleep 0.01; done; ", filepath.Join(dir, prev))
+	}
 	opts := Options{
-		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", "sleep 0.1; exit 2"), sh(t, "f3", "sleep 0.2; exit 3"), sh(t, "long", "exec sleep 30")},
-		Sink:  rc.sink,
+		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", after("f1")+"exit 2"), sh(t, "f3", after("f2")+"exit 3"), sh(t, "long", "exec sleep 30")},
+		Sink: func(r *Result) error {
+			if err := rc.sink(r); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, r.Agent), nil, 0o644)
+		},
 	}
 	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 3})
 	start := time.Now()
@@ -153,10 +165,17 @@ func TestPartialOutputIsSynthesized(t *testing.T) {
 // hands the task on.
 func TestFailureWithoutOutputIsReassigned(t *testing.T) {
 	t.Parallel()
-	busy := sh(t, "busy", "sleep 1; echo busy")
+	// busy is still running when broken fails, and ends only once the
+	// spare's result is in: signals, not timing.
+	dir := t.TempDir()
+	started, spareDone := filepath.Join(dir, "busy-started"), filepath.Join(dir, "spare")
+	busy := sh(t, "busy", fmt.Sprintf("touch %q; until [ -e %q ]; do sleep 0.01; done; echo busy", started, spareDone))
 	opts := Options{
-		Tasks:  []Task{sh(t, "broken", "sleep 0.1; exit 1"), busy},
+		Tasks:  []Task{sh(t, "broken", fmt.Sprintf("until [ -e %q ]; do sleep 0.01; done; exit 1", started)), busy},
 		Spares: []Task{busy, sh(t, "flaky", "exit 1"), sh(t, "spare", "echo spare did it")},
+		Sink: func(r *Result) error {
+			return os.WriteFile(filepath.Join(dir, r.Agent), nil, 0o644)
+		},
 	}
 	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 5})
 	results, err := Run(t.Context(), opts)
@@ -193,8 +212,14 @@ func TestFailureWithoutOutputIsReassigned(t *testing.T) {
 // name of its own, so no agent output file is written twice.
 func TestSpareNamedLikeATask(t *testing.T) {
 	t.Parallel()
+	// broken fails once ok's result is in, so ok is free to take over.
+	dir := t.TempDir()
 	ok := sh(t, "ok", "echo ok")
-	opts := Options{Tasks: []Task{ok, sh(t, "broken", "sleep 0.3; exit 1")}, Spares: []Task{ok}}
+	opts := Options{
+		Tasks:  []Task{ok, sh(t, "broken", fmt.Sprintf("until [ -e %q ]; do sleep 0.01; done; exit 1", filepath.Join(dir, "ok")))},
+		Spares: []Task{ok},
+		Sink:   func(r *Result) error { return os.WriteFile(filepath.Join(dir, r.Agent), nil, 0o644) },
+	}
 	watch(t, &opts, escalation.WatcherOptions{})
 	results, err := Run(t.Context(), opts)
 	if err != nil {

@@ -26,28 +26,43 @@ func sh(t *testing.T, name, script string) Task {
 	return Task{Agent: a, Provider: config.ProviderCommand}
 }
 
-// gauge is an in-test agent that sleeps and measures how many of its kind
-// run at once.
+// gauge is an in-test agent that measures how many of its kind run at
+// once: each one waits until as many as the test expects have run
+// together (the meter's want), so the peak is reached by signals, not by
+// agents that happen to sleep long enough to overlap.
 type gauge struct {
-	name  string
-	sleep time.Duration
-	now   *atomic.Int64
-	peak  *atomic.Int64
+	name string
+	m    *meter
 }
+
+// meter is what the gauges of one test share.
+type meter struct {
+	want    int64
+	now     atomic.Int64
+	peak    atomic.Int64
+	once    sync.Once
+	reached chan struct{}
+}
+
+func newMeter(want int) *meter { return &meter{want: int64(want), reached: make(chan struct{})} }
 
 func (g gauge) Name() string { return g.name }
 
 func (g gauge) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	n := g.now.Add(1)
-	defer g.now.Add(-1)
+	m := g.m
+	n := m.now.Add(1)
+	defer m.now.Add(-1)
 	for {
-		p := g.peak.Load()
-		if n <= p || g.peak.CompareAndSwap(p, n) {
+		p := m.peak.Load()
+		if n <= p || m.peak.CompareAndSwap(p, n) {
 			break
 		}
 	}
+	if m.peak.Load() >= m.want {
+		m.once.Do(func() { close(m.reached) })
+	}
 	select {
-	case <-time.After(g.sleep):
+	case <-m.reached:
 		return agent.Response{Output: g.name + " done"}, nil
 	case <-ctx.Done():
 		return agent.Response{}, ctx.Err()
