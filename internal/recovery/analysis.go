@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -126,11 +128,7 @@ func analysisPrompt(f failure) string {
 	if s := tail(f.resp.Stderr, promptTailMax); s != "" {
 		fmt.Fprintf(&b, "The end of the agent's stderr (at most %d characters):\n%s\n\n", promptTailMax, comment.Fence(s))
 	}
-	out := f.resp.Raw
-	if out == "" {
-		out = f.resp.Output
-	}
-	if s := tail(out, promptTailMax); s != "" {
+	if s := tail(rawOutput(f.resp), promptTailMax); s != "" {
 		fmt.Fprintf(&b, "The end of the agent's raw output (at most %d characters):\n%s\n\n", promptTailMax, comment.Fence(s))
 	}
 	if len(f.hints) == 0 {
@@ -154,6 +152,33 @@ func analysisPrompt(f failure) string {
 }
 
 // tail returns the last n characters of s, marked with "…" when cut.
+// rawOutput is what the analyzer is shown of an attempt's output: the
+// unparsed text, else the output; for an output spooled to a file, its
+// last bytes (enough for tail), read from the file.
+func rawOutput(r agent.Response) string {
+	switch {
+	case r.Raw != "":
+		return r.Raw
+	case r.Output != "" || r.Spool == nil:
+		return r.Output
+	}
+	f, err := os.Open(r.Spool.Path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	n := min(r.Spool.Size, utf8.UTFMax*promptTailMax+utf8.UTFMax)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, r.Spool.Size-n); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	// Drop a character cut at the start of what was read.
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:]
+	}
+	return string(b)
+}
+
 func tail(s string, n int) string {
 	s = strings.TrimSpace(s)
 	i := len(s)

@@ -1,6 +1,8 @@
 package recovery
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -8,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 func TestParseAnalysis(t *testing.T) {
@@ -134,5 +137,27 @@ func TestTail(t *testing.T) {
 		if got := tail(tt.s, tt.n); got != tt.want {
 			t.Errorf("tail(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
+	}
+}
+
+// An output spooled to a file (too large to hold in memory) still shows its
+// end to the analyzer, read from the file, however large, starting on a
+// whole character.
+func TestAnalysisPromptSpooledOutput(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ".spool-out")
+	content := strings.Repeat("é", 3<<20) + "THE END OF THE OUTPUT"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prompt := analysisPrompt(failure{
+		agent: "claude", class: agent.Systematic, reason: "exit_status", msg: "exit status 3",
+		resp: agent.Response{Spool: &spool.File{Path: path, Size: int64(len(content))}},
+	})
+	if !strings.Contains(prompt, "THE END OF THE OUTPUT") || !utf8.ValidString(prompt) {
+		t.Errorf("the spooled output's end is missing or cut mid-character:\n%.300s", prompt)
+	}
+	if n := utf8.RuneCountInString(prompt); n > 4*promptTailMax+promptMessageMax {
+		t.Errorf("prompt has %d characters: the spooled output is not bounded", n)
 	}
 }
