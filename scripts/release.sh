@@ -98,9 +98,9 @@ build() {
     CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" go build -trimpath \
       -ldflags "-s -w -X github.com/optr-dev/optr/internal/version.Version=$version" \
       -o "$stage/$exe" ./cmd/optr
-    cp LICENSE "$stage/LICENSE"
+    cp LICENSE NOTICE "$stage/"
     tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
-      --mode='u+rwX,go+rX,go-w' -C "$stage" -cf - "$exe" LICENSE |
+      --mode='u+rwX,go+rX,go-w' -C "$stage" -cf - "$exe" LICENSE NOTICE |
       gzip -n -9 >"$out/optr_${semver}_${os}_${arch}.tar.gz"
   done
   rm -rf "$out/stage"

@@ -29,7 +29,7 @@ func releaseTree(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"go.mod", "go.sum", "action.yml", "LICENSE"} {
+	for _, f := range []string{"go.mod", "go.sum", "action.yml", "LICENSE", "NOTICE"} {
 		b, err := os.ReadFile(filepath.Join("..", f))
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestReleaseDryRun(t *testing.T) {
 			t.Errorf("%s in the archive: mtime %d uid %d gid %d, want 1795392000 (the commit time) 0 0", f.name, f.mtime, f.uid, f.gid)
 		}
 	}
-	if diff := cmp.Diff([]string{exe, "LICENSE"}, names); diff != "" {
+	if diff := cmp.Diff([]string{exe, "LICENSE", "NOTICE"}, names); diff != "" {
 		t.Errorf("archive contents (-want +got):\n%s", diff)
 	}
 	bin := filepath.Join(t.TempDir(), exe)
