@@ -3,6 +3,7 @@ package worktree
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/optr-dev/optr/internal/redact"
 )
@@ -114,6 +116,7 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
+	var changed bytes.Buffer
 	for _, rec := range splitZ(out) {
 		if len(rec) < 4 {
 			continue
@@ -121,9 +124,16 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 		if reason := t.checkPath(rec[3:], lim); reason != "" {
 			return refuse("%s", reason)
 		}
+		changed.WriteString(rec[3:])
+		changed.WriteByte(0)
 	}
-	if _, err := g.run(ctx, t.dir, nil, "add", "--all", "--", "."); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	// Stage exactly the paths status reported, as git add --all would:
+	// every other path is the same in the base, the index and the tree, so
+	// git need not walk and refresh the whole tree a second time.
+	if changed.Len() > 0 {
+		if _, err := g.run(ctx, t.dir, changed.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+		}
 	}
 	diff := []string{"diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
 	raw, err := g.run(ctx, t.dir, nil, append(diff, "--raw", "-z", r.base)...)
@@ -194,8 +204,8 @@ func (t *Tree) checkPath(rel string, lim Limits) string {
 	abs := filepath.Join(t.dir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
-	case os.IsNotExist(err):
-		return "" // deleted
+	case os.IsNotExist(err), errors.Is(err, syscall.ENOTDIR):
+		return "" // deleted, or a parent directory became a file
 	case err != nil:
 		return fmt.Sprintf("%s cannot be read: %v", rel, err)
 	case fi.Mode()&os.ModeSymlink != 0:

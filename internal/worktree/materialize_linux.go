@@ -1,0 +1,87 @@
+package worktree
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// canCopy reports whether worktrees can be written from a snapshot here.
+const canCopy = true
+
+// materialize writes s's files below dir (which exists), as many at once
+// as there are cores, and returns the stat data of each entry as written.
+// Files are created, never opened: nothing outside dir can be reached.
+func (s *snapshot) materialize(dir string) ([]statData, error) {
+	for _, d := range s.dirs {
+		if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(d)), 0o777); err != nil {
+			return nil, err
+		}
+	}
+	stats := make([]statData, len(s.entries))
+	var eg errgroup.Group
+	eg.SetLimit(runtime.NumCPU())
+	const chunk = 64
+	for lo := 0; lo < len(s.entries); lo += chunk {
+		hi := min(lo+chunk, len(s.entries))
+		eg.Go(func() error {
+			for i := lo; i < hi; i++ {
+				st, err := s.entries[i].write(dir)
+				if err != nil {
+					return fmt.Errorf("write %s: %w", s.entries[i].path, err)
+				}
+				stats[i] = st
+			}
+			return nil
+		})
+	}
+	return stats, eg.Wait()
+}
+
+// write creates the entry below dir and returns its stat data.
+func (e *snapEntry) write(dir string) (statData, error) {
+	p := filepath.Join(dir, filepath.FromSlash(e.path))
+	var st syscall.Stat_t
+	switch e.kind {
+	case os.ModeSymlink:
+		if err := syscall.Symlink(string(e.data), p); err != nil {
+			return statData{}, err
+		}
+		if err := syscall.Lstat(p, &st); err != nil {
+			return statData{}, err
+		}
+	case os.ModeDir:
+		if err := syscall.Mkdir(p, 0o777); err != nil {
+			return statData{}, err
+		}
+		if err := syscall.Lstat(p, &st); err != nil {
+			return statData{}, err
+		}
+	default:
+		fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, uint32(e.perm))
+		if err != nil {
+			return statData{}, err
+		}
+		for b := e.data; len(b) > 0; {
+			n, err := syscall.Write(fd, b)
+			if err != nil && !errors.Is(err, syscall.EINTR) {
+				syscall.Close(fd)
+				return statData{}, err
+			}
+			b = b[max(n, 0):]
+		}
+		err = syscall.Fstat(fd, &st)
+		if cerr := syscall.Close(fd); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return statData{}, err
+		}
+	}
+	return statFrom(&st), nil
+}
