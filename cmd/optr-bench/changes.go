@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,7 @@ var (
 	changesAgents    = flag.Int("changes-agents", 8, "P4: coding agents, each in its own worktree")
 	changesAgentTime = flag.Duration("changes-agent-time", 10*time.Second, "P4: how long each agent runs")
 	changesByGit     = flag.Bool("changes-git", false, "P4: make every worktree with git worktree add (no copies from the first)")
+	changesRoot      = flag.String("changes-root", "", "P4: the directory the worktrees go in (default: in the bench's temporary directory)")
 )
 
 // changesOverhead measures P4: what code changes add to a run's wall time
@@ -45,10 +47,15 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 	if err != nil {
 		return nil, err
 	}
+	root := filepath.Join(dir, "wt")
+	if *changesRoot != "" {
+		root = filepath.Join(*changesRoot, filepath.Base(dir))
+		defer os.RemoveAll(root)
+	}
 	var setup, capture, cleanup, deleting, share, cpuShare []float64
 	cores := runtime.NumCPU()
 	for i := range runs {
-		t, err := changesRound(ctx, repo, filepath.Join(dir, "wt"), fmt.Sprintf("bench-%d", i), k, agentTime)
+		t, err := changesRound(ctx, repo, root, fmt.Sprintf("bench-%d", i), k, agentTime)
 		if err != nil {
 			return nil, err
 		}

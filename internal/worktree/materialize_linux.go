@@ -26,9 +26,15 @@ func (s *snapshot) materialize(dir string) ([]statData, error) {
 	stats := make([]statData, len(s.entries))
 	var eg errgroup.Group
 	eg.SetLimit(runtime.NumCPU())
-	const chunk = 64
-	for lo := 0; lo < len(s.entries); lo += chunk {
-		hi := min(lo+chunk, len(s.entries))
+	// Each worker takes the entries of one directory at a time: creating
+	// files in the same directory from two threads makes them wait on the
+	// directory's lock.
+	for next := 0; next < len(s.entries); {
+		lo, hi := next, next+1
+		for hi < len(s.entries) && hi-lo < 512 && parentDir(s.entries[hi].path) == parentDir(s.entries[lo].path) {
+			hi++
+		}
+		next = hi
 		eg.Go(func() error {
 			for i := lo; i < hi; i++ {
 				st, err := s.entries[i].write(dir)
