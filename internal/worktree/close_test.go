@@ -60,7 +60,11 @@ func TestStartPrunesATrashLeftBehind(t *testing.T) {
 	}
 	dead.lock.release() // killed: the kernel drops the lock, Close never runs
 
-	start(t, repo, "next")
+	next, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close(t.Context())
 	if _, err := os.Stat(dead.dir); !os.IsNotExist(err) {
 		t.Errorf("the dead run's directory and trash are still there: %v", err)
 	}
