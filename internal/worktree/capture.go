@@ -136,7 +136,12 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 		}
 	}
 	diff := []string{"diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
-	raw, err := g.run(ctx, t.dir, nil, append(diff, "--raw", "-z", r.base)...)
+	// One git diff for the file list, the line counts and the patch.
+	out, err = g.run(ctx, t.dir, nil, append(diff, "--raw", "--numstat", "--binary", "-z", r.base)...)
+	if err != nil {
+		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	}
+	raw, num, patch, err := splitDiff(out)
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
@@ -144,15 +149,7 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if reason != "" {
 		return refuse("%s", reason)
 	}
-	num, err := g.run(ctx, t.dir, nil, append(diff, "--numstat", "-z", r.base)...)
-	if err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
 	if err := addNumstat(files, num); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
-	patch, err := g.run(ctx, t.dir, nil, append(diff, "--binary", r.base)...)
-	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
 	if lim.Redactor != nil && lim.Redactor.String(string(patch)) != string(patch) {
@@ -266,6 +263,39 @@ func badPath(p string) string {
 		}
 	}
 	return ""
+}
+
+// splitDiff separates what git diff --raw --numstat --binary -z prints:
+// raw records (":meta" NUL path NUL), numstat records ("added TAB removed
+// TAB path" NUL), then, after one more NUL, the patch as git diff
+// --binary alone prints it.
+func splitDiff(out []byte) (raw, num, patch []byte, err error) {
+	next := func(pos int) (int, error) {
+		i := bytes.IndexByte(out[pos:], 0)
+		if i < 0 {
+			return 0, fmt.Errorf("git diff answered an unterminated record %q", out[pos:])
+		}
+		return pos + i + 1, nil
+	}
+	pos := 0
+	for pos < len(out) && out[pos] == ':' {
+		for range 2 { // the meta record and its path
+			if pos, err = next(pos); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	rawEnd := pos
+	for pos < len(out) && out[pos] != 0 {
+		if pos, err = next(pos); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	raw, num = out[:rawEnd], out[rawEnd:pos]
+	if pos < len(out) {
+		patch = out[pos+1:]
+	}
+	return raw, num, patch, nil
 }
 
 // parseRaw reads git diff --raw -z (without renames): one record

@@ -43,3 +43,31 @@ func TestCaptureDirectoryBecameFile(t *testing.T) {
 		t.Errorf("refused %q; files (-want +got):\n%s", ch.Refused, diff)
 	}
 }
+
+// splitDiff finds the raw records, the numstat records and the patch,
+// including paths that look like the start of a raw record, and refuses
+// a record cut short.
+func TestSplitDiff(t *testing.T) {
+	t.Parallel()
+	raw := ":100644 100644 aaaa bbbb M\x00:odd\x00:000000 100644 0000 cccc A\x00n\x00"
+	num := "1\t0\t:odd\x00-\t-\tn\x00"
+	patch := "diff --git a/:odd b/:odd\n"
+	tests := []struct {
+		name, out, raw, num, patch string
+		err                        bool
+	}{
+		{"all", raw + num + "\x00" + patch, raw, num, patch, false},
+		{"nothing changed", "", "", "", "", false},
+		{"cut short", raw + "1\t0\t:od", "", "", "", true},
+	}
+	for _, tc := range tests {
+		r, n, p, err := splitDiff([]byte(tc.out))
+		if (err != nil) != tc.err {
+			t.Errorf("%s: error %v", tc.name, err)
+			continue
+		}
+		if diff := cmp.Diff([]string{tc.raw, tc.num, tc.patch}, []string{string(r), string(n), string(p)}); !tc.err && diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -101,6 +101,7 @@ func TestCopyCapturesLikeGit(t *testing.T) {
 		{"new files, an ignored one", `mkdir -p n/m && echo new > n/m/new.txt && echo log > x.log`},
 		{"binary files", `printf '\000\001\002' > img.bin && printf '\377\000' > new.bin`},
 		{"rename", `mv dir/x.txt dir/z.txt`},
+		{"odd names", `printf 't\n' > "$(printf 'tab\there.txt')" && echo u > "ünï code.txt" && echo q > 'quote".txt' && mv a.txt ':colon.txt'`},
 		{"file to directory", `rm a.txt && mkdir a.txt && echo in > a.txt/inner`},
 		{"directory to file", `rm -r dir && echo flat > dir`},
 		{"file to symlink", `rm b.txt && ln -s a.txt b.txt`},
