@@ -249,3 +249,27 @@ func TestResetCopy(t *testing.T) {
 		t.Errorf("files after Reset (-first +copy):\n%s", diff)
 	}
 }
+
+// No entry of a copied worktree is "racily clean" (as new as the index,
+// to the second): git trusts every entry's stat data instead of reading
+// every file again at the first git status, even a git built without
+// nanosecond timestamps and a tree written within one second.
+func TestCopyHasNoRacyEntries(t *testing.T) {
+	t.Parallel()
+	repo := richRepo(t)
+	r := start(t, repo, "run-1")
+	tr := addCopied(t, r, "agent")
+	idx, err := os.Stat(filepath.Join(tr.gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range treeFiles(t, tr.Dir()) {
+		fi, err := os.Lstat(filepath.Join(tr.Dir(), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.IsDir() && fi.ModTime().Unix() >= idx.ModTime().Unix() {
+			t.Errorf("%s was modified at %s, the index at %s: racily clean", rel, fi.ModTime(), idx.ModTime())
+		}
+	}
+}

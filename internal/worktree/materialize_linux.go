@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 )
 
 // canCopy reports whether worktrees can be written from a snapshot here.
@@ -24,6 +25,7 @@ func (s *snapshot) materialize(dir string) ([]statData, error) {
 		}
 	}
 	stats := make([]statData, len(s.entries))
+	mtime := unix.NsecToTimespec(s.mtime.UnixNano())
 	var eg errgroup.Group
 	eg.SetLimit(runtime.NumCPU())
 	// Each worker takes the entries of one directory at a time: creating
@@ -37,7 +39,7 @@ func (s *snapshot) materialize(dir string) ([]statData, error) {
 		next = hi
 		eg.Go(func() error {
 			for i := lo; i < hi; i++ {
-				st, err := s.entries[i].write(dir)
+				st, err := s.entries[i].write(dir, mtime)
 				if err != nil {
 					return fmt.Errorf("write %s: %w", s.entries[i].path, err)
 				}
@@ -49,13 +51,18 @@ func (s *snapshot) materialize(dir string) ([]statData, error) {
 	return stats, eg.Wait()
 }
 
-// write creates the entry below dir and returns its stat data.
-func (e *snapEntry) write(dir string) (statData, error) {
+// write creates the entry below dir, files and symlinks modified at
+// mtime, and returns its stat data.
+func (e *snapEntry) write(dir string, mtime unix.Timespec) (statData, error) {
 	p := filepath.Join(dir, filepath.FromSlash(e.path))
 	var st syscall.Stat_t
+	times := []unix.Timespec{mtime, mtime}
 	switch e.kind {
 	case os.ModeSymlink:
 		if err := syscall.Symlink(string(e.data), p); err != nil {
+			return statData{}, err
+		}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, times, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return statData{}, err
 		}
 		if err := syscall.Lstat(p, &st); err != nil {
@@ -81,7 +88,10 @@ func (e *snapEntry) write(dir string) (statData, error) {
 			}
 			b = b[max(n, 0):]
 		}
-		err = syscall.Fstat(fd, &st)
+		err = unix.UtimesNanoAt(unix.AT_FDCWD, p, times, unix.AT_SYMLINK_NOFOLLOW)
+		if err == nil {
+			err = syscall.Fstat(fd, &st)
+		}
 		if cerr := syscall.Close(fd); err == nil {
 			err = cerr
 		}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -26,6 +27,15 @@ const DefaultSnapshotBytes = 256 << 20
 // agent; their index is written with the stat data of the files as they
 // were written, so git trusts it as it trusts its own checkout's.
 type snapshot struct {
+	// mtime is the modification time every copied file and symlink gets:
+	// a second before the snapshot was taken, so before any copy's index
+	// is written. An entry as new as its index is "racily clean" to git,
+	// which then re-reads it at every refresh (to the second, where git is
+	// built without nanosecond timestamps: a whole tree written within a
+	// second would be read again); one older is trusted, and any later
+	// change by an agent gives the file a newer time than the recorded
+	// one.
+	mtime   time.Time
 	entries []snapEntry
 	dirs    []string // every directory to create, parents first
 	hashLen int      // bytes of an object id: 20 (SHA-1) or 32 (SHA-256)
@@ -51,7 +61,7 @@ func takeSnapshot(ctx context.Context, g gitCmd, dir string, limit int64) (*snap
 		return nil, err
 	}
 	recs := splitZ(out)
-	s := &snapshot{entries: make([]snapEntry, len(recs))}
+	s := &snapshot{entries: make([]snapEntry, len(recs)), mtime: time.Now().Add(-time.Second).Truncate(time.Second)}
 	for i, rec := range recs {
 		e, ok := parseStage(rec)
 		if !ok {
