@@ -101,3 +101,26 @@ func (e *snapEntry) write(dir string, mtime unix.Timespec) (statData, error) {
 	}
 	return statFrom(&st), nil
 }
+
+// restamp dates the files and symlinks of the tree git checked out at dir
+// (s's source) as copies are dated, and returns their stat data, for an
+// index that git trusts as it trusts the copies'.
+func (s *snapshot) restamp(dir string) ([]statData, error) {
+	mtime := unix.NsecToTimespec(s.mtime.UnixNano())
+	times := []unix.Timespec{mtime, mtime}
+	stats := make([]statData, len(s.entries))
+	for i, e := range s.entries {
+		p := filepath.Join(dir, filepath.FromSlash(e.path))
+		if e.kind != os.ModeDir {
+			if err := unix.UtimesNanoAt(unix.AT_FDCWD, p, times, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return nil, err
+			}
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			return nil, err
+		}
+		stats[i] = statFrom(&st)
+	}
+	return stats, nil
+}

@@ -11,3 +11,7 @@ const canCopy = false
 func (s *snapshot) materialize(string) ([]statData, error) {
 	return nil, errors.New("copying a worktree is not supported on this system")
 }
+
+func (s *snapshot) restamp(string) ([]statData, error) {
+	return nil, errors.New("copying a worktree is not supported on this system")
+}

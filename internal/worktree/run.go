@@ -233,6 +233,18 @@ func (r *Run) makeTree(ctx context.Context, t *Tree) error {
 			if err != nil {
 				return err
 			}
+			if s != nil {
+				// The first tree's index, rewritten as the copies' are:
+				// git's own may take a whole tree written within the
+				// index's second for racily clean.
+				stats, err := s.restamp(t.dir)
+				if err != nil {
+					return err
+				}
+				if err := writeIndex(filepath.Join(t.gitDir, "index"), s, stats); err != nil {
+					return err
+				}
+			}
 			r.snap = s
 		}
 		return nil
