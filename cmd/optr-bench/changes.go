@@ -30,8 +30,8 @@ var (
 // agents: Start (prune + lock) and one worktree per agent (Add, all at
 // once), then the agents themselves, real processes that each change
 // three files in their worktree and run for agentTime in all, then Capture
-// of every change (all at once, as the agents end together) and Close.
-// The overhead is set-up + capture + clean-up (Close, until it returns:
+// of every change (all at once, as the agents end together) and Discard.
+// The overhead is set-up + capture + clean-up (Discard, until it returns:
 // the files it deletes in the background are timed apart, until Wait
 // returns, and shown beside); the share is overhead / the round's wall
 // time. Medians over the rounds, min–max.
@@ -87,7 +87,7 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 }
 
 // changesTimes is one round of P4: the wall times of the set-up, the
-// capture, Close and the deletion after it, of the round as a whole, and
+// capture, Discard and the deletion after it, of the round as a whole, and
 // the overhead's CPU time.
 type changesTimes struct {
 	setup, capture, cleanup, deleting, wall, cpu time.Duration
@@ -158,7 +158,7 @@ sleep %.3f`, i, i, agentTime.Seconds())
 	}
 	t3 := time.Now()
 	ct.capture = t3.Sub(t2)
-	if err := run.Close(ctx); err != nil {
+	if err := run.Discard(ctx); err != nil {
 		return ct, err
 	}
 	t4 := time.Now()

@@ -1,17 +1,18 @@
 package worktree
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Close takes every worktree away at once (their directories are gone
+// Discard takes every worktree away at once (their directories are gone
 // when it returns, git lists none) and deletes their files in the
 // background; once Wait returns, nothing of the run is left under the
-// root, lock included.
-func TestCloseDeletesInTheBackground(t *testing.T) {
+// root, lock included. Close after Discard has nothing left to do.
+func TestDiscardDeletesInTheBackground(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
 	root := filepath.Join(t.TempDir(), "wt")
@@ -24,22 +25,47 @@ func TestCloseDeletesInTheBackground(t *testing.T) {
 	if err := trees[2].Remove(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Close(t.Context()); err != nil {
+	if err := r.Discard(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for _, tr := range trees {
 		if _, err := os.Lstat(tr.Dir()); !os.IsNotExist(err) {
-			t.Errorf("%s's worktree is still there after Close: %v", tr.Agent(), err)
+			t.Errorf("%s's worktree is still there after Discard: %v", tr.Agent(), err)
 		}
 	}
 	if got := sh(t, repo, "git worktree list --porcelain | grep -c ^worktree; ls -A .git/worktrees 2>/dev/null | wc -l"); got != "1\n0" {
-		t.Errorf("registrations left after Close (worktrees listed, directories):\n%s", got)
+		t.Errorf("registrations left after Discard (worktrees listed, directories):\n%s", got)
 	}
 	if err := r.Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := os.ReadDir(root); len(left) != 0 {
 		t.Errorf("left under the root after Wait: %v", left)
+	}
+	if err := r.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Close returns once everything is deleted: nothing of the run is left
+// under the root, also when the run's context is already cancelled.
+func TestCloseDeletesEverything(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	root := filepath.Join(t.TempDir(), "wt")
+	r, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "run-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(t, r, "first")
+	sh(t, addCopied(t, r, "second").Dir(), "mkdir -p deep/er && echo x > deep/er/x")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Errorf("left under the root after Close: %v", left)
 	}
 }
 

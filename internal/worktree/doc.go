@@ -14,9 +14,10 @@
 // changes. Policy.Admit then decides whether the change may be selected:
 // an empty patch, a protected path or too many files make it inadmissible,
 // with the reason. Run.Close removes every worktree; it is safe to call
-// twice and after a failure, a timeout or a kill of the agents. It moves
-// the trees out of the way at once and deletes their files in the
-// background (Run.Wait waits for that); what a killed process leaves is
+// twice and after a failure, a timeout or a kill of the agents. Run.Discard
+// does the same off the run's critical path: it moves the trees out of the
+// way at once and deletes their files in the background (Run.Wait waits
+// for that); what a process that exits or is killed first leaves is
 // deleted by the next Start.
 //
 // Only the selected result's patch is ever applied: Apply applies it to the

@@ -342,14 +342,27 @@ func (t *Tree) Remove(ctx context.Context) error {
 	return nil
 }
 
-// Close removes every worktree of the run and prunes their registrations;
-// their files, the run's directory and its lock are deleted in the
-// background (Wait waits for that). It is safe to call more than once;
-// call it (deferred) however the run ends: it cleans up even when ctx is
-// already done (a cancelled or timed-out run). A process killed before
-// Close, or before the deletion ends, leaves its files to the next Start's
-// Prune.
+// Close removes every worktree of the run, prunes their registrations,
+// deletes their files and releases the run's directory. It is safe to
+// call more than once; call it (deferred) however the run ends: it cleans
+// up even when ctx is already done (a cancelled or timed-out run). A
+// process killed before Close leaves its worktrees to the next Start's
+// Prune. Discard does the same without waiting for the files to be
+// deleted.
 func (r *Run) Close(ctx context.Context) error {
+	err := r.Discard(ctx)
+	return errors.Join(err, r.Wait(context.WithoutCancel(ctx)))
+}
+
+// Discard removes every worktree of the run and prunes their
+// registrations, as Close does, but leaves the deletion of their files,
+// of the run's directory and of its lock to the background: when it
+// returns, no worktree is left where it was and git lists none, in the
+// time it takes to rename a directory. Wait waits for the rest. It is safe
+// to call more than once, also after Close; a process that exits or is
+// killed before the deletion ends leaves the files to the next Start's
+// Prune.
+func (r *Run) Discard(ctx context.Context) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

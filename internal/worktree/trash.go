@@ -69,13 +69,10 @@ func (tr *trash) finish(last func() error) {
 	}()
 }
 
-// Wait blocks until the files of the worktrees Close removed are deleted
-// (Close only moves them out of the way and deletes them in the
-// background) and returns what failed while deleting them; ctx ending
-// stops the wait, not the deletion. Call it before the process exits when
-// the files should not outlive it; files a process leaves, because it
-// exited or was killed first, are deleted by the next Start's Prune. Wait
-// before Close returns at once.
+// Wait blocks until the files of the worktrees Discard removed are
+// deleted and returns what failed while deleting them; ctx ending stops
+// the wait, not the deletion. Wait before Discard (or Close) returns at
+// once.
 func (r *Run) Wait(ctx context.Context) error {
 	r.trash.mu.Lock()
 	done := r.trash.done
