@@ -44,7 +44,11 @@ func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...strin
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+		name := args
+		for len(name) > 2 && name[0] == "-c" {
+			name = name[2:] // a setting for this command only
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", name[0], msg)
 	}
 	return out.Bytes(), nil
 }
