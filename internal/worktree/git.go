@@ -45,8 +45,11 @@ func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...strin
 			msg = err.Error()
 		}
 		name := args
-		for len(name) > 2 && name[0] == "-c" {
-			name = name[2:] // a setting for this command only
+		for len(name) > 1 && strings.HasPrefix(name[0], "-") {
+			if name[0] == "-c" {
+				name = name[1:] // a setting for this command only
+			}
+			name = name[1:]
 		}
 		return out.Bytes(), fmt.Errorf("git %s: %s", name[0], msg)
 	}
