@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/optr-dev/optr/internal/redact"
 )
@@ -110,10 +112,13 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if _, err := g.run(ctx, t.dir, nil, "update-ref", "--no-deref", "HEAD", r.base); err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
-	out, err := g.run(ctx, t.dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	// --no-optional-locks: status need not write back the index it
+	// refreshed; update-index below writes it once.
+	out, err := g.run(ctx, t.dir, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
+	var changed bytes.Buffer
 	for _, rec := range splitZ(out) {
 		if len(rec) < 4 {
 			continue
@@ -121,12 +126,24 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 		if reason := t.checkPath(rec[3:], lim); reason != "" {
 			return refuse("%s", reason)
 		}
+		changed.WriteString(rec[3:])
+		changed.WriteByte(0)
 	}
-	if _, err := g.run(ctx, t.dir, nil, "add", "--all", "--", "."); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	// Stage exactly the paths status reported, as git add --all would:
+	// every other path is the same in the base, the index and the tree, so
+	// git need not walk and refresh the whole tree a second time.
+	if changed.Len() > 0 {
+		if _, err := g.run(ctx, t.dir, changed.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+		}
 	}
 	diff := []string{"diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
-	raw, err := g.run(ctx, t.dir, nil, append(diff, "--raw", "-z", r.base)...)
+	// One git diff for the file list, the line counts and the patch.
+	out, err = g.run(ctx, t.dir, nil, append(diff, "--raw", "--numstat", "--binary", "-z", r.base)...)
+	if err != nil {
+		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	}
+	raw, num, patch, err := splitDiff(out)
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
@@ -134,15 +151,7 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if reason != "" {
 		return refuse("%s", reason)
 	}
-	num, err := g.run(ctx, t.dir, nil, append(diff, "--numstat", "-z", r.base)...)
-	if err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
 	if err := addNumstat(files, num); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
-	patch, err := g.run(ctx, t.dir, nil, append(diff, "--binary", r.base)...)
-	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
 	if lim.Redactor != nil && lim.Redactor.String(string(patch)) != string(patch) {
@@ -194,8 +203,8 @@ func (t *Tree) checkPath(rel string, lim Limits) string {
 	abs := filepath.Join(t.dir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	switch {
-	case os.IsNotExist(err):
-		return "" // deleted
+	case os.IsNotExist(err), errors.Is(err, syscall.ENOTDIR):
+		return "" // deleted, or a parent directory became a file
 	case err != nil:
 		return fmt.Sprintf("%s cannot be read: %v", rel, err)
 	case fi.Mode()&os.ModeSymlink != 0:
@@ -256,6 +265,39 @@ func badPath(p string) string {
 		}
 	}
 	return ""
+}
+
+// splitDiff separates what git diff --raw --numstat --binary -z prints:
+// raw records (":meta" NUL path NUL), numstat records ("added TAB removed
+// TAB path" NUL), then, after one more NUL, the patch as git diff
+// --binary alone prints it.
+func splitDiff(out []byte) (raw, num, patch []byte, err error) {
+	next := func(pos int) (int, error) {
+		i := bytes.IndexByte(out[pos:], 0)
+		if i < 0 {
+			return 0, fmt.Errorf("git diff answered an unterminated record %q", out[pos:])
+		}
+		return pos + i + 1, nil
+	}
+	pos := 0
+	for pos < len(out) && out[pos] == ':' {
+		for range 2 { // the meta record and its path
+			if pos, err = next(pos); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	rawEnd := pos
+	for pos < len(out) && out[pos] != 0 {
+		if pos, err = next(pos); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	raw, num = out[:rawEnd], out[rawEnd:pos]
+	if pos < len(out) {
+		patch = out[pos+1:]
+	}
+	return raw, num, patch, nil
 }
 
 // parseRaw reads git diff --raw -z (without renames): one record

@@ -44,7 +44,14 @@ func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...strin
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+		name := args
+		for len(name) > 1 && strings.HasPrefix(name[0], "-") {
+			if name[0] == "-c" {
+				name = name[1:] // a setting for this command only
+			}
+			name = name[1:]
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", name[0], msg)
 	}
 	return out.Bytes(), nil
 }

@@ -30,23 +30,32 @@ func TestCaptureRefuses(t *testing.T) {
 		{"gitlink", "mkdir mod && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,mod", "mod is a directory where git expects a file or submodule"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			repo := newRepo(t, map[string]string{"a.txt": "a\n"})
-			r := start(t, repo, "run-1")
-			tr := add(t, r, "agent")
-			sh(t, tr.Dir(), tc.script)
-			ch := capture(t, tr, Limits{MaxFileBytes: 1024, Redactor: redact.New("ghs_secretvalue123")})
-			if !strings.Contains(ch.Refused, tc.want) {
-				t.Errorf("Refused = %q, want it to contain %q", ch.Refused, tc.want)
+		for _, copied := range []bool{false, true} {
+			name := tc.name
+			if copied {
+				name += ", copied worktree"
 			}
-			if len(ch.Patch) != 0 || len(ch.Files) != 0 {
-				t.Errorf("a refused change kept patch %q and files %v", ch.Patch, ch.Files)
-			}
-			if v := (Policy{}).Admit(ch); v.Admissible || !strings.Contains(v.Reason, tc.want) {
-				t.Errorf("Admit = %+v", v)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				repo := newRepo(t, map[string]string{"a.txt": "a\n"})
+				r := start(t, repo, "run-1")
+				tr := add(t, r, "agent")
+				if copied {
+					tr = addCopied(t, r, "copy")
+				}
+				sh(t, tr.Dir(), tc.script)
+				ch := capture(t, tr, Limits{MaxFileBytes: 1024, Redactor: redact.New("ghs_secretvalue123")})
+				if !strings.Contains(ch.Refused, tc.want) {
+					t.Errorf("Refused = %q, want it to contain %q", ch.Refused, tc.want)
+				}
+				if len(ch.Patch) != 0 || len(ch.Files) != 0 {
+					t.Errorf("a refused change kept patch %q and files %v", ch.Patch, ch.Files)
+				}
+				if v := (Policy{}).Admit(ch); v.Admissible || !strings.Contains(v.Reason, tc.want) {
+					t.Errorf("Admit = %+v", v)
+				}
+			})
+		}
 	}
 }
 

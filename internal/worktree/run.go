@@ -26,6 +26,10 @@ type Options struct {
 	RunID string
 	// Git is the git binary; empty means "git" on PATH.
 	Git string
+	// SnapshotBytes bounds the files kept in memory to write worktrees
+	// from (see Run.Add): 0 means DefaultSnapshotBytes, a negative value
+	// makes every worktree with git worktree add.
+	SnapshotBytes int64
 }
 
 // DefaultRoot is where worktrees go when Options.Root is empty:
@@ -50,6 +54,16 @@ type Run struct {
 	// worktree's metadata while adding one, and fails on one that another
 	// add is still writing.
 	addMu sync.Mutex
+
+	// snapMu is held while the first worktree is made and read into snap;
+	// taken tells that it was (snap stays nil when the tree cannot be
+	// copied). snapLimit is Options.SnapshotBytes resolved.
+	snapMu    sync.Mutex
+	taken     bool
+	snap      *snapshot
+	snapLimit int64
+
+	trash trash
 }
 
 // Start prunes the worktrees that runs which ended without cleaning up
@@ -102,7 +116,11 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 		}
 		return nil, fmt.Errorf("worktrees: %w", err)
 	}
-	return &Run{git: g, workspace: top, commonDir: common, base: base, root: root, dir: dir, lock: lock, trees: map[string]*Tree{}}, nil
+	limit := opts.SnapshotBytes
+	if limit == 0 {
+		limit = DefaultSnapshotBytes
+	}
+	return &Run{git: g, workspace: top, commonDir: common, base: base, root: root, dir: dir, lock: lock, trees: map[string]*Tree{}, snapLimit: limit}, nil
 }
 
 // repository returns the top level and the common git directory of the
@@ -150,6 +168,10 @@ type Tree struct {
 	gitDir string // its private git directory, .git/worktrees/<id>
 	gitRef []byte // the content of its .git file as git wrote it
 
+	// copied tells that Add wrote the tree from the run's snapshot
+	// rather than git checking it out.
+	copied bool
+
 	mu      sync.Mutex
 	removed bool
 	// captured is the last change Capture recorded.
@@ -158,6 +180,15 @@ type Tree struct {
 
 // Add creates the worktree of agent, detached at Base, and returns it. The
 // agent's command runs with Tree.Dir as its working directory.
+//
+// The run's first worktree is checked out by git (git worktree add) and
+// read into memory, unless it is larger than Options.SnapshotBytes; every
+// later one is registered with the repository and written from that
+// snapshot, its index recording the files as written, so git sees the
+// same clean checkout without inflating every blob again. Each worktree
+// has its own files: nothing an agent does in its tree reaches another's,
+// the first one's or the workspace. Add is safe to call from several
+// goroutines at once.
 func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	if err := datalake.ValidateAgent(agent); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
@@ -176,29 +207,100 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	r.trees[agent] = t // reserved, so Close removes it even if Add fails half-way
 	r.mu.Unlock()
 
-	if err := r.addTree(ctx, dir); err != nil {
+	if err := r.makeTree(ctx, t); err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
-	out, err := r.git.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
-	if err != nil {
-		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
-	}
-	t.gitDir = strings.TrimSpace(string(out))
+	var err error
 	if t.gitRef, err = os.ReadFile(filepath.Join(dir, ".git")); err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
 	return t, nil
 }
 
-// addTree runs git worktree add, one at a time within the run. Another
-// process adding a worktree to the same repository at that moment can
-// still make it fail half-way; it is then cleaned up and tried again.
-func (r *Run) addTree(ctx context.Context, dir string) error {
+// makeTree creates t's directory and registration, by copy from the
+// snapshot when there is one, else with git worktree add (taking the
+// snapshot after the first).
+func (r *Run) makeTree(ctx context.Context, t *Tree) error {
+	r.snapMu.Lock()
+	if !r.taken {
+		defer r.snapMu.Unlock()
+		if err := r.addTree(ctx, t); err != nil {
+			return err
+		}
+		r.taken = true
+		if canCopy && r.snapLimit > 0 {
+			s, err := takeSnapshot(ctx, r.git.with("GIT_DIR="+t.gitDir, "GIT_WORK_TREE="+t.dir), t.dir, r.snapLimit)
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				// The first tree's index, rewritten as the copies' are:
+				// git's own may take a whole tree written within the
+				// index's second for racily clean.
+				stats, err := s.restamp(t.dir)
+				if err != nil {
+					return err
+				}
+				if err := writeIndex(filepath.Join(t.gitDir, "index"), s, stats); err != nil {
+					return err
+				}
+			}
+			r.snap = s
+		}
+		return nil
+	}
+	s := r.snap
+	r.snapMu.Unlock()
+	if s == nil {
+		return r.addTree(ctx, t)
+	}
+	return r.copyTree(t, s)
+}
+
+// copyTree registers t and writes its files and index from s.
+func (r *Run) copyTree(t *Tree, s *snapshot) error {
+	gitDir, unlock, err := r.register(t.dir)
+	if gitDir != "" {
+		t.setGitDir(gitDir)
+	}
+	if err != nil {
+		return err
+	}
+	stats, err := s.materialize(t.dir)
+	if err != nil {
+		return err
+	}
+	if err := writeIndex(filepath.Join(gitDir, "index"), s, stats); err != nil {
+		return err
+	}
+	t.copied = true
+	return unlock()
+}
+
+// setGitDir records t's private git directory, for Remove.
+func (t *Tree) setGitDir(d string) {
+	t.mu.Lock()
+	t.gitDir = d
+	t.mu.Unlock()
+}
+
+// addTree runs git worktree add for t, one at a time within the run.
+// Another process adding a worktree to the same repository at that moment
+// can still make it fail half-way; it is then cleaned up and tried again.
+func (r *Run) addTree(ctx context.Context, t *Tree) error {
 	r.addMu.Lock()
 	defer r.addMu.Unlock()
+	dir := t.dir
 	var err error
 	for range 3 {
-		if _, err = r.git.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
+		// checkout.workers=0: one checkout worker per core (git's parallel
+		// checkout), which writes a large tree in a fraction of the time.
+		if _, err = r.git.run(ctx, r.workspace, nil, "-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
+			out, err := r.git.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
+			if err != nil {
+				return err
+			}
+			t.setGitDir(strings.TrimSpace(string(out)))
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -217,18 +319,20 @@ func (t *Tree) Dir() string { return t.dir }
 // Agent returns the name of the agent the worktree belongs to.
 func (t *Tree) Agent() string { return t.agent }
 
-// Remove deletes the worktree and its registration in the repository. It
-// is safe to call more than once and on a worktree Add failed to finish.
+// Remove deletes the worktree and its registration in the repository:
+// when it returns the worktree's directory is gone (moved into the run's
+// trash, its files deleted in the background; see Run.Wait). It is safe
+// to call more than once and on a worktree Add failed to finish.
 func (t *Tree) Remove(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.removed {
 		return nil
 	}
-	// Files are deleted first and the registration pruned after, so that
-	// nothing the agent left (untracked files, a changed .git file) can make
-	// git refuse or touch another repository.
-	if err := os.RemoveAll(t.dir); err != nil {
+	// Files are moved away first and the registration removed after, so
+	// that nothing the agent left (untracked files, a changed .git file)
+	// can make git refuse or touch another repository.
+	if err := t.run.trash.discard(t.run.dir, t.dir); err != nil {
 		return fmt.Errorf("remove the worktree of %s: %w", t.agent, err)
 	}
 	if t.gitDir != "" && within(t.gitDir, filepath.Join(t.run.commonDir, "worktrees")) {
@@ -240,12 +344,27 @@ func (t *Tree) Remove(ctx context.Context) error {
 	return nil
 }
 
-// Close removes every worktree of the run, prunes their registrations and
-// releases the run's directory. It is safe to call more than once; call it
-// (deferred) however the run ends: it cleans up even when ctx is already
-// done (a cancelled or timed-out run). A process killed before Close
-// leaves its worktrees to the next Start's Prune.
+// Close removes every worktree of the run, prunes their registrations,
+// deletes their files and releases the run's directory. It is safe to
+// call more than once; call it (deferred) however the run ends: it cleans
+// up even when ctx is already done (a cancelled or timed-out run). A
+// process killed before Close leaves its worktrees to the next Start's
+// Prune. Discard does the same without waiting for the files to be
+// deleted.
 func (r *Run) Close(ctx context.Context) error {
+	err := r.Discard(ctx)
+	return errors.Join(err, r.Wait(context.WithoutCancel(ctx)))
+}
+
+// Discard removes every worktree of the run and prunes their
+// registrations, as Close does, but leaves the deletion of their files,
+// of the run's directory and of its lock to the background: when it
+// returns, no worktree is left where it was and git lists none, in the
+// time it takes to rename a directory. Wait waits for the rest. It is safe
+// to call more than once, also after Close; a process that exits or is
+// killed before the deletion ends leaves the files to the next Start's
+// Prune.
+func (r *Run) Discard(ctx context.Context) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -262,12 +381,18 @@ func (r *Run) Close(ctx context.Context) error {
 	for _, t := range trees {
 		errs = append(errs, t.Remove(ctx))
 	}
-	if err := os.RemoveAll(r.dir); err != nil {
-		errs = append(errs, fmt.Errorf("remove %s: %w", r.dir, err))
-	}
 	if _, err := r.git.run(context.WithoutCancel(ctx), r.workspace, nil, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
-	r.lock.remove()
+	r.snapMu.Lock()
+	r.snap = nil // the files in memory are no longer needed
+	r.snapMu.Unlock()
+	r.trash.finish(func() error {
+		defer r.lock.remove()
+		if err := os.RemoveAll(r.dir); err != nil {
+			return fmt.Errorf("remove %s: %w", r.dir, err)
+		}
+		return nil
+	})
 	return errors.Join(errs...)
 }
