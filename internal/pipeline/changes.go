@@ -207,12 +207,13 @@ func (c *codeChanges) sink(ctx context.Context, run *datalake.Run, next func(*ex
 	}
 }
 
-// close removes every worktree of the run, however the run ended.
-func (c *codeChanges) close(ctx context.Context, logf func(string, ...any)) {
+// discard removes every worktree of the run, however the run ended; their
+// files are deleted in the background until Prepared.Settle.
+func (c *codeChanges) discard(ctx context.Context, logf func(string, ...any)) {
 	if c == nil {
 		return
 	}
-	if err := c.run.Close(ctx); err != nil {
+	if err := c.run.Discard(ctx); err != nil {
 		logf("remove the agents' worktrees: %v", err)
 	}
 }

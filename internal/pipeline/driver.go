@@ -123,6 +123,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	if d.Mode != nil {
 		p.SetMode(d.Mode)
 	}
+	defer p.Settle(ctx)
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)
 	}

@@ -111,7 +111,8 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer changes.close(ctx, p.deps.logf)
+	p.changes = changes
+	defer changes.discard(ctx, p.deps.logf)
 	run, err := lake.NewRun(spec.Workflow, spec.RunID)
 	if err != nil {
 		if errors.Is(err, datalake.ErrRunExists) {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,6 +27,22 @@ type Prepared struct {
 	deps        Deps
 	agents      *agentSet
 	mode        Mode
+	// changes holds the run's worktrees once Execute started them (nil
+	// when agents do not change code); their files are deleted in the
+	// background until Settle.
+	changes *codeChanges
+}
+
+// Settle waits until the run's worktrees, discarded when its agents were
+// done, are deleted from disk, so that nothing of them is left once the
+// run is over; their removal overlapped delivery and recording. The
+// Driver calls it; it does nothing when agents did not change code.
+func (p *Prepared) Settle(ctx context.Context) {
+	if c := p.changes; c != nil {
+		if err := c.run.Wait(context.WithoutCancel(ctx)); err != nil {
+			p.deps.logf("remove the agents' worktrees: %v", err)
+		}
+	}
 }
 
 // Prepare resolves spec against its config: the pipeline and agents, the
