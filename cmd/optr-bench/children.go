@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,6 +83,8 @@ func childMain(args []string) (bool, error) {
 	switch {
 	case len(args) >= 3 && args[0] == bareChild:
 		return true, runBareChild(args[1:])
+	case len(args) == 2 && args[0] == bareHTTP:
+		return true, runBareHTTP(args[1])
 	}
 	return false, nil
 }
@@ -110,4 +115,44 @@ func runBareChild(args []string) error {
 		}
 	}
 	return nil
+}
+
+// bareHTTP is the floor LLM agents are measured against: a Go program that
+// sends K Responses API requests at once to OPENAI_BASE_URL (the llmtest
+// fake, which answers after L), each with a prompt of optr's size, reads
+// every answer and exits: optr-bench bare-http K. What optr adds beyond
+// it is optr's own cost; the rest is a process's start and K requests.
+const bareHTTP = "bare-http"
+
+func runBareHTTP(kArg string) error {
+	k, err := strconv.Atoi(kArg)
+	if err != nil {
+		return err
+	}
+	url, key := strings.TrimSuffix(os.Getenv("OPENAI_BASE_URL"), "/")+"/responses", os.Getenv("OPENAI_API_KEY")
+	body := fmt.Sprintf(`{"model":"gpt-4.1","instructions":%q,"input":"BEGIN INTENT X\nsleep\nEND INTENT X\n","max_output_tokens":4096,"store":false}`, strings.Repeat("optr's rules for the agent. ", 60))
+	var wg sync.WaitGroup
+	errs := make([]error, k)
+	for i := range k {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer res.Body.Close()
+			if _, err := io.Copy(io.Discard, res.Body); err != nil || res.StatusCode != http.StatusOK {
+				errs[i] = fmt.Errorf("request %d: %s %v", i, res.Status, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

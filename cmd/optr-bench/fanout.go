@@ -22,7 +22,8 @@ import (
 //     spawn floor (goal ≤ 1.02); and the CPU time of the whole process
 //     tree, optr ÷ bare (goal ≤ 1.2 per agent);
 //   - LLM agents (openai) against the llmtest fake, which answers after L:
-//     wall / L (goal ≤ 1.05 at K = 64);
+//     wall / L (goal ≤ 1.05 at K = 64), beside the floor: a bare Go
+//     program that starts and sends the same K requests (bare-http);
 //   - the default config (no executor key) with K = 64 command agents:
 //     wall / L (goal ≤ 1.3: every agent at once, not in waves).
 //
@@ -87,7 +88,8 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 		fake := llmtest.NewOpenAI(tb)
 		fake.SetDefault(llmtest.Reply{Text: llmtest.Answer("done", 1), Delay: l})
 		for _, k := range ks {
-			r, err := b.alone(ctx, llmAgents, k, true, fake.Env(), "≤ 1.05 at K=64", 1.05, k == 64)
+			r, err := b.againstFloor(ctx, llmAgents, k, true, fake.Env(), []string{b.self, bareHTTP, fmt.Sprint(k)},
+				"bare HTTP client", "≤ 1.05 at K=64", 1.05, k == 64)
 			if err != nil {
 				llmErr = fmt.Errorf("llm agents, K=%d: %w", k, err)
 				return
@@ -98,7 +100,8 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 	if llmErr != nil {
 		return nil, llmErr
 	}
-	r, err := b.alone(ctx, execAgents, 64, false, nil, "≤ 1.3 (spawn floor), not 8.6", 1.3, true)
+	r, err := b.againstFloor(ctx, execAgents, 64, false, nil, append([]string{b.self, bareChild, "64"}, execAgents.bare(b)...),
+		"bare spawn", "≤ 1.3 (spawn floor), not 8.6", 1.3, true)
 	if err != nil {
 		return nil, fmt.Errorf("default config: %w", err)
 	}
@@ -178,29 +181,46 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 	return rows, nil
 }
 
-// alone measures optr alone on k agents of kind: wall / L. gated says
-// whether the goal applies to this K.
-func (b *fanOutBench) alone(ctx context.Context, kind agentKind, k int, parallel bool, env map[string]string, goal string, limit float64, gated bool) (row, error) {
+// againstFloor measures optr on k agents of kind (with max-parallel k, or
+// the default config) and, in the same repetitions, the floor: floorArgv,
+// a bare program doing only what optr cannot avoid (starting the same
+// processes, or sending the same requests). The value is optr's wall / L
+// (the goal's measure, limit applying when gated); beside it the floor's
+// wall / L and optr ÷ floor, which say how much of the gap is optr's.
+func (b *fanOutBench) againstFloor(ctx context.Context, kind agentKind, k int, parallel bool, env map[string]string, floorArgv []string, floorName, goal string, limit float64, gated bool) (row, error) {
 	ws, err := b.config(kind, k, parallel)
 	if err != nil {
 		return row{}, err
 	}
 	defer os.RemoveAll(ws)
-	var ratio []float64
+	var optrL, floorL, ratio []float64
 	for rep := range b.runs {
-		o, err := b.optrRun(ctx, ws, rep, env)
+		var o, floor usage
+		if rep%2 == 0 {
+			if floor, err = measure(ctx, ws, cleanEnv(env), floorArgv...); err == nil {
+				o, err = b.optrRun(ctx, ws, rep, env)
+			}
+		} else if o, err = b.optrRun(ctx, ws, rep, env); err == nil {
+			floor, err = measure(ctx, ws, cleanEnv(env), floorArgv...)
+		}
 		if err != nil {
 			return row{}, err
 		}
-		ratio = append(ratio, o.wall.Seconds()/b.l.Seconds())
+		optrL = append(optrL, o.wall.Seconds()/b.l.Seconds())
+		floorL = append(floorL, floor.wall.Seconds()/b.l.Seconds())
+		ratio = append(ratio, o.wall.Seconds()/floor.wall.Seconds())
 	}
-	s := spreadOf(ratio)
+	s := spreadOf(optrL)
 	what := fmt.Sprintf("%s agents K=%d, L=%s: wall / L", kind.name, k, b.l)
 	if !parallel {
-		what = fmt.Sprintf("default config, %s agents K=%d, L=%s: wall / L", kind.name, k, b.l)
+		what = "default config, " + what
 	}
 	if !gated {
 		goal = "—"
 	}
-	return row{id: "P1", what: what, measured: fmt.Sprintf("%d runs", b.runs), value: s.String(), goal: goal, ok: !gated || s.med <= limit}, nil
+	return row{
+		id: "P1", what: what,
+		measured: fmt.Sprintf("%s %s; optr ÷ it %s", floorName, spreadOf(floorL), spreadOf(ratio)),
+		value:    s.String(), goal: goal, ok: !gated || s.med <= limit,
+	}, nil
 }
