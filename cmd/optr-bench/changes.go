@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +53,7 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		root = filepath.Join(*changesRoot, filepath.Base(dir))
 		defer os.RemoveAll(root)
 	}
-	var setup, capture, cleanup, deleting, share, cpuShare []float64
+	var setup, capture, cleanup, deleting, share, cpuShare, floorShare, floor []float64
 	cores := runtime.NumCPU()
 	for i := range runs {
 		t, err := changesRound(ctx, repo, root, fmt.Sprintf("bench-%d", i), k, agentTime)
@@ -67,6 +68,12 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		share = append(share, 100*over.Seconds()/t.wall.Seconds())
 		cpu := t.cpu / time.Duration(cores)
 		cpuShare = append(cpuShare, 100*cpu.Seconds()/(agentTime+cpu).Seconds())
+		f, err := writeFloor(repo, filepath.Join(dir, "floor"), k)
+		if err != nil {
+			return nil, err
+		}
+		floor = append(floor, f.Seconds())
+		floorShare = append(floorShare, 100*f.Seconds()/(agentTime+f).Seconds())
 	}
 	how := "copies of the first worktree"
 	if *changesByGit {
@@ -83,7 +90,73 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		id: "P4cpu", what: what + fmt.Sprintf(" (CPU / %d cores)", cores),
 		measured: "overhead's CPU time / cores, as a share of agents + it",
 		value:    c.format("%.1f") + "%", goal: "≤ 10%", ok: c.med <= 10,
+	}, {
+		id: "P4bare", what: fmt.Sprintf("beside it: the same %d × %d files written by a bare program, no git (wall, %d runs)", k, n, runs),
+		measured: fmt.Sprintf("writing them took %s s; as a share of agents + it", spreadOf(floor).format("%.2f")),
+		value:    spreadOf(floorShare).format("%.1f") + "%", goal: "(informative)", ok: true,
 	}}, nil
+}
+
+// writeFloor is what file creation alone costs on this machine, beside
+// P4's set-up: the time a bare program takes to create k copies of repo's
+// files (not .git), all at once from memory, with no git at all, right
+// after a round (as the set-up of the next run would). The copies are
+// removed afterwards, untimed.
+func writeFloor(repo, dst string, k int) (time.Duration, error) {
+	type file struct {
+		rel  string
+		mode fs.FileMode
+		data []byte
+	}
+	var files []file
+	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case !d.Type().IsRegular():
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repo, p)
+		files = append(files, file{rel, info.Mode().Perm(), data})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dst)
+	start := time.Now()
+	var g errgroup.Group
+	for i := range k {
+		g.Go(func() error {
+			base := filepath.Join(dst, fmt.Sprint(i))
+			made := map[string]bool{}
+			for _, f := range files {
+				p := filepath.Join(base, f.rel)
+				if d := filepath.Dir(p); !made[d] {
+					if err := os.MkdirAll(d, 0o755); err != nil {
+						return err
+					}
+					made[d] = true
+				}
+				if err := os.WriteFile(p, f.data, f.mode); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	return time.Since(start), err
 }
 
 // changesTimes is one round of P4: the wall times of the set-up, the
