@@ -277,7 +277,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	}
 	if done, ok := r.mine[t.sha]; ok && !t.missing {
 		res.CommitSHA, res.Ledger, res.Head, res.Sealed = t.sha, done.ledger, done.head, done.sealed
-		res.LastTree = r.lastTree(ctx, t, done)
+		res.LastTree = done.lastTree
 		return nil
 	}
 	var remote []byte
@@ -300,6 +300,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	if out.sealed != nil {
 		out.sealedTree = r.sealedTree(ctx, t, out.sealed)
 	}
+	out.lastTree, out.lastTreePath = r.lastTree(ctx, t, out)
 	entries, err := r.entries(ctx, out)
 	if err != nil {
 		return err
@@ -315,7 +316,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	commit := t.sha
 	if t.missing || tree.GetSHA() != t.tree {
 		nc := &gh.Commit{
-			Message: gh.String(ledger.WithTrailers(r.req.Message, out.head)),
+			Message: gh.String(withTreeHint(ledger.WithTrailers(r.req.Message, out.head), out.lastTreePath)),
 			Tree:    &gh.Tree{SHA: tree.SHA},
 		}
 		if !t.missing {
@@ -342,23 +343,46 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 		return r.refused(err, commit)
 	}
 	res.CommitSHA, res.Ledger, res.Head, res.Sealed, res.BranchCreated = commit, out.ledger, out.head, out.sealed, t.missing
-	res.LastTree = r.lastTree(ctx, t, out)
+	res.LastTree = out.lastTree
 	return nil
 }
 
 // lastTree is the tree file of the newest sealed segment once out is
-// committed: the one this commit sealed, else the one on the branch at t
-// that ends just before the active segment (a listing and a small read,
-// only when the ledger has sealed segments); nil when there is none.
-func (r *round) lastTree(ctx context.Context, t tip, out outcome) []byte {
+// committed, and its path: the one this commit sealed, else the one at t
+// that ends just before the active segment, found by the tip's
+// TrailerTree hint (one small read) or, when the tip has no usable hint,
+// by listing ledger.d once (the commit then carries the hint on). Nil and
+// "" when the ledger has no sealed segment or the file is missing.
+func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, string) {
 	if out.sealed != nil {
-		return out.sealedTree
+		if out.sealedTree == nil {
+			return nil, ""
+		}
+		return out.sealedTree, ledger.Segment{Path: out.sealed.Path}.TreePath()
 	}
 	first, err := ledger.FirstSeq(out.ledger)
 	if err != nil || first <= 1 || t.missing {
-		return nil
+		return nil, ""
+	}
+	dir := ledger.SegmentDir(r.req.LedgerPath)
+	if hint := ledger.TreeHint(t.message); hint != "" && path.Dir(hint) == dir && ledger.IsTreeName(path.Base(hint)) {
+		stem := strings.TrimSuffix(path.Base(hint), ".merkle")
+		if _, last, err := ledger.ParseSegmentName(stem + ".jsonl"); err == nil && last == first-1 {
+			if data, err := r.c.readFile(ctx, hint, t.sha); err == nil {
+				return data, hint
+			}
+		}
 	}
 	return r.treeBefore(ctx, t, first)
+}
+
+// withTreeHint ends msg's trailers with the TrailerTree hint naming path,
+// when there is one.
+func withTreeHint(msg, path string) string {
+	if path == "" {
+		return msg
+	}
+	return msg + ledger.TrailerTree + ": " + path + "\n"
 }
 
 // readLedger reads the ledger file at the tip: Known when the tip's blob
@@ -418,6 +442,10 @@ type outcome struct {
 	// sealedTree is the sealed segment's tree file, committed beside it
 	// (nil: none).
 	sealedTree []byte
+	// lastTree is the newest sealed segment's tree file once committed,
+	// lastTreePath its path (see round.lastTree); nil and "" when none.
+	lastTree     []byte
+	lastTreePath string
 }
 
 // segment decides what the ledger files of the commit are: next as the

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
 	"path"
 	"strings"
 	"testing"
@@ -271,6 +273,55 @@ func TestCommitBackKnownLedgerIsNotDownloaded(t *testing.T) {
 		}
 		if string(res.Ledger) != string(chainOnto(t, []byte(before), tc.name)) {
 			t.Errorf("%s: the committed ledger is not the remote one plus this run", tc.name)
+		}
+	}
+}
+
+// TestCommitBackFindsTheLastTreeByItsHint: with sealed segments on the
+// branch, a commit-back returns the newest tree file (LastTree) for the
+// checkpoint. Without a hint on the tip it lists ledger.d once and leaves
+// the Optr-Ledger-Tree hint in its commit; every later commit-back reads
+// the file by that hint and lists nothing, so what a run moves does not
+// grow with the number of segments.
+func TestCommitBackFindsTheLastTreeByItsHint(t *testing.T) {
+	t.Parallel()
+	var synthetic bytes.Buffer
+	if _, err := ledger.WriteSynthetic(&synthetic, 30); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(synthetic.Bytes(), []byte("\n"))
+	sealed, active := bytes.Join(lines[:20], nil), bytes.Join(lines[20:30], nil)
+	tree, err := ledger.SegmentTree(nil, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(1, 20))}
+	s := githubtest.NewServer(t)
+	s.Commit(repo, "main", map[string]string{seg.Path: string(sealed), seg.TreePath(): string(tree), ledgerPath: string(active)}, "seed")
+	c := newClient(t, s, &sleeper{})
+	listings := func() int {
+		n := 0
+		for _, r := range s.Requests() {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/contents/.optr/ledger.d") {
+				n++
+			}
+		}
+		return n
+	}
+	for i, wantListings := range []int{1, 0, 0} {
+		s.ResetRequests()
+		res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: fmt.Sprint("run ", i)}).rechain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(res.LastTree, tree) {
+			t.Fatalf("commit-back %d: LastTree\n%s\nwant the sealed segment's\n%s", i, res.LastTree, tree)
+		}
+		if n := listings(); n != wantListings {
+			t.Errorf("commit-back %d listed ledger.d %d times, want %d", i, n, wantListings)
+		}
+		if msg := s.Log(repo, "main")[0].Message; ledger.TreeHint(msg) != seg.TreePath() {
+			t.Errorf("commit-back %d: the commit's hint is %q, want %s:\n%s", i, ledger.TreeHint(msg), seg.TreePath(), msg)
 		}
 	}
 }

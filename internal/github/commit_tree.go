@@ -26,7 +26,7 @@ func (r *round) sealedTree(ctx context.Context, t tip, s *SealedSegment) []byte 
 	}
 	var prev []byte
 	if first > 1 {
-		if prev = r.treeBefore(ctx, t, first); prev == nil {
+		if prev, _ = r.treeBefore(ctx, t, first); prev == nil {
 			return nil
 		}
 	}
@@ -38,13 +38,15 @@ func (r *round) sealedTree(ctx context.Context, t tip, s *SealedSegment) []byte 
 }
 
 // treeBefore reads the tree file of the sealed segment that ends just
-// before entry first, at tip t, or nil.
-func (r *round) treeBefore(ctx context.Context, t tip, first int64) []byte {
+// before entry first, at tip t, and returns it with its path; nil and ""
+// when there is none. It lists ledger.d: one request whose answer grows
+// with the ledger, so round.lastTree tries the tip's hint first.
+func (r *round) treeBefore(ctx context.Context, t tip, first int64) ([]byte, string) {
 	c := r.c
 	dir := ledger.SegmentDir(r.req.LedgerPath)
 	_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(dir), &gh.RepositoryContentGetOptions{Ref: t.sha})
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	for _, e := range list {
 		if !ledger.IsTreeName(e.GetName()) {
@@ -53,11 +55,12 @@ func (r *round) treeBefore(ctx context.Context, t tip, first int64) []byte {
 		if _, last, err := ledger.ParseSegmentName(strings.TrimSuffix(e.GetName(), ".merkle") + ".jsonl"); err != nil || last != first-1 {
 			continue
 		}
-		data, err := c.readFile(ctx, path.Join(dir, e.GetName()), t.sha)
+		p := path.Join(dir, e.GetName())
+		data, err := c.readFile(ctx, p, t.sha)
 		if err != nil {
-			return nil
+			return nil, ""
 		}
-		return data
+		return data, p
 	}
-	return nil
+	return nil, ""
 }

@@ -14,6 +14,27 @@ const (
 	TrailerHead = "Optr-Ledger-Head"
 )
 
+// TrailerTree is a hint, not part of the contract's trailers: the
+// repository path of the newest sealed segment's tree file
+// (ledger.d/<first>-<last>.merkle) when the committed ledger has sealed
+// segments. Commit-back carries it from commit to commit so that the next
+// one finds that file with one small read instead of listing ledger.d,
+// whose listing grows with the ledger. Nothing trusts it: the file it
+// names is checked like any tree file, and a wrong hint only costs the
+// listing.
+const TrailerTree = "Optr-Ledger-Tree"
+
+// TreeHint returns the TrailerTree value of a commit message, "" when it
+// has none.
+func TreeHint(msg string) string {
+	for _, l := range strings.Split(msg, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), TrailerTree+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 // Trailers returns the trailer block for head: two "Key: value" lines.
 func Trailers(head Head) string {
 	return fmt.Sprintf("%s: %d\n%s: %s\n", TrailerSize, head.Seq, TrailerHead, head.prevHashOrEmpty())
@@ -31,7 +52,7 @@ func (h Head) prevHashOrEmpty() string {
 func WithTrailers(msg string, head Head) string {
 	var kept []string
 	for _, l := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
-		if !strings.HasPrefix(l, TrailerSize+":") && !strings.HasPrefix(l, TrailerHead+":") {
+		if !strings.HasPrefix(l, TrailerSize+":") && !strings.HasPrefix(l, TrailerHead+":") && !strings.HasPrefix(l, TrailerTree+":") {
 			kept = append(kept, l)
 		}
 	}
