@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,7 +74,9 @@ func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) 
 	}
 	known := []byte(files[".optr/ledger.jsonl"])
 	st.active = int64(len(known))
-	s.Commit(githubtest.DefaultRepo, "optr-ledger", files, "seed")
+	// The tip is an earlier commit-back's: it carries the hint to the
+	// newest sealed segment's tree file, as every commit-back leaves it.
+	s.Commit(githubtest.DefaultRepo, "optr-ledger", files, "seed"+newestTreeHint(files))
 	files = nil
 	client, err := github.New(ctx, github.Options{APIURL: s.URL(), Token: "ghs_bench", Repository: githubtest.DefaultRepo, HTTPClient: s.Client()})
 	if err != nil {
@@ -224,3 +227,24 @@ func commitBackRows(ctx context.Context, dir string, n, count int) ([]row, error
 }
 
 func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
+
+// newestTreeHint is the Optr-Ledger-Tree trailer line (after a blank
+// line) naming the newest sealed segment's tree file among files, "" when
+// there is none.
+func newestTreeHint(files map[string]string) string {
+	var newest string
+	var last int64
+	for p := range files {
+		name := path.Base(p)
+		if !ledger.IsTreeName(name) {
+			continue
+		}
+		if _, l, err := ledger.ParseSegmentName(strings.TrimSuffix(name, ".merkle") + ".jsonl"); err == nil && l > last {
+			newest, last = p, l
+		}
+	}
+	if newest == "" {
+		return ""
+	}
+	return "\n\n" + ledger.TrailerTree + ": " + newest + "\n"
+}
