@@ -235,11 +235,7 @@ func newestTreeHint(files map[string]string) string {
 	var newest string
 	var last int64
 	for p := range files {
-		name := path.Base(p)
-		if !ledger.IsTreeName(name) {
-			continue
-		}
-		if _, l, err := ledger.ParseSegmentName(strings.TrimSuffix(name, ".merkle") + ".jsonl"); err == nil && l > last {
+		if _, l, err := ledger.ParseTreeName(path.Base(p)); err == nil && l > last {
 			newest, last = p, l
 		}
 	}

@@ -365,9 +365,8 @@ func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, strin
 		return nil, ""
 	}
 	dir := ledger.SegmentDir(r.req.LedgerPath)
-	if hint := ledger.TreeHint(t.message); hint != "" && path.Dir(hint) == dir && ledger.IsTreeName(path.Base(hint)) {
-		stem := strings.TrimSuffix(path.Base(hint), ".merkle")
-		if _, last, err := ledger.ParseSegmentName(stem + ".jsonl"); err == nil && last == first-1 {
+	if hint := ledger.TreeHint(t.message); hint != "" && path.Dir(hint) == dir {
+		if _, last, err := ledger.ParseTreeName(path.Base(hint)); err == nil && last == first-1 {
 			if data, err := r.c.readFile(ctx, hint, t.sha); err == nil {
 				return data, hint
 			}

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"path"
-	"strings"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -49,10 +48,7 @@ func (r *round) treeBefore(ctx context.Context, t tip, first int64) ([]byte, str
 		return nil, ""
 	}
 	for _, e := range list {
-		if !ledger.IsTreeName(e.GetName()) {
-			continue
-		}
-		if _, last, err := ledger.ParseSegmentName(strings.TrimSuffix(e.GetName(), ".merkle") + ".jsonl"); err != nil || last != first-1 {
+		if _, last, err := ledger.ParseTreeName(e.GetName()); err != nil || last != first-1 {
 			continue
 		}
 		p := path.Join(dir, e.GetName())

@@ -57,12 +57,18 @@ func (s Segment) TreePath() string {
 // IsTreeName reports whether a file name in the segment directory is a
 // segment's tree file (<first>-<last>.merkle), not a segment.
 func IsTreeName(name string) bool {
+	_, _, err := ParseTreeName(name)
+	return err == nil
+}
+
+// ParseTreeName returns the range of the segment whose tree file is named
+// name (<first>-<last>.merkle).
+func ParseTreeName(name string) (first, last int64, err error) {
 	stem, ok := strings.CutSuffix(name, treeExt)
 	if !ok {
-		return false
+		return 0, 0, fmt.Errorf("%q is not a segment's tree file (<first>-<last>%s)", name, treeExt)
 	}
-	_, _, err := ParseSegmentName(stem + ".jsonl")
-	return err == nil
+	return ParseSegmentName(stem + ".jsonl")
 }
 
 // segmentTree is the content of a tree file.
