@@ -25,10 +25,7 @@ func (j *Job) plan(ctx context.Context, trig action.Event) error {
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
-	spec := pipeline.Spec{
-		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
-		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
-	}
+	spec := j.spec(trig, runID, cfg)
 	plan, prep, err := matrix.MakePlan(ctx, spec, j.deps(), trig.Issue, title(trig))
 	var failed *matrix.PlanFailedError
 	switch {

@@ -16,6 +16,15 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
+// spec is what trig asks of run runID under cfg, in this job's workspace
+// at the checked-out commit: the spec a run and a matrix plan share.
+func (j *Job) spec(trig action.Event, runID string, cfg *config.Config) pipeline.Spec {
+	return pipeline.Spec{
+		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
+		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
+	}
+}
+
 // run carries out a Run trigger through the pipeline's driver: the
 // progress comment follows the run, the ledger and the run's files are
 // committed to the ledger branch, a pause is announced on the issue.
@@ -28,11 +37,8 @@ func (j *Job) run(ctx context.Context, trig action.Event) error {
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
-	spec := pipeline.Spec{
-		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
-		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA,
-		Datalake: j.datalake(), LedgerPath: datalake.Open(j.datalake()).LedgerPath(), Dir: j.workspace(),
-	}
+	spec := j.spec(trig, runID, cfg)
+	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
 	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}

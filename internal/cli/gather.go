@@ -64,15 +64,5 @@ func (c *CLI) cmdGather(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	obs := &localObserver{c: c}
-	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(mode), Mode: gm}
-	rep, err := d.Run(ctx, spec)
-	obs.close()
-	if err != nil {
-		if asJSON && !pipeline.IsInputError(err) {
-			_ = c.writeJSON(outcome(rep, err)) // the error is reported below in any case
-		}
-		return err
-	}
-	return c.conclude(rep, asJSON)
+	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(mode), Mode: gm})
 }

@@ -24,8 +24,15 @@ const ExitPaused = 3
 // progress on stderr, the ledger appended locally, checkpoints asked at a
 // terminal; the score table and outcome on stdout (or JSON with --json).
 func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive string, asJSON bool) error {
+	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(interactive), Deliverer: deliverer(spec.Config)})
+}
+
+// drive runs spec through d with the terminal's live progress as its
+// Observer, and reports the outcome: the score table (or JSON), or the
+// error, also as JSON with --json.
+func (c *CLI) drive(ctx context.Context, spec pipeline.Spec, asJSON bool, d pipeline.Driver) error {
 	obs := &localObserver{c: c}
-	d := &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive), Deliverer: deliverer(spec.Config)}
+	d.Observer = obs
 	rep, err := d.Run(ctx, spec)
 	obs.close()
 	if err != nil {
