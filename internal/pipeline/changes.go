@@ -46,11 +46,47 @@ type codeChanges struct {
 	synth string             // the synthesizer's agent name, when it has a tree
 }
 
-// placed is one agent's worktree and how often the agent was launched in it.
+// placed is one agent's worktree, made when the agent is first launched
+// (agents start making theirs at once, and a spare never launched costs
+// none), and how often the agent was launched in it.
 type placed struct {
-	tree     *worktree.Tree
+	name string
+	run  *worktree.Run
+
 	mu       sync.Mutex
+	tree     *worktree.Tree // nil until the first launch made it
+	err      error          // why the first launch could not make it
 	launches int
+}
+
+// launch makes the worktree at the first launch, or resets it to the base
+// at every later one, and returns it. The making counts in the launch's
+// time (and its attempt-timeout); a tree that could not be made fails
+// every launch with the same reason.
+func (pl *placed) launch(ctx context.Context) (*worktree.Tree, error) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.launches++
+	switch {
+	case pl.err != nil:
+		return nil, pl.err
+	case pl.tree == nil:
+		pl.tree, pl.err = pl.run.Add(ctx, pl.name)
+		return pl.tree, pl.err
+	case pl.launches > 1:
+		if err := pl.tree.Reset(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return pl.tree, nil
+}
+
+// made returns the worktree, nil when the agent was never launched or its
+// tree could not be made.
+func (pl *placed) made() *worktree.Tree {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.tree
 }
 
 // startChanges starts the run's worktrees (pruning those of runs that were
@@ -75,23 +111,23 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 }
 
 // place gives every command and copilot agent among tasks, spares and the
-// synthesizer
-// a worktree of its own: its working directory, where its command checks
-// run too. An agent that appears twice (a synthesizer that is also a task)
-// shares its worktree, reset before each launch.
-func (c *codeChanges) place(ctx context.Context, tasks, spares []executor.Task, synth *executor.Task) error {
+// synthesizer a worktree of its own: its working directory, where its
+// command checks run too. The tree is made when the agent is first
+// launched. An agent that appears twice (a synthesizer that is also a
+// task) shares its worktree, reset before each launch.
+func (c *codeChanges) place(tasks, spares []executor.Task, synth *executor.Task) error {
 	if c == nil {
 		return nil
 	}
 	for _, ts := range [][]executor.Task{tasks, spares} {
 		for i := range ts {
-			if err := c.placeOne(ctx, &ts[i]); err != nil {
+			if err := c.placeOne(&ts[i]); err != nil {
 				return err
 			}
 		}
 	}
 	if synth != nil && changesCode(synth.Provider) {
-		if err := c.placeOne(ctx, synth); err != nil {
+		if err := c.placeOne(synth); err != nil {
 			return err
 		}
 		c.synth = synth.Agent.Name()
@@ -99,25 +135,23 @@ func (c *codeChanges) place(ctx context.Context, tasks, spares []executor.Task, 
 	return nil
 }
 
-func (c *codeChanges) placeOne(ctx context.Context, t *executor.Task) error {
+func (c *codeChanges) placeOne(t *executor.Task) error {
 	if !changesCode(t.Provider) {
 		return nil // an LLM agent answers in text; it has no files to change
 	}
 	name := t.Agent.Name()
+	dir, err := c.run.TreeDir(name)
+	if err != nil {
+		return err
+	}
 	c.mu.Lock()
 	pl, ok := c.trees[name]
-	c.mu.Unlock()
 	if !ok {
-		tree, err := c.run.Add(ctx, name)
-		if err != nil {
-			return err
-		}
-		pl = &placed{tree: tree}
-		c.mu.Lock()
+		pl = &placed{name: name, run: c.run}
 		c.trees[name] = pl
-		c.mu.Unlock()
 	}
-	t.Dir = pl.tree.Dir()
+	c.mu.Unlock()
+	t.Dir = dir
 	t.Agent = inWorktree{Agent: t.Agent, at: pl, limits: c.limits}
 	return nil
 }
@@ -129,10 +163,11 @@ func changesCode(provider string) bool {
 	return provider == config.ProviderCommand || provider == config.ProviderCopilot
 }
 
-// inWorktree runs an agent in its worktree: every launch after the first
-// (a retry, a restart, a spare's second task) starts from the base again,
-// and each launch's change is captured as soon as the agent is done, so
-// that checks during recovery judge that launch's change.
+// inWorktree runs an agent in its worktree, made at its first launch:
+// every launch after the first (a retry, a restart, a spare's second task)
+// starts from the base again, and each launch's change is captured as soon
+// as the agent is done, so that checks during recovery judge that launch's
+// change.
 type inWorktree struct {
 	agent.Agent
 	at     *placed
@@ -141,20 +176,15 @@ type inWorktree struct {
 
 // Run implements agent.Agent.
 func (a inWorktree) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	a.at.mu.Lock()
-	a.at.launches++
-	again := a.at.launches > 1
-	a.at.mu.Unlock()
-	if again {
-		if err := a.at.tree.Reset(ctx); err != nil {
-			return agent.Response{}, agent.Errorf(agent.Systematic, "worktree", "%v", err)
-		}
+	tree, err := a.at.launch(ctx)
+	if err != nil {
+		return agent.Response{}, agent.Errorf(agent.Systematic, "worktree", "%v", err)
 	}
-	req.Worktree = a.at.tree.Dir()
+	req.Worktree = tree.Dir()
 	resp, err := a.Agent.Run(ctx, req)
 	// Captured even when the agent failed or was stopped: what it left is
 	// its change. The Sink captures again if this fails.
-	_, _ = a.at.tree.Capture(context.WithoutCancel(ctx), a.limits)
+	_, _ = tree.Capture(context.WithoutCancel(ctx), a.limits)
 	return resp, err
 }
 
@@ -186,14 +216,17 @@ func (c *codeChanges) sink(ctx context.Context, run *datalake.Run, next func(*ex
 		return next
 	}
 	return func(r *executor.Result) error {
-		pl := c.treeFor(r.Agent)
-		if pl == nil {
-			return next(r)
+		var tree *worktree.Tree
+		if pl := c.treeFor(r.Agent); pl != nil {
+			tree = pl.made()
 		}
-		ch, ok := pl.tree.Captured()
+		if tree == nil {
+			return next(r) // not a coding agent, or its tree was never made
+		}
+		ch, ok := tree.Captured()
 		if !ok {
 			var err error
-			if ch, err = pl.tree.Capture(ctx, c.limits); err != nil {
+			if ch, err = tree.Capture(ctx, c.limits); err != nil {
 				return errors.Join(err, next(r))
 			}
 		}

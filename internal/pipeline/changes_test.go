@@ -239,7 +239,7 @@ func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 		return "test ! -e half.txt; test \"$(cat a.txt)\" = a; echo second > b.txt"
 	}}
 	tasks := []executor.Task{{Agent: sa, Provider: config.ProviderCommand}}
-	if err := c.place(t.Context(), tasks, nil, nil); err != nil {
+	if err := c.place(tasks, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if tasks[0].Dir == "" || tasks[0].Dir == ws {
@@ -248,16 +248,76 @@ func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 	if _, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err == nil {
 		t.Fatal("the first launch succeeded")
 	}
-	first, _ := c.treeFor("agent").tree.Captured()
+	first, _ := c.treeFor("agent").made().Captured()
 	if len(first.Files) != 2 {
 		t.Errorf("the first launch's change: %+v", first.Files)
 	}
 	if resp, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err != nil {
 		t.Fatalf("the second launch did not start from the base: %v %s", err, resp.Output)
 	}
-	second, _ := c.treeFor("agent-2").tree.Captured()
+	second, _ := c.treeFor("agent-2").made().Captured()
 	if len(second.Files) != 1 || second.Files[0].Path != "b.txt" {
 		t.Errorf("the second launch's change: %+v", second.Files)
+	}
+}
+
+// An agent's worktree is made when it is first launched, not when the run
+// is planned: a spare that never runs costs none, and a tree that cannot
+// be made fails that agent's launches with the reason (every launch the
+// same one), not the run.
+func TestChangesTreesAreMadeAtFirstLaunch(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
+	run, err := worktree.Start(t.Context(), worktree.Options{Workspace: ws, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close(t.Context())
+	c := &codeChanges{run: run, trees: map[string]*placed{}}
+	edit := func(n int) string { return "echo b > b.txt" }
+	tasks := []executor.Task{
+		{Agent: &scriptAgent{name: "works", script: edit}, Provider: config.ProviderCommand},
+		{Agent: &scriptAgent{name: "blocked", script: edit}, Provider: config.ProviderCommand},
+	}
+	spares := []executor.Task{{Agent: &scriptAgent{name: "spare", script: edit}, Provider: config.ProviderCommand}}
+	if err := c.place(tasks, spares, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range append(tasks, spares...) {
+		if _, err := os.Stat(task.Dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s's worktree %s was made before its launch: %v", task.Agent.Name(), task.Dir, err)
+		}
+	}
+	// Something is in the way of blocked's tree.
+	if err := os.WriteFile(tasks[1].Dir, []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if resp, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err != nil {
+		t.Fatalf("works: %v %s", err, resp.Output)
+	}
+	if got := c.treeFor("works").made(); got == nil || got.Dir() != tasks[0].Dir {
+		t.Fatalf("works's tree after its launch: %v, want one at %s", got, tasks[0].Dir)
+	}
+	if ch, _ := c.treeFor("works").made().Captured(); len(ch.Files) != 1 || ch.Files[0].Path != "b.txt" {
+		t.Errorf("works's change: %+v", ch.Files)
+	}
+	var reasons []string
+	for launch := 1; launch <= 2; launch++ {
+		_, err := tasks[1].Agent.Run(t.Context(), agent.Request{Dir: tasks[1].Dir})
+		if agent.ClassOf(err) != agent.Systematic || !strings.Contains(err.Error(), "worktree for blocked") {
+			t.Fatalf("blocked's launch %d = %v, want a systematic error naming its worktree", launch, err)
+		}
+		reasons = append(reasons, err.Error())
+	}
+	if reasons[0] != reasons[1] {
+		t.Errorf("the second launch failed for another reason than the first:\n%s\n%s", reasons[0], reasons[1])
+	}
+	if c.treeFor("blocked").made() != nil || c.treeFor("spare").made() != nil {
+		t.Error("a tree is recorded for an agent whose tree was not made")
+	}
+	if _, err := os.Stat(spares[0].Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spare, never launched, has a worktree: %v", err)
 	}
 }
 

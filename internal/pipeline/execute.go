@@ -130,7 +130,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	}
 	spares, synth := p.reinforcements()
 	tasks := slices.Clone(p.tasks)
-	if err := changes.place(ctx, tasks, spares, synth); err != nil {
+	if err := changes.place(tasks, spares, synth); err != nil {
 		return nil, err
 	}
 	w, err := p.watcher(run, rep)

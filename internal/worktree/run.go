@@ -202,7 +202,7 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("worktree for %s: it already has one", agent)
 	}
-	dir := filepath.Join(r.dir, agent)
+	dir := r.treeDir(agent)
 	t := &Tree{run: r, agent: agent, dir: dir}
 	r.trees[agent] = t // reserved, so Close removes it even if Add fails half-way
 	r.mu.Unlock()
@@ -216,6 +216,19 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// TreeDir returns the directory Add makes agent's worktree in, before it
+// exists: a task's working directory can be set when the run is planned
+// and the tree made when the agent is first launched.
+func (r *Run) TreeDir(agent string) (string, error) {
+	if err := datalake.ValidateAgent(agent); err != nil {
+		return "", fmt.Errorf("worktree: %w", err)
+	}
+	return r.treeDir(agent), nil
+}
+
+// treeDir is agent's worktree directory; agent is a valid name.
+func (r *Run) treeDir(agent string) string { return filepath.Join(r.dir, agent) }
 
 // makeTree creates t's directory and registration, by copy from the
 // snapshot when there is one, else with git worktree add (taking the
