@@ -4,13 +4,10 @@
 // A Run owns the worktrees of one optr run: Start prunes the worktrees of
 // runs that died without cleaning up, then Add creates one worktree per
 // agent, detached at the workspace's HEAD, under Options.Root (outside the
-// workspace). The commit's files are read into memory once — from the
-// object store where git's checkout would convert nothing, else from a
-// first worktree git checks out — and every worktree is written from that
-// snapshot (its own files, never links) with an index that records them
-// as written, so git treats it as its own clean checkout without
-// inflating every blob again. Tree.Capture records the agent's change
-// against that commit
+// workspace). The first is checked out by git and read into memory; the
+// others are written from that snapshot (their own files, never links)
+// with an index that records them as written, so git treats them as its
+// own clean checkout without inflating every blob again. Tree.Capture records the agent's change against that commit
 // (tracked edits, new and deleted files, binary-safe) and refuses what must
 // never reach a repository: huge files, symlinks that point outside the
 // worktree, files under .git/, paths with "..", and submodule (gitlink)

@@ -181,14 +181,11 @@ type Tree struct {
 // Add creates the worktree of agent, detached at Base, and returns it. The
 // agent's command runs with Tree.Dir as its working directory.
 //
-// The first Add reads Base's files into memory, unless they are larger
-// than Options.SnapshotBytes: from the object store when git's checkout
-// would convert nothing (no filter, ident, encoding or CRLF attribute or
-// setting), else by checking the first worktree out with git worktree add
-// and reading it back. Every worktree written from that snapshot is
-// registered with the repository, its index recording the files as
-// written, so git sees the same clean checkout without inflating every
-// blob again. Each worktree
+// The run's first worktree is checked out by git (git worktree add) and
+// read into memory, unless it is larger than Options.SnapshotBytes; every
+// later one is registered with the repository and written from that
+// snapshot, its index recording the files as written, so git sees the
+// same clean checkout without inflating every blob again. Each worktree
 // has its own files: nothing an agent does in its tree reaches another's,
 // the first one's or the workspace. Add is safe to call from several
 // goroutines at once.
@@ -234,22 +231,10 @@ func (r *Run) TreeDir(agent string) (string, error) {
 func (r *Run) treeDir(agent string) string { return filepath.Join(r.dir, agent) }
 
 // makeTree creates t's directory and registration, by copy from the
-// snapshot when there is one, else with git worktree add. The first call
-// takes the snapshot: from the object store when git's checkout would
-// convert nothing (objectSnapshot), and the first tree is then written
-// from it like every other; else from the first tree, checked out by git.
+// snapshot when there is one, else with git worktree add (taking the
+// snapshot after the first).
 func (r *Run) makeTree(ctx context.Context, t *Tree) error {
 	r.snapMu.Lock()
-	if !r.taken && canCopy && r.snapLimit > 0 {
-		s, err := objectSnapshot(ctx, r.git, r.workspace, r.base, r.scratchIndex(), r.snapLimit)
-		if err != nil {
-			r.snapMu.Unlock()
-			return fmt.Errorf("read %s from the repository: %w", r.base, err)
-		}
-		if s != nil {
-			r.taken, r.snap = true, s
-		}
-	}
 	if !r.taken {
 		defer r.snapMu.Unlock()
 		if err := r.addTree(ctx, t); err != nil {

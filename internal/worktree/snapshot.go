@@ -20,12 +20,11 @@ import (
 // tree makes every worktree with git worktree add instead.
 const DefaultSnapshotBytes = 256 << 20
 
-// snapshot is the checkout of the run's base commit, kept in memory: every
-// index entry with its content as git writes it on disk (read from the
-// object store where git converts nothing, objectSnapshot, else from a
-// tree git checked out, takeSnapshot, its filters applied). Worktrees are
-// written from it instead of being checked out by git, which spares git
-// inflating every blob for every agent; their index is written with the stat data of the files as they
+// snapshot is the run's first worktree as git checked it out, kept in
+// memory: every index entry with its content as it was on disk (git's
+// filters applied). Later worktrees are written from it instead of being
+// checked out again, which spares git inflating every blob for every
+// agent; their index is written with the stat data of the files as they
 // were written, so git trusts it as it trusts its own checkout's.
 type snapshot struct {
 	// mtime is the modification time every copied file and symlink gets:
