@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,25 +88,38 @@ func (pl *placed) made() *worktree.Tree {
 	return pl.tree
 }
 
+// Gatherer is implemented by a Mode that runs no agent in this process
+// but hands over results agents produced and were checked elsewhere, each
+// with its change and its patch (a matrix gather): with code changes on,
+// such a run starts no worktrees.
+type Gatherer interface {
+	// GathersResults marks the mode.
+	GathersResults()
+}
+
 // startChanges starts the run's worktrees (pruning those of runs that were
-// killed) and adds the "changes" constraint to the run's constraints. It
-// returns nil when the config's changes.mode is none.
+// killed), where the "changes" constraint Prepare added judges each
+// agent's change. It returns nil when the config's changes.mode is none or
+// the mode runs no agents.
 func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	cfg := p.Spec.Config.Changes
-	if !cfg.On() {
+	if _, gathers := p.mode.(Gatherer); !cfg.On() || gathers {
 		return nil, nil
-	}
-	if name := p.mode.Name(); name != config.ModeSelect {
-		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode select", cfg.Mode, name))
 	}
 	run, err := worktree.Start(ctx, worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID})
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
 	}
-	c := &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}
-	policy := worktree.Policy{Protect: cfg.Protect, MaxFiles: cfg.MaxFiles}
-	p.Constraints = append(slices.Clip(p.Constraints), run.Constraint(policy, c.limits))
-	return c, nil
+	return &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}, nil
+}
+
+// worktrees returns the run's worktrees once Execute started them, for the
+// "changes" constraint.
+func (p *Prepared) worktrees() *worktree.Run {
+	if p.changes == nil {
+		return nil
+	}
+	return p.changes.run
 }
 
 // place gives every command and copilot agent among tasks, spares and the

@@ -45,9 +45,15 @@ type Execution struct {
 	Options executor.Options
 }
 
-// Task builds the executor task of the configured agent name (already
-// wrapped so that no secret it prints is kept).
+// Task returns the executor task of the configured agent name (wrapped
+// so that no secret it prints is kept): the select fan-out's own, in its
+// worktree when agents change code, or else built anew.
 func (x *Execution) Task(name string) (executor.Task, error) {
+	for _, t := range x.Options.Tasks {
+		if t.Agent.Name() == name {
+			return t, nil
+		}
+	}
 	ts, err := x.Prepared.agents.tasks([]string{name})
 	if err != nil {
 		return executor.Task{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Prepared is a run whose inputs were resolved and validated. Nothing has
@@ -36,7 +37,8 @@ type Prepared struct {
 // Settle waits until the run's worktrees, discarded when its agents were
 // done, are deleted from disk, so that nothing of them is left once the
 // run is over; their removal overlapped delivery and recording. The
-// Driver calls it; it does nothing when agents did not change code.
+// Driver calls it, and whoever calls Execute without the Driver (a matrix
+// task); it does nothing when agents did not change code.
 func (p *Prepared) Settle(ctx context.Context) {
 	if c := p.changes; c != nil {
 		if err := c.run.Wait(context.WithoutCancel(ctx)); err != nil {
@@ -120,8 +122,11 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 			return nil, inputErr(fmt.Errorf("recovery.analyzer: %w", err))
 		}
 	}
+	if cfg.Changes.On() && mode.Name() != config.ModeSelect {
+		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode select", cfg.Changes.Mode, mode.Name()))
+	}
 	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
-	return &Prepared{
+	p := &Prepared{
 		Spec:        spec,
 		AgentNames:  names,
 		Constraints: constraints,
@@ -131,7 +136,15 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		deps:        deps,
 		agents:      set,
 		mode:        mode,
-	}, nil
+	}
+	if cfg.Changes.On() {
+		// A constraint of the run from the start (a matrix plan lists it);
+		// it judges changes in the worktrees Execute starts.
+		p.Constraints = append(p.Constraints, worktree.Constraint(
+			worktree.Policy{Protect: cfg.Changes.Protect, MaxFiles: cfg.Changes.MaxFiles},
+			worktree.Limits{Redactor: set.secret}, p.worktrees))
+	}
+	return p, nil
 }
 
 // modeOf is the mode spec's pipeline runs and the agents it shows first:

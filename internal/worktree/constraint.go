@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/check"
@@ -17,23 +18,32 @@ import (
 // (the executor's Sink); when there is none yet it captures with lim. A
 // result without a worktree (an LLM agent's text) fails it: only agents
 // that ran in a worktree change code.
-func (r *Run) Constraint(p Policy, lim Limits) check.Constraint {
+//
+// run returns the worktrees the results were made in. The constraint can
+// so be part of a run's constraints from the start, before Start (or, in
+// a process that only gathers results checked elsewhere, without it); a
+// check while run returns nil is an error.
+func Constraint(p Policy, lim Limits, run func() *Run) check.Constraint {
 	return check.Constraint{
 		Name:        VerdictName,
 		Hard:        true,
-		Checker:     changesCheck{run: r, policy: p, lim: lim},
+		Checker:     changesCheck{run: run, policy: p, lim: lim},
 		Description: "the agent's change to the repository is admissible (changes: protect, max-files, not empty)",
 	}
 }
 
 type changesCheck struct {
-	run    *Run
+	run    func() *Run
 	policy Policy
 	lim    Limits
 }
 
 func (c changesCheck) Check(ctx context.Context, _ string) (check.Outcome, error) {
-	t := c.run.treeAt(check.DirOf(ctx))
+	r := c.run()
+	if r == nil {
+		return check.Outcome{}, errors.New("the run's worktrees were not started, so no change can be judged here")
+	}
+	t := r.treeAt(check.DirOf(ctx))
 	if t == nil {
 		return check.Outcome{Reason: "the agent did not work in a worktree of its own, so it changed no code (only command and copilot agents do)"}, nil
 	}

@@ -24,7 +24,7 @@ func TestConstraint(t *testing.T) {
 	// the verdict.
 	sh(t, good.Dir(), "echo artefact > ci/build.out")
 
-	cs := []check.Constraint{r.Constraint(Policy{Protect: []string{"ci/**"}}, Limits{})}
+	cs := []check.Constraint{Constraint(Policy{Protect: []string{"ci/**"}}, Limits{}, func() *Run { return r })}
 	tests := []struct {
 		dir  string
 		want check.Verdict

@@ -74,10 +74,7 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err := datalake.ValidateRunID(opts.RunID); err != nil {
 		return nil, fmt.Errorf("worktrees: %w", err)
 	}
-	g := gitCmd{bin: opts.Git}
-	if g.bin == "" {
-		g.bin = "git"
-	}
+	g := gitCmd{bin: gitOr(opts.Git)}
 	top, common, err := repository(ctx, g, opts.Workspace)
 	if err != nil {
 		return nil, err
@@ -92,11 +89,10 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if within(root, top) {
 		return nil, fmt.Errorf("worktrees: the worktree root %s is inside the workspace %s; agents' files would show up in it: choose a directory outside", root, top)
 	}
-	out, err := g.run(ctx, top, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	base, err := head(ctx, g, top)
 	if err != nil {
-		return nil, fmt.Errorf("worktrees: the workspace %s has no commit to start from: %w", top, err)
+		return nil, err
 	}
-	base := strings.TrimSpace(string(out))
 
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("worktrees: %w", err)
@@ -121,6 +117,28 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 		limit = DefaultSnapshotBytes
 	}
 	return &Run{git: g, workspace: top, commonDir: common, base: base, root: root, dir: dir, lock: lock, trees: map[string]*Tree{}, snapLimit: limit}, nil
+}
+
+// Head returns the commit a Run started now in workspace would give its
+// worktrees: the workspace's HEAD. gitBin is the git binary ("" = git on
+// PATH).
+func Head(ctx context.Context, gitBin, workspace string) (string, error) {
+	g := gitCmd{bin: gitOr(gitBin)}
+	top, _, err := repository(ctx, g, workspace)
+	if err != nil {
+		return "", err
+	}
+	return head(ctx, g, top)
+}
+
+// head returns the commit checked out in the repository whose top level
+// is top.
+func head(ctx context.Context, g gitCmd, top string) (string, error) {
+	out, err := g.run(ctx, top, nil, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("worktrees: the workspace %s has no commit to start from: %w", top, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // repository returns the top level and the common git directory of the
