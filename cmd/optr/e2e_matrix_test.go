@@ -2,17 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/gittest"
 )
 
 // The matrix end to end: `command: plan` in one job, `command: task` in one
@@ -24,6 +27,8 @@ import (
 type matrixJobs struct {
 	plan, gather result
 	tasks        []string
+	// taskResults are what the task jobs left, in the order they ended.
+	taskResults []result
 }
 
 // issueServer is a fake GitHub with issue 7 and a writer who labels it.
@@ -94,6 +99,7 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 	planDir := filepath.Join(p.ws, jobs.plan.outputs["plan-dir"])
 	copyDir(t, planDir, filepath.Join(artifacts, "optr-plan")) // upload-artifact name: optr-plan
 
+	var mu sync.Mutex
 	t.Run("tasks", func(t *testing.T) {
 		for _, e := range m.Include {
 			jobs.tasks = append(jobs.tasks, e.Task)
@@ -105,6 +111,9 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 				r.file(r.env["INPUT_CONFIG"], "agents: {\n")
 				copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(r.ws, "optr-plan"))
 				res := r.run()
+				mu.Lock()
+				jobs.taskResults = append(jobs.taskResults, res)
+				mu.Unlock()
 				if res.code != 0 || res.outputs["status"] != "completed" {
 					t.Fatalf("task %s: exit %d, outputs %v\n%s%s", e.Task, res.code, res.outputs, res.stdout, res.stderr)
 				}
@@ -372,4 +381,82 @@ func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "Research complete: 3/4 topics (75% success)") {
 		t.Errorf("matrix comments = %+v", cs)
 	}
+}
+
+// matrixChangesConfig: three command agents change greet.txt differently;
+// only beta's change passes the command check (run in each agent's
+// worktree) and touches no protected path.
+const matrixChangesConfig = `agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; echo hola > greet.txt; echo alpha done"] }
+  beta:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo world > world.txt; echo beta done"] }
+  gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo 'on: pull_request' > .github/workflows/ci.yml; echo gamma done"] }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+changes: { mode: pull-request }
+`
+
+// changesFiles is the repository of the code-changes matrix: on the fake's
+// main and in every job's checkout.
+var changesFiles = map[string]string{
+	"greet.txt":                "hello\n",
+	".github/workflows/ci.yml": "on: push\n",
+	".github/optr.yml":         matrixChangesConfig,
+}
+
+// changesRepo is a job's checkout of changesFiles: the same commit in
+// every job (a fixed author and date make the same commit id), which is
+// GITHUB_SHA, as actions/checkout leaves it; worktrees go in RUNNER_TEMP.
+func changesRepo(r *runner) {
+	for p, c := range changesFiles {
+		r.file(p, c)
+	}
+	r.sh("git init -q -b main . && git add -A && " +
+		"GIT_AUTHOR_DATE=2026-11-23T09:00:00Z GIT_COMMITTER_DATE=2026-11-23T09:00:00Z " +
+		"git -c user.name=ada -c user.email=ada@example.com commit -q -m base")
+	r.env["GITHUB_SHA"] = strings.TrimSpace(r.sh("git rev-parse HEAD"))
+	r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+}
+
+// Code changes over the matrix, end to end: each task job runs its agent
+// in a worktree of its own checkout and uploads its change with its
+// result; the gather verifies the changes, selects, and opens one pull
+// request with π*'s change alone; main gets only the ledger's commit.
+func TestMatrixChangesOpenOnePullRequest(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	base := gh.Commit(repo, "main", changesFiles, "base")
+	jobs := runMatrix(t, gh, "3601", func(artifacts string) {
+		for _, task := range []string{"alpha", "beta", "gamma"} {
+			if _, err := os.Stat(filepath.Join(artifacts, "optr-task-"+task, "optr-task-"+task, "change.patch")); err != nil {
+				t.Errorf("task %s uploaded no change: %v", task, err)
+			}
+		}
+	}, changesRepo)
+	g := jobs.gather
+	if g.code != 0 || g.outputs["status"] != "completed" || g.outputs["selected-agent"] != "beta" {
+		t.Fatalf("gather: exit %d, outputs %v\n%s%s", g.code, g.outputs, g.stdout, g.stderr)
+	}
+	pulls := gh.Pulls(repo)
+	if len(pulls) != 1 {
+		t.Fatalf("%d pull requests, want 1", len(pulls))
+	}
+	pr := pulls[0]
+	if g.outputs["pull-request"] != fmt.Sprint(pr.Number) || pr.Base != "main" || !strings.Contains(pr.Body, "Closes #7") {
+		t.Errorf("pull request %+v, outputs %v", pr, g.outputs)
+	}
+	want := maps.Clone(changesFiles)
+	want["greet.txt"], want["world.txt"] = "hello, world\n", "world\n"
+	want["README.md"] = "# octo-repo\n" // the fake's initial commit
+	if diff := cmp.Diff(want, gh.Files(repo, pr.Head)); diff != "" {
+		t.Errorf("the pull request's files (-want +got):\n%s", diff)
+	}
+	if got := gh.Head(repo, "main"); got != base {
+		t.Errorf("main moved to %s: only the ledger branch takes commits", got)
+	}
+}
+
+// sh runs script in the job's workspace and returns its output.
+func (r *runner) sh(script string) string {
+	r.t.Helper()
+	return gittest.Sh(r.t, r.ws, script)
 }

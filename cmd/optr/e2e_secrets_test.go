@@ -1,9 +1,11 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
@@ -139,5 +141,98 @@ func TestActionSecretsNeverLeave(t *testing.T) {
 	})
 	if n := len(llm.Requests()); n < 2 {
 		t.Errorf("the judge and analyzer made %d requests; the test did not reach them", n)
+	}
+}
+
+// Code changes over the matrix keep secrets in too: an agent that writes a
+// key into the repository has its change refused in its task job, and no
+// artifact a task uploads, no committed file, pull request, comment,
+// output or log line of any job holds a piece of it.
+func TestMatrixChangesSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-E2EmatrixCHANGESkey-0123456789abc"
+	gh := issueServer(t)
+	gh.Commit(repo, "main", changesFiles, "base")
+	leaky := strings.Replace(matrixChangesConfig, "  gamma:", `  leaky: { provider: command, run: [sh, -c, "cat >/dev/null; echo $ANTHROPIC_API_KEY > key.txt; echo 'hello, world' > greet.txt; echo wrote $ANTHROPIC_API_KEY"] }
+  gamma:`, 1)
+	var workspaces []string
+	var mu sync.Mutex
+	checkout := func(r *runner) {
+		changesFiles := maps.Clone(changesFiles)
+		changesFiles[".github/optr.yml"] = leaky
+		for p, c := range changesFiles {
+			r.file(p, c)
+		}
+		r.sh("git init -q -b main . && git add -A && " +
+			"GIT_AUTHOR_DATE=2026-11-23T09:00:00Z GIT_COMMITTER_DATE=2026-11-23T09:00:00Z " +
+			"git -c user.name=ada -c user.email=ada@example.com commit -q -m base")
+		r.env["GITHUB_SHA"] = strings.TrimSpace(r.sh("git rev-parse HEAD"))
+		r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+		r.env["ANTHROPIC_API_KEY"] = key
+		mu.Lock()
+		workspaces = append(workspaces, r.ws)
+		mu.Unlock()
+	}
+	var artifactsDir string
+	jobs := runMatrix(t, gh, "3701", func(artifacts string) { artifactsDir = t.TempDir(); copyDir(t, artifacts, artifactsDir) }, checkout)
+	g := jobs.gather
+	if g.code != 0 || g.outputs["selected-agent"] != "beta" || g.outputs["pull-request"] == "" {
+		t.Fatalf("gather: exit %d, outputs %v\n%s%s", g.code, g.outputs, g.stdout, g.stderr)
+	}
+
+	pieces := secretPieces(key)
+	scan := func(where, text string) {
+		t.Helper()
+		for _, p := range pieces {
+			if strings.Contains(text, p) {
+				t.Errorf("%s holds %q (a piece of a secret)", where, p)
+				return
+			}
+		}
+	}
+	refused := false
+	scanTree := func(root string) {
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.Contains(p, string(filepath.Separator)+".git"+string(filepath.Separator)) {
+				return err
+			}
+			data, _ := os.ReadFile(p)
+			scan("file "+p, string(data))
+			if strings.HasSuffix(p, filepath.Join("optr-task-leaky", "result.json")) {
+				refused = strings.Contains(string(data), "contains the value of a secret")
+			}
+			return nil
+		})
+	}
+	scanTree(artifactsDir)
+	for _, ws := range workspaces {
+		scanTree(ws)
+	}
+	if !refused {
+		t.Error("leaky's task result does not say its change was refused for holding a secret")
+	}
+	for _, res := range append([]result{jobs.plan, g}, jobs.taskResults...) {
+		for _, line := range strings.Split(res.stdout+"\n"+res.stderr, "\n") {
+			if !strings.HasPrefix(line, "::add-mask::") {
+				scan("log line "+line, line)
+			}
+		}
+		for name, v := range res.outputs {
+			scan("output "+name, v)
+		}
+	}
+	for _, branch := range []string{ledgerBranch, "main"} {
+		for path, content := range gh.Files(repo, branch) {
+			scan(branch+": "+path, content)
+		}
+	}
+	for _, pr := range gh.Pulls(repo) {
+		scan("pull request body", pr.Title+pr.Body)
+		for path, content := range gh.Files(repo, pr.Head) {
+			scan("pull request file "+path, content)
+		}
+	}
+	for _, c := range gh.Comments(repo, 7) {
+		scan("comment", c.Body)
 	}
 }

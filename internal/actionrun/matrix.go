@@ -130,12 +130,14 @@ func (j *Job) gather(ctx context.Context) error {
 	trig := action.Event{Command: action.Run, Issue: plan.Issue, Title: plan.Title, Workflow: plan.Workflow, Intent: plan.Intent}
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, spec.Config.Escalation.Mention)
+	branch := j.ledgerBranch(spec.Config.Ledger.Branch)
 	drv := &pipeline.Driver{
-		Deps:     deps,
-		Recorder: j.recorder(j.ledgerBranch(spec.Config.Ledger.Branch), spec.LedgerPath),
-		Observer: &progressComment{j: j, issue: plan.Issue, title: plan.Title},
-		Asker:    &issueAsker{j: j, trig: trig},
-		Mode:     gm,
+		Deps:      deps,
+		Recorder:  j.recorder(branch, spec.LedgerPath),
+		Observer:  &progressComment{j: j, issue: plan.Issue, title: plan.Title},
+		Asker:     &issueAsker{j: j, trig: trig},
+		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
+		Mode:      gm,
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {

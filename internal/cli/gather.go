@@ -64,5 +64,5 @@ func (c *CLI) cmdGather(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(mode), Mode: gm})
+	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(mode), Deliverer: deliverer(spec.Config), Mode: gm})
 }

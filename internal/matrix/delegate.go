@@ -130,6 +130,9 @@ func newDelegateGather(plan *Plan, pl config.Pipeline, g *Gathered) *delegateGat
 	return &delegateGather{Mode: pipeline.DelegateMode(pl, assemble), g: g}
 }
 
+// GathersResults implements pipeline.Gatherer.
+func (*delegateGather) GathersResults() {}
+
 func (m *delegateGather) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.g); err != nil {
 		return err

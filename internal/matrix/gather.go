@@ -18,9 +18,11 @@ import (
 
 // Limits of what a gather reads.
 const (
-	// maxResultBytes bounds one result.json; maxOutputBytes one output.md.
+	// maxResultBytes bounds one result.json; maxOutputBytes one output.md;
+	// maxPatchBytes one change.patch.
 	maxResultBytes = 16 << 20
 	maxOutputBytes = 16 << 20
+	maxPatchBytes  = 64 << 20
 	// maxDepth is how deep below --from task folders are looked for:
 	// download-artifact puts them at depth 1 (merge-multiple) or 2 (one
 	// folder per artifact).
@@ -61,6 +63,9 @@ type Gathered struct {
 	Reports map[string]string
 	// files are the verified agent files, in plan order, for agent-files/.
 	files []agentFile
+	// patches are the verified code changes, by result name, for
+	// agent-outputs/<agent>.patch.
+	patches map[string][]byte
 }
 
 // Gather reads every optr-task-*/result.json below from — both layouts
@@ -100,13 +105,19 @@ func Gather(plan *Plan, from string) (*Gathered, error) {
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+reason))
 			continue
 		}
-		r, esc, files, report, err := load(plan, t, paths[0])
+		r, esc, files, report, patch, err := load(plan, t, paths[0])
 		if err != nil {
 			g.Refused = append(g.Refused, Refusal{Path: paths[0], Task: t.ID, Reason: err.Error()})
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+err.Error()))
 			continue
 		}
 		g.Results = append(g.Results, r)
+		if patch != nil {
+			if g.patches == nil {
+				g.patches = map[string][]byte{}
+			}
+			g.patches[r.Agent] = patch
+		}
 		g.addEscalations(plan.RunID, r, esc)
 		g.addFiles(t.ID, files)
 		if report != nil {
@@ -189,61 +200,65 @@ func findResults(from string) ([]string, error) {
 }
 
 // load reads and verifies one task result; the error says why it is refused.
-func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, error) {
+func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, []byte, error) {
 	data, err := readRegular(path, maxResultBytes)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
 	}
 	var tr TaskResult
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tr); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("not a task result: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("not a task result: %w", err)
 	}
 	switch {
 	case tr.RunID != plan.RunID:
-		return nil, nil, nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
+		return nil, nil, nil, nil, nil, fmt.Errorf("foreign: run_id %q is not the plan's %q", tr.RunID, plan.RunID)
 	case tr.IntentSHA256 != plan.IntentSHA256:
-		return nil, nil, nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
+		return nil, nil, nil, nil, nil, fmt.Errorf("foreign: intent_sha256 %s is not the plan's %s", tr.IntentSHA256, plan.IntentSHA256)
 	case tr.ConfigSHA256 != plan.ConfigSHA256:
-		return nil, nil, nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
+		return nil, nil, nil, nil, nil, fmt.Errorf("foreign: config_sha256 %s is not the plan's %s", tr.ConfigSHA256, plan.ConfigSHA256)
 	case tr.Task != t.ID:
-		return nil, nil, nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
+		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: the result is task %q's, in task %q's folder", tr.Task, t.ID)
 	case tr.Result == nil:
-		return nil, nil, nil, nil, errors.New("not a task result: no result")
+		return nil, nil, nil, nil, nil, errors.New("not a task result: no result")
 	case tr.Agent != t.Agent || tr.Result.Agent != t.ResultName():
-		return nil, nil, nil, nil, fmt.Errorf("tampered: the result is %q's, but task %q is %q's", tr.Result.Agent, t.ID, t.ResultName())
+		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: the result is %q's, but task %q is %q's", tr.Result.Agent, t.ID, t.ResultName())
 	}
 	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) && !unchecked(tr) {
-		return nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
+		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
 	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), maxOutputBytes)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
 	if sum := executor.SHA256Hex(string(output)); sum != tr.OutputSHA256 || sum != tr.Result.OutputSHA256 {
-		return nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
+		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", OutputFile, sum, tr.OutputSHA256)
 	}
 	for _, e := range tr.Escalations {
 		if e.Run != plan.RunID || e.Kind != ledger.KindEscalation {
-			return nil, nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
+			return nil, nil, nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
 		}
 	}
 	files, err := verifyFiles(filepath.Dir(path), tr.Files)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	var report *string
 	if tr.ReportSHA256 != "" {
 		data, err := readRegular(filepath.Join(filepath.Dir(path), ReportFile), maxOutputBytes)
 		if err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
+			return nil, nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
 		}
 		if sum := executor.SHA256Hex(string(data)); sum != tr.ReportSHA256 {
-			return nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", ReportFile, sum, tr.ReportSHA256)
+			return nil, nil, nil, nil, nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", ReportFile, sum, tr.ReportSHA256)
 		}
 		text := string(data)
 		report = &text
+	}
+	patch, err := loadPatch(plan, filepath.Dir(path), tr.Result)
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
 	}
 	r := tr.Result
 	r.Output = string(output)
@@ -251,7 +266,28 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []
 	if r.Checks.Invariants == nil {
 		r.Checks.Invariants = []string{}
 	}
-	return r, tr.Escalations, files, report, nil
+	return r, tr.Escalations, files, report, patch, nil
+}
+
+// loadPatch reads and verifies the change.patch of a result with a code
+// change (nil when it has none): it must hash to the change's
+// patch_sha256, and the change must start from the plan's commit.
+func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
+	ch := r.Change
+	if ch == nil || ch.Refused != "" || len(ch.Files) == 0 {
+		return nil, nil
+	}
+	if ch.Base != plan.Commit {
+		return nil, fmt.Errorf("foreign: the change starts from commit %s, but the plan's changes start from %q", ch.Base, plan.Commit)
+	}
+	data, err := readRegular(filepath.Join(dir, PatchFile), maxPatchBytes)
+	if err != nil {
+		return nil, fmt.Errorf("unreadable change: %w", err)
+	}
+	if sum := executor.SHA256Hex(string(data)); sum != ch.PatchSHA256 {
+		return nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", PatchFile, sum, ch.PatchSHA256)
+	}
+	return data, nil
 }
 
 // unchecked reports whether tr is a result no check ran on: an agent

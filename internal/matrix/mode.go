@@ -28,6 +28,10 @@ type GatherMode struct {
 // Name implements pipeline.Mode.
 func (m GatherMode) Name() string { return m.Mode }
 
+// GathersResults implements pipeline.Gatherer: the tasks ran the agents,
+// in worktrees of their own jobs.
+func (GatherMode) GathersResults() {}
+
 // Run implements pipeline.Mode.
 func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if len(m.Gathered.Results) != len(x.Prepared.AgentNames) {
@@ -36,6 +40,11 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	for _, r := range m.Gathered.Results {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if patch, ok := m.Gathered.patches[r.Agent]; ok {
+			if err := x.Report.Run.WriteFile(pipeline.PatchFile(r.Agent), patch); err != nil {
+				return fmt.Errorf("record %s: %w", pipeline.PatchFile(r.Agent), err)
+			}
 		}
 		if x.Options.Sink != nil {
 			if err := x.Options.Sink(r); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -205,10 +206,25 @@ func TestNewPlanRefusesOtherModes(t *testing.T) {
 	}
 }
 
-func TestMakePlanRefusesCodeChanges(t *testing.T) {
+// With code changes on, a plan needs a git workspace (its commit is where
+// every task's change starts) and a select pipeline; either is an input
+// error before any agent runs (a delegation's coordinator included).
+func TestMakePlanChangesNeedGitAndSelect(t *testing.T) {
 	t.Parallel()
 	_, err := makePlan(t, parseConfig(t, demoConfig+"changes: { mode: pull-request }\n"), t.TempDir(), "")
-	if err == nil || !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "changes.mode is pull-request: code changes do not run over the matrix yet") {
-		t.Fatalf("MakePlan error = %v", err)
+	if !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "changes.mode is pull-request: worktrees:") || !strings.Contains(err.Error(), "is not inside a git work tree") {
+		t.Fatalf("MakePlan in a directory without git = %v", err)
+	}
+	marker := filepath.Join(t.TempDir(), "coordinated")
+	cfg := parseConfig(t, strings.Replace(demoConfig, "agents:\n", "agents:\n  planner: { provider: command, run: [sh, -c, \"touch "+marker+"\"] }\n", 1)+`changes: { mode: pull-request }
+pipelines:
+  research: { mode: delegate, coordinator: planner, agents: [good, sloppy] }
+`)
+	_, err = makePlan(t, cfg, gittest.Repo(t, map[string]string{"a.txt": "a\n"}), "research")
+	if !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "code changes need mode select") {
+		t.Fatalf("MakePlan of a delegation with changes = %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the coordinator ran")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // MakePlan resolves spec once — config, agents, constraints, intent, run
@@ -30,14 +31,23 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 	}
 	defer os.RemoveAll(scratch)
 	spec.Datalake, spec.LedgerPath = scratch, filepath.Join(scratch, "ledger.jsonl")
-	if spec.Config != nil && spec.Config.Changes.On() {
-		// Each task would change code in a worktree of its own job, and the
-		// gather would have to deliver a patch it never ran: not yet.
-		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: code changes do not run over the matrix yet; run this pipeline in one job, or set changes: none for the matrix", spec.Config.Changes.Mode)}
-	}
 	prep, err := pipeline.Prepare(spec, deps)
 	if err != nil {
 		return nil, nil, err
+	}
+	if spec.Config.Changes.On() {
+		// Every task's worktree starts at the plan's commit, and the
+		// gather takes only changes against it: the commit the workspace
+		// has checked out now, which must be the triggering one when
+		// that is known.
+		head, err := worktree.Head(ctx, "", spec.Dir)
+		if err != nil {
+			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
+		}
+		if spec.Commit != "" && spec.Commit != head {
+			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: the workspace has commit %s checked out, not the triggering commit %s that the tasks will check out", spec.Config.Changes.Mode, head, spec.Commit)}
+		}
+		spec.Commit = head
 	}
 	mode := config.ModeSelect
 	if spec.Pipeline != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // TaskMode is the pipeline mode of one matrix task: the task's agent alone,
@@ -76,6 +77,18 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 	if err := plan.Check(prep); err != nil {
 		return nil, &pipeline.InputError{Err: err}
 	}
+	if spec.Config.Changes.On() {
+		head, err := worktree.Head(ctx, "", workspace)
+		if err != nil {
+			return nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
+		}
+		if plan.Commit == "" {
+			return nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s, but the plan records no commit for the changes to start from: make the plan again with optr plan", spec.Config.Changes.Mode)}
+		}
+		if head != plan.Commit {
+			return nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: the workspace has commit %s checked out, but the plan's changes start from %s: check that commit out in the task's job", spec.Config.Changes.Mode, head, plan.Commit)}
+		}
+	}
 	report := ""
 	if pl, ok := prep.DelegatePipeline(); ok {
 		a, err := plan.assignment(task)
@@ -87,14 +100,17 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 	} else {
 		prep.SetMode(TaskMode{Mode: plan.Mode, Agent: task.Agent})
 	}
+	defer prep.Settle(ctx) // the agent's worktree deleted before the job ends
 	rep, err := prep.Execute(ctx)
 	if err != nil && (rep == nil || len(rep.Results) == 0) {
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	r := rep.Results[0]
-	dir, werr := WriteTask(out, plan, task, r, Extras{
-		Escalations: rep.Escalations, AgentFiles: filepath.Join(rep.Run.Dir, datalake.DirAgentFiles), Report: report,
-	})
+	extras := Extras{Escalations: rep.Escalations, AgentFiles: filepath.Join(rep.Run.Dir, datalake.DirAgentFiles), Report: report}
+	if r.Change != nil && len(r.Change.Files) > 0 && r.Change.Refused == "" {
+		extras.Patch = rep.Run.Path(pipeline.PatchFile(r.Agent))
+	}
+	dir, werr := WriteTask(out, plan, task, r, extras)
 	if werr != nil {
 		return nil, werr
 	}

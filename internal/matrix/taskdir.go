@@ -24,6 +24,9 @@ const (
 	FilesDir = "files"
 	// ReportFile is the report file a command specialist wrote (delegate).
 	ReportFile = "report.md"
+	// PatchFile is the agent's code change (changes.mode, DESIGN §4.12),
+	// whose SHA-256 is the result's change.patch_sha256.
+	PatchFile = "change.patch"
 )
 
 // TaskDirName is the folder (and artifact) name of task id.
@@ -64,12 +67,15 @@ type Extras struct {
 	// Report is the report file a command specialist wrote ("" or a
 	// missing file when none).
 	Report string
+	// Patch is the agent's captured change ("" when it has none).
+	Patch string
 }
 
 // WriteTask writes the folder of task into out (created when missing):
 // out/optr-task-<id>/result.json, output.md, files/ with a copy of every
-// regular file below extra.AgentFiles, and report.md, a copy of
-// extra.Report when that is a regular file. It returns the folder.
+// regular file below extra.AgentFiles, report.md, a copy of extra.Report
+// when that is a regular file, and change.patch, a copy of extra.Patch,
+// which must hash to the result's patch_sha256. It returns the folder.
 func WriteTask(out string, plan *Plan, task Task, r *executor.Result, extra Extras) (string, error) {
 	dir := filepath.Join(out, TaskDirName(task.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -83,6 +89,15 @@ func WriteTask(out string, plan *Plan, task Task, r *executor.Result, extra Extr
 	if fi, err := os.Lstat(extra.Report); extra.Report != "" && err == nil && fi.Mode().IsRegular() {
 		if reportSum, err = copyFile(extra.Report, filepath.Join(dir, ReportFile)); err != nil {
 			return "", fmt.Errorf("keep the report: %w", err)
+		}
+	}
+	if extra.Patch != "" {
+		sum, err := copyFile(extra.Patch, filepath.Join(dir, PatchFile))
+		if err != nil {
+			return "", fmt.Errorf("keep the change: %w", err)
+		}
+		if r.Change == nil || sum != r.Change.PatchSHA256 {
+			return "", fmt.Errorf("keep the change: %s hashes to %s, not to the result's patch_sha256", extra.Patch, sum)
 		}
 	}
 	kept := *r

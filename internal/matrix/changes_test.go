@@ -1,0 +1,187 @@
+package matrix
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/worktree"
+)
+
+// changesMatrixConfig has three command agents that change greet.txt
+// differently; only beta's change passes the command check, which runs in
+// each agent's worktree.
+const changesMatrixConfig = `agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; echo hola > greet.txt; echo alpha done"] }
+  beta:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo world > world.txt; echo beta done"] }
+  gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo 'on: pull_request' > .github/workflows/ci.yml; echo gamma done"] }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+changes: { mode: apply }
+`
+
+var changesBase = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
+
+// changesDeps are testDeps with worktrees under root.
+func changesDeps(root string) pipeline.Deps {
+	d := testDeps()
+	d.WorktreeRoot = root
+	return d
+}
+
+// clone is a task job's checkout of ws: another directory, the same commit.
+func clone(t *testing.T, ws string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "checkout")
+	gittest.Sh(t, ws, "git clone -q . "+dir)
+	return dir
+}
+
+// planChanges plans the changes run on a fresh repository and returns the
+// plan and the repository.
+func planChanges(t *testing.T) (*Plan, string) {
+	t.Helper()
+	ws := gittest.Repo(t, changesBase)
+	spec := pipeline.Spec{Config: parseConfig(t, changesMatrixConfig), Workflow: "greet", RunID: "r1", Intent: "greet the world", Dir: ws}
+	plan, _, err := MakePlan(t.Context(), spec, changesDeps(t.TempDir()), 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, ws
+}
+
+// Code changes over the matrix: each task job runs its agent in a worktree
+// of its own checkout and leaves its change beside its result; the gather
+// takes the changes back, verified, selects, and delivers π*'s change
+// alone — without starting a worktree itself.
+func TestChangesOverTheMatrix(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	if head := strings.TrimSpace(gittest.Sh(t, ws, "git rev-parse HEAD")); plan.Commit != head {
+		t.Errorf("the plan's commit is %q, the workspace's %s", plan.Commit, head)
+	}
+	if !slices.Contains(plan.Constraints, worktree.VerdictName) {
+		t.Errorf("the plan's constraints %v lack %q", plan.Constraints, worktree.VerdictName)
+	}
+	out := t.TempDir()
+	for _, task := range plan.Tasks {
+		root := t.TempDir()
+		run, err := RunTask(t.Context(), plan, task.ID, changesDeps(root), clone(t, ws), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch := run.Result.Change; ch == nil || len(ch.Files) == 0 {
+			t.Fatalf("task %s: no change captured: %+v", task.ID, ch)
+		}
+		if patch, err := os.ReadFile(filepath.Join(run.Dir, PatchFile)); err != nil || worktree.SHA256Hex(patch) != run.Result.Change.PatchSHA256 {
+			t.Errorf("task %s: %s: %v, or it does not hash to the result's patch_sha256", task.ID, PatchFile, err)
+		}
+		if left, _ := os.ReadDir(root); len(left) != 0 {
+			t.Errorf("task %s left worktrees: %v", task.ID, left)
+		}
+	}
+
+	g, err := Gather(plan, out)
+	if err != nil || len(g.Refused)+len(g.Missing) > 0 {
+		t.Fatalf("Gather = %v, refused %v, missing %v", err, g.Refused, g.Missing)
+	}
+	gm, err := NewGatherMode(plan, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lake := filepath.Join(t.TempDir(), "lake")
+	spec, err := plan.Spec(lake, filepath.Join(lake, "ledger.jsonl"), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gatherRoot := filepath.Join(t.TempDir(), "wt")
+	rep, err := (&pipeline.Driver{Deps: changesDeps(gatherRoot), Deliverer: pipeline.ApplyChange{}, Mode: gm}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != pipeline.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	for _, name := range []string{"alpha", "gamma"} {
+		if v := rep.Result(name).Checks; v.Admissible {
+			t.Errorf("%s's change is admissible: %+v", name, v)
+		}
+	}
+	if got := gittest.Sh(t, ws, "cat greet.txt world.txt .github/workflows/ci.yml"); got != "hello, world\nworld\non: push" {
+		t.Errorf("the workspace after the gather applied π*'s change:\n%s", got)
+	}
+	if patch, err := os.ReadFile(rep.Run.Path(pipeline.PatchFile("beta"))); err != nil || !strings.Contains(string(patch), "+hello, world") {
+		t.Errorf("beta's patch is not in the gather's run: %v %q", err, patch)
+	}
+	if _, err := os.Stat(gatherRoot); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the gather started worktrees in %s: %v", gatherRoot, err)
+	}
+}
+
+// A change that does not come from the plan's commit, or whose patch was
+// altered on the way, is refused and named; a task whose checkout is at
+// another commit than the plan's refuses to run before its agent starts.
+func TestChangesOverTheMatrixRefusals(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	out := t.TempDir()
+	for _, task := range plan.Tasks {
+		if _, err := RunTask(t.Context(), plan, task.ID, changesDeps(t.TempDir()), clone(t, ws), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// beta's patch altered after its task: add a line to it.
+	betaPatch := filepath.Join(out, TaskDirName("beta"), PatchFile)
+	data, err := os.ReadFile(betaPatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(betaPatch, append(data, []byte("+sneaked in\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// alpha's result moved to another base.
+	alpha := filepath.Join(out, TaskDirName("alpha"), ResultFile)
+	res, err := os.ReadFile(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alpha, []byte(strings.Replace(string(res), plan.Commit, strings.Repeat("0", 40), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Gather(plan, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, r := range g.Refused {
+		reasons[r.Task] = r.Reason
+	}
+	if !strings.Contains(reasons["beta"], "tampered: change.patch hashes to") {
+		t.Errorf("beta's altered patch: refused for %q", reasons["beta"])
+	}
+	if !strings.Contains(reasons["alpha"], "foreign: the change starts from commit 0000000000000000000000000000000000000000") {
+		t.Errorf("alpha's change from another commit: refused for %q", reasons["alpha"])
+	}
+	if len(g.Refused) != 2 {
+		t.Errorf("refused %v, want alpha and beta only", g.Refused)
+	}
+
+	// A task job that checked out a later commit.
+	moved := clone(t, ws)
+	gittest.Sh(t, moved, "echo moved > greet.txt && git -c user.name=a -c user.email=a@example.com commit -qam moved")
+	marker := filepath.Join(t.TempDir(), "ran")
+	plan.Config.Settings.Agents["beta"] = config.Agent{Provider: config.ProviderCommand, Run: []string{"sh", "-c", "touch " + marker}}
+	_, err = RunTask(t.Context(), plan, "beta", changesDeps(t.TempDir()), moved, t.TempDir())
+	if !pipeline.IsInputError(err) || !strings.Contains(err.Error(), "but the plan's changes start from "+plan.Commit) {
+		t.Fatalf("RunTask at another commit = %v, want an input error naming the plan's commit", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the agent ran")
+	}
+}
