@@ -403,11 +403,15 @@ var changesFiles = map[string]string{
 	".github/optr.yml":         matrixChangesConfig,
 }
 
-// changesRepo is a job's checkout of changesFiles: the same commit in
-// every job (a fixed author and date make the same commit id), which is
-// GITHUB_SHA, as actions/checkout leaves it; worktrees go in RUNNER_TEMP.
-func changesRepo(r *runner) {
-	for p, c := range changesFiles {
+// changesRepo is a job's checkout of changesFiles.
+func changesRepo(r *runner) { checkoutCommit(r, changesFiles) }
+
+// checkoutCommit makes the job's workspace a checkout of files: the same
+// commit in every job (a fixed author and date make the same commit id),
+// which is GITHUB_SHA, as actions/checkout leaves it; worktrees go in
+// RUNNER_TEMP.
+func checkoutCommit(r *runner, files map[string]string) {
+	for p, c := range files {
 		r.file(p, c)
 	}
 	r.sh("git init -q -b main . && git add -A && " +

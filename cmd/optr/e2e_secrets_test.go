@@ -63,6 +63,21 @@ func secretPieces(secrets ...string) []string {
 	return out
 }
 
+// secretScan returns a check that fails t when text, found where, holds a
+// piece of one of secrets (secretPieces).
+func secretScan(t *testing.T, secrets ...string) func(where, text string) {
+	pieces := secretPieces(secrets...)
+	return func(where, text string) {
+		t.Helper()
+		for _, p := range pieces {
+			if strings.Contains(text, p) {
+				t.Errorf("%s holds %q (a piece of a secret)", where, p)
+				return
+			}
+		}
+	}
+}
+
 // Every committed byte, comment, output, summary, log line and datalake file
 // of a run whose agents, checks, judges, analyzer, $OPTR_OUTPUT_DIR,
 // escalations and intent all carry distinctive secrets holds none of them.
@@ -95,16 +110,7 @@ func TestActionSecretsNeverLeave(t *testing.T) {
 		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
 
-	pieces := secretPieces(ghToken, anthropic, llm.Key)
-	scan := func(where, text string) {
-		t.Helper()
-		for _, p := range pieces {
-			if strings.Contains(text, p) {
-				t.Errorf("%s holds %q (a piece of a secret)", where, p)
-				return
-			}
-		}
-	}
+	scan := secretScan(t, ghToken, anthropic, llm.Key)
 	for _, line := range strings.Split(res.stdout+"\n"+res.stderr, "\n") {
 		if !strings.HasPrefix(line, "::add-mask::") {
 			scan("log line "+line, line)
@@ -157,17 +163,10 @@ func TestMatrixChangesSecretsNeverLeave(t *testing.T) {
   gamma:`, 1)
 	var workspaces []string
 	var mu sync.Mutex
+	files := maps.Clone(changesFiles)
+	files[".github/optr.yml"] = leaky
 	checkout := func(r *runner) {
-		changesFiles := maps.Clone(changesFiles)
-		changesFiles[".github/optr.yml"] = leaky
-		for p, c := range changesFiles {
-			r.file(p, c)
-		}
-		r.sh("git init -q -b main . && git add -A && " +
-			"GIT_AUTHOR_DATE=2026-11-23T09:00:00Z GIT_COMMITTER_DATE=2026-11-23T09:00:00Z " +
-			"git -c user.name=ada -c user.email=ada@example.com commit -q -m base")
-		r.env["GITHUB_SHA"] = strings.TrimSpace(r.sh("git rev-parse HEAD"))
-		r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+		checkoutCommit(r, files)
 		r.env["ANTHROPIC_API_KEY"] = key
 		mu.Lock()
 		workspaces = append(workspaces, r.ws)
@@ -180,16 +179,7 @@ func TestMatrixChangesSecretsNeverLeave(t *testing.T) {
 		t.Fatalf("gather: exit %d, outputs %v\n%s%s", g.code, g.outputs, g.stdout, g.stderr)
 	}
 
-	pieces := secretPieces(key)
-	scan := func(where, text string) {
-		t.Helper()
-		for _, p := range pieces {
-			if strings.Contains(text, p) {
-				t.Errorf("%s holds %q (a piece of a secret)", where, p)
-				return
-			}
-		}
-	}
+	scan := secretScan(t, key)
 	refused := false
 	scanTree := func(root string) {
 		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

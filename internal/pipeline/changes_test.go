@@ -220,18 +220,25 @@ func (a *scriptAgent) Run(ctx context.Context, req agent.Request) (agent.Respons
 	return agent.Response{Output: string(out)}, err
 }
 
+// startCodeChanges starts the worktrees of run r1 on a new repository of
+// files, removed when the test ends.
+func startCodeChanges(t *testing.T, files map[string]string) *codeChanges {
+	t.Helper()
+	ws := gittest.Repo(t, files)
+	run, err := worktree.Start(t.Context(), worktree.Options{Workspace: ws, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close(context.Background()) })
+	return &codeChanges{run: run, trees: map[string]*placed{}}
+}
+
 // Every launch after the first (a retry, a restart, a spare's next task)
 // starts from the base again, and the change captured is the last
 // launch's alone.
 func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 	t.Parallel()
-	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
-	run, err := worktree.Start(t.Context(), worktree.Options{Workspace: ws, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close(t.Context())
-	c := &codeChanges{run: run, trees: map[string]*placed{}}
+	c := startCodeChanges(t, map[string]string{"a.txt": "a\n"})
 	sa := &scriptAgent{name: "agent", script: func(n int) string {
 		if n == 1 {
 			return "echo half > half.txt; echo first >> a.txt; exit 1"
@@ -242,7 +249,7 @@ func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 	if err := c.place(tasks, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if tasks[0].Dir == "" || tasks[0].Dir == ws {
+	if tasks[0].Dir == "" || tasks[0].Dir == c.run.Workspace() {
 		t.Fatalf("the task's directory is %q", tasks[0].Dir)
 	}
 	if _, err := tasks[0].Agent.Run(t.Context(), agent.Request{Dir: tasks[0].Dir}); err == nil {
@@ -267,13 +274,7 @@ func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 // same one), not the run.
 func TestChangesTreesAreMadeAtFirstLaunch(t *testing.T) {
 	t.Parallel()
-	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
-	run, err := worktree.Start(t.Context(), worktree.Options{Workspace: ws, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close(t.Context())
-	c := &codeChanges{run: run, trees: map[string]*placed{}}
+	c := startCodeChanges(t, map[string]string{"a.txt": "a\n"})
 	edit := func(n int) string { return "echo b > b.txt" }
 	tasks := []executor.Task{
 		{Agent: &scriptAgent{name: "works", script: edit}, Provider: config.ProviderCommand},
