@@ -68,7 +68,7 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		share = append(share, 100*over.Seconds()/t.wall.Seconds())
 		cpu := t.cpu / time.Duration(cores)
 		cpuShare = append(cpuShare, 100*cpu.Seconds()/(agentTime+cpu).Seconds())
-		f, err := writeFloor(repo, filepath.Join(dir, "floor"), k)
+		f, err := writeFloor(repo, root+"-floor", k) // beside the worktrees, on the same file system
 		if err != nil {
 			return nil, err
 		}
@@ -100,8 +100,9 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 // writeFloor is what file creation alone costs on this machine, beside
 // P4's set-up: the time a bare program takes to create k copies of repo's
 // files (not .git), all at once from memory, with no git at all, right
-// after a round (as the set-up of the next run would). The copies are
-// removed afterwards, untimed.
+// after a round (as the set-up of the next run would), on the file system
+// the worktrees are on (dst beside their root). The copies are removed
+// afterwards, untimed.
 func writeFloor(repo, dst string, k int) (time.Duration, error) {
 	type file struct {
 		rel  string
