@@ -18,11 +18,14 @@ import (
 
 // Limits of what a gather reads.
 const (
-	// maxResultBytes bounds one result.json; maxOutputBytes one output.md;
-	// maxPatchBytes one change.patch.
+	// maxResultBytes bounds one result.json; maxPatchBytes one
+	// change.patch. An output.md or report.md is bounded by the plan's
+	// executor.max-output (outputLimit).
 	maxResultBytes = 16 << 20
-	maxOutputBytes = 16 << 20
 	maxPatchBytes  = 64 << 20
+	// unsetMaxOutput bounds an output of a plan whose config has no
+	// executor.max-output (written by hand): the config's default.
+	unsetMaxOutput = 64 << 20
 	// maxDepth is how deep below --from task folders are looked for:
 	// download-artifact puts them at depth 1 (merge-multiple) or 2 (one
 	// folder per artifact).
@@ -228,7 +231,7 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []
 	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) && !unchecked(tr) {
 		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
-	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), maxOutputBytes)
+	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), outputLimit(plan))
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
@@ -246,7 +249,7 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []
 	}
 	var report *string
 	if tr.ReportSHA256 != "" {
-		data, err := readRegular(filepath.Join(filepath.Dir(path), ReportFile), maxOutputBytes)
+		data, err := readRegular(filepath.Join(filepath.Dir(path), ReportFile), outputLimit(plan))
 		if err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
 		}
@@ -288,6 +291,16 @@ func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
 		return nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", PatchFile, sum, ch.PatchSHA256)
 	}
 	return data, nil
+}
+
+// outputLimit is the most an output.md (or report.md) may hold: the
+// plan's executor.max-output, which bounded the agent's output in its task
+// as it bounds it in a one-job run.
+func outputLimit(plan *Plan) int64 {
+	if s := plan.Config.Settings; s != nil && s.Executor.MaxOutput > 0 {
+		return int64(s.Executor.MaxOutput)
+	}
+	return unsetMaxOutput
 }
 
 // unchecked reports whether tr is a result no check ran on: an agent

@@ -270,3 +270,53 @@ func TestGatherKeepsTheFirstOfClashingAgentFiles(t *testing.T) {
 		t.Errorf("refused = %v", g.Refused)
 	}
 }
+
+// An output.md is bounded by the plan's executor.max-output, as the agent's
+// output was in its task (and in a one-job run): one above 16 MiB under the
+// default 64 MiB is taken, one above a configured max-output is refused,
+// naming its size, even when its hashes were made to match.
+func TestGatherOutputLimitIsMaxOutput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, config string
+		size         int
+		refused      string
+	}{
+		{"17 MiB under the default", "", 17 << 20, ""},
+		{"3000 bytes over max-output 2048", "executor: { max-output: 2048 }\n", 3000, "output.md is 3000 bytes; at most 2048 are read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			plan, ws := newPlan(t, parseConfig(t, demoConfig+tc.config))
+			out := filepath.Join(ws, "optr-tasks")
+			runTasks(t, plan, ws, out)
+			// good's output replaced, its result's hashes made to match.
+			dir := filepath.Join(out, TaskDirName("good"))
+			output := strings.Repeat("a", tc.size)
+			writeFile(t, filepath.Join(dir, OutputFile), output)
+			data, err := os.ReadFile(filepath.Join(dir, ResultFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr TaskResult
+			if err := json.Unmarshal(data, &tr); err != nil {
+				t.Fatal(err)
+			}
+			tr.OutputSHA256 = executor.SHA256Hex(output)
+			tr.Result.OutputSHA256 = tr.OutputSHA256
+			data, _ = json.Marshal(tr)
+			writeFile(t, filepath.Join(dir, ResultFile), string(data))
+
+			g, err := Gather(plan, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.refused == "" && (len(g.Refused) > 0 || len(g.Results[0].Output) != tc.size):
+				t.Errorf("refused %v; good's output is %d bytes, want %d", g.Refused, len(g.Results[0].Output), tc.size)
+			case tc.refused != "" && (len(g.Refused) != 1 || !strings.Contains(g.Refused[0].Reason, tc.refused)):
+				t.Errorf("refused %v, want good's output refused for %q", g.Refused, tc.refused)
+			}
+		})
+	}
+}
