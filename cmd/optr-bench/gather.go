@@ -112,7 +112,7 @@ func gatherChild(ctx context.Context, planFile, from, lake string) error {
 	if err != nil {
 		return err
 	}
-	g, err := matrix.Gather(plan, from)
+	g, err := matrix.Gather(ctx, plan, from)
 	if err != nil {
 		return err
 	}

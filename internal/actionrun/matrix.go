@@ -103,7 +103,7 @@ func (j *Job) gather(ctx context.Context) error {
 		return err
 	}
 	from := j.inWorkspace(j.in.Results)
-	g, err := matrix.Gather(plan, from)
+	g, err := matrix.Gather(ctx, plan, from)
 	if err != nil {
 		j.log.Error(err.Error())
 		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})

@@ -42,7 +42,7 @@ func (c *CLI) cmdGather(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	g, err := matrix.Gather(plan, from)
+	g, err := matrix.Gather(ctx, plan, from)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -87,7 +91,7 @@ func TestChangesOverTheMatrix(t *testing.T) {
 		}
 	}
 
-	g, err := Gather(plan, out)
+	g, err := Gather(t.Context(), plan, out)
 	if err != nil || len(g.Refused)+len(g.Missing) > 0 {
 		t.Fatalf("Gather = %v, refused %v, missing %v", err, g.Refused, g.Missing)
 	}
@@ -154,7 +158,7 @@ func TestChangesOverTheMatrixRefusals(t *testing.T) {
 	if err := os.WriteFile(alpha, []byte(strings.Replace(string(res), plan.Commit, strings.Repeat("0", 40), 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Gather(plan, out)
+	g, err := Gather(t.Context(), plan, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,5 +187,69 @@ func TestChangesOverTheMatrixRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the agent ran")
+	}
+}
+
+// editResult rewrites the result.json of task id below out with edit.
+func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
+	t.Helper()
+	path := filepath.Join(out, TaskDirName(id), ResultFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr TaskResult
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	edit(&tr)
+	if data, err = json.Marshal(tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The gather does not take a task's word that its change is admissible: a
+// result whose "changes" verdict was forged to pass (gamma's change touches
+// the protected .github/workflows/), or whose list of files leaves out one
+// its patch touches (beta's), is refused, naming why; alpha's honest
+// result, whose change failed only the command check, is taken.
+func TestGatherRejudgesChanges(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	out := t.TempDir()
+	for _, task := range plan.Tasks {
+		if _, err := RunTask(t.Context(), plan, task.ID, changesDeps(t.TempDir()), clone(t, ws), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editResult(t, out, "gamma", func(tr *TaskResult) {
+		for i, v := range tr.Checks.Verdicts {
+			if v.Constraint == worktree.VerdictName {
+				tr.Checks.Verdicts[i].Status, tr.Checks.Verdicts[i].Reason = check.Passed, ""
+			}
+		}
+		tr.Checks.Admissible = true
+	})
+	editResult(t, out, "beta", func(tr *TaskResult) {
+		files := tr.Result.Change.Files
+		tr.Result.Change.Files = slices.DeleteFunc(files, func(f worktree.FileStat) bool { return f.Path == "world.txt" })
+	})
+	g, err := Gather(t.Context(), plan, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, r := range g.Refused {
+		reasons[r.Task] = r.Reason
+	}
+	want := map[string]string{
+		"gamma": `tampered: the "changes" constraint passed in the task, but the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect)`,
+		"beta":  "tampered: change.patch touches [greet.txt world.txt], but the result lists [greet.txt]",
+	}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Errorf("refusals (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Limits of what a gather reads.
@@ -76,8 +78,11 @@ type Gathered struct {
 // checks each against plan: run_id, intent_sha256 and config_sha256 must be
 // the plan's, the folder must name a planned task once, the result must be
 // that task's agent, its checks the plan's constraints, and output.md must
-// hash to output_sha256. A folder from that does not exist holds no results.
-func Gather(plan *Plan, from string) (*Gathered, error) {
+// hash to output_sha256. A change must hash to its patch_sha256, start
+// from the plan's commit, and pass the plan's changes: policy again, judged
+// from the patch itself (see admitted). A folder from that does not exist
+// holds no results.
+func Gather(ctx context.Context, plan *Plan, from string) (*Gathered, error) {
 	found, err := findResults(from)
 	if err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func Gather(plan *Plan, from string) (*Gathered, error) {
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+reason))
 			continue
 		}
-		r, esc, files, report, patch, err := load(plan, t, paths[0])
+		r, esc, files, report, patch, err := load(ctx, plan, t, paths[0])
 		if err != nil {
 			g.Refused = append(g.Refused, Refusal{Path: paths[0], Task: t.ID, Reason: err.Error()})
 			g.Results = append(g.Results, failed(plan, t, "result refused: "+err.Error()))
@@ -203,7 +208,7 @@ func findResults(from string) ([]string, error) {
 }
 
 // load reads and verifies one task result; the error says why it is refused.
-func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, []byte, error) {
+func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, []byte, error) {
 	data, err := readRegular(path, maxResultBytes)
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
@@ -263,6 +268,9 @@ func load(plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
+	if err := admitted(ctx, plan, tr.Result, tr.Checks, patch); err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
 	r := tr.Result
 	r.Output = string(output)
 	r.Checks = tr.Checks
@@ -291,6 +299,48 @@ func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
 		return nil, fmt.Errorf("tampered: %s hashes to %s, but the result says %s", PatchFile, sum, ch.PatchSHA256)
 	}
 	return data, nil
+}
+
+// admitted re-judges a change whose "changes" verdict passed in its task
+// by the plan's changes: policy, from the paths the patch itself touches
+// rather than the result's own list of files, which must agree. The task
+// judged it after its agent had stopped, but the command checks that ran
+// there afterwards run code the agent wrote, and whatever they leave
+// running can rewrite the task folder before its upload: a forged
+// verdict is refused here, never delivered.
+func admitted(ctx context.Context, plan *Plan, r *executor.Result, checks check.Evaluation, patch []byte) error {
+	passed := false
+	for _, v := range checks.Verdicts {
+		if v.Constraint == worktree.VerdictName && v.Status == check.Passed {
+			passed = true
+		}
+	}
+	if !passed {
+		return nil
+	}
+	if patch == nil {
+		return fmt.Errorf("tampered: the %q constraint passed, but the result has no change", worktree.VerdictName)
+	}
+	paths, err := worktree.PatchPaths(ctx, "", patch)
+	if err != nil {
+		return fmt.Errorf("tampered: %s: %w", PatchFile, err)
+	}
+	listed := make([]string, len(r.Change.Files))
+	for i, f := range r.Change.Files {
+		listed[i] = f.Path
+	}
+	slices.Sort(paths)
+	slices.Sort(listed)
+	if !slices.Equal(paths, listed) {
+		return fmt.Errorf("tampered: %s touches %v, but the result lists %v", PatchFile, paths, listed)
+	}
+	cfg := plan.Config.Settings.Changes
+	ch := *r.Change
+	ch.Patch = patch
+	if v := (worktree.Policy{Protect: cfg.Protect, MaxFiles: cfg.MaxFiles}).Admit(ch); !v.Admissible {
+		return fmt.Errorf("tampered: the %q constraint passed in the task, but %s", worktree.VerdictName, v.Reason)
+	}
+	return nil
 }
 
 // outputLimit is the most an output.md (or report.md) may hold: the

@@ -41,7 +41,7 @@ func TestGatherBothLayouts(t *testing.T) {
 	out := filepath.Join(ws, "optr-tasks")
 	runTasks(t, plan, ws, out)
 	for _, merge := range []bool{true, false} {
-		g, err := Gather(plan, downloaded(t, out, merge))
+		g, err := Gather(t.Context(), plan, downloaded(t, out, merge))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestGatherRefuses(t *testing.T) {
 			t.Parallel()
 			dir := downloaded(t, out, true)
 			tt.change(t, dir)
-			g, err := Gather(plan, dir)
+			g, err := Gather(t.Context(), plan, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestGatherRefuses(t *testing.T) {
 func TestGatherMissingFolderIsNoResults(t *testing.T) {
 	t.Parallel()
 	plan, ws := newPlan(t, parseConfig(t, demoConfig))
-	g, err := Gather(plan, filepath.Join(ws, "nothing-downloaded"))
+	g, err := Gather(t.Context(), plan, filepath.Join(ws, "nothing-downloaded"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestGatherOutputLimitIsMaxOutput(t *testing.T) {
 			data, _ = json.Marshal(tr)
 			writeFile(t, filepath.Join(dir, ResultFile), string(data))
 
-			g, err := Gather(plan, out)
+			g, err := Gather(t.Context(), plan, out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@ func TestGatherIsTheOneJobRun(t *testing.T) {
 
 	out := filepath.Join(ws, "optr-tasks")
 	runTasks(t, plan, ws, out)
-	g, err := Gather(plan, downloaded(t, out, false))
+	g, err := Gather(t.Context(), plan, downloaded(t, out, false))
 	if err != nil {
 		t.Fatal(err)
 	}
