@@ -30,7 +30,7 @@ constraints:
 changes: { mode: apply }
 `
 
-var changesBase = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
+var greetRepo = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
 
 // changesDeps are testDeps with worktrees under root.
 func changesDeps(root string) pipeline.Deps {
@@ -51,13 +51,35 @@ func clone(t *testing.T, ws string) string {
 // plan and the repository.
 func planChanges(t *testing.T) (*Plan, string) {
 	t.Helper()
-	ws := gittest.Repo(t, changesBase)
+	ws := gittest.Repo(t, greetRepo)
 	spec := pipeline.Spec{Config: parseConfig(t, changesMatrixConfig), Workflow: "greet", RunID: "r1", Intent: "greet the world", Dir: ws}
 	plan, _, err := MakePlan(t.Context(), spec, changesDeps(t.TempDir()), 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return plan, ws
+}
+
+// runChangeTasks runs every task of plan as its own job would: in a
+// checkout of ws of its own, with worktrees under a root of its own, which
+// it must leave empty. It returns the folder the tasks wrote and what
+// each did.
+func runChangeTasks(t *testing.T, plan *Plan, ws string) (string, []*TaskRun) {
+	t.Helper()
+	out := t.TempDir()
+	var runs []*TaskRun
+	for _, task := range plan.Tasks {
+		root := t.TempDir()
+		run, err := RunTask(t.Context(), plan, task.ID, changesDeps(root), clone(t, ws), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := os.ReadDir(root); len(left) != 0 {
+			t.Errorf("task %s left worktrees: %v", task.ID, left)
+		}
+		runs = append(runs, run)
+	}
+	return out, runs
 }
 
 // Code changes over the matrix: each task job runs its agent in a worktree
@@ -73,21 +95,13 @@ func TestChangesOverTheMatrix(t *testing.T) {
 	if !slices.Contains(plan.Constraints, worktree.VerdictName) {
 		t.Errorf("the plan's constraints %v lack %q", plan.Constraints, worktree.VerdictName)
 	}
-	out := t.TempDir()
-	for _, task := range plan.Tasks {
-		root := t.TempDir()
-		run, err := RunTask(t.Context(), plan, task.ID, changesDeps(root), clone(t, ws), out)
-		if err != nil {
-			t.Fatal(err)
-		}
+	out, runs := runChangeTasks(t, plan, ws)
+	for _, run := range runs {
 		if ch := run.Result.Change; ch == nil || len(ch.Files) == 0 {
-			t.Fatalf("task %s: no change captured: %+v", task.ID, ch)
+			t.Fatalf("task %s: no change captured: %+v", run.Task.ID, ch)
 		}
 		if patch, err := os.ReadFile(filepath.Join(run.Dir, PatchFile)); err != nil || worktree.SHA256Hex(patch) != run.Result.Change.PatchSHA256 {
-			t.Errorf("task %s: %s: %v, or it does not hash to the result's patch_sha256", task.ID, PatchFile, err)
-		}
-		if left, _ := os.ReadDir(root); len(left) != 0 {
-			t.Errorf("task %s left worktrees: %v", task.ID, left)
+			t.Errorf("task %s: %s: %v, or it does not hash to the result's patch_sha256", run.Task.ID, PatchFile, err)
 		}
 	}
 
@@ -134,12 +148,7 @@ func TestChangesOverTheMatrix(t *testing.T) {
 func TestChangesOverTheMatrixRefusals(t *testing.T) {
 	t.Parallel()
 	plan, ws := planChanges(t)
-	out := t.TempDir()
-	for _, task := range plan.Tasks {
-		if _, err := RunTask(t.Context(), plan, task.ID, changesDeps(t.TempDir()), clone(t, ws), out); err != nil {
-			t.Fatal(err)
-		}
-	}
+	out, _ := runChangeTasks(t, plan, ws)
 	// beta's patch altered after its task: add a line to it.
 	betaPatch := filepath.Join(out, TaskDirName("beta"), PatchFile)
 	data, err := os.ReadFile(betaPatch)
@@ -219,12 +228,7 @@ func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
 func TestGatherRejudgesChanges(t *testing.T) {
 	t.Parallel()
 	plan, ws := planChanges(t)
-	out := t.TempDir()
-	for _, task := range plan.Tasks {
-		if _, err := RunTask(t.Context(), plan, task.ID, changesDeps(t.TempDir()), clone(t, ws), out); err != nil {
-			t.Fatal(err)
-		}
-	}
+	out, _ := runChangeTasks(t, plan, ws)
 	editResult(t, out, "gamma", func(tr *TaskResult) {
 		for i, v := range tr.Checks.Verdicts {
 			if v.Constraint == worktree.VerdictName {

@@ -334,10 +334,9 @@ func admitted(ctx context.Context, plan *Plan, r *executor.Result, checks check.
 	if !slices.Equal(paths, listed) {
 		return fmt.Errorf("tampered: %s touches %v, but the result lists %v", PatchFile, paths, listed)
 	}
-	cfg := plan.Config.Settings.Changes
 	ch := *r.Change
 	ch.Patch = patch
-	if v := (worktree.Policy{Protect: cfg.Protect, MaxFiles: cfg.MaxFiles}).Admit(ch); !v.Admissible {
+	if v := worktree.PolicyOf(plan.Config.Settings.Changes).Admit(ch); !v.Admissible {
 		return fmt.Errorf("tampered: the %q constraint passed in the task, but %s", worktree.VerdictName, v.Reason)
 	}
 	return nil

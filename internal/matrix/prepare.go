@@ -40,9 +40,9 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 		// gather takes only changes against it: the commit the workspace
 		// has checked out now, which must be the triggering one when
 		// that is known.
-		head, err := worktree.Head(ctx, "", spec.Dir)
+		head, err := changesBase(ctx, spec.Config, spec.Dir)
 		if err != nil {
-			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
+			return nil, nil, err
 		}
 		if spec.Commit != "" && spec.Commit != head {
 			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: the workspace has commit %s checked out, not the triggering commit %s that the tasks will check out", spec.Config.Changes.Mode, head, spec.Commit)}
@@ -93,6 +93,17 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 		return nil, nil, &pipeline.InputError{Err: err}
 	}
 	return plan, prep, nil
+}
+
+// changesBase is the commit the workspace at dir has checked out, where
+// every worktree of a run with code changes starts; not being in a git
+// checkout is bad input.
+func changesBase(ctx context.Context, cfg *config.Config, dir string) (string, error) {
+	head, err := worktree.Head(ctx, "", dir)
+	if err != nil {
+		return "", &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", cfg.Changes.Mode, err)}
+	}
+	return head, nil
 }
 
 // Spec is the run the plan describes, on the plan's own config: the

@@ -9,7 +9,6 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
-	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // TaskMode is the pipeline mode of one matrix task: the task's agent alone,
@@ -78,9 +77,9 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 		return nil, &pipeline.InputError{Err: err}
 	}
 	if spec.Config.Changes.On() {
-		head, err := worktree.Head(ctx, "", workspace)
+		head, err := changesBase(ctx, spec.Config, workspace)
 		if err != nil {
-			return nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
+			return nil, err
 		}
 		if plan.Commit == "" {
 			return nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s, but the plan records no commit for the changes to start from: make the plan again with optr plan", spec.Config.Changes.Mode)}

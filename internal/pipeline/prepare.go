@@ -141,7 +141,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		// A constraint of the run from the start (a matrix plan lists it);
 		// it judges changes in the worktrees Execute starts.
 		p.Constraints = append(p.Constraints, worktree.Constraint(
-			worktree.Policy{Protect: cfg.Changes.Protect, MaxFiles: cfg.Changes.MaxFiles},
+			worktree.PolicyOf(cfg.Changes),
 			worktree.Limits{Redactor: set.secret}, p.worktrees))
 	}
 	return p, nil

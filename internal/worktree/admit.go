@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/pathglob"
 )
 
@@ -18,6 +19,11 @@ type Policy struct {
 	Protect []string
 	// MaxFiles is the most files a change may touch; 0 means no limit.
 	MaxFiles int
+}
+
+// PolicyOf is the Policy of a config's changes: section.
+func PolicyOf(c config.Changes) Policy {
+	return Policy{Protect: c.Protect, MaxFiles: c.MaxFiles}
 }
 
 // Verdict is whether a change may be selected, and why not.

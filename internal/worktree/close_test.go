@@ -15,11 +15,8 @@ import (
 func TestDiscardDeletesInTheBackground(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
-	root := filepath.Join(t.TempDir(), "wt")
-	r, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "run-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := start(t, repo, "run-1")
+	root := r.root
 	trees := []*Tree{add(t, r, "first"), addCopied(t, r, "second"), addCopied(t, r, "third")}
 	sh(t, trees[1].Dir(), "echo junk > junk.txt && mkdir -p deep/er && echo x > deep/er/x")
 	if err := trees[2].Remove(t.Context()); err != nil {
@@ -52,11 +49,8 @@ func TestDiscardDeletesInTheBackground(t *testing.T) {
 func TestCloseDeletesEverything(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
-	root := filepath.Join(t.TempDir(), "wt")
-	r, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "run-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := start(t, repo, "run-1")
+	root := r.root
 	add(t, r, "first")
 	sh(t, addCopied(t, r, "second").Dir(), "mkdir -p deep/er && echo x > deep/er/x")
 	ctx, cancel := context.WithCancel(t.Context())
