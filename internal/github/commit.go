@@ -349,10 +349,9 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 
 // lastTree is the tree file of the newest sealed segment once out is
 // committed, and its path: the one this commit sealed, else the one at t
-// that ends just before the active segment, found by the tip's
-// TrailerTree hint (one small read) or, when the tip has no usable hint,
-// by listing ledger.d once (the commit then carries the hint on). Nil and
-// "" when the ledger has no sealed segment or the file is missing.
+// that ends just before the active segment (treeEndingAt; the commit
+// carries its hint on). Nil and "" when the ledger has no sealed segment
+// or the file is missing.
 func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, string) {
 	if out.sealed != nil {
 		if out.sealedTree == nil {
@@ -364,15 +363,7 @@ func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, strin
 	if err != nil || first <= 1 || t.missing {
 		return nil, ""
 	}
-	dir := ledger.SegmentDir(r.req.LedgerPath)
-	if hint := ledger.TreeHint(t.message); hint != "" && path.Dir(hint) == dir {
-		if _, last, err := ledger.ParseTreeName(path.Base(hint)); err == nil && last == first-1 {
-			if data, err := r.c.readFile(ctx, hint, t.sha); err == nil {
-				return data, hint
-			}
-		}
-	}
-	return r.treeBefore(ctx, t, first)
+	return r.treeEndingAt(ctx, t, first-1)
 }
 
 // withTreeHint ends msg's trailers with the TrailerTree hint naming path,

@@ -215,14 +215,23 @@ func TestCommitBackSealsWithTheTreeBefore(t *testing.T) {
 	for _, withTree := range []bool{true, false} {
 		s := githubtest.NewServer(t)
 		seed := map[string]string{first.Path: string(sealed), ledgerPath: string(active)}
+		msg := "seed"
 		if withTree {
+			// As an earlier commit-back leaves it: the tree file and its hint.
 			seed[first.TreePath()] = string(firstTree)
+			msg += "\n\n" + ledger.TrailerTree + ": " + first.TreePath() + "\n"
 		}
-		s.Commit(repo, "main", seed, "seed")
+		s.Commit(repo, "main", seed, msg)
 		c := newClient(t, s, &sleeper{})
+		s.ResetRequests()
 		res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "next"}).rechain})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The hint spares the seal a listing of ledger.d, whose answer
+		// grows with the ledger; without one the seal lists it once.
+		if n, want := ledgerDirListings(s), map[bool]int{true: 0, false: 1}[withTree]; n != want {
+			t.Errorf("with the tree before %v: the seal listed ledger.d %d times, want %d", withTree, n, want)
 		}
 		if res.Sealed == nil || res.Sealed.Path != second.Path {
 			t.Fatalf("with the tree before %v: sealed %+v, want %s", withTree, res.Sealed, second.Path)
@@ -299,15 +308,7 @@ func TestCommitBackFindsTheLastTreeByItsHint(t *testing.T) {
 	s := githubtest.NewServer(t)
 	s.Commit(repo, "main", map[string]string{seg.Path: string(sealed), seg.TreePath(): string(tree), ledgerPath: string(active)}, "seed")
 	c := newClient(t, s, &sleeper{})
-	listings := func() int {
-		n := 0
-		for _, r := range s.Requests() {
-			if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/contents/.optr/ledger.d") {
-				n++
-			}
-		}
-		return n
-	}
+	listings := func() int { return ledgerDirListings(s) }
 	for i, wantListings := range []int{1, 0, 0} {
 		s.ResetRequests()
 		res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: fmt.Sprint("run ", i)}).rechain})
@@ -323,5 +324,47 @@ func TestCommitBackFindsTheLastTreeByItsHint(t *testing.T) {
 		if msg := s.Log(repo, "main")[0].Message; ledger.TreeHint(msg) != seg.TreePath() {
 			t.Errorf("commit-back %d: the commit's hint is %q, want %s:\n%s", i, ledger.TreeHint(msg), seg.TreePath(), msg)
 		}
+	}
+}
+
+// ledgerDirListings counts the listings of .optr/ledger.d s served.
+func ledgerDirListings(s *githubtest.Server) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/contents/.optr/ledger.d") {
+			n++
+		}
+	}
+	return n
+}
+
+// A hint naming a tree file the tip does not hold is not trusted: the
+// missing file is looked for in ledger.d, and a commit-back that finds
+// none there carries no hint on, rather than the dangling one.
+func TestCommitBackDropsADanglingTreeHint(t *testing.T) {
+	t.Parallel()
+	var synthetic bytes.Buffer
+	if _, err := ledger.WriteSynthetic(&synthetic, 30); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(synthetic.Bytes(), []byte("\n"))
+	seg := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(1, 20))}
+	s := githubtest.NewServer(t)
+	s.Commit(repo, "main", map[string]string{seg.Path: string(bytes.Join(lines[:20], nil)), ledgerPath: string(bytes.Join(lines[20:30], nil))},
+		"seed\n\n"+ledger.TrailerTree+": "+seg.TreePath()+"\n")
+	c := newClient(t, s, &sleeper{})
+	s.ResetRequests()
+	res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "run"}).rechain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LastTree != nil {
+		t.Errorf("LastTree = %q, want none: the tree file is missing", res.LastTree)
+	}
+	if n := ledgerDirListings(s); n != 1 {
+		t.Errorf("ledger.d listed %d times, want 1 (the hint's file is missing)", n)
+	}
+	if hint := ledger.TreeHint(s.Log(repo, "main")[0].Message); hint != "" {
+		t.Errorf("the commit carries the dangling hint %q on", hint)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // sealedTree returns the tree file to commit beside the segment this
 // commit seals (ledger.d/<first>-<last>.merkle, see ledger.SegmentTree): a
 // few KiB at most, computed from the segment and the tree file of the
-// segment before it, read from the branch at tip t (a listing and a small
-// read, once per seal; nothing for the first segment). When that one is
+// segment before it, read from the branch at tip t (treeEndingAt, once per
+// seal; nothing for the first segment). When that one is
 // missing (a ledger sealed before tree files existed) or anything about
 // it fails, it returns nil and the segment is committed without one: the
 // file is derived data, which readers do without (they hash the ledger
@@ -25,7 +25,7 @@ func (r *round) sealedTree(ctx context.Context, t tip, s *SealedSegment) []byte 
 	}
 	var prev []byte
 	if first > 1 {
-		if prev, _ = r.treeBefore(ctx, t, first); prev == nil {
+		if prev, _ = r.treeEndingAt(ctx, t, first-1); prev == nil {
 			return nil
 		}
 	}
@@ -36,19 +36,29 @@ func (r *round) sealedTree(ctx context.Context, t tip, s *SealedSegment) []byte 
 	return tree
 }
 
-// treeBefore reads the tree file of the sealed segment that ends just
-// before entry first, at tip t, and returns it with its path; nil and ""
-// when there is none. It lists ledger.d: one request whose answer grows
-// with the ledger, so round.lastTree tries the tip's hint first.
-func (r *round) treeBefore(ctx context.Context, t tip, first int64) ([]byte, string) {
+// treeEndingAt reads the tree file of the sealed segment whose last entry
+// is seq, at tip t, and returns it with its path; nil and "" when there is
+// none. The tip's TrailerTree hint names it on a branch optr has been
+// committing to (one small read); only without a hint that names an
+// existing file of that range does it list ledger.d, a request whose
+// answer grows with the ledger.
+func (r *round) treeEndingAt(ctx context.Context, t tip, seq int64) ([]byte, string) {
 	c := r.c
 	dir := ledger.SegmentDir(r.req.LedgerPath)
+	if hint := ledger.TreeHint(t.message); hint != "" && path.Dir(hint) == dir {
+		if _, last, err := ledger.ParseTreeName(path.Base(hint)); err == nil && last == seq {
+			// readFile answers a missing file with no data and no error.
+			if data, err := c.readFile(ctx, hint, t.sha); err == nil && data != nil {
+				return data, hint
+			}
+		}
+	}
 	_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(dir), &gh.RepositoryContentGetOptions{Ref: t.sha})
 	if err != nil {
 		return nil, ""
 	}
 	for _, e := range list {
-		if _, last, err := ledger.ParseTreeName(e.GetName()); err != nil || last != first-1 {
+		if _, last, err := ledger.ParseTreeName(e.GetName()); err != nil || last != seq {
 			continue
 		}
 		p := path.Join(dir, e.GetName())
