@@ -47,7 +47,13 @@ func Evaluate(ctx context.Context, constraints []Constraint, output string) Eval
 		})
 	}
 	_ = g.Wait() // the goroutines never return an error
+	return Summarize(verdicts)
+}
 
+// Summarize sums up verdicts, one per constraint in constraint order, into
+// their Evaluation: the constraints that passed, whether the output is
+// admissible, and the hard constraints that failed.
+func Summarize(verdicts []Verdict) Evaluation {
 	ev := Evaluation{Verdicts: verdicts, Invariants: []string{}, Admissible: true}
 	for _, v := range verdicts {
 		switch {

@@ -224,19 +224,19 @@ func syncPath(path string) error {
 	return nil
 }
 
-// MaxIndented is the largest JSON document WriteJSON indents. Indenting
+// maxIndented is the largest JSON document WriteJSON indents. Indenting
 // copies and rescans every byte (an agent output of 50 MiB took about
 // 0.7 s more), and nobody reads a document that size by eye.
-const MaxIndented = 1 << 20
+const maxIndented = 1 << 20
 
 // WriteJSON writes v as JSON to rel (see WriteFile): indented, unless it
-// is larger than MaxIndented.
+// is larger than maxIndented.
 func (r *Run) WriteJSON(rel string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", rel, err)
 	}
-	if len(data) <= MaxIndented {
+	if len(data) <= maxIndented {
 		var b bytes.Buffer
 		b.Grow(len(data) * 2)
 		if err := json.Indent(&b, data, "", "  "); err != nil {

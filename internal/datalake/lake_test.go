@@ -197,7 +197,7 @@ func TestSyncFailureIsRetried(t *testing.T) {
 }
 
 // TestWriteJSONIndentsSmallDocuments: small documents are indented for
-// people; one larger than MaxIndented is written compact, and both read
+// people; one larger than maxIndented is written compact, and both read
 // back the same.
 func TestWriteJSONIndentsSmallDocuments(t *testing.T) {
 	t.Parallel()
@@ -211,7 +211,7 @@ func TestWriteJSONIndentsSmallDocuments(t *testing.T) {
 		indented bool
 	}{
 		{"small", "answer", true},
-		{"large", strings.Repeat("x", MaxIndented), false},
+		{"large", strings.Repeat("x", maxIndented), false},
 	}
 	for _, tc := range tests {
 		in := map[string]string{"agent": tc.name, "output": tc.output}

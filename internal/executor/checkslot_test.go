@@ -72,17 +72,19 @@ func TestChecksOutsideTheSlot(t *testing.T) {
 	})
 }
 
-// TestLargeResultsSunkOneAtATime: results with large outputs are handed
-// to the Sink one at a time (each encoding copies the output), small ones
-// all at once.
+// TestLargeResultsSunkOneAtATime: results with large outputs in memory are
+// handed to the Sink one at a time (each encoding copies the output), small
+// ones and large ones on disk (streamed by EncodeJSON) all at once.
 func TestLargeResultsSunkOneAtATime(t *testing.T) {
 	tests := []struct {
 		name string
 		size int
-		want int // sinks running at once
+		disk bool // the output is spooled to a file
+		want int  // sinks running at once
 	}{
-		{"large", largeOutput, 1},
-		{"small", 100, 3},
+		{"large", largeOutput, false, 1},
+		{"small", 100, false, 3},
+		{"large on disk", largeOutput, true, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,8 +92,12 @@ func TestLargeResultsSunkOneAtATime(t *testing.T) {
 				output := strings.Repeat("x", tc.size)
 				var tasks []Task
 				for i := range 3 {
+					resp := agent.Response{Output: output}
+					if tc.disk {
+						resp = agent.Response{Spool: spooled(t, output)}
+					}
 					tasks = append(tasks, Task{Agent: funcAgent{fmt.Sprint("a", i), func(context.Context) (agent.Response, error) {
-						return agent.Response{Output: output}, nil
+						return resp, nil
 					}}})
 				}
 				release := make(chan struct{})

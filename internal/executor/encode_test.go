@@ -94,11 +94,14 @@ func TestEncodeJSONMatchesMarshal(t *testing.T) {
 	}
 }
 
-// A forged marker in another field does not move the output.
+// A forged marker does not move the output: not in a field an agent sets
+// that is encoded before the output (Model), where a marker without the
+// random nonce would be found first, nor in one encoded after it.
 func TestEncodeJSONIgnoresForgedMarkers(t *testing.T) {
 	t.Parallel()
 	text := strings.Repeat("y", 100)
-	r := &Result{Agent: "a", Error: "\x00optr-spool-output-0000", Stderr: "\x00optr-spool-output-"}
+	forged := "\x00optr-spool-output-"
+	r := &Result{Agent: "a", Model: forged, Error: forged + "0000", Stderr: forged}
 	r.setSpool(spooled(t, text))
 	var got bytes.Buffer
 	if err := r.EncodeJSON(&got); err != nil {
@@ -108,7 +111,7 @@ func TestEncodeJSONIgnoresForgedMarkers(t *testing.T) {
 	if err := json.Unmarshal(got.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Output != text || back.Error != r.Error || back.Stderr != r.Stderr {
-		t.Fatalf("decoded output %q, error %q, stderr %q", back.Output, back.Error, back.Stderr)
+	if back.Output != text || back.Model != r.Model || back.Error != r.Error || back.Stderr != r.Stderr {
+		t.Fatalf("decoded output %.40q, model %.40q, error %q, stderr %q", back.Output, back.Model, back.Error, back.Stderr)
 	}
 }

@@ -32,10 +32,11 @@ type execution struct {
 	// the agents' slots (MaxParallel), so a slow check never holds a
 	// queued agent back.
 	checks sync.WaitGroup
-	// largeSink lets one large result at a time be written: encoding a
-	// result copies its output a few times over, and agents that finish
-	// together with outputs of tens of MiB each would otherwise hold all
-	// those copies at once.
+	// largeSink lets one large result in memory at a time be written:
+	// encoding a result copies its output a few times over, and agents
+	// that finish together with outputs of tens of MiB each would
+	// otherwise hold all those copies at once. An output held on disk
+	// takes no token: the Sink streams it (EncodeJSON).
 	largeSink chan struct{} // a token per large result being sunk: one
 	// largeCheck lets the checks of one output held on disk at a time
 	// read it into memory, so that outputs of tens of MiB each are never
@@ -43,7 +44,8 @@ type execution struct {
 	largeCheck chan struct{}
 }
 
-// largeOutput is the output size from which results are sunk one at a time.
+// largeOutput is the size of an output in memory from which results are
+// sunk one at a time.
 const largeOutput = 1 << 20
 
 func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, opts Options) *execution {
@@ -205,24 +207,21 @@ func (x *execution) evaluate(ctx context.Context, output string, f *spool.File, 
 // unreadable is the evaluation of an output that could not be read back:
 // every constraint failed, with the reason.
 func unreadable(cs []check.Constraint, err error) check.Evaluation {
-	ev := check.Evaluation{Invariants: []string{}, Admissible: true}
-	for _, c := range cs {
-		ev.Verdicts = append(ev.Verdicts, check.Verdict{Constraint: c.Name, Hard: c.Hard, Status: check.Failed,
-			Reason: "the output could not be read back to check it: " + err.Error()})
-		if c.Hard {
-			ev.Admissible = false
-			ev.HardFailed = append(ev.HardFailed, c.Name)
-		}
+	verdicts := make([]check.Verdict, len(cs))
+	for i, c := range cs {
+		verdicts[i] = check.Verdict{Constraint: c.Name, Hard: c.Hard, Status: check.Failed,
+			Reason: "the output could not be read back to check it: " + err.Error()}
 	}
-	return ev
+	return check.Summarize(verdicts)
 }
 
-// sink hands r to the Sink, large results one at a time.
+// sink hands r to the Sink, results with a large output in memory one at
+// a time.
 func (x *execution) sink(r *Result) {
 	if x.opts.Sink == nil {
 		return
 	}
-	if len(r.Output)+len(r.Raw) >= largeOutput || r.Spooled() {
+	if len(r.Output)+len(r.Raw) >= largeOutput {
 		x.largeSink <- struct{}{}
 		defer func() { <-x.largeSink }()
 	}

@@ -61,7 +61,10 @@ type Options struct {
 	CheckDuringRecovery bool
 	// Sink receives each final result once, the moment its agent is done
 	// (after its failure, if any, was reported to Failed), before checks
-	// run; a Sink error is recorded in the returned error.
+	// run; a Sink error is recorded in the returned error. Results with a
+	// large output in memory are sunk one at a time; those whose output is
+	// on disk (Result.Spooled) may be sunk together, so write them with
+	// Result.EncodeJSON, which streams it.
 	Sink func(*Result) error
 	// OnEvent, when set, hears every state change. It must be safe for
 	// concurrent use.

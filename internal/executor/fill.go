@@ -6,6 +6,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // fill copies a launch's recovery outcome into r. What one launch says
@@ -13,6 +14,13 @@ import (
 // token use add up.
 func fill(r *Result, out recovery.Outcome, t Task) {
 	resp := out.Response
+	// The previous launch's output file is replaced: remove it now, not
+	// at the run's end (each holds up to the output bound on disk).
+	for _, f := range []*spool.File{r.OutputFile, r.RawFile} {
+		if f != nil && (resp.Spool == nil || f.Path != resp.Spool.Path) {
+			_ = f.Remove() // a file left behind goes with the run's spool files
+		}
+	}
 	if resp.Spool != nil {
 		r.setSpool(resp.Spool)
 	} else {

@@ -112,17 +112,6 @@ func (r *Result) HasOutput() bool { return r.Output != "" || r.OutputFile != nil
 // Spooled reports whether the output or the raw text is on disk.
 func (r *Result) Spooled() bool { return r.OutputFile != nil || r.RawFile != nil }
 
-// SpooledBytes is the size of the output and raw text held on disk.
-func (r *Result) SpooledBytes() int64 {
-	var n int64
-	for _, f := range []*spool.File{r.OutputFile, r.RawFile} {
-		if f != nil {
-			n += f.Size
-		}
-	}
-	return n
-}
-
 // Partial returns what a failed agent left: its output, or else the
 // partial output kept in Raw. Of an output on disk it returns the first
 // spool.ExcerptMax bytes.

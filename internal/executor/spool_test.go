@@ -2,6 +2,9 @@ package executor
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +13,8 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
@@ -87,5 +92,62 @@ func TestSpooledPartialOutputIsRaw(t *testing.T) {
 	}
 	if p := r.Partial(); len(p) != spool.ExcerptMax || r.partialRunes() != 300<<10 {
 		t.Errorf("Partial gave %d bytes of %d characters", len(p), r.partialRunes())
+	}
+}
+
+// TestRetriedAgentKeepsOnlyItsLastSpool: every attempt spools its output;
+// the file of an attempt that was retried (recovery) and of a launch that
+// was relaunched (its raw output) are removed once replaced, so the agent
+// leaves only its last attempt's file.
+func TestRetriedAgentKeepsOnlyItsLastSpool(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var mu sync.Mutex
+	calls := 0
+	// Two launches of two attempts each: the first attempt of each fails
+	// transiently and is retried; the first launch's second attempt fails
+	// too and the launch is restarted; the last attempt succeeds.
+	a := funcAgent{"a", func(context.Context) (agent.Response, error) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		w := spool.New(spool.Options{Dir: dir, Prefix: agent.SpoolPrefix})
+		_, _ = fmt.Fprintf(w, "attempt %d", n)
+		out, err := w.Close()
+		if err != nil || out.File == nil {
+			return agent.Response{}, fmt.Errorf("spool attempt %d: %v", n, err)
+		}
+		if n < 4 {
+			return agent.Response{Spool: out.File}, agent.Errorf(agent.Transient, "rate_limited", "attempt %d: try again", n)
+		}
+		return agent.Response{Spool: out.File}, nil
+	}}
+	restarts := 0
+	results, err := Run(t.Context(), Options{Tasks: []Task{{Agent: a}}, Policy: recovery.Policy{Attempts: 2}, MaxRestarts: 1,
+		Failed: func(escalation.Failure) escalation.Escalation {
+			restarts++
+			return escalation.Escalation{Decision: escalation.Decision{Action: escalation.Restart}}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := results[0]
+	if r.Status != Succeeded || r.Restarts != 1 || restarts != 1 || calls != 4 || r.OutputFile == nil {
+		t.Fatalf("%s after %d restarts (%d asked), %d attempts, file %v: %s", r.Status, r.Restarts, restarts, calls, r.OutputFile, r.Error)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if len(left) != 1 || filepath.Join(dir, left[0]) != r.OutputFile.Path {
+		t.Errorf("spool files left %v, want only %s", left, filepath.Base(r.OutputFile.Path))
+	}
+	if text, err := r.OutputFile.ReadString(); text != "attempt 4" || err != nil {
+		t.Errorf("the output is %q, %v; want the last attempt's", text, err)
 	}
 }

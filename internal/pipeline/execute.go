@@ -152,7 +152,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 				rel := filepath.Join(datalake.DirOutputs, r.Agent+".json")
 				// A spooled output is streamed from its file, never held
 				// whole; its document is too large to be indented.
-				if r.SpooledBytes() > datalake.MaxIndented {
+				if r.Spooled() {
 					return run.WriteFileFrom(rel, r.EncodeJSON)
 				}
 				return run.WriteJSON(rel, r)

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -151,7 +149,6 @@ func analysisPrompt(f failure) string {
 	return b.String()
 }
 
-// tail returns the last n characters of s, marked with "…" when cut.
 // rawOutput is what the analyzer is shown of an attempt's output: the
 // unparsed text, else the output; for an output spooled to a file, its
 // last bytes (enough for tail), read from the file.
@@ -162,23 +159,14 @@ func rawOutput(r agent.Response) string {
 	case r.Output != "" || r.Spool == nil:
 		return r.Output
 	}
-	f, err := os.Open(r.Spool.Path)
+	s, err := r.Spool.Tail(utf8.UTFMax*promptTailMax + utf8.UTFMax)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	n := min(r.Spool.Size, utf8.UTFMax*promptTailMax+utf8.UTFMax)
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, r.Spool.Size-n); err != nil && !errors.Is(err, io.EOF) {
-		return ""
-	}
-	// Drop a character cut at the start of what was read.
-	for len(b) > 0 && !utf8.RuneStart(b[0]) {
-		b = b[1:]
-	}
-	return string(b)
+	return s
 }
 
+// tail returns the last n characters of s, marked with "…" when cut.
 func tail(s string, n int) string {
 	s = strings.TrimSpace(s)
 	i := len(s)

@@ -81,6 +81,12 @@ func (r *runner) attempt(ctx context.Context, n int, at *Attempt) error {
 	at.DurationMS = r.p.Clock.Now().Sub(at.Start).Milliseconds()
 	at.Usage = resp.Usage
 	r.spend(resp.Usage, false)
+	// Only the latest attempt's response is kept: an earlier attempt's
+	// output file (up to the output bound on disk) is removed now, not at
+	// the run's end.
+	if old := r.out.Response.Spool; old != nil && (resp.Spool == nil || resp.Spool.Path != old.Path) {
+		_ = old.Remove() // a file left behind goes with the run's spool files
+	}
 	r.out.Response = resp
 	if err == nil && r.accept != nil {
 		if cerr := r.accept(ctx, resp); cerr != nil {

@@ -77,6 +77,27 @@ func (f *File) Remove() error {
 	return nil
 }
 
+// Tail returns the last n bytes of the output (all of it when shorter),
+// without a character the cut split at their start.
+func (f *File) Tail(n int64) (string, error) {
+	fh, err := f.Open()
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	b := make([]byte, min(f.Size, max(n, 0)))
+	if got, err := fh.ReadAt(b, f.Size-int64(len(b))); got != len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("the spooled output %s has fewer than %d bytes: it was changed", f.Path, f.Size)
+		}
+		return "", fmt.Errorf("read the spooled output: %w", err)
+	}
+	if int64(len(b)) < f.Size {
+		b = b[Start(b):]
+	}
+	return string(b), nil
+}
+
 // Head returns the first max bytes of s, without a character the cut
 // split.
 func Head(s string, max int) string {
@@ -84,13 +105,6 @@ func Head(s string, max int) string {
 		return s
 	}
 	s = s[:max]
-	for i := 1; i <= utf8.UTFMax && i <= len(s); i++ {
-		if utf8.RuneStart(s[len(s)-i]) {
-			if !utf8.FullRuneInString(s[len(s)-i:]) {
-				s = s[:len(s)-i]
-			}
-			break
-		}
-	}
-	return s
+	end := s[len(s)-min(len(s), utf8.UTFMax-1):] // all Whole looks at
+	return s[:len(s)-len(end)+Whole([]byte(end))]
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/redact"
@@ -88,7 +90,7 @@ type Output struct {
 func (w *Writer) Close() (Output, error) {
 	tail := w.hold
 	if w.over {
-		tail = trimPartialRune(tail)
+		tail = tail[:Whole(tail)]
 	}
 	_, _ = w.red.Write(tail)
 	w.hold = nil
@@ -112,24 +114,26 @@ func Whole(b []byte) int {
 	return len(b)
 }
 
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
-		if utf8.RuneStart(b[len(b)-i]) {
-			if !utf8.FullRune(b[len(b)-i:]) {
-				return b[:len(b)-i]
-			}
-			break
-		}
+// Start returns 0, or where the first character that starts in b begins
+// when b starts inside one: the continuation bytes (at most
+// utf8.UTFMax-1) of a character cut at its start are skipped.
+func Start(b []byte) int {
+	i := 0
+	for i < utf8.UTFMax-1 && i < len(b) && !utf8.RuneStart(b[i]) {
+		i++
 	}
-	return b
+	return i
 }
 
 // sink takes the redacted bytes: it keeps them in memory up to InMemory,
 // then in a file, hashing and counting them.
 type sink struct {
-	opts  *Options
-	mem   []byte
+	opts *Options
+	// mem holds the output while it is in memory. Its storage at least
+	// doubles when full (append grows a large slice by a quarter, copying a
+	// 50 MiB output about twenty times over), and String hands the bytes
+	// over without a copy.
+	mem   strings.Builder
 	file  *os.File
 	size  int64
 	hash  hash.Hash
@@ -147,8 +151,9 @@ func (s *sink) Write(p []byte) (int, error) {
 	s.hash.Write(p)
 	s.size += int64(len(p))
 	s.count(p)
-	if s.file == nil && (s.opts.Dir == "" || len(s.mem)+len(p) <= s.opts.InMemory) {
-		s.mem = append(s.mem, p...)
+	if s.file == nil && (s.opts.Dir == "" || s.mem.Len()+len(p) <= s.opts.InMemory) {
+		s.mem.Grow(len(p)) // when full, to twice its capacity and len(p)
+		s.mem.Write(p)
 		return len(p), nil
 	}
 	if s.file == nil {
@@ -158,12 +163,13 @@ func (s *sink) Write(p []byte) (int, error) {
 			return 0, s.err
 		}
 		s.file = f
-		s.head = append([]byte(nil), s.mem[:min(len(s.mem), ExcerptMax+utf8.UTFMax)]...)
-		if _, err := f.Write(s.mem); err != nil {
+		mem := s.mem.String()
+		s.head = []byte(mem[:min(len(mem), ExcerptMax+utf8.UTFMax)])
+		if _, err := io.WriteString(f, mem); err != nil {
 			s.err = fmt.Errorf("keep the output on disk: %w", err)
 			return 0, s.err
 		}
-		s.mem = nil
+		s.mem = strings.Builder{}
 	}
 	if len(s.head) < ExcerptMax+utf8.UTFMax {
 		s.head = append(s.head, p[:min(len(p), ExcerptMax+utf8.UTFMax-len(s.head))]...)
@@ -177,18 +183,23 @@ func (s *sink) Write(p []byte) (int, error) {
 
 // count adds p's characters and checks that they are UTF-8.
 func (s *sink) count(p []byte) {
+	// First the character split across writes, with at most the bytes of
+	// p that can finish it; what follows it is counted in place.
 	for len(s.pend) > 0 && len(p) > 0 {
-		s.pend = append(s.pend, p[0])
-		p = p[1:]
-		if utf8.FullRune(s.pend) {
-			r, n := utf8.DecodeRune(s.pend)
-			if r == utf8.RuneError && n == 1 {
-				s.valid = false
-			}
-			s.runes++
-			rest := s.pend[n:]
-			s.pend = nil
-			p = append(append([]byte(nil), rest...), p...) // at most 3 bytes before p: rare
+		held := len(s.pend)
+		s.pend = append(s.pend, p[:min(len(p), utf8.UTFMax-held)]...)
+		if !utf8.FullRune(s.pend) {
+			return // all of p, and still not a whole character
+		}
+		r, n := utf8.DecodeRune(s.pend)
+		if r == utf8.RuneError && n == 1 {
+			s.valid = false
+		}
+		s.runes++
+		if n >= held {
+			p, s.pend = p[n-held:], s.pend[:0]
+		} else { // an invalid start: the bytes held after it come next
+			s.pend = append(s.pend[:0], s.pend[n:held]...)
 		}
 	}
 	if len(p) == 0 {
@@ -217,7 +228,7 @@ func (s *sink) close(err error) (Output, error) {
 		if err != nil {
 			return Output{}, err
 		}
-		return Output{Text: string(s.mem)}, nil
+		return Output{Text: s.mem.String()}, nil
 	}
 	if cerr := s.file.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("keep the output on disk: %w", cerr)

@@ -3,20 +3,11 @@ package command
 import (
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/spool"
 )
-
-// trimLeadingPartialRune drops the continuation bytes of a character cut
-// at the start of b.
-func trimLeadingPartialRune(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-		b = b[1:]
-	}
-	return b
-}
 
 // tailBuffer keeps the last max bytes written to it, in at most 2*max bytes
 // of memory, and counts what it dropped.
@@ -55,7 +46,7 @@ func (t *tailBuffer) String() string {
 	if cut == 0 {
 		return string(b)
 	}
-	kept := trimLeadingPartialRune(b)
+	kept := b[spool.Start(b):]
 	b, cut = kept, cut+int64(len(b)-len(kept))
 	return fmt.Sprintf("[optr: the first %d bytes of stderr were cut, the last %d are kept]\n", cut, len(b)) + string(b)
 }

@@ -151,8 +151,8 @@ func stderrNote(stderr string) string {
 		return "; stderr was empty"
 	}
 	if len(s) > maxNote {
-		s = string(trimLeadingPartialRune([]byte(s[len(s)-maxNote:])))
-		s = "…" + s
+		s = s[len(s)-maxNote:]
+		s = "…" + s[spool.Start([]byte(s)):]
 	}
 	return "; the end of stderr:\n" + s
 }
