@@ -112,9 +112,9 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if _, err := g.run(ctx, t.dir, nil, "update-ref", "--no-deref", "HEAD", r.base); err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
-	// --no-optional-locks: status need not write back the index it
-	// refreshed; update-index below writes it once.
-	out, err := g.run(ctx, t.dir, nil, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	// GIT_OPTIONAL_LOCKS=0 (--no-optional-locks): status need not write
+	// back the index it refreshed; update-index below writes it once.
+	out, err := g.with("GIT_OPTIONAL_LOCKS=0").run(ctx, t.dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}

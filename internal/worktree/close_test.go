@@ -2,20 +2,28 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // Discard takes every worktree away at once (their directories are gone
 // when it returns, git lists none) and deletes their files in the
-// background; once Wait returns, nothing of the run is left under the
-// root, lock included. Close after Discard has nothing left to do.
+// background: while the deletion is held back, Discard has returned and
+// the trees wait in the trash. Once Wait returns, nothing of the run is
+// left under the root, lock included. Close after Discard has nothing left
+// to do.
 func TestDiscardDeletesInTheBackground(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
 	r := start(t, repo, "run-1")
+	hold := make(chan struct{})
+	r.trash.hold = hold
+	release := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release) // before start's Close, which waits for the deletion
 	root := r.root
 	trees := []*Tree{add(t, r, "first"), addCopied(t, r, "second"), addCopied(t, r, "third")}
 	sh(t, trees[1].Dir(), "echo junk > junk.txt && mkdir -p deep/er && echo x > deep/er/x")
@@ -33,6 +41,15 @@ func TestDiscardDeletesInTheBackground(t *testing.T) {
 	if got := sh(t, repo, "git worktree list --porcelain | grep -c ^worktree; ls -A .git/worktrees 2>/dev/null | wc -l"); got != "1\n0" {
 		t.Errorf("registrations left after Discard (worktrees listed, directories):\n%s", got)
 	}
+	if got := sh(t, filepath.Join(r.dir, trashDir), "ls -A; cat */deep/er/x"); got != "1-third\n2-first\n3-second\nx" && got != "1-third\n2-second\n3-first\nx" {
+		t.Errorf("the trash while its deletion is held back (ls, the second tree's file):\n%s", got)
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := r.Wait(done); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait while the deletion is held back = %v, want it to stop at the context's end", err)
+	}
+	release()
 	if err := r.Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -60,36 +77,6 @@ func TestCloseDeletesEverything(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(root); len(left) != 0 {
 		t.Errorf("left under the root after Close: %v", left)
-	}
-}
-
-// A run killed while its removed worktrees were still being deleted
-// leaves them in its trash; the next Start deletes them.
-func TestStartPrunesATrashLeftBehind(t *testing.T) {
-	t.Parallel()
-	repo := newRepo(t, map[string]string{"a.txt": "a\n"})
-	root := filepath.Join(t.TempDir(), "wt")
-	dead, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "dead"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	add(t, dead, "agent")
-	left := filepath.Join(dead.dir, trashDir, "1-agent", "x")
-	if err := os.MkdirAll(left, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dead.lock.release() // killed: the kernel drops the lock, Close never runs
-
-	next, err := Start(t.Context(), Options{Workspace: repo, Root: root, RunID: "next"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer next.Close(t.Context())
-	if _, err := os.Stat(dead.dir); !os.IsNotExist(err) {
-		t.Errorf("the dead run's directory and trash are still there: %v", err)
-	}
-	if list := sh(t, repo, "git worktree list --porcelain"); strings.Contains(list, dead.dir) {
-		t.Errorf("the dead run's worktree is still registered:\n%s", list)
 	}
 }
 

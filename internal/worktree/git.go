@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -19,17 +20,25 @@ type gitCmd struct {
 	// env is added to the process environment; it selects the git
 	// directory, work tree or index when set.
 	env []string
+	// config are further settings (key=value) for the commands g runs,
+	// given with -c like the fixed ones.
+	config []string
 }
 
-// run runs git in dir with args and returns its standard output. The error
-// quotes git's standard error.
+// run runs git in dir with args, which start with the git command's name
+// (settings and options of git itself go in g), and returns its standard
+// output. The error quotes git's standard error.
 func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
-	full := append([]string{
+	full := []string{
 		"-c", "core.hooksPath=" + os.DevNull,
 		"-c", "safe.directory=*",
 		"-c", "core.fsmonitor=false",
 		"-c", "advice.detachedHead=false",
-	}, args...)
+	}
+	for _, c := range g.config {
+		full = append(full, "-c", c)
+	}
+	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, g.bin, full...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
@@ -44,21 +53,21 @@ func (g gitCmd) run(ctx context.Context, dir string, stdin []byte, args ...strin
 		if msg == "" {
 			msg = err.Error()
 		}
-		name := args
-		for len(name) > 1 && strings.HasPrefix(name[0], "-") {
-			if name[0] == "-c" {
-				name = name[1:] // a setting for this command only
-			}
-			name = name[1:]
-		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", name[0], msg)
+		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out.Bytes(), nil
 }
 
 // with returns a copy of g that adds env.
 func (g gitCmd) with(env ...string) gitCmd {
-	return gitCmd{bin: g.bin, env: append(append([]string(nil), g.env...), env...)}
+	g.env = append(slices.Clip(g.env), env...)
+	return g
+}
+
+// withConfig returns a copy of g that adds settings (key=value).
+func (g gitCmd) withConfig(settings ...string) gitCmd {
+	g.config = append(slices.Clip(g.config), settings...)
+	return g
 }
 
 // splitZ splits NUL-terminated records.

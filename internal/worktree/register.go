@@ -15,19 +15,20 @@ import (
 // commondir and HEAD; <dir>/.git pointing back). The registration is
 // locked while it is incomplete, as git does, so that a git worktree prune
 // running meanwhile leaves it alone; call the returned unlock once the
-// tree is complete. It returns the worktree's private git directory.
-func (r *Run) register(dir string) (gitDir string, unlock func() error, err error) {
+// tree is complete. It returns the worktree's private git directory and
+// the content of its .git file.
+func (r *Run) register(dir string) (gitDir string, gitRef []byte, unlock func() error, err error) {
 	parent := filepath.Join(r.commonDir, "worktrees")
 	if err := os.MkdirAll(parent, 0o777); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	// Both paths as git writes them: absolute, symlinks resolved.
 	if parent, err = filepath.EvalSymlinks(parent); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	realDir, err := filepath.EvalSymlinks(filepath.Dir(dir))
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	realDir = filepath.Join(realDir, filepath.Base(dir))
 	name := filepath.Base(dir)
@@ -41,7 +42,7 @@ func (r *Run) register(dir string) (gitDir string, unlock func() error, err erro
 			break
 		}
 		if !errors.Is(err, os.ErrExist) || i == 1000 {
-			return "", nil, fmt.Errorf("register the worktree: %w", err)
+			return "", nil, nil, fmt.Errorf("register the worktree: %w", err)
 		}
 	}
 	locked := filepath.Join(gitDir, "locked")
@@ -54,15 +55,16 @@ func (r *Run) register(dir string) (gitDir string, unlock func() error, err erro
 	for _, f := range files {
 		if err := os.WriteFile(f.path, []byte(f.content), 0o666); err != nil {
 			os.RemoveAll(gitDir)
-			return "", nil, fmt.Errorf("register the worktree: %w", err)
+			return "", nil, nil, fmt.Errorf("register the worktree: %w", err)
 		}
 	}
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		os.RemoveAll(gitDir)
-		return "", nil, fmt.Errorf("register the worktree: %w", err)
+		return "", nil, nil, fmt.Errorf("register the worktree: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+gitDir+"\n"), 0o666); err != nil {
-		return gitDir, nil, fmt.Errorf("register the worktree: %w", err)
+	gitRef = []byte("gitdir: " + gitDir + "\n")
+	if err := os.WriteFile(filepath.Join(dir, ".git"), gitRef, 0o666); err != nil {
+		return gitDir, nil, nil, fmt.Errorf("register the worktree: %w", err)
 	}
-	return gitDir, func() error { return os.Remove(locked) }, nil
+	return gitDir, gitRef, func() error { return os.Remove(locked) }, nil
 }

@@ -228,10 +228,6 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	if err := r.makeTree(ctx, t); err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
-	var err error
-	if t.gitRef, err = os.ReadFile(filepath.Join(dir, ".git")); err != nil {
-		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
-	}
 	return t, nil
 }
 
@@ -260,22 +256,13 @@ func (r *Run) makeTree(ctx context.Context, t *Tree) error {
 		}
 		r.taken = true
 		if canCopy && r.snapLimit > 0 {
-			s, err := takeSnapshot(ctx, r.git.with("GIT_DIR="+t.gitDir, "GIT_WORK_TREE="+t.dir), t.dir, r.snapLimit)
-			if err != nil {
+			s, err := r.snapshot(ctx, t)
+			if err != nil && ctx.Err() != nil {
 				return err
 			}
-			if s != nil {
-				// The first tree's index, rewritten as the copies' are:
-				// git's own may take a whole tree written within the
-				// index's second for racily clean.
-				stats, err := s.restamp(t.dir)
-				if err != nil {
-					return err
-				}
-				if err := writeIndex(filepath.Join(t.gitDir, "index"), s, stats); err != nil {
-					return err
-				}
-			}
+			// Any other failure leaves the tree as git made it (its index
+			// is git's own, or was rewritten whole): it is kept, and every
+			// later tree is made by git too.
 			r.snap = s
 		}
 		return nil
@@ -288,11 +275,33 @@ func (r *Run) makeTree(ctx context.Context, t *Tree) error {
 	return r.copyTree(t, s)
 }
 
+// snapshot reads the tree git just made for t into memory and rewrites
+// its index as the copies' are: git's own may take a whole tree written
+// within the index's second for racily clean. It returns nil (no error)
+// when the tree is not to be copied (see takeSnapshot). The index is
+// replaced only once it is written whole, and restamp changes only the
+// times git compares against it, so a failure leaves a tree git still
+// reads correctly.
+func (r *Run) snapshot(ctx context.Context, t *Tree) (*snapshot, error) {
+	s, err := takeSnapshot(ctx, r.git.with("GIT_DIR="+t.gitDir, "GIT_WORK_TREE="+t.dir), t.dir, r.snapLimit)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	stats, err := s.restamp(t.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeIndex(filepath.Join(t.gitDir, "index"), s, stats); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // copyTree registers t and writes its files and index from s.
 func (r *Run) copyTree(t *Tree, s *snapshot) error {
-	gitDir, unlock, err := r.register(t.dir)
+	gitDir, gitRef, unlock, err := r.register(t.dir)
 	if gitDir != "" {
-		t.setGitDir(gitDir)
+		t.setGit(gitDir, gitRef)
 	}
 	if err != nil {
 		return err
@@ -308,30 +317,45 @@ func (r *Run) copyTree(t *Tree, s *snapshot) error {
 	return unlock()
 }
 
-// setGitDir records t's private git directory, for Remove.
-func (t *Tree) setGitDir(d string) {
+// setGit records t's private git directory (for Remove) and the content
+// of its .git file.
+func (t *Tree) setGit(gitDir string, gitRef []byte) {
 	t.mu.Lock()
-	t.gitDir = d
+	t.gitDir, t.gitRef = gitDir, gitRef
 	t.mu.Unlock()
 }
 
-// addTree runs git worktree add for t, one at a time within the run.
-// Another process adding a worktree to the same repository at that moment
-// can still make it fail half-way; it is then cleaned up and tried again.
+// addTree makes t with git worktree add and records its git directory,
+// as its .git file names it.
 func (r *Run) addTree(ctx context.Context, t *Tree) error {
+	if err := r.worktreeAdd(ctx, t.dir); err != nil {
+		return err
+	}
+	ref, err := os.ReadFile(filepath.Join(t.dir, ".git"))
+	if err != nil {
+		return err
+	}
+	gitDir, ok := parseGitFile(t.dir, ref)
+	if !ok {
+		return fmt.Errorf("git worktree add wrote a .git file that names no git directory: %q", ref)
+	}
+	t.setGit(gitDir, ref)
+	return nil
+}
+
+// worktreeAdd runs git worktree add for dir, one at a time within the
+// run. Another process adding a worktree to the same repository at that
+// moment can still make it fail half-way; it is then cleaned up and tried
+// again.
+func (r *Run) worktreeAdd(ctx context.Context, dir string) error {
 	r.addMu.Lock()
 	defer r.addMu.Unlock()
-	dir := t.dir
+	// checkout.workers=0: one checkout worker per core (git's parallel
+	// checkout), which writes a large tree in a fraction of the time.
+	g := r.git.withConfig("checkout.workers=0")
 	var err error
 	for range 3 {
-		// checkout.workers=0: one checkout worker per core (git's parallel
-		// checkout), which writes a large tree in a fraction of the time.
-		if _, err = r.git.run(ctx, r.workspace, nil, "-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
-			out, err := r.git.run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-dir")
-			if err != nil {
-				return err
-			}
-			t.setGitDir(strings.TrimSpace(string(out)))
+		if _, err = g.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -341,6 +365,20 @@ func (r *Run) addTree(ctx context.Context, t *Tree) error {
 		_, _ = r.git.run(ctx, r.workspace, nil, "worktree", "prune")
 	}
 	return err
+}
+
+// parseGitFile returns the git directory a worktree's .git file names
+// ("gitdir: <path>", the path taken from dir when relative, as git does
+// with worktree.useRelativePaths).
+func parseGitFile(dir string, ref []byte) (string, bool) {
+	p, ok := strings.CutPrefix(strings.TrimRight(string(ref), "\r\n"), "gitdir: ")
+	if !ok || p == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p), true
 }
 
 // Dir returns the worktree's directory: the agent's working directory, and

@@ -28,13 +28,14 @@ const DefaultSnapshotBytes = 256 << 20
 // were written, so git trusts it as it trusts its own checkout's.
 type snapshot struct {
 	// mtime is the modification time every copied file and symlink gets:
-	// a second before the snapshot was taken, so before any copy's index
-	// is written. An entry as new as its index is "racily clean" to git,
-	// which then re-reads it at every refresh (to the second, where git is
-	// built without nanosecond timestamps: a whole tree written within a
-	// second would be read again); one older is trusted, and any later
-	// change by an agent gives the file a newer time than the recorded
-	// one.
+	// two seconds before the snapshot was taken, truncated to the second,
+	// so in an earlier second than any copy's index even as the file
+	// system dates it (its clock lags time.Now by up to a timer tick). An
+	// entry as new as its index is "racily clean" to git, which then
+	// re-reads it at every refresh (to the second, where git is built
+	// without nanosecond timestamps: a whole tree written within a second
+	// would be read again); one older is trusted, and any later change by
+	// an agent gives the file a newer time than the recorded one.
 	mtime   time.Time
 	entries []snapEntry
 	dirs    []string // every directory to create, parents first
@@ -61,7 +62,7 @@ func takeSnapshot(ctx context.Context, g gitCmd, dir string, limit int64) (*snap
 		return nil, err
 	}
 	recs := splitZ(out)
-	s := &snapshot{entries: make([]snapEntry, len(recs)), mtime: time.Now().Add(-time.Second).Truncate(time.Second)}
+	s := &snapshot{entries: make([]snapEntry, len(recs)), mtime: time.Now().Add(-2 * time.Second).Truncate(time.Second)}
 	for i, rec := range recs {
 		e, ok := parseStage(rec)
 		if !ok {

@@ -25,6 +25,9 @@ type trash struct {
 	wg   sync.WaitGroup
 	errs []error
 	done chan struct{} // closed when the run's directory is gone
+	// hold, when a test sets it, keeps every deletion from starting until
+	// it is closed.
+	hold chan struct{}
 }
 
 // discard renames dir into the trash below runDir and deletes it in the
@@ -43,7 +46,12 @@ func (tr *trash) discard(runDir, dir string) error {
 		}
 		return err
 	}
-	tr.wg.Go(func() { tr.record(os.RemoveAll(dst)) })
+	tr.wg.Go(func() {
+		if tr.hold != nil {
+			<-tr.hold
+		}
+		tr.record(os.RemoveAll(dst))
+	})
 	return nil
 }
 

@@ -261,3 +261,27 @@ mkdir sub && cd sub && git init -q && cd .. && git checkout -q -b other && echo 
 		t.Errorf("files after Reset: %q", got)
 	}
 }
+
+// A .git file names the git directory absolutely, or (git's
+// worktree.useRelativePaths) relative to the worktree.
+func TestParseGitFile(t *testing.T) {
+	t.Parallel()
+	dir := filepath.FromSlash("/wt/run/agent")
+	tests := []struct {
+		ref  string
+		want string
+		ok   bool
+	}{
+		{"gitdir: /repo/.git/worktrees/agent\n", filepath.FromSlash("/repo/.git/worktrees/agent"), true},
+		{"gitdir: /repo/.git/worktrees/agent\r\n", filepath.FromSlash("/repo/.git/worktrees/agent"), true},
+		{"gitdir: ../../../repo/.git/worktrees/agent\n", filepath.FromSlash("/repo/.git/worktrees/agent"), true},
+		{"gitdir: \n", "", false},
+		{"/repo/.git/worktrees/agent\n", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := parseGitFile(dir, []byte(tc.ref))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseGitFile(%q) = %q, %v; want %q, %v", tc.ref, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -57,8 +57,9 @@ func outsideTree() rpc.PermissionDecision {
 
 // inTree reports whether p (relative paths are taken from dir, the
 // worktree as given) names a path inside real (the worktree with its
-// symbolic links resolved) and outside its .git, once the symbolic links
-// of the part of p that exists are resolved.
+// symbolic links resolved) and outside any .git (a component named .git
+// in any case), once the symbolic links of the part of p that exists are
+// resolved.
 func inTree(real, dir, p string) bool {
 	if p == "" {
 		return false
@@ -74,8 +75,15 @@ func inTree(real, dir, p string) bool {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return false
 	}
-	first, _, _ := strings.Cut(rel, string(filepath.Separator))
-	return first != ".git"
+	// .git in any component, in any case, as worktree.Capture refuses it:
+	// a repository inside the worktree, or the worktree's own on a file
+	// system that ignores case.
+	for c := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		if strings.EqualFold(c, ".git") {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveExisting resolves the symbolic links of p's longest existing

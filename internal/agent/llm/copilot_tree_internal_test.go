@@ -7,7 +7,8 @@ import (
 )
 
 // TestInTree: paths are judged by where they really are, symbolic links
-// (dangling ones too) resolved, and .git is out of bounds.
+// (dangling ones too) resolved, and .git, in any component and any
+// case, is out of bounds.
 func TestInTree(t *testing.T) {
 	t.Parallel()
 	tree, outside := t.TempDir(), t.TempDir()
@@ -42,6 +43,10 @@ func TestInTree(t *testing.T) {
 		".git":                              false,
 		filepath.Join(tree, ".git", "HEAD"): false,
 		".gitignore":                        true,
+		"sub/.git/config":                   false,
+		".GIT/config":                       false,
+		"src/.Git":                          false,
+		"src/.github/x.yml":                 true,
 	}
 	for p, want := range tests {
 		if got := inTree(real, tree, p); got != want {

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/gittest"
 )
 
 // TestCopilotCodingAgentRealCLI drives the real Copilot CLI as a coding
@@ -89,8 +90,8 @@ func TestCopilotCodingAgentRealCLI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tree, outside := t.TempDir(), t.TempDir()
-			writeFiles(t, tree, map[string]string{"main.go": "package main\n\nfunc main() { old() }\n", ".git/config": "[core]\n\tbare = false\n"})
-			writeFiles(t, outside, map[string]string{"secret.txt": secret + "\n"})
+			gittest.Write(t, tree, map[string]string{"main.go": "package main\n\nfunc main() { old() }\n", ".git/config": "[core]\n\tbare = false\n"})
+			gittest.Write(t, outside, map[string]string{"secret.txt": secret + "\n"})
 			if err := os.Symlink(outside, filepath.Join(tree, "out")); err != nil {
 				t.Fatal(err)
 			}
@@ -137,20 +138,6 @@ func TestCopilotCodingAgentRealCLI(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// writeFiles writes files (relative path → content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		p = filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
