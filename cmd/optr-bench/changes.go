@@ -42,21 +42,29 @@ var (
 // the machine's cores: the wall time an otherwise idle runner with those
 // cores would see. On a shared machine the first is inflated by everyone
 // else's load; the second is not.
-func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime time.Duration) ([]row, error) {
+//
+// byGit makes every worktree with git worktree add (-changes-git);
+// wtRoot, when not empty, is the directory the worktrees go in
+// (-changes-root), else they go in dir.
+func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime time.Duration, byGit bool, wtRoot string) ([]row, error) {
 	repo := filepath.Join(dir, "changes-repo")
 	size, err := makeRepo(ctx, repo, n)
 	if err != nil {
 		return nil, err
 	}
+	files, err := readFiles(repo)
+	if err != nil {
+		return nil, err
+	}
 	root := filepath.Join(dir, "wt")
-	if *changesRoot != "" {
-		root = filepath.Join(*changesRoot, filepath.Base(dir))
+	if wtRoot != "" {
+		root = filepath.Join(wtRoot, filepath.Base(dir))
 		defer os.RemoveAll(root)
 	}
 	var setup, capture, cleanup, deleting, share, cpuShare, floorShare, floor []float64
 	cores := runtime.NumCPU()
 	for i := range runs {
-		t, err := changesRound(ctx, repo, root, fmt.Sprintf("bench-%d", i), k, agentTime)
+		t, err := changesRound(ctx, repo, root, fmt.Sprintf("bench-%d", i), k, agentTime, byGit)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +76,7 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		share = append(share, 100*over.Seconds()/t.wall.Seconds())
 		cpu := t.cpu / time.Duration(cores)
 		cpuShare = append(cpuShare, 100*cpu.Seconds()/(agentTime+cpu).Seconds())
-		f, err := writeFloor(repo, root+"-floor", k) // beside the worktrees, on the same file system
+		f, err := writeFloor(files, root+"-floor", k) // beside the worktrees, on the same file system
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +84,7 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 		floorShare = append(floorShare, 100*f.Seconds()/(agentTime+f).Seconds())
 	}
 	how := "copies of the first worktree"
-	if *changesByGit {
+	if byGit {
 		how = "git worktree add each"
 	}
 	what := fmt.Sprintf("changes: %d worktrees (%s) + captures, %d files (%d MB), agents of %s", k, how, n, size>>20, agentTime)
@@ -93,23 +101,20 @@ func changesOverhead(ctx context.Context, dir string, n, k, runs int, agentTime 
 	}, {
 		id: "P4bare", what: fmt.Sprintf("beside it: the same %d × %d files written by a bare program, no git (wall, %d runs)", k, n, runs),
 		measured: fmt.Sprintf("writing them took %s s; as a share of agents + it", spreadOf(floor).format("%.2f")),
-		value:    spreadOf(floorShare).format("%.1f") + "%", goal: "(informative)", ok: true,
+		value:    spreadOf(floorShare).format("%.1f") + "%",
 	}}, nil
 }
 
-// writeFloor is what file creation alone costs on this machine, beside
-// P4's set-up: the time a bare program takes to create k copies of repo's
-// files (not .git), all at once from memory, with no git at all, right
-// after a round (as the set-up of the next run would), on the file system
-// the worktrees are on (dst beside their root). The copies are removed
-// afterwards, untimed.
-func writeFloor(repo, dst string, k int) (time.Duration, error) {
-	type file struct {
-		rel  string
-		mode fs.FileMode
-		data []byte
-	}
-	var files []file
+// repoFile is one file of a repository's work tree, read into memory.
+type repoFile struct {
+	rel  string
+	mode fs.FileMode
+	data []byte
+}
+
+// readFiles reads the regular files of the work tree at repo (not .git).
+func readFiles(repo string) ([]repoFile, error) {
+	var files []repoFile
 	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -128,12 +133,19 @@ func writeFloor(repo, dst string, k int) (time.Duration, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(repo, p)
-		files = append(files, file{rel, info.Mode().Perm(), data})
+		files = append(files, repoFile{rel, info.Mode().Perm(), data})
 		return nil
 	})
-	if err != nil {
-		return 0, err
-	}
+	return files, err
+}
+
+// writeFloor is what file creation alone costs on this machine, beside
+// P4's set-up: the time a bare program takes to create k copies of files
+// (the repository's, read once by readFiles), all at once from memory,
+// with no git at all, right after a round (as the set-up of the next run
+// would), on the file system the worktrees are on (dst beside their root).
+// The copies are removed afterwards, untimed.
+func writeFloor(files []repoFile, dst string, k int) (time.Duration, error) {
 	defer os.RemoveAll(dst)
 	start := time.Now()
 	var g errgroup.Group
@@ -156,7 +168,7 @@ func writeFloor(repo, dst string, k int) (time.Duration, error) {
 			return nil
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	return time.Since(start), err
 }
 
@@ -167,11 +179,12 @@ type changesTimes struct {
 	setup, capture, cleanup, deleting, wall, cpu time.Duration
 }
 
-// changesRound runs one measured round.
-func changesRound(ctx context.Context, repo, root, runID string, k int, agentTime time.Duration) (changesTimes, error) {
+// changesRound runs one measured round; byGit makes every worktree with
+// git worktree add.
+func changesRound(ctx context.Context, repo, root, runID string, k int, agentTime time.Duration, byGit bool) (changesTimes, error) {
 	var ct changesTimes
 	opts := worktree.Options{Workspace: repo, Root: root, RunID: runID}
-	if *changesByGit {
+	if byGit {
 		opts.SnapshotBytes = -1
 	}
 	t0, c0 := time.Now(), cpuTime()

@@ -160,7 +160,7 @@ func run(ctx context.Context) error {
 			return []row{r}, err
 		}},
 		{[]string{"P4"}, func() ([]row, error) {
-			return changesOverhead(ctx, dir, *changesFiles, *changesAgents, *runs, *changesAgentTime)
+			return changesOverhead(ctx, dir, *changesFiles, *changesAgents, *runs, *changesAgentTime, *changesByGit, *changesRoot)
 		}},
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,36 +125,9 @@ func activeWith(path string, fill int) error {
 		}
 		rest, first = rest[n:], h.Seq+1
 	}
-	if err := writeTrees(path); err != nil {
+	// The tree files the sealed segments lack, as sealing writes them.
+	if _, err := ledger.BuildTrees(path); err != nil {
 		return err
 	}
 	return os.WriteFile(path, all[cut:], 0o644)
-}
-
-// writeTrees writes the tree files the sealed segments of the ledger at
-// path lack, each from the one before, as sealing does.
-func writeTrees(path string) error {
-	segs, err := ledger.Segments(path)
-	if err != nil {
-		return err
-	}
-	var prev []byte
-	for _, s := range segs {
-		tree, err := os.ReadFile(s.TreePath())
-		if errors.Is(err, os.ErrNotExist) {
-			var data []byte
-			if data, err = os.ReadFile(s.Path); err != nil {
-				return err
-			}
-			if tree, err = ledger.SegmentTree(prev, data); err != nil {
-				return err
-			}
-			err = os.WriteFile(s.TreePath(), tree, 0o644)
-		}
-		if err != nil {
-			return err
-		}
-		prev = tree
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,11 +62,24 @@ func TestCommitBackRejectsAFileGivenTwice(t *testing.T) {
 	t.Parallel()
 	s := githubtest.NewServer(t)
 	c := newClient(t, s, &sleeper{})
-	_, err := c.CommitBack(t.Context(), CommitRequest{
-		Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "c"}).rechain,
-		Files: map[string][]byte{"x/a.json": nil}, Paths: map[string]string{"x/a.json": "/tmp/a.json", ledgerPath: "/tmp/l"},
-	})
-	if err == nil {
-		t.Fatal("a path given as content and as a local file, and the ledger as a local file, were accepted")
+	for _, tc := range []struct {
+		name  string
+		files map[string][]byte
+		paths map[string]string
+		want  string
+	}{
+		{"a path as content and as a local file", map[string][]byte{"x/a.json": nil}, map[string]string{"x/a.json": "/tmp/a.json"}, "x/a.json is given both as content and as a local file"},
+		{"the ledger as a local file", nil, map[string]string{ledgerPath: "/tmp/l"}, ledgerPath + " is the ledger; it cannot also be one of the files"},
+	} {
+		_, err := c.CommitBack(t.Context(), CommitRequest{
+			Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "c"}).rechain,
+			Files: tc.files, Paths: tc.paths,
+		})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: CommitBack = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("refused requests made %d GitHub requests", n)
 	}
 }

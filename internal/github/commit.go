@@ -316,7 +316,7 @@ func (r *round) run(ctx context.Context, res *CommitResult) error {
 	commit := t.sha
 	if t.missing || tree.GetSHA() != t.tree {
 		nc := &gh.Commit{
-			Message: gh.String(withTreeHint(ledger.WithTrailers(r.req.Message, out.head), out.lastTreePath)),
+			Message: gh.String(ledger.WithTrailers(r.req.Message, out.head) + ledger.TreeHintLine(out.lastTreePath)),
 			Tree:    &gh.Tree{SHA: tree.SHA},
 		}
 		if !t.missing {
@@ -364,15 +364,6 @@ func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, strin
 		return nil, ""
 	}
 	return r.treeEndingAt(ctx, t, first-1)
-}
-
-// withTreeHint ends msg's trailers with the TrailerTree hint naming path,
-// when there is one.
-func withTreeHint(msg, path string) string {
-	if path == "" {
-		return msg
-	}
-	return msg + ledger.TrailerTree + ": " + path + "\n"
 }
 
 // readLedger reads the ledger file at the tip: Known when the tip's blob

@@ -219,7 +219,7 @@ func TestCommitBackSealsWithTheTreeBefore(t *testing.T) {
 		if withTree {
 			// As an earlier commit-back leaves it: the tree file and its hint.
 			seed[first.TreePath()] = string(firstTree)
-			msg += "\n\n" + ledger.TrailerTree + ": " + first.TreePath() + "\n"
+			msg += "\n\n" + ledger.TreeHintLine(first.TreePath())
 		}
 		s.Commit(repo, "main", seed, msg)
 		c := newClient(t, s, &sleeper{})
@@ -351,7 +351,7 @@ func TestCommitBackDropsADanglingTreeHint(t *testing.T) {
 	seg := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(1, 20))}
 	s := githubtest.NewServer(t)
 	s.Commit(repo, "main", map[string]string{seg.Path: string(bytes.Join(lines[:20], nil)), ledgerPath: string(bytes.Join(lines[20:30], nil))},
-		"seed\n\n"+ledger.TrailerTree+": "+seg.TreePath()+"\n")
+		"seed\n\n"+ledger.TreeHintLine(seg.TreePath()))
 	c := newClient(t, s, &sleeper{})
 	s.ResetRequests()
 	res, err := c.CommitBack(t.Context(), CommitRequest{Branch: "main", Message: "m", LedgerPath: ledgerPath, Rechain: (&appendLine{line: "run"}).rechain})

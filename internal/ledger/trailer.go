@@ -35,6 +35,15 @@ func TreeHint(msg string) string {
 	return ""
 }
 
+// TreeHintLine is the TrailerTree line naming the tree file at path, to end
+// a commit message's trailers; "" when path is "".
+func TreeHintLine(path string) string {
+	if path == "" {
+		return ""
+	}
+	return TrailerTree + ": " + path + "\n"
+}
+
 // Trailers returns the trailer block for head: two "Key: value" lines.
 func Trailers(head Head) string {
 	return fmt.Sprintf("%s: %d\n%s: %s\n", TrailerSize, head.Seq, TrailerHead, head.prevHashOrEmpty())

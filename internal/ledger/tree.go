@@ -299,21 +299,17 @@ func segmentTreeFrom(frontier []treeNode, prevHead string, seg []byte, first int
 }
 
 // writeTree writes a tree file atomically (a hidden temporary file in the
-// same directory, renamed), so that no reader sees half of one.
-func writeTree(path string, data []byte) error {
+// same directory, renamed), so that no reader sees half of one. It is
+// best effort: a tree file is derived data, which readers do without
+// (they hash the segment then), so a file that cannot be written (a
+// read-only clone) is left out and nothing else fails.
+func writeTree(path string, data []byte) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("write ledger tree: %w", err)
+		return
 	}
 	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write ledger tree %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write ledger tree: %w", err)
-	}
-	return nil
 }

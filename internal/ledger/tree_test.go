@@ -447,8 +447,28 @@ func TestIsTreeName(t *testing.T) {
 			t.Errorf("IsTreeName(%q)", bad)
 		}
 	}
-	if !slices.Equal(spanningNodes(1, 9), nil) {
-		t.Error("the first segment has spanning nodes")
+}
+
+// spanningNodes against its definition, counted out node by node: for
+// each level, the node holding records first-2 and first-1 (0-based),
+// when it ends by last; none for the first segment.
+func TestSpanningNodes(t *testing.T) {
+	t.Parallel()
+	for first := int64(1); first <= 40; first++ {
+		for last := first; last <= 70; last++ {
+			var want []node
+			for level := 1; level < 8; level++ {
+				for index := int64(0); index<<level < last; index++ {
+					n := node{level: level, index: index}
+					if first >= 2 && n.lo() <= first-2 && n.hi() > first-1 && n.hi() <= last {
+						want = append(want, n)
+					}
+				}
+			}
+			if got := spanningNodes(first, last); !slices.Equal(got, want) {
+				t.Fatalf("spanningNodes(%d, %d) = %v, want %v", first, last, got, want)
+			}
+		}
 	}
 }
 

@@ -94,8 +94,8 @@ func orphanTrees(path string, segs []Segment) error {
 		have[filepath.Base(s.TreePath())] = true
 	}
 	for _, de := range des {
-		if name := de.Name(); IsTreeName(name) && !have[name] {
-			first, _, _ := ParseSegmentName(strings.TrimSuffix(name, treeExt) + ".jsonl")
+		name := de.Name()
+		if first, _, err := ParseTreeName(name); err == nil && !have[name] {
 			p := filepath.Join(SegmentDir(path), name)
 			return fmt.Errorf("ledger %s: %w", p, newLineError(ProblemTree, "tree file %s has no segment %s: the segment was removed or renamed", name, strings.TrimSuffix(name, treeExt)+".jsonl").at(first))
 		}
