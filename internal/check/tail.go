@@ -3,9 +3,9 @@ package check
 import (
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // tailBuffer is an io.Writer that keeps only the last max bytes written.
@@ -44,9 +44,7 @@ func (t *tailBuffer) String() string {
 	b := t.buf
 	cutFront := t.total > int64(len(b))
 	if cutFront {
-		for len(b) > 0 && !utf8.RuneStart(b[0]) {
-			b = b[1:]
-		}
+		b = b[spool.Start(b):]
 	}
 	s := strings.TrimSpace(strings.ToValidUTF8(t.redact.String(string(b)), "\uFFFD"))
 	if cutFront && s != "" {
