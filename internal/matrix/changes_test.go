@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -159,14 +158,7 @@ func TestChangesOverTheMatrixRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	// alpha's result moved to another base.
-	alpha := filepath.Join(out, TaskDirName("alpha"), ResultFile)
-	res, err := os.ReadFile(alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alpha, []byte(strings.Replace(string(res), plan.Commit, strings.Repeat("0", 40), 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editResult(t, out, "alpha", func(tr *TaskResult) { tr.Result.Change.Base = strings.Repeat("0", 40) })
 	g, err := Gather(t.Context(), plan, out)
 	if err != nil {
 		t.Fatal(err)
@@ -196,27 +188,6 @@ func TestChangesOverTheMatrixRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the agent ran")
-	}
-}
-
-// editResult rewrites the result.json of task id below out with edit.
-func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
-	t.Helper()
-	path := filepath.Join(out, TaskDirName(id), ResultFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr TaskResult
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatal(err)
-	}
-	edit(&tr)
-	if data, err = json.Marshal(tr); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

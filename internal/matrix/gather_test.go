@@ -291,21 +291,12 @@ func TestGatherOutputLimitIsMaxOutput(t *testing.T) {
 			out := filepath.Join(ws, "optr-tasks")
 			runTasks(t, plan, ws, out)
 			// good's output replaced, its result's hashes made to match.
-			dir := filepath.Join(out, TaskDirName("good"))
 			output := strings.Repeat("a", tc.size)
-			writeFile(t, filepath.Join(dir, OutputFile), output)
-			data, err := os.ReadFile(filepath.Join(dir, ResultFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tr TaskResult
-			if err := json.Unmarshal(data, &tr); err != nil {
-				t.Fatal(err)
-			}
-			tr.OutputSHA256 = executor.SHA256Hex(output)
-			tr.Result.OutputSHA256 = tr.OutputSHA256
-			data, _ = json.Marshal(tr)
-			writeFile(t, filepath.Join(dir, ResultFile), string(data))
+			writeFile(t, filepath.Join(out, TaskDirName("good"), OutputFile), output)
+			editResult(t, out, "good", func(tr *TaskResult) {
+				tr.OutputSHA256 = executor.SHA256Hex(output)
+				tr.Result.OutputSHA256 = tr.OutputSHA256
+			})
 
 			g, err := Gather(t.Context(), plan, out)
 			if err != nil {

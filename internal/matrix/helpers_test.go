@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,4 +74,25 @@ func makePlan(t *testing.T, cfg *config.Config, ws, pipelineName string) (*Plan,
 	t.Helper()
 	plan, _, err := MakePlan(t.Context(), pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "x", Pipeline: pipelineName, Dir: ws}, testDeps(), 0, "")
 	return plan, err
+}
+
+// editResult rewrites the result.json of task id below out with edit.
+func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
+	t.Helper()
+	path := filepath.Join(out, TaskDirName(id), ResultFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr TaskResult
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	edit(&tr)
+	if data, err = json.Marshal(tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
