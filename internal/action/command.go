@@ -17,11 +17,11 @@ const (
 	Skip Command = "skip"
 )
 
-// Event is what an event asks of optr, decided by Parse.
+// Trigger is what an event asks of optr, decided by Parse.
 //
 // Title, Body, Intent, Note and Reason come from users: they are untrusted
 // text and must be fenced before they reach a log or a comment.
-type Event struct {
+type Trigger struct {
 	// Command is what to do.
 	Command Command
 	// Reason says in one line why the event is skipped (Command == Skip).
@@ -73,6 +73,6 @@ type Event struct {
 
 // IsBot reports whether the sender is a bot account (SenderType "Bot"),
 // which optr never answers.
-func (t Event) IsBot() bool {
+func (t Trigger) IsBot() bool {
 	return strings.EqualFold(t.SenderType, "Bot")
 }

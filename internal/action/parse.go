@@ -40,26 +40,26 @@ import (
 // to stay silent. Every error Parse returns means the run cannot start as
 // configured (no event, an unreadable payload, no intent, an invalid
 // workflow name): the caller exits 2.
-func Parse(env Env, in Inputs) (Event, error) {
+func Parse(env Env, in Inputs) (Trigger, error) {
 	if env.EventName == "" {
-		return Event{}, errors.New("GITHUB_EVENT_NAME is not set: optr action runs inside GitHub Actions; use optr run elsewhere")
+		return Trigger{}, errors.New("GITHUB_EVENT_NAME is not set: optr action runs inside GitHub Actions; use optr run elsewhere")
 	}
 	if env.EventPath == "" {
-		return Event{}, errors.New("GITHUB_EVENT_PATH is not set: optr action needs the event payload the runner provides")
+		return Trigger{}, errors.New("GITHUB_EVENT_PATH is not set: optr action needs the event payload the runner provides")
 	}
 	payload, err := os.ReadFile(env.EventPath)
 	if err != nil {
-		return Event{}, fmt.Errorf("read the event payload: %w", err)
+		return Trigger{}, fmt.Errorf("read the event payload: %w", err)
 	}
 	return parseEvent(env.EventName, payload, in)
 }
 
-func parseEvent(name string, payload []byte, in Inputs) (Event, error) {
+func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
 	ev, err := decodeEvent(name, payload)
 	if err != nil {
-		return Event{}, err
+		return Trigger{}, err
 	}
-	t := Event{
+	t := Trigger{
 		EventName:  name,
 		Sender:     ev.sender.GetLogin(),
 		SenderType: ev.sender.GetType(),
@@ -82,13 +82,13 @@ func parseEvent(name string, payload []byte, in Inputs) (Event, error) {
 		t.Command = Run
 	case CommandAbort:
 		if t.Issue == 0 {
-			return Event{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
+			return Trigger{}, fmt.Errorf("input command is abort, but the %s event has no issue to abort a run on", name)
 		}
 		t.Command = Abort
 	case CommandAuto, CommandPlan, "":
 		decide(&t, ev, in)
 	default:
-		return Event{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
+		return Trigger{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
 	}
 
 	switch t.Command {
@@ -98,14 +98,14 @@ func parseEvent(name string, payload []byte, in Inputs) (Event, error) {
 		t.Workflow, err = resolveWorkflow(t, ev, in)
 	}
 	if err != nil {
-		return Event{}, err
+		return Trigger{}, err
 	}
 	return t, nil
 }
 
 // decide applies the auto rules: it sets Action, and Reason and Reply for
 // skips, and what a comment command carries.
-func decide(t *Event, ev event, in Inputs) {
+func decide(t *Trigger, ev event, in Inputs) {
 	label := in.TriggerLabel
 	if label == "" {
 		label = "optr"
@@ -160,7 +160,7 @@ func hasLabel(ev event, name string) bool {
 }
 
 // resolveRun fills Workflow, Intent, Constraints and Pipeline of a run.
-func resolveRun(t *Event, ev event, in Inputs) error {
+func resolveRun(t *Trigger, ev event, in Inputs) error {
 	wf, err := resolveWorkflow(*t, ev, in)
 	if err != nil {
 		return err
@@ -202,7 +202,7 @@ func resolveRun(t *Event, ev event, in Inputs) error {
 
 // resolveWorkflow picks the workflow name: the workflow input, else the
 // dispatch event's workflow input, else issue-<number>; and validates it.
-func resolveWorkflow(t Event, ev event, in Inputs) (string, error) {
+func resolveWorkflow(t Trigger, ev event, in Inputs) (string, error) {
 	name, from := in.Workflow, "the workflow input"
 	if name == "" {
 		name, from = strings.TrimSpace(ev.inputs["workflow"]), "the workflow_dispatch input workflow"

@@ -21,8 +21,8 @@ func defaultInputs() Inputs {
 }
 
 // issueTrigger is what every issue fixture carries.
-func issueTrigger(event string) Event {
-	return Event{EventName: event, Issue: 1, Sender: "Codertocat", SenderType: "User", Title: fixtureTitle, Body: fixtureBody}
+func issueTrigger(event string) Trigger {
+	return Trigger{EventName: event, Issue: 1, Sender: "Codertocat", SenderType: "User", Title: fixtureTitle, Body: fixtureBody}
 }
 
 func setComment(t *testing.T, body string) func(map[string]any) {
@@ -40,34 +40,34 @@ func TestParse(t *testing.T) {
 	comment := func(body string) func(*testing.T) string {
 		return mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) { return setComment(t, body) })
 	}
-	commentTrigger := func(tr Event) Event {
+	commentTrigger := func(tr Trigger) Trigger {
 		tr.CommentID = 492700400
 		return tr
 	}
-	with := func(tr Event, f func(*Event)) Event { f(&tr); return tr }
+	with := func(tr Trigger, f func(*Trigger)) Trigger { f(&tr); return tr }
 
 	tests := []struct {
 		name    string
 		event   string
 		payload func(*testing.T) string
 		inputs  func(*Inputs)
-		want    Event
+		want    Trigger
 	}{
 		{
 			name: "labeled with another label", event: "issues", payload: fixture("issues.labeled.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, `issues.labeled: the label "bug" is not the trigger label "optr"`
 			}),
 		},
 		{
 			name: "labeled with another label, organization payload", event: "issues", payload: fixture("issues.labeled.with-organization.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, `issues.labeled: the label "bug" is not the trigger label "optr"`
 			}),
 		},
 		{
 			name: "labeled optr, issue-form body", event: "issues", payload: fixture("issues.labeled.optr.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Body = Run, "issue-1", formBody
 				tr.Intent = fixtureTitle + "\n\n" + strings.ReplaceAll(formBody, "\r\n", "\n")
 				tr.Constraints = []string{"no-todo", "max-length", "markdown"}
@@ -77,7 +77,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "labeled, label compared without case", event: "issues", payload: fixture("issues.labeled.optr.json"),
 			inputs: func(in *Inputs) { in.TriggerLabel = "OPTR"; in.Constraints = "json, Markdown" },
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Body = Run, "issue-1", formBody
 				tr.Intent = fixtureTitle + "\n\n" + strings.ReplaceAll(formBody, "\r\n", "\n")
 				tr.Constraints = []string{"json", "markdown", "no-todo", "max-length"}
@@ -86,19 +86,19 @@ func TestParse(t *testing.T) {
 		},
 		{
 			name: "opened without the label", event: "issues", payload: fixture("issues.opened.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, `issues.opened: the issue does not carry the trigger label "optr"`
 			}),
 		},
 		{
 			name: "opened with the label", event: "issues", payload: fixture("issues.opened.optr.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
 			}),
 		},
 		{
 			name: "opened with an empty body, no label", event: "issues", payload: fixture("issues.opened.with-empty-body.json"),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Body = ""
 				tr.Command, tr.Reason = Skip, `issues.opened: the issue does not carry the trigger label "optr"`
 			}),
@@ -111,7 +111,7 @@ func TestParse(t *testing.T) {
 					issue["labels"] = append(issue["labels"].([]any), map[string]any{"name": "optr"})
 				}
 			}),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Body = ""
 				tr.Command, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle
 			}),
@@ -121,58 +121,58 @@ func TestParse(t *testing.T) {
 			payload: mutated("issues.opened.optr.json", func(*testing.T) func(map[string]any) {
 				return func(m map[string]any) { m["action"] = "closed" }
 			}),
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, `issues.closed does not start optr: label the issue "optr" or comment /optr run`
 			}),
 		},
 		{
 			name: "plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, "the comment is not an /optr command"
 			})),
 		},
 		{
 			name: "plain comment, organization payload", event: "issue_comment", payload: fixture("issue_comment.created.with-organization.json"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, "the comment is not an /optr command"
 			})),
 		},
 		{
 			name: "/optr run", event: "issue_comment", payload: fixture("issue_comment.created.optr-run.json"),
 			inputs: func(in *Inputs) { in.Pipeline = "from-input" },
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent, tr.Pipeline = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "from-input"
 			})),
 		},
 		{
 			name: "/optr run fast", event: "issue_comment", payload: comment("  \n/optr run fast"),
 			inputs: func(in *Inputs) { in.Pipeline = "from-input" },
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent, tr.Pipeline = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "fast"
 			})),
 		},
 		{
 			name: "/optr choose 2 looks good", event: "issue_comment", payload: fixture("issue_comment.created.optr-choose.json"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Choice, tr.Note = Choose, "issue-1", 2, "looks good"
 			})),
 		},
 		{
 			name: "/optr choose x", event: "issue_comment", payload: comment("/optr choose x"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, `/optr choose: "x" is not an option number`
 				tr.Reply = "`/optr choose` needs the number of an option, a positive whole number such as `/optr choose 1`; a note may follow it."
 			})),
 		},
 		{
 			name: "/optr abort", event: "issue_comment", payload: comment("/optr abort"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow = Abort, "issue-1"
 			})),
 		},
 		{
 			name: "/optr frobnicate", event: "issue_comment", payload: comment("/optr frobnicate now"),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, "unknown command /optr frobnicate; the commands are run, choose and abort"
 				tr.Reply = "I do not know that command. " + usage
 			})),
@@ -185,7 +185,7 @@ func TestParse(t *testing.T) {
 					obj(t, m, "issue")["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"}
 				}
 			}),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent, tr.PullRequest = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, true
 			})),
 		},
@@ -194,7 +194,7 @@ func TestParse(t *testing.T) {
 			payload: mutated("issue_comment.created.optr-run.json", func(*testing.T) func(map[string]any) {
 				return func(m map[string]any) { m["action"] = "edited" }
 			}),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Reason = Skip, "issue_comment.edited: optr reads new comments only"
 			})),
 		},
@@ -206,14 +206,14 @@ func TestParse(t *testing.T) {
 					s["login"], s["type"] = "github-actions[bot]", "Bot"
 				}
 			}),
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Sender, tr.SenderType = "github-actions[bot]", "Bot"
 				tr.Command, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
 			})),
 		},
 		{
 			name: "dispatch with inputs in the event", event: "workflow_dispatch", payload: fixture("workflow_dispatch.optr.json"),
-			want: Event{
+			want: Trigger{
 				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Command: Run,
 				Workflow: "docs-refresh", Intent: "Refresh the README badges.", Constraints: []string{"no-todo", "max-length"},
 			},
@@ -223,7 +223,7 @@ func TestParse(t *testing.T) {
 			inputs: func(in *Inputs) {
 				in.Workflow, in.Intent, in.Constraints, in.Pipeline = "release", "Cut a release.", "json", "careful"
 			},
-			want: Event{
+			want: Trigger{
 				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Command: Run,
 				Workflow: "release", Intent: "Cut a release.", Constraints: []string{"json"}, Pipeline: "careful",
 			},
@@ -231,7 +231,7 @@ func TestParse(t *testing.T) {
 		{
 			name: "dispatch, with: intent only", event: "workflow_dispatch", payload: fixture("workflow_dispatch.json"),
 			inputs: func(in *Inputs) { in.Workflow, in.Intent = "hello", "Greet Mona." },
-			want: Event{
+			want: Trigger{
 				EventName: "workflow_dispatch", Sender: "Codertocat", SenderType: "User", Command: Run,
 				Workflow: "hello", Intent: "Greet Mona.",
 			},
@@ -239,32 +239,32 @@ func TestParse(t *testing.T) {
 		{
 			name: "command run forces a run on another label", event: "issues", payload: fixture("issues.labeled.json"),
 			inputs: func(in *Inputs) { in.Command = CommandRun },
-			want: with(issueTrigger("issues"), func(tr *Event) {
+			want: with(issueTrigger("issues"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
 			}),
 		},
 		{
 			name: "command run on a plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
 			inputs: func(in *Inputs) { in.Command = CommandRun },
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow, tr.Intent = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody
 			})),
 		},
 		{
 			name: "command run on a push, everything from inputs", event: "push", payload: fixture("workflow_dispatch.json"),
 			inputs: func(in *Inputs) { in.Command, in.Workflow, in.Intent = CommandRun, "nightly", "Tidy up." },
-			want:   Event{EventName: "push", Sender: "Codertocat", SenderType: "User", Command: Run, Workflow: "nightly", Intent: "Tidy up."},
+			want:   Trigger{EventName: "push", Sender: "Codertocat", SenderType: "User", Command: Run, Workflow: "nightly", Intent: "Tidy up."},
 		},
 		{
 			name: "command abort on a plain comment", event: "issue_comment", payload: fixture("issue_comment.created.json"),
 			inputs: func(in *Inputs) { in.Command = CommandAbort },
-			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Event) {
+			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
 				tr.Command, tr.Workflow = Abort, "issue-1"
 			})),
 		},
 		{
 			name: "another event skips", event: "push", payload: fixture("workflow_dispatch.json"),
-			want: Event{
+			want: Trigger{
 				EventName: "push", Sender: "Codertocat", SenderType: "User", Command: Skip,
 				Reason: `the push event does not start optr: it answers issues, issue_comment and workflow_dispatch`,
 			},
@@ -393,7 +393,7 @@ func TestParseEveryFixture(t *testing.T) {
 func TestIsBot(t *testing.T) {
 	t.Parallel()
 	for typ, want := range map[string]bool{"Bot": true, "bot": true, "User": false, "Organization": false, "": false} {
-		if got := (Event{SenderType: typ}).IsBot(); got != want {
+		if got := (Trigger{SenderType: typ}).IsBot(); got != want {
 			t.Errorf("IsBot(%q) = %v, want %v", typ, got, want)
 		}
 	}

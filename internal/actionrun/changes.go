@@ -26,7 +26,7 @@ import (
 // so the `run` entry records the pull request's number.
 type deliverer struct {
 	j      *Job
-	trig   action.Event
+	trig   action.Trigger
 	branch string // the ledger branch ("" = the default branch)
 }
 

@@ -19,7 +19,7 @@ import (
 // maintainers; a dispatched run without an issue says how to answer.
 type issueAsker struct {
 	j    *Job
-	trig action.Event
+	trig action.Trigger
 }
 
 // Ask implements pipeline.Asker: no answer can be had inside the job.
@@ -42,14 +42,14 @@ func (a *issueAsker) Paused(ctx context.Context, rep *pipeline.Report, cp checkp
 
 // choose answers the open checkpoint of the issue's workflow with
 // `/optr choose N [note]`.
-func (j *Job) choose(ctx context.Context, trig action.Event) error {
+func (j *Job) choose(ctx context.Context, trig action.Trigger) error {
 	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
 		return checkpoint.Decide(cp, trig.Choice, trig.Sender, trig.Note, checkpoint.SourceComment)
 	})
 }
 
 // abort ends the paused run of the issue's workflow (`/optr abort`).
-func (j *Job) abort(ctx context.Context, trig action.Event) error {
+func (j *Job) abort(ctx context.Context, trig action.Trigger) error {
 	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
 		return checkpoint.AbortDecision(cp, trig.Sender, trig.Note, checkpoint.SourceComment)
 	})
@@ -57,7 +57,7 @@ func (j *Job) abort(ctx context.Context, trig action.Event) error {
 
 // answer resumes a paused run from the committed checkpoint (never from
 // a comment body, which anyone can edit) and carries the decision out.
-func (j *Job) answer(ctx context.Context, trig action.Event, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
+func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), &UsageError{Err: err})
@@ -129,7 +129,7 @@ func (j *Job) answer(ctx context.Context, trig action.Event, decide func(checkpo
 }
 
 // noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.
-func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Event, ledgerData []byte) error {
+func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerData []byte) error {
 	last, err := checkpoint.Last(bytes.NewReader(ledgerData), trig.Workflow)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Event, ledgerDat
 }
 
 // post logs text and posts it as a short answer on the issue.
-func (j *Job) post(ctx context.Context, trig action.Event, text string) {
+func (j *Job) post(ctx context.Context, trig action.Trigger, text string) {
 	j.log.Infof("%s", text)
 	if trig.Issue != 0 {
 		if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindReply, j.env.RunID(), text); err != nil {
@@ -158,7 +158,7 @@ func (j *Job) post(ctx context.Context, trig action.Event, text string) {
 
 // reply posts a short answer on the issue and ends the job skipped (err
 // nil) or with err.
-func (j *Job) reply(ctx context.Context, trig action.Event, text string, err error) error {
+func (j *Job) reply(ctx context.Context, trig action.Trigger, text string, err error) error {
 	j.post(ctx, trig, text)
 	if err != nil {
 		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: text})

@@ -151,7 +151,7 @@ func (j *Job) connect(ctx context.Context) error {
 
 // authorise lets writers act. Bots were already turned away; a human
 // without permission gets at most one short reply per issue.
-func (j *Job) authorise(ctx context.Context, trig action.Event) (bool, error) {
+func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) {
 	if trig.EventName == "workflow_dispatch" {
 		return true, nil // dispatching a workflow already takes write access
 	}
@@ -174,7 +174,7 @@ func (j *Job) authorise(ctx context.Context, trig action.Event) (bool, error) {
 	return false, j.skip("")
 }
 
-func (j *Job) react(ctx context.Context, trig action.Event) {
+func (j *Job) react(ctx context.Context, trig action.Trigger) {
 	if trig.Issue == 0 {
 		return
 	}
@@ -190,7 +190,7 @@ func (j *Job) skip(msg string) error {
 
 // outcome is what the step outputs report.
 type outcome struct {
-	status                               pipeline.Status
+	status                               pipeline.RunStatus
 	runID, selected, resultFile, message string
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string

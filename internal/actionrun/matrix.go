@@ -19,7 +19,7 @@ import (
 
 // plan resolves a Run trigger into plan.json and the matrix output, and
 // posts the progress comment with every task queued. No agent runs.
-func (j *Job) plan(ctx context.Context, trig action.Event) error {
+func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 	runID := j.env.RunID()
 	cfg, err := j.loadConfig()
 	if err != nil {
@@ -127,7 +127,7 @@ func (j *Job) gather(ctx context.Context) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	trig := action.Event{Command: action.Run, Issue: plan.Issue, Title: plan.Title, Workflow: plan.Workflow, Intent: plan.Intent}
+	trig := action.Trigger{Command: action.Run, Issue: plan.Issue, Title: plan.Title, Workflow: plan.Workflow, Intent: plan.Intent}
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, spec.Config.Escalation.Mention)
 	branch := j.ledgerBranch(spec.Config.Ledger.Branch)

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
 )
@@ -76,12 +77,12 @@ func (pc *progressComment) attach(ctx context.Context, id int64) {
 	})
 }
 
-func title(trig action.Event) string {
+func title(trig action.Trigger) string {
 	if trig.Title != "" {
 		return trig.Title
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(trig.Intent), "\n")
-	return comment.Truncate(first, 120)
+	return markdown.Truncate(first, 120)
 }
 
 // Event implements pipeline.Observer: it folds an agent state change into
@@ -194,7 +195,7 @@ func (j *Job) checkpointOf(rep *pipeline.Report) string {
 // ledger would cost time that grows with it; this costs the active
 // segment only.
 func (j *Job) keepCheckpoint(res github.CommitResult) {
-	cp, err := ledger.CheckpointOf(ledger.Origin(j.env.Repository), res.LastTree, res.Ledger)
+	cp, err := ledger.TreeHeadOf(ledger.Origin(j.env.Repository), res.LastTree, res.Ledger)
 	if err != nil {
 		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
 		return

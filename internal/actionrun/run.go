@@ -13,12 +13,13 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
 // spec is what trig asks of run runID under cfg, in this job's workspace
 // at the checked-out commit: the spec a run and a matrix plan share.
-func (j *Job) spec(trig action.Event, runID string, cfg *config.Config) pipeline.Spec {
+func (j *Job) spec(trig action.Trigger, runID string, cfg *config.Config) pipeline.Spec {
 	return pipeline.Spec{
 		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
 		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
@@ -28,7 +29,7 @@ func (j *Job) spec(trig action.Event, runID string, cfg *config.Config) pipeline
 // run carries out a Run trigger through the pipeline's driver: the
 // progress comment follows the run, the ledger and the run's files are
 // committed to the ledger branch, a pause is announced on the issue.
-func (j *Job) run(ctx context.Context, trig action.Event) error {
+func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	for _, bad := range trig.RejectedConstraints {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
@@ -86,7 +87,7 @@ func (j *Job) conclude(rep *pipeline.Report) error {
 }
 
 // report writes a run's log groups, job summary and step outputs.
-func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
+func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
 	j.logResults(rep)
 	j.summary(rep)
 	tokens, cost := rep.Totals()
@@ -105,7 +106,7 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.Status) {
 // nothingUsable reports a run none of whose agents can work here, before
 // any started: one comment on the issue saying what to add, status failed,
 // exit 1. Nothing is recorded: no agent ran.
-func (j *Job) nothingUsable(ctx context.Context, trig action.Event, err *pipeline.NothingUsableError) error {
+func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipeline.NothingUsableError) error {
 	j.log.Error(err.Error())
 	if trig.Issue != 0 {
 		if _, cerr := j.gh.UpsertComment(ctx, trig.Issue, comment.KindRun, err.RunID, err.Comment()); cerr != nil {
@@ -117,10 +118,10 @@ func (j *Job) nothingUsable(ctx context.Context, trig action.Event, err *pipelin
 }
 
 // failEarly reports a run that could not start (bad config, bad input).
-func (j *Job) failEarly(ctx context.Context, trig action.Event, runID string, err error) error {
+func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, err error) error {
 	j.log.Error(err.Error())
 	if trig.Issue != 0 {
-		body := fmt.Sprintf("optr could not start run %s:\n\n%s", runID, comment.Fence(err.Error()))
+		body := fmt.Sprintf("optr could not start run %s:\n\n%s", runID, markdown.Fence(err.Error()))
 		if _, cerr := j.gh.UpsertComment(ctx, trig.Issue, "run", runID, body); cerr != nil {
 			j.log.Warning("could not comment on the issue: " + cerr.Error())
 		}
@@ -182,7 +183,7 @@ func (j *Job) deps() pipeline.Deps {
 
 // escalationComments posts an escalation comment for each watcher
 // decision that needs a human (escalate_ceo, abort), once per escalation.
-func (j *Job) escalationComments(ctx context.Context, trig action.Event, mention []string) func(escalation.Escalation) {
+func (j *Job) escalationComments(ctx context.Context, trig action.Trigger, mention []string) func(escalation.Escalation) {
 	var mu sync.Mutex // decisions arrive from agent goroutines; writes to GitHub go one at a time
 	return func(e escalation.Escalation) {
 		j.log.Warning(fmt.Sprintf("watcher: %s — %s", e.Decision.Action, e.Reason))

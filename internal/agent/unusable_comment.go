@@ -3,8 +3,8 @@ package agent
 import (
 	"strings"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Failure is one agent's final failure as a run records it (an executor
@@ -36,13 +36,13 @@ func UnusableComment(runID string, failures []Failure) (body string, ok bool) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("### optr could not run " + comment.Code(runID) + ": no agent is usable\n\n")
+	b.WriteString("### optr could not run " + markdown.Code(runID) + ": no agent is usable\n\n")
 	for _, f := range failures {
-		b.WriteString("- " + comment.Code(f.Agent))
+		b.WriteString("- " + markdown.Code(f.Agent))
 		if f.Provider != "" {
-			b.WriteString(" (" + comment.Code(f.Provider) + ")")
+			b.WriteString(" (" + markdown.Code(f.Provider) + ")")
 		}
-		b.WriteString(": " + comment.Inline(Problem(f.Message), maxProblem) + "\n")
+		b.WriteString(": " + markdown.Inline(Problem(f.Message), maxProblem) + "\n")
 	}
 	b.WriteString(unusableFix)
 	return b.String(), true

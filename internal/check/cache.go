@@ -9,14 +9,14 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// JudgeCache holds the verdicts of one run: of judges, and of the
+// Verdicts holds the verdicts of one run: of judges, and of the
 // deterministic and command checks (by constraint and output SHA-256), so
 // an output that several agents produced, or that is checked again, is
 // judged or checked once. It is safe for concurrent use: concurrent
 // requests for the same verdict share one call. Errors are not cached; the
 // next request asks again. It also bounds the run's command checks that
 // run at once (a process each).
-type JudgeCache struct {
+type Verdicts struct {
 	mu       sync.Mutex
 	verdicts map[string]Outcome
 	flight   singleflight.Group
@@ -25,22 +25,22 @@ type JudgeCache struct {
 	commands chan struct{} // one token per running command check
 }
 
-// NewJudgeCache returns an empty cache. Create one per run and pass it to
+// NewVerdicts returns an empty cache. Create one per run and pass it to
 // Resolve (or New) through Options.Cache.
-func NewJudgeCache() *JudgeCache {
-	return &JudgeCache{verdicts: map[string]Outcome{}, commands: make(chan struct{}, maxCommandChecks())}
+func NewVerdicts() *Verdicts {
+	return &Verdicts{verdicts: map[string]Outcome{}, commands: make(chan struct{}, maxCommandChecks())}
 }
 
 // Hits returns how many verdicts were served without calling a judge or
 // running a check.
-func (c *JudgeCache) Hits() int64 { return c.hits.Load() }
+func (c *Verdicts) Hits() int64 { return c.hits.Load() }
 
 // Judged returns how many times a judge was called or a cached check ran.
-func (c *JudgeCache) Judged() int64 { return c.judged.Load() }
+func (c *Verdicts) Judged() int64 { return c.judged.Load() }
 
 // commandSlot waits until fewer than maxCommandChecks command checks run
 // and returns the function that ends this one's turn.
-func (c *JudgeCache) commandSlot(ctx context.Context) (func(), error) {
+func (c *Verdicts) commandSlot(ctx context.Context) (func(), error) {
 	select {
 	case c.commands <- struct{}{}:
 		return func() { <-c.commands }, nil
@@ -49,14 +49,14 @@ func (c *JudgeCache) commandSlot(ctx context.Context) (func(), error) {
 	}
 }
 
-func (c *JudgeCache) lookup(key string) (Outcome, bool) {
+func (c *Verdicts) lookup(key string) (Outcome, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o, ok := c.verdicts[key]
 	return o, ok
 }
 
-func (c *JudgeCache) store(key string, o Outcome) {
+func (c *Verdicts) store(key string, o Outcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.verdicts[key] = o
@@ -64,7 +64,7 @@ func (c *JudgeCache) store(key string, o Outcome) {
 
 // do returns the cached verdict for key, or calls judge once for all
 // concurrent callers and caches a successful verdict.
-func (c *JudgeCache) do(ctx context.Context, key string, judge func() (Outcome, error)) (Outcome, error) {
+func (c *Verdicts) do(ctx context.Context, key string, judge func() (Outcome, error)) (Outcome, error) {
 	if o, ok := c.lookup(key); ok {
 		c.hits.Add(1)
 		return o, nil
@@ -101,7 +101,7 @@ func (c *JudgeCache) do(ctx context.Context, key string, judge func() (Outcome, 
 // it waits for the shared call even when ctx ends, so a check stopped by
 // ctx reports its own error: a check, unlike a judge, never outlives its
 // timeout.
-func (c *JudgeCache) check(key string, check func() (Outcome, error)) (Outcome, error) {
+func (c *Verdicts) check(key string, check func() (Outcome, error)) (Outcome, error) {
 	if o, ok := c.lookup(key); ok {
 		c.hits.Add(1)
 		return o, nil

@@ -13,9 +13,9 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 )
 
-// TestJudgeCacheAcrossARun: the outputs of a run share one cache, so each
+// TestVerdictsAcrossARun: the outputs of a run share one cache, so each
 // distinct (output, constraint, criterion) is judged once.
-func TestJudgeCacheAcrossARun(t *testing.T) {
+func TestVerdictsAcrossARun(t *testing.T) {
 	t.Parallel()
 	a := ruleJudge("gpt", "polite")
 	opts := judgeOpts(a)
@@ -55,7 +55,7 @@ func TestJudgeCacheAcrossARun(t *testing.T) {
 	}
 }
 
-func TestJudgeCacheConcurrentSameOutput(t *testing.T) {
+func TestVerdictsConcurrentSameOutput(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
@@ -81,11 +81,11 @@ func TestJudgeCacheConcurrentSameOutput(t *testing.T) {
 	}
 }
 
-func TestJudgeCacheKey(t *testing.T) {
+func TestVerdictsKey(t *testing.T) {
 	t.Parallel()
 	a := ruleJudge("gpt", "x")
 	opts := judgeOpts(a)
-	opts.Cache = NewJudgeCache()
+	opts.Cache = NewVerdicts()
 	one := mustNew(t, "one", config.Constraint{Check: "judge", Agent: "gpt", Criterion: "A"}, opts)
 	sameName := mustNew(t, "one", config.Constraint{Check: "judge", Agent: "gpt", Criterion: "B"}, opts)
 	two := mustNew(t, "two", config.Constraint{Check: "judge", Agent: "gpt", Criterion: "A"}, opts)
@@ -102,9 +102,9 @@ func TestJudgeCacheKey(t *testing.T) {
 	}
 }
 
-// TestJudgeCacheKeepsNoErrors: a failed judgement is asked again next time,
+// TestVerdictsKeepsNoErrors: a failed judgement is asked again next time,
 // and until then the constraint is unverified, never passed.
-func TestJudgeCacheKeepsNoErrors(t *testing.T) {
+func TestVerdictsKeepsNoErrors(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
 	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
@@ -117,8 +117,8 @@ func TestJudgeCacheKeepsNoErrors(t *testing.T) {
 	first := Evaluate(t.Context(), cs, "out")
 	second := Evaluate(t.Context(), cs, "out")
 	third := Evaluate(t.Context(), cs, "out")
-	want := []Status{Unverified, Passed, Passed}
-	got := []Status{first.Verdicts[0].Status, second.Verdicts[0].Status, third.Verdicts[0].Status}
+	want := []VerdictStatus{Unverified, Passed, Passed}
+	got := []VerdictStatus{first.Verdicts[0].Status, second.Verdicts[0].Status, third.Verdicts[0].Status}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -153,7 +153,7 @@ func TestJudgePanicDoesNotCrash(t *testing.T) {
 	}
 }
 
-func TestJudgeCacheWaiterGivesUp(t *testing.T) {
+func TestVerdictsWaiterGivesUp(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	started := make(chan struct{})

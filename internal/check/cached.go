@@ -18,7 +18,7 @@ import (
 type cachedCheck struct {
 	Checker
 	name    string
-	cache   *JudgeCache
+	cache   *Verdicts
 	command bool
 }
 

@@ -146,7 +146,7 @@ func (g *gate) Check(ctx context.Context, _ string) (Outcome, error) {
 func TestCommandChecksBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := &gate{release: make(chan struct{})}
-		ch := cachedCheck{Checker: g, name: "c", cache: NewJudgeCache(), command: true}
+		ch := cachedCheck{Checker: g, name: "c", cache: NewVerdicts(), command: true}
 		n := maxCommandChecks() + 3
 		var wg sync.WaitGroup
 		for i := range n {

@@ -33,14 +33,14 @@ type Constraint struct {
 	Description string
 }
 
-// Status is the state of one constraint for one result.
-type Status string
+// VerdictStatus is the state of one constraint for one result.
+type VerdictStatus string
 
 // The constraint states.
 const (
-	Passed     Status = "passed"
-	Failed     Status = "failed"
-	Unverified Status = "unverified"
+	Passed     VerdictStatus = "passed"
+	Failed     VerdictStatus = "failed"
+	Unverified VerdictStatus = "unverified"
 )
 
 // Verdict is the outcome of one constraint for one result.
@@ -50,7 +50,7 @@ type Verdict struct {
 	// Hard is copied from the constraint.
 	Hard bool `json:"hard"`
 	// Status is passed, failed or unverified.
-	Status Status `json:"status"`
+	Status VerdictStatus `json:"status"`
 	// Reason explains a failure, a judge's verdict, or why the constraint
 	// could not be verified.
 	Reason string `json:"reason,omitempty"`

@@ -134,11 +134,11 @@ func TestJudgeCallsSpendTheBudget(t *testing.T) {
 		name := fmt.Sprintf("j%d", i)
 		cs = append(cs, Constraint{Name: name, Hard: true, Checker: mustNew(t, name, config.Constraint{Check: "judge", Agent: "judge"}, opts)})
 	}
-	var got []Status
+	var got []VerdictStatus
 	for _, c := range cs {
 		got = append(got, Evaluate(t.Context(), []Constraint{c}, "out").Verdicts[0].Status)
 	}
-	if diff := cmp.Diff([]Status{Passed, Passed, Unverified, Unverified}, got); diff != "" {
+	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Unverified, Unverified}, got); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
 	}
 	if calls.Load() != 2 || b.used.Load() != 200 {

@@ -24,7 +24,7 @@ type judgeCheck struct {
 	name      string
 	criterion string
 	agent     agent.Agent
-	cache     *JudgeCache
+	cache     *Verdicts
 	timeout   time.Duration
 	maxChars  int
 	workflow  string
@@ -79,7 +79,7 @@ func judgeAgent(opts Options, name string) (agent.Agent, error) {
 func newJudge(name, criterion string, a agent.Agent, timeout time.Duration, opts Options) *judgeCheck {
 	cache := opts.Cache
 	if cache == nil {
-		cache = NewJudgeCache()
+		cache = NewVerdicts()
 	}
 	maxChars := opts.JudgeMaxChars
 	if maxChars <= 0 {

@@ -26,7 +26,7 @@ func New(name string, c config.Constraint, opts Options) (Checker, error) {
 		// patch), so its verdicts are cached for the run.
 		cache := opts.Cache
 		if cache == nil {
-			cache = NewJudgeCache()
+			cache = NewVerdicts()
 		}
 		ch = cachedCheck{Checker: ch, name: name, cache: cache, command: c.Check == config.CheckCommand}
 	}

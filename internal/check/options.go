@@ -36,7 +36,7 @@ type Options struct {
 	// Cache shares judge verdicts across a run. When it is nil, Resolve
 	// makes one for all the constraints it resolves, and New gives each
 	// judge a cache of its own.
-	Cache *JudgeCache
+	Cache *Verdicts
 	// JudgeMaxChars caps how many characters of an output a judge sees
 	// (default DefaultJudgeMaxChars). Longer outputs are shortened, so length
 	// can never earn a judge's favour.

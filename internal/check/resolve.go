@@ -31,7 +31,7 @@ import (
 // invalid name, a check that does not build, a judge agent that is missing.
 func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, error) {
 	if opts.Cache == nil {
-		opts.Cache = NewJudgeCache()
+		opts.Cache = NewVerdicts()
 	}
 	opts.Judge = memoJudge(opts.Judge)
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Size limits of the comment's untrusted parts, in characters. With them
@@ -38,7 +39,7 @@ var mentionRE = lazyregexp.New(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-
 func Comment(cp Checkpoint, mention []string) string {
 	var b strings.Builder
 	b.WriteString(comment.Marker(comment.KindCheckpoint, cp.ID) + "\n")
-	b.WriteString("### ⏸️ optr is waiting for a decision: " + comment.Code(string(cp.Trigger)) + "\n\n")
+	b.WriteString("### ⏸️ optr is waiting for a decision: " + markdown.Code(string(cp.Trigger)) + "\n\n")
 	if m := mentions(mention); m != "" {
 		b.WriteString(m + " ")
 	}
@@ -58,16 +59,16 @@ func DecidedComment(cp Checkpoint, d Decision) string {
 	if !ok {
 		o = Option{N: d.Option, Label: string(d.Action)}
 	}
-	chose := fmt.Sprintf("**%s** chose option %d, **%s**", who(d.By), o.N, comment.Inline(o.Label, labelLimit))
+	chose := fmt.Sprintf("**%s** chose option %d, **%s**", who(d.By), o.N, markdown.Inline(o.Label, labelLimit))
 	if o.Description != "" {
-		chose += ": " + comment.Inline(o.Description, reasonLimit)
+		chose += ": " + markdown.Inline(o.Description, reasonLimit)
 	}
 	chose += " (" + where(d.Source) + ")."
 
 	var b strings.Builder
 	b.WriteString(comment.Marker(comment.KindCheckpoint, cp.ID) + "\n")
 	if !d.Action.Closes() {
-		b.WriteString("### ⏸️ optr is waiting for a decision: " + comment.Code(string(cp.Trigger)) + "\n\n")
+		b.WriteString("### ⏸️ optr is waiting for a decision: " + markdown.Code(string(cp.Trigger)) + "\n\n")
 		b.WriteString(chose + " The checkpoint stays open.\n\n")
 		b.WriteString(note(d))
 		b.WriteString(pausedLine(cp) + "\n\n")
@@ -76,7 +77,7 @@ func DecidedComment(cp Checkpoint, d Decision) string {
 		b.WriteString(howToAnswer(cp))
 		return comment.Fit(b.String(), fileRef(cp.ID))
 	}
-	b.WriteString("### " + decidedHeading(d.Action) + ": " + comment.Code(string(cp.Trigger)) + "\n\n")
+	b.WriteString("### " + decidedHeading(d.Action) + ": " + markdown.Code(string(cp.Trigger)) + "\n\n")
 	b.WriteString(chose + "\n\n")
 	b.WriteString(note(d))
 	b.WriteString("<details><summary>Context and options</summary>\n\n")
@@ -95,12 +96,12 @@ func AlreadyDecidedReply(cp Checkpoint, d Decision) string {
 	}
 	return fmt.Sprintf("Checkpoint %s was already decided: **%s** chose option %d, **%s** (%s). "+
 		"A later answer changes nothing; to try again, start a new run with `/optr run`.",
-		comment.Code(cp.ID), who(d.By), d.Option, comment.Inline(label, labelLimit), where(d.Source))
+		markdown.Code(cp.ID), who(d.By), d.Option, markdown.Inline(label, labelLimit), where(d.Source))
 }
 
 // pausedLine names the run and says why it paused.
 func pausedLine(cp Checkpoint) string {
-	s := fmt.Sprintf("Run %s of workflow %s paused at checkpoint %s.", comment.Code(cp.Run), comment.Code(cp.Workflow), comment.Code(cp.ID))
+	s := fmt.Sprintf("Run %s of workflow %s paused at checkpoint %s.", markdown.Code(cp.Run), markdown.Code(cp.Workflow), markdown.Code(cp.ID))
 	if why := situation(cp.Trigger); why != "" {
 		s += " " + why
 	}
@@ -113,19 +114,19 @@ func details(cp Checkpoint) string {
 	if strings.TrimSpace(cp.Context) != "" {
 		ctx, cutNote := cp.Context, ""
 		if utf8.RuneCountInString(ctx) > contextLimit {
-			ctx = comment.Truncate(ctx, contextLimit)
+			ctx = markdown.Truncate(ctx, contextLimit)
 			cutNote = "\n\n… cut; the whole context is in " + fileRef(cp.ID) + "."
 		}
-		b.WriteString("#### Context\n\n" + comment.Untrusted(ctx) + cutNote + "\n\n")
+		b.WriteString("#### Context\n\n" + markdown.Untrusted(ctx) + cutNote + "\n\n")
 	}
 	b.WriteString("#### Options\n\n")
 	for _, o := range cp.Options {
-		fmt.Fprintf(&b, "%d. **%s**", o.N, comment.Inline(o.Label, labelLimit))
+		fmt.Fprintf(&b, "%d. **%s**", o.N, markdown.Inline(o.Label, labelLimit))
 		if o.N == cp.Recommended {
 			b.WriteString(" (recommended)")
 		}
 		if o.Description != "" {
-			b.WriteString(": " + comment.Inline(o.Description, reasonLimit))
+			b.WriteString(": " + markdown.Inline(o.Description, reasonLimit))
 		}
 		b.WriteString("\n")
 	}
@@ -136,7 +137,7 @@ func details(cp Checkpoint) string {
 func recommendedLine(cp Checkpoint) string {
 	o, _ := cp.Option(cp.Recommended)
 	why := strings.TrimPrefix(cp.Recommendation, o.Label+" — ")
-	return fmt.Sprintf("**Recommended:** option %d, %s: %s.", o.N, comment.Inline(o.Label, labelLimit), comment.Inline(why, reasonLimit))
+	return fmt.Sprintf("**Recommended:** option %d, %s: %s.", o.N, markdown.Inline(o.Label, labelLimit), markdown.Inline(why, reasonLimit))
 }
 
 // howToAnswer gives the exact reply syntax.
@@ -159,9 +160,9 @@ func note(d Decision) string {
 	}
 	n, cutNote := d.Note, ""
 	if utf8.RuneCountInString(n) > noteLimit {
-		n, cutNote = comment.Truncate(n, noteLimit), "\n\n… cut; the whole note is in the ledger."
+		n, cutNote = markdown.Truncate(n, noteLimit), "\n\n… cut; the whole note is in the ledger."
 	}
-	return "Note:\n\n" + comment.Untrusted(n) + cutNote + "\n\n"
+	return "Note:\n\n" + markdown.Untrusted(n) + cutNote + "\n\n"
 }
 
 func decidedHeading(a Action) string {
@@ -181,7 +182,7 @@ func who(by string) string {
 	if strings.TrimSpace(by) == "" {
 		return "someone"
 	}
-	return comment.Inline(by, byLimit)
+	return markdown.Inline(by, byLimit)
 }
 
 // where says where a decision was made.
@@ -210,5 +211,5 @@ func mentions(handles []string) string {
 
 // fileRef names the checkpoint file inside the datalake.
 func fileRef(id string) string {
-	return "the checkpoint file " + comment.Code(checkpointDir+id+fileExt) + " in the datalake"
+	return "the checkpoint file " + markdown.Code(checkpointDir+id+fileExt) + " in the datalake"
 }

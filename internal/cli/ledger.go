@@ -122,7 +122,7 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 	if err != nil {
 		return err
 	}
-	var cps []ledger.Checkpoint
+	var cps []ledger.TreeHead
 	var sizes []int64
 	for _, file := range f.checkpoints {
 		data, err := os.ReadFile(file)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/progress"
 )
 
@@ -45,7 +45,7 @@ type live struct {
 }
 
 type agentState struct {
-	status  executor.Status
+	status  executor.AgentStatus
 	start   time.Time
 	elapsed time.Duration
 	attempt int
@@ -152,7 +152,7 @@ func plainLine(ev executor.Event, s *agentState) string {
 	if ev.Result != nil {
 		line += " in " + fmtDuration(s.elapsed)
 		if ev.Result.Error != "" {
-			line += " — " + comment.OneLine(ev.Result.Error, 240)
+			line += " — " + markdown.OneLine(ev.Result.Error, 240)
 		}
 		if ev.Result.Decision != "" {
 			line += fmt.Sprintf(" [watcher: %s; %s]", ev.Result.Decision, ev.Result.DecisionNote)
@@ -166,17 +166,17 @@ func plainLine(ev executor.Event, s *agentState) string {
 // notes are the lines a state change prints above the table: why an agent
 // failed (the whole error), what the watcher decided, a new attempt.
 func (l *live) notes(ev executor.Event) []string {
-	name := comment.OneLine(ev.Agent, 64)
+	name := markdown.OneLine(ev.Agent, 64)
 	var out []string
 	switch r := ev.Result; {
 	case r != nil && r.Status != executor.Succeeded:
 		line := fmt.Sprintf("%s %s %s after %s", l.screen.paint(red, "✘"), name, r.Status, fmtDuration(time.Duration(r.ExecMS)*time.Millisecond))
 		if r.Error != "" {
-			line += ": " + l.screen.paint(red, comment.OneLine(r.Error, 1000))
+			line += ": " + l.screen.paint(red, markdown.OneLine(r.Error, 1000))
 		}
 		out = append(out, line)
 		if r.Decision != "" {
-			out = append(out, fmt.Sprintf("  %s %s for %s: %s", l.screen.paint(yellow, "watcher:"), comment.OneLine(r.Decision, 40), name, comment.OneLine(r.DecisionNote, 500)))
+			out = append(out, fmt.Sprintf("  %s %s for %s: %s", l.screen.paint(yellow, "watcher:"), markdown.OneLine(r.Decision, 40), name, markdown.OneLine(r.DecisionNote, 500)))
 		}
 	case r == nil && ev.Status == executor.Running && ev.Attempt > 1:
 		out = append(out, fmt.Sprintf("%s %s: attempt %d", l.screen.paint(yellow, "↻"), name, ev.Attempt))
@@ -241,7 +241,7 @@ func (l *live) draw(b *bytes.Buffer) {
 		case s.status == executor.Queued:
 			colour = ""
 		}
-		text := fmt.Sprintf("%-20s %-10s %8s", comment.OneLine(name, 64), s.status, fmtDuration(el))
+		text := fmt.Sprintf("%-20s %-10s %8s", markdown.OneLine(name, 64), s.status, fmtDuration(el))
 		if s.attempt > 1 {
 			text += fmt.Sprintf(" (attempt %d)", s.attempt)
 		}
@@ -287,7 +287,7 @@ func (l *live) queued() bool {
 	return false
 }
 
-func final(s executor.Status) bool {
+func final(s executor.AgentStatus) bool {
 	return s != executor.Queued && s != executor.Running
 }
 

@@ -141,7 +141,7 @@ type Outcome struct {
 	Version      string              `json:"version"`
 	RunID        string              `json:"run_id"`
 	Workflow     string              `json:"workflow"`
-	Status       pipeline.Status     `json:"status"`
+	Status       pipeline.RunStatus  `json:"status"`
 	Selected     string              `json:"selected"`
 	ResultFile   string              `json:"result_file,omitempty"`
 	LedgerHash   string              `json:"ledger_hash,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // MaxBody is GitHub's limit on a comment body, in characters.
@@ -58,55 +59,5 @@ func Fit(body, whereWhole string) string {
 		note += "; the whole text is in " + whereWhole
 	}
 	note += ".\n"
-	return Truncate(body, MaxBody-utf8.RuneCountInString(note)) + note
-}
-
-// Truncate cuts s to at most n characters without splitting a character.
-func Truncate(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}
-
-// Fence wraps text in a Markdown code fence long enough that no run of
-// backticks inside text can close it early.
-func Fence(text string) string {
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			if run > longest {
-				longest = run
-			}
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
-}
-
-// Collapse renders text as a fenced block inside <details> with summary,
-// cut to limit characters (with a pointer to whereWhole when cut).
-func Collapse(summary, text string, limit int, whereWhole string) string {
-	cut := ""
-	if utf8.RuneCountInString(text) > limit {
-		text = Truncate(text, limit)
-		cut = "\n\n… cut"
-		if whereWhole != "" {
-			cut += "; the whole text is in " + whereWhole
-		}
-	}
-	return "<details><summary>" + summary + "</summary>\n\n" + Fence(text) + cut + "\n\n</details>"
+	return markdown.Truncate(body, MaxBody-utf8.RuneCountInString(note)) + note
 }

@@ -10,7 +10,7 @@ func TestBarrier(t *testing.T) {
 	tests := []struct {
 		valid, planned int
 		threshold      float64
-		want           Status
+		want           RunStatus
 	}{
 		{4, 4, 0.5, Completed},
 		{3, 4, 0.5, CompletedWithWarning},

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // InvocationPlan renders .invocation-plan.txt: "expected_invocations: N",
@@ -71,14 +71,14 @@ func Overview(in OverviewInput) []byte {
 		}
 	}
 	b.WriteString("# Research overview\n\n")
-	b.WriteString("**Request:** " + comment.Inline(in.Request, 500) + "\n\n")
-	fmt.Fprintf(&b, "**Date:** %s  \n**Workflow:** %s  \n**Run:** %s\n\n", in.Date.UTC().Format(time.DateOnly), comment.Code(in.Workflow), comment.Code(in.RunID))
+	b.WriteString("**Request:** " + markdown.Inline(in.Request, 500) + "\n\n")
+	fmt.Fprintf(&b, "**Date:** %s  \n**Workflow:** %s  \n**Run:** %s\n\n", in.Date.UTC().Format(time.DateOnly), markdown.Code(in.Workflow), markdown.Code(in.RunID))
 	fmt.Fprintf(&b, "## Reports (%d of %d topics)\n\n", valid, len(in.Topics))
 	for _, t := range in.Topics {
 		if !t.Valid {
 			continue
 		}
-		fmt.Fprintf(&b, "- %03d [%s](%s) — %d findings, %d recommendations\n", t.N, comment.Inline(t.Topic, 200), t.Link, t.Meta.FindingsCount, t.Meta.RecommendationsCount)
+		fmt.Fprintf(&b, "- %03d [%s](%s) — %d findings, %d recommendations\n", t.N, markdown.Inline(t.Topic, 200), t.Link, t.Meta.FindingsCount, t.Meta.RecommendationsCount)
 	}
 	if valid == 0 {
 		b.WriteString("No report is valid.\n")
@@ -88,7 +88,7 @@ func Overview(in OverviewInput) []byte {
 		fmt.Fprintf(&b, "%d of %d topics failed:\n\n", len(in.Topics)-valid, len(in.Topics))
 		for _, t := range in.Topics {
 			if !t.Valid {
-				fmt.Fprintf(&b, "- %03d %s: %s\n", t.N, comment.Inline(t.Topic, 200), comment.Inline(t.Failure, 300))
+				fmt.Fprintf(&b, "- %03d %s: %s\n", t.N, markdown.Inline(t.Topic, 200), markdown.Inline(t.Failure, 300))
 			}
 		}
 	}

@@ -5,15 +5,15 @@ import (
 	"github.com/optr-dev/optr/internal/selection"
 )
 
-// Status is how a delegate run ended (§4.9 step 6).
-type Status string
+// RunStatus is how a delegate run ended (§4.9 step 6).
+type RunStatus string
 
 // The run's end states. CompletedWithWarning is a completed run (the
 // Action's status=completed, exit 0) whose summary warns.
 const (
-	Completed            Status = "completed"
-	CompletedWithWarning Status = "completed-with-warning"
-	Failed               Status = "failed"
+	Completed            RunStatus = "completed"
+	CompletedWithWarning RunStatus = "completed-with-warning"
+	Failed               RunStatus = "failed"
 )
 
 // TopicResult is one planned topic and what became of it.
@@ -72,7 +72,7 @@ type Outcome struct {
 	// Threshold is the pipeline's threshold.
 	Threshold float64
 	// Status is the barrier's verdict; Message says it in a sentence.
-	Status  Status
+	Status  RunStatus
 	Message string
 	// CoordinatorFailure says why the run had no plan.
 	CoordinatorFailure *Failure

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/extract"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Topic is one planned topic.
@@ -136,7 +136,7 @@ func parseCommandPlan(output string) ([]Topic, error) {
 		return nil, planErr(ReasonPlanIncomplete, "the coordinator did not confirm its plan: no %s: SUCCESS line after %s", SignalComplete, SignalPlanReady)
 	}
 	if status := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[complete]), SignalComplete+":")); status != "SUCCESS" {
-		return nil, planErr(ReasonPlanIncomplete, "the coordinator ended with %s: %s, not SUCCESS", SignalComplete, comment.OneLine(status, 80))
+		return nil, planErr(ReasonPlanIncomplete, "the coordinator ended with %s: %s, not SUCCESS", SignalComplete, markdown.OneLine(status, 80))
 	}
 	body := bytes.TrimSpace([]byte(strings.Join(lines[ready+1:complete], "\n")))
 	var topics []Topic
@@ -169,7 +169,7 @@ func checkTopics(topics []Topic, maxTopics int) error {
 		}
 		slug := Slug(t.Topic)
 		if slug == "" {
-			return planErr(ReasonPlanEmptySlug, "topic %d (%q) has no letters or digits to name its report file", k, comment.OneLine(t.Topic, 80))
+			return planErr(ReasonPlanEmptySlug, "topic %d (%q) has no letters or digits to name its report file", k, markdown.OneLine(t.Topic, 80))
 		}
 		if j, ok := seen[slug]; ok {
 			return planErr(ReasonPlanDuplicate, "topics %d and %d are the same topic (%q); every topic must differ", j, k, slug)

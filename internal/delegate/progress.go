@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // TopicState is one topic as the progress comment shows it.
@@ -53,15 +53,15 @@ func (p Progress) Checklist() string {
 		if t.State == StateValid {
 			box = "x"
 		}
-		fmt.Fprintf(&b, "- [%s] %03d %s — %s", box, t.N, comment.Inline(t.Topic, 120), t.State)
+		fmt.Fprintf(&b, "- [%s] %03d %s — %s", box, t.N, markdown.Inline(t.Topic, 120), t.State)
 		switch {
 		case t.State == StateValid:
 			fmt.Fprintf(&b, ", %d findings", t.Findings)
 		case t.State == StateFailed && t.Reason != "":
-			b.WriteString(": " + comment.Inline(t.Reason, 200))
+			b.WriteString(": " + markdown.Inline(t.Reason, 200))
 		}
 		if len(t.Agents) > 0 {
-			b.WriteString(" (" + comment.Inline(strings.Join(t.Agents, ", "), 120) + ")")
+			b.WriteString(" (" + markdown.Inline(strings.Join(t.Agents, ", "), 120) + ")")
 		}
 		b.WriteString("\n")
 	}

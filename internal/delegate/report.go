@@ -8,8 +8,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Meta is a report's frontmatter: the only part of a report optr reads
@@ -231,4 +231,4 @@ func bullets(body string) map[string]int {
 }
 
 // clip shortens untrusted text quoted in a message to one line.
-func clip(s string) string { return comment.OneLine(s, 120) }
+func clip(s string) string { return markdown.OneLine(s, 120) }

@@ -318,7 +318,7 @@ func (r *runner) barrier(aborted bool) {
 // threshold, and the success rate: below the threshold the run fails, from
 // it to below 1 it completes with a warning, at 1 it completes. A run that
 // planned nothing fails.
-func Barrier(valid, planned int, threshold float64) (Status, float64) {
+func Barrier(valid, planned int, threshold float64) (RunStatus, float64) {
 	if planned <= 0 {
 		return Failed, 0
 	}

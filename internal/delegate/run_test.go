@@ -20,7 +20,7 @@ func TestBarrierBehaviour(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		valid      int
-		status     Status
+		status     RunStatus
 		rate       float64
 		partial    bool
 		errorLines int

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Percent formats a share as a percentage for people: 75, 66.7, 100.
@@ -113,7 +113,7 @@ func summarySections(in Input, o *Outcome, esc func(string, int) string, code fu
 // summarize renders the summary as Markdown (step summary, comment).
 func summarize(in Input, o *Outcome) string {
 	var b strings.Builder
-	for _, s := range summarySections(in, o, comment.Inline, comment.Code) {
+	for _, s := range summarySections(in, o, markdown.Inline, markdown.Code) {
 		b.WriteString("### " + s.title + "\n\n")
 		for _, l := range s.lines {
 			if s.title == "Phases" {
@@ -131,7 +131,7 @@ func summarize(in Input, o *Outcome) string {
 func summarizeText(in Input, o *Outcome) string {
 	var b strings.Builder
 	plain := func(s string) string { return s }
-	for _, s := range summarySections(in, o, comment.OneLine, plain) {
+	for _, s := range summarySections(in, o, markdown.OneLine, plain) {
 		b.WriteString(s.title + "\n")
 		for _, l := range s.lines {
 			b.WriteString("  " + l + "\n")

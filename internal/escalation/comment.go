@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // maxCommentError bounds each agent's error quoted in a comment, so that
@@ -29,7 +30,7 @@ func Comment(e Escalation, mention []string) string {
 	fmt.Fprintf(&b, "**Reason:** %s\n", inline(e.Reason))
 	what := string(e.Trigger)
 	if e.Agent != "" {
-		what += ", agent " + comment.Code(e.Agent)
+		what += ", agent " + markdown.Code(e.Agent)
 	}
 	fmt.Fprintf(&b, "**Trigger:** %s\n", what)
 	fmt.Fprintf(&b, "**Decision:** `%s`: %s\n", e.Decision.Action, inline(e.Decision.Reason))
@@ -49,7 +50,7 @@ func Comment(e Escalation, mention []string) string {
 	if len(e.LastErrors) > 0 {
 		b.WriteString("\n**Last errors**\n")
 		for _, le := range e.LastErrors {
-			fmt.Fprintf(&b, "\n%s:\n\n%s\n", comment.Code(le.Agent), comment.Untrusted(comment.Truncate(le.Error, maxCommentError)))
+			fmt.Fprintf(&b, "\n%s:\n\n%s\n", markdown.Code(le.Agent), markdown.Untrusted(markdown.Truncate(le.Error, maxCommentError)))
 		}
 	}
 	if len(mention) > 0 {
@@ -62,5 +63,5 @@ func Comment(e Escalation, mention []string) string {
 	return comment.Fit(b.String(), where)
 }
 
-// inline renders untrusted text on one Markdown line (comment.Inline).
-func inline(s string) string { return comment.Inline(s, 1000) }
+// inline renders untrusted text on one Markdown line (markdown.Inline).
+func inline(s string) string { return markdown.Inline(s, 1000) }

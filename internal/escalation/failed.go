@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Failed reports that an agent's launch ended in failure and returns the
@@ -24,7 +24,7 @@ func (w *Watcher) Failed(f Failure) Escalation {
 	}
 	msg := "failed"
 	if f.Err != nil {
-		msg = comment.Truncate(f.Err.Error(), maxErrorText)
+		msg = markdown.Truncate(f.Err.Error(), maxErrorText)
 	}
 	w.failed[f.Agent] = true
 	w.setLastErr(f.Agent, msg)

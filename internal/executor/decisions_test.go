@@ -88,7 +88,7 @@ func TestThreeFailuresAbort(t *testing.T) {
 	if !errors.Is(err, escalation.ErrAbort) || !strings.Contains(err.Error(), "run aborted") {
 		t.Fatalf("Run error = %v, want ErrAbort", err)
 	}
-	want := map[string]Status{"f1": Escalated, "f2": Escalated, "f3": Escalated, "long": Cancelled}
+	want := map[string]AgentStatus{"f1": Escalated, "f2": Escalated, "f3": Escalated, "long": Cancelled}
 	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}

@@ -37,7 +37,7 @@ type Task struct {
 // Event reports an agent's state change, for live progress displays.
 type Event struct {
 	Agent   string
-	Status  Status
+	Status  AgentStatus
 	Elapsed time.Duration
 	// Attempt is the attempt number now running (1-based).
 	Attempt int

@@ -82,7 +82,7 @@ func TestFailureIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := map[string]Status{"ok1": Succeeded, "bad": Escalated, "ok2": Succeeded, "missing": Escalated}
+	want := map[string]AgentStatus{"ok1": Succeeded, "bad": Escalated, "ok2": Succeeded, "missing": Escalated}
 	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -137,7 +137,7 @@ func TestSinkOncePerResult(t *testing.T) {
 	}
 	// Each agent: queued, running, then one final event carrying the result.
 	for _, name := range []string{"slow", "fast", "mid"} {
-		var got []Status
+		var got []AgentStatus
 		for _, ev := range rc.events {
 			if ev.Agent == name {
 				got = append(got, ev.Status)
@@ -146,7 +146,7 @@ func TestSinkOncePerResult(t *testing.T) {
 				}
 			}
 		}
-		if diff := cmp.Diff([]Status{Queued, Running, Succeeded}, got); diff != "" {
+		if diff := cmp.Diff([]AgentStatus{Queued, Running, Succeeded}, got); diff != "" {
 			t.Errorf("%s events (-want +got):\n%s", name, diff)
 		}
 	}
@@ -177,7 +177,7 @@ func TestCancelledRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run cancelled: interrupted") {
 		t.Errorf("Run error = %v", err)
 	}
-	if diff := cmp.Diff(map[string]Status{"a": Cancelled, "b": Succeeded}, statuses(results)); diff != "" {
+	if diff := cmp.Diff(map[string]AgentStatus{"a": Cancelled, "b": Succeeded}, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }

@@ -160,8 +160,8 @@ func byName(results []*Result) map[string]*Result {
 	return m
 }
 
-func statuses(results []*Result) map[string]Status {
-	m := map[string]Status{}
+func statuses(results []*Result) map[string]AgentStatus {
+	m := map[string]AgentStatus{}
 	for _, r := range results {
 		m[r.Agent] = r.Status
 	}

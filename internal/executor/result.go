@@ -15,26 +15,26 @@ import (
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
-// Status is an agent's final state in a run.
-type Status string
+// AgentStatus is an agent's final state in a run.
+type AgentStatus string
 
 // The agent states.
 const (
-	Queued    Status = "queued"
-	Running   Status = "running"
-	Retrying  Status = "retrying"
-	Succeeded Status = "succeeded"
-	Failed    Status = "failed"
-	Escalated Status = "escalated"
-	Cancelled Status = "cancelled"
+	Queued    AgentStatus = "queued"
+	Running   AgentStatus = "running"
+	Retrying  AgentStatus = "retrying"
+	Succeeded AgentStatus = "succeeded"
+	Failed    AgentStatus = "failed"
+	Escalated AgentStatus = "escalated"
+	Cancelled AgentStatus = "cancelled"
 )
 
 // Result is one agent's result in a run: what agent-outputs/<agent>.json holds.
 type Result struct {
-	Agent    string `json:"agent"`
-	Provider string `json:"provider"`
-	Model    string `json:"model,omitempty"`
-	Status   Status `json:"status"`
+	Agent    string      `json:"agent"`
+	Provider string      `json:"provider"`
+	Model    string      `json:"model,omitempty"`
+	Status   AgentStatus `json:"status"`
 	// Output is the agent's final output (empty when it produced none, or
 	// when OutputFile holds it).
 	Output       string `json:"output"`

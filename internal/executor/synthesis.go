@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // maxPartial bounds each partial output handed to the synthesis step, in
@@ -24,9 +24,9 @@ func SynthesisIntent(intent string, partial []*Result) string {
 		text := r.Partial()
 		cut := ""
 		if n := r.partialRunes(); n > maxPartial {
-			text, cut = comment.Truncate(text, maxPartial), fmt.Sprintf(" (first %d of %d characters)", maxPartial, n)
+			text, cut = markdown.Truncate(text, maxPartial), fmt.Sprintf(" (first %d of %d characters)", maxPartial, n)
 		}
-		fmt.Fprintf(&b, "\n### Partial output of %s%s\n\n%s\n", r.Agent, cut, comment.Fence(text))
+		fmt.Fprintf(&b, "\n### Partial output of %s%s\n\n%s\n", r.Agent, cut, markdown.Fence(text))
 	}
 	return b.String()
 }

@@ -91,7 +91,7 @@ type CommitResult struct {
 	// LastTree is the tree file of the newest sealed segment on the branch
 	// (ledger.d/<first>-<last>.merkle), nil when the ledger has no sealed
 	// segment or that file is missing: with Ledger, what
-	// ledger.CheckpointOf needs for the committed head.
+	// ledger.TreeHeadOf needs for the committed head.
 	LastTree []byte
 	// BranchCreated is true when the branch did not exist before.
 	BranchCreated bool

@@ -25,10 +25,10 @@ func Origin(repo string) string {
 	return "optr/" + repo
 }
 
-// Checkpoint is a ledger head in the C2SP tlog-checkpoint form: the origin
+// TreeHead is a ledger head in the C2SP tlog-checkpoint form: the origin
 // (which log), the number of entries, and the RFC 6962 Merkle tree hash
 // over the ledger's lines (see VerifyTree).
-type Checkpoint struct {
+type TreeHead struct {
 	Origin string
 	Size   int64
 	Root   tlog.Hash
@@ -37,7 +37,7 @@ type Checkpoint struct {
 // Text is the checkpoint's body as C2SP specifies it: the origin, the size
 // in decimal and the base64 root hash, each on its own line. It is also the
 // text a signed note signs.
-func (c Checkpoint) Text() string {
+func (c TreeHead) Text() string {
 	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root[:]))
 }
 
@@ -47,7 +47,7 @@ var ErrBadKey = errors.New("the key is not a note signing key")
 
 // Sign returns the checkpoint as a signed note (golang.org/x/mod/sumdb/note)
 // with the private key skey, as GenerateKey or `optr ledger keygen` made it.
-func (c Checkpoint) Sign(skey string) ([]byte, error) {
+func (c TreeHead) Sign(skey string) ([]byte, error) {
 	s, err := note.NewSigner(strings.TrimSpace(skey))
 	if err != nil {
 		return nil, fmt.Errorf("sign the checkpoint: %w: %w", ErrBadKey, err)
@@ -78,22 +78,22 @@ var ErrUnsigned = errors.New("the checkpoint is not signed")
 // a signed checkpoint's signature must verify with it and an unsigned one
 // is refused; without one the signature lines, if any, are not checked
 // (signed reports whether there were any).
-func OpenCheckpoint(data []byte, vkey string) (c Checkpoint, signed bool, err error) {
+func OpenCheckpoint(data []byte, vkey string) (c TreeHead, signed bool, err error) {
 	text := data
 	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
 		text, signed = data[:i+1], true
 	}
 	if vkey != "" {
 		if !signed {
-			return Checkpoint{}, false, fmt.Errorf("checkpoint: %w, but a public key was given", ErrUnsigned)
+			return TreeHead{}, false, fmt.Errorf("checkpoint: %w, but a public key was given", ErrUnsigned)
 		}
 		v, err := note.NewVerifier(strings.TrimSpace(vkey))
 		if err != nil {
-			return Checkpoint{}, true, fmt.Errorf("checkpoint: the public key is not a note verifier key: %w", err)
+			return TreeHead{}, true, fmt.Errorf("checkpoint: the public key is not a note verifier key: %w", err)
 		}
 		n, err := note.Open(data, note.VerifierList(v))
 		if err != nil {
-			return Checkpoint{}, true, fmt.Errorf("checkpoint: the signature does not verify with key %s: %w", v.Name(), err)
+			return TreeHead{}, true, fmt.Errorf("checkpoint: the signature does not verify with key %s: %w", v.Name(), err)
 		}
 		text = []byte(n.Text)
 	}
@@ -103,31 +103,31 @@ func OpenCheckpoint(data []byte, vkey string) (c Checkpoint, signed bool, err er
 
 // ParseCheckpoint reads a checkpoint's body (Text), ignoring extension
 // lines after the root hash.
-func ParseCheckpoint(text []byte) (Checkpoint, error) {
+func ParseCheckpoint(text []byte) (TreeHead, error) {
 	lines := strings.Split(string(text), "\n")
 	if len(lines) < 4 || lines[len(lines)-1] != "" {
-		return Checkpoint{}, errors.New("checkpoint: want an origin line, a size line and a root hash line, each ending with a newline")
+		return TreeHead{}, errors.New("checkpoint: want an origin line, a size line and a root hash line, each ending with a newline")
 	}
-	c := Checkpoint{Origin: lines[0]}
+	c := TreeHead{Origin: lines[0]}
 	if c.Origin == "" {
-		return Checkpoint{}, errors.New("checkpoint: the origin line is empty")
+		return TreeHead{}, errors.New("checkpoint: the origin line is empty")
 	}
 	n, err := strconv.ParseInt(lines[1], 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
-		return Checkpoint{}, fmt.Errorf("checkpoint: the size line %q is not a decimal entry count", lines[1])
+		return TreeHead{}, fmt.Errorf("checkpoint: the size line %q is not a decimal entry count", lines[1])
 	}
 	c.Size = n
 	root, err := base64.StdEncoding.DecodeString(lines[2])
 	if err != nil || len(root) != len(c.Root) {
-		return Checkpoint{}, fmt.Errorf("checkpoint: the root hash line %q is not a base64 SHA-256 hash", lines[2])
+		return TreeHead{}, fmt.Errorf("checkpoint: the root hash line %q is not a base64 SHA-256 hash", lines[2])
 	}
 	copy(c.Root[:], root)
 	return c, nil
 }
 
-// CheckpointMismatchError says that a ledger does not hold a checkpoint.
-type CheckpointMismatchError struct {
-	Checkpoint Checkpoint
+// TreeHeadMismatchError says that a ledger does not hold a checkpoint.
+type TreeHeadMismatchError struct {
+	Checkpoint TreeHead
 	// Entries is how many entries the ledger has.
 	Entries int64
 	// Root is the ledger's tree hash at the checkpoint's size (zero when
@@ -135,7 +135,7 @@ type CheckpointMismatchError struct {
 	Root tlog.Hash
 }
 
-func (e *CheckpointMismatchError) Error() string {
+func (e *TreeHeadMismatchError) Error() string {
 	c := e.Checkpoint
 	if e.Entries < c.Size {
 		return fmt.Sprintf("checkpoint %s at size %d: the ledger has only %d entries: it was truncated, or the checkpoint is of another ledger", c.Origin, c.Size, e.Entries)
@@ -146,14 +146,14 @@ func (e *CheckpointMismatchError) Error() string {
 
 // Holds checks that a verified ledger (its TreeSummary, computed with the
 // checkpoint's size in at) holds checkpoint c: its first c.Size entries
-// have c.Root. It returns a *CheckpointMismatchError when not.
-func (t TreeSummary) Holds(c Checkpoint) error {
+// have c.Root. It returns a *TreeHeadMismatchError when not.
+func (t TreeSummary) Holds(c TreeHead) error {
 	root, ok := t.At[c.Size]
 	if c.Size == t.Entries {
 		root, ok = t.Root, true
 	}
 	if !ok || root != c.Root {
-		return &CheckpointMismatchError{Checkpoint: c, Entries: t.Entries, Root: root}
+		return &TreeHeadMismatchError{Checkpoint: c, Entries: t.Entries, Root: root}
 	}
 	return nil
 }
@@ -174,7 +174,7 @@ func HeadCheckpoint(path, origin, skey string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := Checkpoint{Origin: origin, Size: size, Root: root}
+	cp := TreeHead{Origin: origin, Size: size, Root: root}
 	if skey == "" {
 		return []byte(cp.Text()), nil
 	}
@@ -197,7 +197,7 @@ func headTree(path string) (int64, tlog.Hash, error) {
 	return ts.Entries, ts.Root, nil
 }
 
-// CheckpointOf is the checkpoint, for origin, of a ledger known only by
+// TreeHeadOf is the checkpoint, for origin, of a ledger known only by
 // its last sealed segment's tree file (lastTree, nil when it has no sealed
 // segment) and its active segment's content: what the Action has after a
 // commit-back (the branch's active segment, and one small file), without
@@ -205,20 +205,20 @@ func headTree(path string) (int64, tlog.Hash, error) {
 // onto the tree file's head; the tree file is checked only as far as it
 // checks itself (its sum and shape): `optr ledger verify` in a clone checks
 // it against the segments.
-func CheckpointOf(origin string, lastTree, active []byte) (Checkpoint, error) {
+func TreeHeadOf(origin string, lastTree, active []byte) (TreeHead, error) {
 	var head Head
 	var frontier []treeNode
 	if lastTree != nil {
 		t, err := parseTree(lastTree)
 		if err != nil {
-			return Checkpoint{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
+			return TreeHead{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
 		}
 		head, frontier = Head{Seq: t.size, Hash: t.head}, t.frontier()
 	}
 	rec := &treeRecorder{b: newTreeBuilderAt(head.Seq, frontier)}
 	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: the active segment: %w", err)
+		return TreeHead{}, fmt.Errorf("checkpoint: the active segment: %w", err)
 	}
-	return Checkpoint{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
+	return TreeHead{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
 }

@@ -58,7 +58,7 @@ func TestCheckpointCatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := Checkpoint{Origin: "optr/o/r", Size: old.Entries, Root: old.Root}
+	cp := TreeHead{Origin: "optr/o/r", Size: old.Entries, Root: old.Root}
 
 	// The honest ledger grows: the old checkpoint still holds.
 	if _, err := Append(path, runDraft("21-1", 21)); err != nil {
@@ -93,7 +93,7 @@ func TestCheckpointCatches(t *testing.T) {
 				t.Fatalf("the ledger itself must verify: %v", err)
 			}
 			err = ts.Holds(cp)
-			var mm *CheckpointMismatchError
+			var mm *TreeHeadMismatchError
 			if !errors.As(err, &mm) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Holds = %v, want a mismatch saying %q", err, tt.want)
 			}
@@ -103,7 +103,7 @@ func TestCheckpointCatches(t *testing.T) {
 
 func TestCheckpointNotes(t *testing.T) {
 	t.Parallel()
-	cp := Checkpoint{Origin: "optr/o/r", Size: 42, Root: tlog.RecordHash([]byte("x"))}
+	cp := TreeHead{Origin: "optr/o/r", Size: 42, Root: tlog.RecordHash([]byte("x"))}
 	got, err := ParseCheckpoint([]byte(cp.Text()))
 	if err != nil || got != cp {
 		t.Fatalf("ParseCheckpoint(Text()) = %+v, %v", got, err)
@@ -150,7 +150,7 @@ func TestProve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(Checkpoint{Origin: LocalOrigin, Size: 45, Root: root}, cp); diff != "" {
+		if diff := cmp.Diff(TreeHead{Origin: LocalOrigin, Size: 45, Root: root}, cp); diff != "" {
 			t.Errorf("seq %d: checkpoint (-want +got):\n%s", seq, diff)
 		}
 		if _, err := p.Check(""); err != nil {
@@ -167,7 +167,7 @@ func TestProve(t *testing.T) {
 			t.Errorf("seq %d: a proof claiming another seq passed", seq)
 		}
 		other := p
-		other.Checkpoint = Checkpoint{Origin: LocalOrigin, Size: 45, Root: tlog.RecordHash(nil)}.Text()
+		other.Checkpoint = TreeHead{Origin: LocalOrigin, Size: 45, Root: tlog.RecordHash(nil)}.Text()
 		if _, err := other.Check(""); err == nil {
 			t.Errorf("seq %d: a proof into another checkpoint passed", seq)
 		}

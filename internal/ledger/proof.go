@@ -37,7 +37,7 @@ type Proof struct {
 // needs is missing or does not fit, it makes the proof in one pass over
 // all the ledger's lines instead, in O(log n) memory, without verifying
 // the chain (VerifyFile does).
-func Prove(path, origin string, seq int64) (Proof, Checkpoint, error) {
+func Prove(path, origin string, seq int64) (Proof, TreeHead, error) {
 	p, cp, err := proveFromTrees(path, origin, seq)
 	if !errors.Is(err, errTreeUnusable) {
 		return p, cp, err
@@ -46,17 +46,17 @@ func Prove(path, origin string, seq int64) (Proof, Checkpoint, error) {
 }
 
 // proveStreaming is Prove in one pass over the ledger's lines.
-func proveStreaming(path, origin string, seq int64) (Proof, Checkpoint, error) {
+func proveStreaming(path, origin string, seq int64) (Proof, TreeHead, error) {
 	head, err := TailHead(path)
 	if err != nil {
-		return Proof{}, Checkpoint{}, err
+		return Proof{}, TreeHead{}, err
 	}
 	if seq < 1 || seq > head.Seq {
-		return Proof{}, Checkpoint{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, head.Seq)
+		return Proof{}, TreeHead{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, head.Seq)
 	}
 	r, err := Open(path)
 	if err != nil {
-		return Proof{}, Checkpoint{}, err
+		return Proof{}, TreeHead{}, err
 	}
 	defer r.Close()
 	p := newProofBuilder(seq-1, head.Seq)
@@ -68,15 +68,15 @@ func proveStreaming(path, origin string, seq int64) (Proof, Checkpoint, error) {
 			break
 		}
 		if err != nil {
-			return Proof{}, Checkpoint{}, fmt.Errorf("prove: read ledger line %d: %w", n+1, err)
+			return Proof{}, TreeHead{}, fmt.Errorf("prove: read ledger line %d: %w", n+1, err)
 		}
 		n++
 		p.add(line)
 	}
 	if n != head.Seq {
-		return Proof{}, Checkpoint{}, fmt.Errorf("prove: the ledger has %d lines, but its last entry has seq %d; run `optr ledger verify`", n, head.Seq)
+		return Proof{}, TreeHead{}, fmt.Errorf("prove: the ledger has %d lines, but its last entry has seq %d; run `optr ledger verify`", n, head.Seq)
 	}
-	cp := Checkpoint{Origin: origin, Size: head.Seq, Root: p.all.root()}
+	cp := TreeHead{Origin: origin, Size: head.Seq, Root: p.all.root()}
 	return Proof{Seq: seq, Entry: string(p.record), Checkpoint: cp.Text(), Hashes: p.proof}, cp, nil
 }
 
@@ -84,10 +84,10 @@ func proveStreaming(path, origin string, seq int64) (Proof, Checkpoint, error) {
 // hash matches and whose seq is Seq, and the hashes lead from it to the
 // checkpoint's root. vkey, when set, is the public key the checkpoint's
 // signature must verify with. It returns the checkpoint.
-func (p Proof) Check(vkey string) (Checkpoint, error) {
+func (p Proof) Check(vkey string) (TreeHead, error) {
 	cp, _, err := OpenCheckpoint([]byte(p.Checkpoint), vkey)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("proof: %w", err)
+		return TreeHead{}, fmt.Errorf("proof: %w", err)
 	}
 	line := []byte(p.Entry)
 	if bytes.IndexByte(line, '\n') >= 0 {

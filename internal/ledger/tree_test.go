@@ -214,7 +214,7 @@ func TestTreeFileFaults(t *testing.T) {
 	t.Parallel()
 	data, _ := synthetic(t, 60)
 	lines := splitLines(data)
-	want := Checkpoint{Origin: LocalOrigin, Size: 60, Root: tlogRoot(t, data)}.Text()
+	want := TreeHead{Origin: LocalOrigin, Size: 60, Root: tlogRoot(t, data)}.Text()
 	setup := func(t *testing.T) (string, []Segment) {
 		path := segmented(t, data, 17, 33, 50)
 		writeTrees(t, path)
@@ -372,7 +372,7 @@ func mustHead(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Checkpoint{Origin: LocalOrigin, Size: ts.Entries, Root: ts.Root}.Text()
+	return TreeHead{Origin: LocalOrigin, Size: ts.Entries, Root: ts.Root}.Text()
 }
 
 // verifyTreeIgnoringTrees is VerifyTree on a copy of the ledger without
@@ -472,10 +472,10 @@ func TestSpanningNodes(t *testing.T) {
 	}
 }
 
-// TestCheckpointOf: the checkpoint from the last tree file and the active
+// TestTreeHeadOf: the checkpoint from the last tree file and the active
 // segment's content is tlog's; an active segment that does not follow the
 // tree file (another ledger's, or none where one is needed) is refused.
-func TestCheckpointOf(t *testing.T) {
+func TestTreeHeadOf(t *testing.T) {
 	t.Parallel()
 	data, _ := synthetic(t, 45)
 	lines := splitLines(data)
@@ -487,20 +487,20 @@ func TestCheckpointOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	active := bytes.Join(lines[30:], nil)
-	cp, err := CheckpointOf(LocalOrigin, last, active)
+	cp, err := TreeHeadOf(LocalOrigin, last, active)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Checkpoint{Origin: LocalOrigin, Size: 45, Root: tlogRoot(t, data)}, cp); diff != "" {
-		t.Errorf("CheckpointOf (-want +got):\n%s", diff)
+	if diff := cmp.Diff(TreeHead{Origin: LocalOrigin, Size: 45, Root: tlogRoot(t, data)}, cp); diff != "" {
+		t.Errorf("TreeHeadOf (-want +got):\n%s", diff)
 	}
-	empty, err := CheckpointOf(LocalOrigin, last, nil)
+	empty, err := TreeHeadOf(LocalOrigin, last, nil)
 	if err != nil || empty.Size != 30 || empty.Root != tlogRoot(t, bytes.Join(lines[:30], nil)) {
-		t.Errorf("CheckpointOf with an empty active segment = %+v, %v", empty, err)
+		t.Errorf("TreeHeadOf with an empty active segment = %+v, %v", empty, err)
 	}
 	first, _ := os.ReadFile(segs[0].TreePath())
 	for name, tree := range map[string][]byte{"the tree before": first, "no tree": nil} {
-		if _, err := CheckpointOf(LocalOrigin, tree, active); err == nil {
+		if _, err := TreeHeadOf(LocalOrigin, tree, active); err == nil {
 			t.Errorf("%s: an active segment that does not follow it was accepted", name)
 		}
 	}

@@ -209,23 +209,23 @@ func (v *treeView) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 }
 
 // proveFromTrees is Prove through a treeView.
-func proveFromTrees(path, origin string, seq int64) (Proof, Checkpoint, error) {
+func proveFromTrees(path, origin string, seq int64) (Proof, TreeHead, error) {
 	v, err := openTreeView(path, seq-1, true)
 	if err != nil {
-		return Proof{}, Checkpoint{}, err
+		return Proof{}, TreeHead{}, err
 	}
 	if seq < 1 || seq > v.size {
-		return Proof{}, Checkpoint{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, v.size)
+		return Proof{}, TreeHead{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, v.size)
 	}
 	if seq <= v.sealed {
 		if _, err := v.recordHashes(v.segmentOf(seq - 1)); err != nil {
-			return Proof{}, Checkpoint{}, err
+			return Proof{}, TreeHead{}, err
 		}
 	}
 	hashes, err := tlog.ProveRecord(v.size, seq-1, v)
 	if err != nil {
-		return Proof{}, Checkpoint{}, err
+		return Proof{}, TreeHead{}, err
 	}
-	cp := Checkpoint{Origin: origin, Size: v.size, Root: v.root}
+	cp := TreeHead{Origin: origin, Size: v.size, Root: v.root}
 	return Proof{Seq: seq, Entry: string(v.line), Checkpoint: cp.Text(), Hashes: hashes}, cp, nil
 }

@@ -49,7 +49,7 @@ func TestApplyEveryOption(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		option   int
-		status   Status
+		status   RunStatus
 		selected string
 		kinds    string
 		result   bool

@@ -28,7 +28,7 @@ func TestConclude(t *testing.T) {
 		results      []*executor.Result
 		sel          selection.Result
 		aborted      bool
-		status       Status
+		status       RunStatus
 		trigger      checkpoint.Trigger
 		selected     string
 	}{

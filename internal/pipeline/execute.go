@@ -24,15 +24,15 @@ import (
 	"github.com/optr-dev/optr/internal/selection"
 )
 
-// Status is a run's state at the end of a step.
-type Status string
+// RunStatus is a run's state at the end of a step.
+type RunStatus string
 
 // The run states (the Action's `status` output).
 const (
-	Completed Status = "completed"
-	Paused    Status = "paused"
-	Failed    Status = "failed"
-	Skipped   Status = "skipped"
+	Completed RunStatus = "completed"
+	Paused    RunStatus = "paused"
+	Failed    RunStatus = "failed"
+	Skipped   RunStatus = "skipped"
 )
 
 // Report is what a run did.
@@ -43,7 +43,7 @@ type Report struct {
 	ConstraintInfo []ConstraintInfo
 	Results        []*executor.Result
 	Selection      selection.Result
-	Status         Status
+	Status         RunStatus
 	// Trigger says why a paused run waits for a human.
 	Trigger checkpoint.Trigger
 	// Selected is π*'s agent, empty when nothing was selected.

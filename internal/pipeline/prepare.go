@@ -98,7 +98,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		deps.logf("dropped %d constraints named by the intent past budget.max-intent-constraints (%d): %s",
 			len(dropped), len(extra)-len(dropped), strings.Join(dropped, ", "))
 	}
-	judges := check.NewJudgeCache()
+	judges := check.NewVerdicts()
 	opts := check.Options{
 		Dir:          spec.Dir,
 		Env:          deps.Environ,

@@ -85,7 +85,7 @@ func escalated(results []*executor.Result) bool {
 type SelectionFile struct {
 	Run         string                     `json:"run"`
 	Workflow    string                     `json:"workflow"`
-	Status      Status                     `json:"status"`
+	Status      RunStatus                  `json:"status"`
 	Selected    string                     `json:"selected"`
 	Outcome     selection.Outcome          `json:"outcome"`
 	Best        string                     `json:"best,omitempty"`
@@ -115,13 +115,13 @@ func constraintInfo(cs []check.Constraint) []ConstraintInfo {
 // TableRow is one agent's line in the score table.
 type TableRow struct {
 	selection.Row
-	Status     executor.Status `json:"status"`
-	Invariants []string        `json:"invariants"`
-	Failed     []string        `json:"failed"`
-	TTVms      int64           `json:"ttv_ms"`
-	ExecMS     int64           `json:"exec_ms"`
-	Tokens     int64           `json:"tokens"`
-	CostUSD    float64         `json:"cost_usd"`
+	Status     executor.AgentStatus `json:"status"`
+	Invariants []string             `json:"invariants"`
+	Failed     []string             `json:"failed"`
+	TTVms      int64                `json:"ttv_ms"`
+	ExecMS     int64                `json:"exec_ms"`
+	Tokens     int64                `json:"tokens"`
+	CostUSD    float64              `json:"cost_usd"`
 }
 
 // Table joins the scores with each agent's result, in rank order.

@@ -145,7 +145,7 @@ func stageResults(o *stages.Outcome) []*executor.Result {
 	return out
 }
 
-func stageStatus(s stages.Status) executor.Status {
+func stageStatus(s stages.StageStatus) executor.AgentStatus {
 	switch s {
 	case stages.StatusHandedOff, stages.StatusCompleted:
 		return executor.Succeeded

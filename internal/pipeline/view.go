@@ -13,7 +13,7 @@ import (
 // table, the progress comment and the job summary.
 func (rep *Report) View() progress.View {
 	v := progress.View{
-		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: progress.Status(rep.Status),
+		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: progress.RunStatus(rep.Status),
 		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
 		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
 		Details:     rep.Details,

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Size budgets of the progress comment's parts, in characters. Together
@@ -39,11 +40,11 @@ func Comment(v View) string {
 		b.WriteString(message(v) + "\n\n")
 	}
 	if v.Status == StatusPaused && v.CheckpointID != "" {
-		b.WriteString("Paused at checkpoint " + comment.Code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
+		b.WriteString("Paused at checkpoint " + markdown.Code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
 	}
 	b.WriteString(checklist(v))
 	if v.Details != "" {
-		b.WriteString("\n" + comment.Truncate(v.Details, detailsLimit) + "\n")
+		b.WriteString("\n" + markdown.Truncate(v.Details, detailsLimit) + "\n")
 	}
 
 	if v.Status != StatusRunning {
@@ -61,7 +62,7 @@ func Comment(v View) string {
 	return comment.Fit(b.String(), v.ResultPath)
 }
 
-var statusIcon = map[Status]string{
+var statusIcon = map[RunStatus]string{
 	StatusRunning:   "⏳",
 	StatusCompleted: "✅",
 	StatusPaused:    "⏸️",
@@ -75,16 +76,16 @@ func heading(level string, v View) string {
 	if icon := statusIcon[v.Status]; icon != "" {
 		h += icon + " "
 	}
-	h += "optr run " + comment.Code(v.RunID)
+	h += "optr run " + markdown.Code(v.RunID)
 	if v.Status != "" {
-		h += " — " + comment.Inline(string(v.Status), 20)
+		h += " — " + markdown.Inline(string(v.Status), 20)
 	}
 	return h
 }
 
 // subline is the workflow, how many agents are done, and the run's time.
 func subline(v View) string {
-	parts := []string{"Workflow " + comment.Code(v.Workflow)}
+	parts := []string{"Workflow " + markdown.Code(v.Workflow)}
 	if n := len(v.Agents); n > 0 {
 		done := 0
 		for _, a := range v.Agents {
@@ -115,9 +116,9 @@ func message(v View) string {
 	}
 	msg := v.Message
 	if utf8.RuneCountInString(msg) > messageLimit {
-		msg = comment.Truncate(msg, messageLimit) + "\n… (cut)"
+		msg = markdown.Truncate(msg, messageLimit) + "\n… (cut)"
 	}
-	return "**" + label + ":**\n\n" + comment.Untrusted(msg)
+	return "**" + label + ":**\n\n" + markdown.Untrusted(msg)
 }
 
 // checklist renders one task-list line per agent, within checklistBudget;
@@ -156,11 +157,11 @@ func agentLine(a AgentLine) string {
 	case a.State.Done():
 		box = "- ❌ "
 	}
-	s := box + "**" + comment.Inline(a.Name, 64) + "**"
+	s := box + "**" + markdown.Inline(a.Name, 64) + "**"
 	if a.Provider != "" {
-		s += " (" + comment.Inline(a.Provider, 40) + ")"
+		s += " (" + markdown.Inline(a.Provider, 40) + ")"
 	}
-	s += " — " + comment.Inline(string(a.State), 20)
+	s += " — " + markdown.Inline(string(a.State), 20)
 	if d := duration(a.Elapsed); d != "" {
 		if a.State.Done() {
 			s += " in " + d
@@ -176,7 +177,7 @@ func agentLine(a AgentLine) string {
 		}
 	}
 	if a.Note != "" {
-		s += " · " + comment.Inline(a.Note, noteLimit)
+		s += " · " + markdown.Inline(a.Note, noteLimit)
 	}
 	return s + "\n"
 }
@@ -190,10 +191,10 @@ func result(v View, room int) string {
 		}
 		return ""
 	}
-	title := "\n#### π\\* — " + comment.Inline(v.Selected, 64) + "\n\n"
+	title := "\n#### π\\* — " + markdown.Inline(v.Selected, 64) + "\n\n"
 	where := ""
 	if v.ResultPath != "" {
-		where = comment.Code(v.ResultPath)
+		where = markdown.Code(v.ResultPath)
 		if l := link(where, v.ResultURL); l != "" {
 			where = l
 		}
@@ -202,12 +203,12 @@ func result(v View, room int) string {
 	if where != "" {
 		pointer = "The whole result is in " + where + ".\n"
 	}
-	text := comment.Defang(strings.ToValidUTF8(v.Result, "\uFFFD"))
+	text := markdown.Defang(strings.ToValidUTF8(v.Result, "\uFFFD"))
 	switch {
 	case text == "":
 		return title + "_The selected agent returned no text._\n" + pointer
 	case utf8.RuneCountInString(text) <= min(inlineResultMax, room) && strings.Count(text, "\n") < inlineResultRows:
-		return title + comment.Fence(text) + "\n" + pointer
+		return title + markdown.Fence(text) + "\n" + pointer
 	case room > 1000:
 		return title + collapse(text, room, where) + "\n"
 	default:
@@ -218,13 +219,13 @@ func result(v View, room int) string {
 	}
 }
 
-// collapse renders text with comment.Collapse in at most room characters.
+// collapse renders text with markdown.Collapse in at most room characters.
 // Collapse bounds the text, but its fence grows with the longest run of
 // backticks inside, so the limit shrinks until the whole block fits.
 func collapse(text string, room int, where string) string {
 	limit := room - 200
 	for {
-		block := comment.Collapse("Show the result", text, limit, where)
+		block := markdown.Collapse("Show the result", text, limit, where)
 		n := utf8.RuneCountInString(block)
 		if n <= room || limit <= 0 {
 			return block
@@ -237,10 +238,10 @@ func collapse(text string, room int, where string) string {
 func footer(v View) string {
 	var parts []string
 	if v.LedgerHash != "" {
-		parts = append(parts, "Ledger "+comment.Code(v.LedgerHash))
+		parts = append(parts, "Ledger "+markdown.Code(v.LedgerHash))
 	}
 	if v.Commit != "" {
-		c := comment.Code(shortHash(v.Commit))
+		c := markdown.Code(shortHash(v.Commit))
 		if l := link(c, v.CommitURL); l != "" {
 			c = l
 		}
@@ -258,7 +259,7 @@ func footer(v View) string {
 	}
 	out := "\n" + strings.Join(parts, " · ") + "\n"
 	if v.LedgerCheckpoint != "" {
-		out += "\n<details><summary>Ledger checkpoint</summary>\n\n" + comment.Fence(v.LedgerCheckpoint) + "\n</details>\n"
+		out += "\n<details><summary>Ledger checkpoint</summary>\n\n" + markdown.Fence(v.LedgerCheckpoint) + "\n</details>\n"
 	}
 	return out
 }

@@ -107,7 +107,7 @@ func TestCommentManyAgents(t *testing.T) {
 	}
 	v.Selected = "agent-000"
 	v.Result = strings.Repeat("result line\n", 50_000)
-	for _, status := range []Status{StatusRunning, StatusCompleted} {
+	for _, status := range []RunStatus{StatusRunning, StatusCompleted} {
 		v.Status = status
 		body := Comment(v)
 		checkStructure(t, v, body)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // diagramAgents bounds the agents drawn one by one: Mermaid refuses
@@ -108,5 +108,5 @@ var mermaidEscapes = strings.NewReplacer(
 
 // label renders untrusted text as a quoted Mermaid label on one line.
 func label(s string) string {
-	return "\"" + mermaidEscapes.Replace(comment.OneLine(s, 60)) + "\""
+	return "\"" + mermaidEscapes.Replace(markdown.OneLine(s, 60)) + "\""
 }

@@ -3,7 +3,7 @@ package progress
 import (
 	"strings"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Summary renders the job summary of a run: a heading, the title, the
@@ -14,14 +14,14 @@ func Summary(v View) string {
 	var b strings.Builder
 	b.WriteString(heading("##", v) + "\n\n")
 	if v.Title != "" {
-		b.WriteString("**" + comment.Inline(v.Title, 200) + "**\n\n")
+		b.WriteString("**" + markdown.Inline(v.Title, 200) + "**\n\n")
 	}
 	b.WriteString(subline(v) + "\n\n")
 	if v.Message != "" {
 		b.WriteString(message(v) + "\n\n")
 	}
 	if v.CheckpointID != "" {
-		b.WriteString("Checkpoint " + comment.Code(v.CheckpointID) + " waits for an answer on the issue: `/optr choose N [note]`.\n\n")
+		b.WriteString("Checkpoint " + markdown.Code(v.CheckpointID) + " waits for an answer on the issue: `/optr choose N [note]`.\n\n")
 	}
 	if v.Details != "" {
 		b.WriteString(v.Details + "\n\n")
@@ -30,9 +30,9 @@ func Summary(v View) string {
 		b.WriteString("### Selection\n\n" + t + "\n")
 		switch {
 		case v.Selected != "":
-			b.WriteString("π\\* is **" + comment.Inline(v.Selected, 64) + "**")
+			b.WriteString("π\\* is **" + markdown.Inline(v.Selected, 64) + "**")
 			if v.ResultPath != "" {
-				b.WriteString("; its output is in " + comment.Code(v.ResultPath))
+				b.WriteString("; its output is in " + markdown.Code(v.ResultPath))
 			}
 			b.WriteString(".\n\n")
 		case v.Status != StatusRunning:

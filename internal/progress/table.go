@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // cellLimit bounds the text of one table cell, in characters.
@@ -46,7 +46,7 @@ func table(rows []Row, selected string, budget int) (string, int) {
 }
 
 func tableRow(r Row, selected bool) string {
-	mark, name := "", comment.Inline(r.Agent, 64)
+	mark, name := "", markdown.Inline(r.Agent, 64)
 	if selected {
 		mark, name = "π\\*", "**"+name+"**"
 	}
@@ -65,14 +65,14 @@ func list(items []string, sep string) string {
 	if len(items) == 0 {
 		return "—"
 	}
-	return comment.Inline(strings.Join(items, sep), cellLimit)
+	return markdown.Inline(strings.Join(items, sep), cellLimit)
 }
 
 // moreRows says that n rows were left out and where the whole table is.
 func moreRows(n int, resultPath string) string {
 	s := fmt.Sprintf("… %d more agents not shown", n)
 	if resultPath != "" {
-		s += "; the whole table is in " + comment.Code(path.Join(path.Dir(resultPath), "optr-selection.json"))
+		s += "; the whole table is in " + markdown.Code(path.Join(path.Dir(resultPath), "optr-selection.json"))
 	}
 	return s + ".\n"
 }
@@ -94,7 +94,7 @@ func TextTable(rows []Row, selected string) string {
 			ok = "yes"
 		}
 		cells := []string{
-			mark, comment.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
+			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
 			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
@@ -121,14 +121,14 @@ func failedCell(r Row) string {
 func ShortError(err string, n int) string {
 	lines := strings.Split(strings.TrimSpace(err), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
-	return comment.OneLine(last, n)
+	return markdown.OneLine(last, n)
 }
 
 func textList(items []string, sep string) string {
 	if len(items) == 0 {
 		return "-"
 	}
-	return comment.OneLine(strings.Join(items, sep), 80)
+	return markdown.OneLine(strings.Join(items, sep), 80)
 }
 
 // dash turns the Markdown tables' "—" into a terminal-friendly "-".

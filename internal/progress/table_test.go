@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/comment"
-
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 func TestTableIsShared(t *testing.T) {
@@ -76,14 +76,14 @@ func TestFormatting(t *testing.T) {
 		{thousands(-1234567), "-1,234,567"},
 		{cost(0), "—"},
 		{cost(0.01234), "$0.0123"},
-		{comment.Code("a`b"), "``a`b``"},
-		{comment.Code("`x`"), "`` `x` ``"},
-		{comment.Code("line\nbreak"), "`line break`"},
-		{comment.Inline("a|b*c_d", 100), `a\|b\*c_d`},
-		{comment.Inline("@me #3", 100), "@\u200bme #\u200b3"},
-		{comment.Inline("one\n\ntwo\x00three", 100), "one two three"},
-		{comment.Inline("abcdef", 4), "abc…"},
-		{comment.Defang("<!-- optr:run=1 --> <!--optr:x"), "<!-- optr\u200b:run=1 --> <!--optr\u200b:x"},
+		{markdown.Code("a`b"), "``a`b``"},
+		{markdown.Code("`x`"), "`` `x` ``"},
+		{markdown.Code("line\nbreak"), "`line break`"},
+		{markdown.Inline("a|b*c_d", 100), `a\|b\*c_d`},
+		{markdown.Inline("@me #3", 100), "@\u200bme #\u200b3"},
+		{markdown.Inline("one\n\ntwo\x00three", 100), "one two three"},
+		{markdown.Inline("abcdef", 4), "abc…"},
+		{markdown.Defang("<!-- optr:run=1 --> <!--optr:x"), "<!-- optr\u200b:run=1 --> <!--optr\u200b:x"},
 	}
 	for i, tt := range tests {
 		if tt.got != tt.want {

@@ -2,16 +2,16 @@ package progress
 
 import "time"
 
-// Status is the state of a whole run, as the action's status output names it.
-type Status string
+// RunStatus is the state of a whole run, as the action's status output names it.
+type RunStatus string
 
 // The run states.
 const (
-	StatusRunning   Status = "running"
-	StatusCompleted Status = "completed"
-	StatusPaused    Status = "paused"
-	StatusFailed    Status = "failed"
-	StatusSkipped   Status = "skipped"
+	StatusRunning   RunStatus = "running"
+	StatusCompleted RunStatus = "completed"
+	StatusPaused    RunStatus = "paused"
+	StatusFailed    RunStatus = "failed"
+	StatusSkipped   RunStatus = "skipped"
 )
 
 // State is the state of one agent.
@@ -43,7 +43,7 @@ type View struct {
 	// Title is the issue title or the first line of the intent (untrusted).
 	Title string
 	// Status is the run's state.
-	Status Status
+	Status RunStatus
 	// Agents are the agents in the order to show them.
 	Agents []AgentLine
 	// Table is the score table, in the order to show it; empty until the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // maxErrorText bounds Attempt.Error and the error text shown to the analyzer.
@@ -96,7 +96,7 @@ func (r *runner) attempt(ctx context.Context, n int, at *Attempt) error {
 	if err != nil {
 		at.Class = agent.ClassOf(err)
 		at.Reason = reasonOf(err)
-		at.Error = comment.Truncate(err.Error(), maxErrorText)
+		at.Error = markdown.Truncate(err.Error(), maxErrorText)
 	}
 	return err
 }
@@ -231,7 +231,7 @@ func (r *runner) ask(ctx context.Context, at *Attempt) *Analysis {
 	// unparseable output although Raw holds a valid analysis. Only that
 	// case is salvaged: any other analyzer error escalates.
 	if err != nil && (perr != nil || agent.ClassOf(err) != agent.Systematic) {
-		return &Analysis{Usage: resp.Usage, Error: comment.Truncate(
+		return &Analysis{Usage: resp.Usage, Error: markdown.Truncate(
 			fmt.Sprintf("analyzer %s failed: %v", r.p.Analyzer.Name(), err), maxErrorText)}
 	}
 	if perr != nil {

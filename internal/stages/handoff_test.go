@@ -24,7 +24,7 @@ func TestHandoffRules(t *testing.T) {
 	tests := []struct {
 		name    string
 		b       string // b's script
-		status  Status
+		status  StageStatus
 		reason  string
 		ignored []string
 	}{

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/frames"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/recovery"
 )
 
@@ -109,7 +109,7 @@ func (r *runner) judge(ctx context.Context, i int, l *launch) attemptEnding {
 	}
 	at := &l.at
 	fail := func(reason, format string, args ...any) {
-		at.Reason, at.Error = reason, comment.Truncate(fmt.Sprintf(format, args...), maxErrorText)
+		at.Reason, at.Error = reason, markdown.Truncate(fmt.Sprintf(format, args...), maxErrorText)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -174,7 +174,7 @@ func (r *runner) judge(ctx context.Context, i int, l *launch) attemptEnding {
 func lastErrorFrame(sigs []agent.Signal) (string, bool) {
 	for k := len(sigs) - 1; k >= 0; k-- {
 		if sigs[k].Kind == string(frames.Error) {
-			return comment.Truncate(sigs[k].Payload, 500), true
+			return markdown.Truncate(sigs[k].Payload, 500), true
 		}
 	}
 	return "", false

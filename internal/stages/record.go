@@ -17,24 +17,24 @@ import (
 // DirStages is the folder of the stage files inside a run directory.
 const DirStages = "stages"
 
-// Status is how a stage ended, as its record and the ledger say.
-type Status string
+// StageStatus is how a stage ended, as its record and the ledger say.
+type StageStatus string
 
 // The stage statuses.
 const (
 	// StatusHandedOff: the stage handed off to the next one.
-	StatusHandedOff Status = "handed_off"
+	StatusHandedOff StageStatus = "handed_off"
 	// StatusCompleted: the last stage finished.
-	StatusCompleted Status = "completed"
+	StatusCompleted StageStatus = "completed"
 	// StatusEscalated: the stage crashed more than restarts times.
-	StatusEscalated Status = "escalated"
+	StatusEscalated StageStatus = "escalated"
 	// StatusFailed: the stage failed in a way no restart fixes
 	// (handoff_missing, a fatal error, a spent budget, a watcher abort).
-	StatusFailed Status = "failed"
+	StatusFailed StageStatus = "failed"
 	// StatusCancelled: the run was cancelled while the stage ran.
-	StatusCancelled Status = "cancelled"
+	StatusCancelled StageStatus = "cancelled"
 	// StatusNotStarted: an earlier stage did not hand off.
-	StatusNotStarted Status = "not_started"
+	StatusNotStarted StageStatus = "not_started"
 )
 
 // Record is one stage's file, stages/NN_<stage>.json: every attempt of the
@@ -42,11 +42,11 @@ const (
 // output went.
 type Record struct {
 	// Index is NN: the stage's position, 1 for the first.
-	Index    int    `json:"index"`
-	Stage    string `json:"stage"`
-	Agent    string `json:"agent"`
-	Provider string `json:"provider,omitempty"`
-	Status   Status `json:"status"`
+	Index    int         `json:"index"`
+	Stage    string      `json:"stage"`
+	Agent    string      `json:"agent"`
+	Provider string      `json:"provider,omitempty"`
+	Status   StageStatus `json:"status"`
 	// Attempts are the stage's attempts in order; a restart is every
 	// attempt after the first of a chain.
 	Attempts []Attempt `json:"attempts"`

@@ -44,7 +44,7 @@ func TestDemoCompletesWithOneRestart(t *testing.T) {
 	}
 	type summary struct {
 		Stage, Handoff string
-		Status         Status
+		Status         StageStatus
 		Attempts       int
 		Restarts       int
 	}

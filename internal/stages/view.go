@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Line is one stage as the checklist shows it.
@@ -109,10 +109,10 @@ func Checklist(lines []Line) string {
 		if l.State == StateHandedOff || l.State == StateDone {
 			box = "x"
 		}
-		fmt.Fprintf(&b, "- [%s] %d. **%s** — %s", box, i+1, comment.Inline(l.Stage, 64), note(l))
+		fmt.Fprintf(&b, "- [%s] %d. **%s** — %s", box, i+1, markdown.Inline(l.Stage, 64), note(l))
 		if l.State == StateFailed || l.State == StateCrashed {
 			if e := firstLine(l.Error); e != "" {
-				fmt.Fprintf(&b, ": %s", comment.Inline(e, 300))
+				fmt.Fprintf(&b, ": %s", markdown.Inline(e, 300))
 			}
 		}
 		b.WriteString("\n")
@@ -139,10 +139,10 @@ func Text(lines []Line) string {
 		case StateFailed:
 			mark = "✗"
 		}
-		fmt.Fprintf(&b, "%s %d. %-*s  %s", mark, i+1, width, comment.OneLine(l.Stage, 64), note(l))
+		fmt.Fprintf(&b, "%s %d. %-*s  %s", mark, i+1, width, markdown.OneLine(l.Stage, 64), note(l))
 		if l.State == StateFailed {
 			if e := firstLine(l.Error); e != "" {
-				fmt.Fprintf(&b, ": %s", comment.OneLine(e, 200))
+				fmt.Fprintf(&b, ": %s", markdown.OneLine(e, 200))
 			}
 		}
 		b.WriteString("\n")
@@ -195,6 +195,6 @@ func quote(s string) string {
 			return -1
 		}
 		return r
-	}, comment.OneLine(s, 80))
+	}, markdown.OneLine(s, 80))
 	return "\"" + s + "\""
 }

@@ -1,6 +1,7 @@
-package comment
+package markdown
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,8 +40,8 @@ func FuzzRenderers(f *testing.F) {
 		if !closesFence(lines[len(lines)-1], len(open)) {
 			t.Fatalf("block not closed: %q", u)
 		}
-		if _, _, ok := ParseMarker(u); ok && !strings.Contains(s, "\u200b") {
-			if _, _, inInput := ParseMarker(s); inInput {
+		if markerRE.MatchString(u) && !strings.Contains(s, "\u200b") {
+			if markerRE.MatchString(s) {
 				t.Fatalf("a marker survived Defang: %q", u)
 			}
 		}
@@ -60,6 +61,10 @@ func FuzzRenderers(f *testing.F) {
 		}
 	})
 }
+
+// markerRE is the form of the comment package's hidden markers (which
+// imports this package, so its test cannot import it back).
+var markerRE = regexp.MustCompile(`<!-- optr:([a-z]+)=([A-Za-z0-9._-]+) -->`)
 
 func abs(n int) int {
 	if n < 0 {
