@@ -206,19 +206,9 @@ func headTree(path string) (int64, tlog.Hash, error) {
 // checks itself (its sum and shape): `optr ledger verify` in a clone checks
 // it against the segments.
 func TreeHeadOf(origin string, lastTree, active []byte) (TreeHead, error) {
-	var head Head
-	var frontier []treeNode
-	if lastTree != nil {
-		t, err := parseTree(lastTree)
-		if err != nil {
-			return TreeHead{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
-		}
-		head, frontier = Head{Seq: t.size, Hash: t.head}, t.frontier()
-	}
-	rec := &treeRecorder{b: newTreeBuilderAt(head.Seq, frontier)}
-	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
+	v, err := viewOf(lastTree, active, false)
 	if err != nil {
-		return TreeHead{}, fmt.Errorf("checkpoint: the active segment: %w", err)
+		return TreeHead{}, fmt.Errorf("checkpoint: %w", err)
 	}
-	return TreeHead{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
+	return TreeHead{Origin: origin, Size: v.size, Root: v.root}, nil
 }
