@@ -33,6 +33,12 @@ type run struct {
 
 func optr(t *testing.T, args ...string) run {
 	t.Helper()
+	return optrEnv(t, nil, args...)
+}
+
+// optrEnv is optr with env as the environment (USER is tester).
+func optrEnv(t *testing.T, env map[string]string, args ...string) run {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	c := New()
 	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &stdout, &stderr
@@ -40,7 +46,7 @@ func optr(t *testing.T, args ...string) run {
 		if k == "USER" {
 			return "tester"
 		}
-		return ""
+		return env[k]
 	}
 	c.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
 	c.IsTerminal = func(any) bool { return false }

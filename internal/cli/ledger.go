@@ -19,29 +19,46 @@ verify      checks every line of the ledger (its sealed segments in ledger.d/
             and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
             --checkpoint FILE (repeatable) also checks that the ledger holds
             each checkpoint (a signed one against --key-public FILE);
+            --witness-key VKEY (repeatable) also checks that each checkpoint
+            is cosigned by --witness-quorum K of those witnesses (default
+            all of them);
             --witness walks the git history of the ledger: each commit's
-            ledger a prefix of the next, its Optr-Ledger-* trailers matching;
-            --proof FILE checks an inclusion proof from 'optr ledger prove'.
-            Exits 0 when all holds, 1 naming the first line, segment, commit
-            or checkpoint that does not.
+            ledger a prefix of the next, its Optr-Ledger-* trailers matching,
+            and every head this clone verified before still in it
+            (.git/optr-witness); with --repo owner/repo (and a token in
+            GITHUB_TOKEN) it also checks the heads optr published in its
+            progress comments there;
+            --proof FILE checks an inclusion proof from 'optr ledger prove';
+            --consistency FILE --checkpoint OLD --checkpoint NEW checks a
+            consistency proof from 'optr ledger prove --from' (the ledger
+            file is not read).
+            Exits 0 when all holds, 1 naming the first line, segment, commit,
+            comment or checkpoint that does not.
 show        prints the entries with a header; --kind, --workflow and --last N
             filter them, --json prints the raw lines.
 checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
             count, RFC 6962 Merkle root), signed as a note with --key FILE or
             $OPTR_LEDGER_KEY.
-prove       prints an inclusion proof of entry --seq N in the current head.
+prove       prints an inclusion proof of entry --seq N in the current head,
+            or with --from N the consistency proof from the ledger's first N
+            entries to its head (one base64 hash per line, as C2SP
+            tlog-witness sends it).
 keygen      makes a signing key pair: the private key into --key FILE (keep
             it secret, e.g. the OPTR_LEDGER_KEY secret of the repository),
-            the public key into FILE.pub and on stdout.`
+            the public key into FILE.pub and on stdout. The key is named
+            after the origin it signs: --origin, else optr/$GITHUB_REPOSITORY,
+            else optr/local.`
 
 // ledgerFlags are the flags of every ledger subcommand.
 type ledgerFlags struct {
 	path, origin, key, keyPublic, proof string
-	checkpoints                         []string
+	consistency, repo                   string
+	checkpoints, witnessKeys            []string
 	witness, asJSON                     bool
-	seq                                 int64
+	seq, from                           int64
+	fromSet                             bool
 	kind, workflow                      string
-	last                                int
+	last, quorum                        int
 }
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
@@ -52,6 +69,11 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs.StringVar(&f.keyPublic, "key-public", "", "verify: public key a checkpoint's signature must verify with")
 	fs.BoolVar(&f.witness, "witness", false, "verify: walk the git history of the ledger")
 	fs.StringVar(&f.proof, "proof", "", "verify: an inclusion proof to check")
+	fs.StringVar(&f.consistency, "consistency", "", "verify: a consistency proof from the first --checkpoint to the second")
+	fs.StringArrayVar(&f.witnessKeys, "witness-key", nil, "verify: a witness's verifier key; each checkpoint must be cosigned by --witness-quorum of them (repeatable)")
+	fs.IntVar(&f.quorum, "witness-quorum", 0, "verify: how many of the --witness-key witnesses must cosign (default all)")
+	fs.StringVar(&f.repo, "repo", "", "verify --witness: also check the heads optr published in the progress comments of owner/repo")
+	fs.Int64Var(&f.from, "from", 0, "prove: the size to prove consistency from")
 	fs.StringVar(&f.origin, "origin", "", "checkpoint, prove, keygen: the log's origin (default optr/<owner>/<repo> in Actions, else optr/local)")
 	fs.StringVar(&f.key, "key", "", "checkpoint, prove: private key file to sign with (default $OPTR_LEDGER_KEY); keygen: where to write it")
 	fs.Int64Var(&f.seq, "seq", 0, "prove: the entry to prove")
@@ -67,11 +89,12 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 		return usageErr(errors.New("ledger needs a subcommand: verify, show, checkpoint, prove or keygen"))
 	}
 	sub := fs.Arg(0)
+	f.fromSet = fs.Changed("from")
 	if err := onlyFor(fs, sub, map[string][]string{
-		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin"},
+		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"},
 		"show":       {"json", "kind", "workflow", "last"},
 		"checkpoint": {"origin", "key"},
-		"prove":      {"origin", "key", "seq"},
+		"prove":      {"origin", "key", "seq", "from"},
 		"keygen":     {"origin", "key"},
 	}); err != nil {
 		return err
@@ -118,6 +141,9 @@ func failed(format string, args ...any) error {
 }
 
 func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
+	if err := f.checkVerify(); err != nil {
+		return err
+	}
 	vkey, err := readKeyFile(f.keyPublic, "public key")
 	if err != nil {
 		return err
@@ -125,21 +151,14 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 	var cps []ledger.TreeHead
 	var sizes []int64
 	for _, file := range f.checkpoints {
-		data, err := os.ReadFile(file)
+		cp, err := c.openCheckpoint(f, file, vkey)
 		if err != nil {
-			return usageErr(fmt.Errorf("read checkpoint: %w", err))
-		}
-		cp, signed, err := ledger.OpenCheckpoint(data, vkey)
-		if err != nil {
-			return failed("checkpoint %s: %w", file, err)
-		}
-		if f.origin != "" && cp.Origin != f.origin {
-			return failed("checkpoint %s is of origin %q, not %q: it is a checkpoint of another ledger", file, cp.Origin, f.origin)
-		}
-		if signed && vkey == "" {
-			fmt.Fprintf(c.Stderr, "optr: checkpoint %s is signed, but without --key-public its signature was not checked\n", file)
+			return err
 		}
 		cps, sizes = append(cps, cp), append(sizes, cp.Size)
+	}
+	if f.consistency != "" {
+		return c.verifyConsistency(f.consistency, f.checkpoints, cps)
 	}
 	ts, err := ledger.VerifyTree(f.path, sizes...)
 	if err != nil {
@@ -158,9 +177,54 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 		}
 	}
 	if f.witness {
-		return c.ledgerWitness(ctx, f.path)
+		return c.ledgerWitness(ctx, f)
 	}
 	return nil
+}
+
+// checkVerify refuses verify flags that do not go together.
+func (f ledgerFlags) checkVerify() error {
+	switch {
+	case f.consistency != "" && len(f.checkpoints) != 2:
+		return usageErr(errors.New("--consistency FILE needs two checkpoints: --checkpoint OLD --checkpoint NEW"))
+	case f.consistency != "" && (f.proof != "" || f.witness):
+		return usageErr(errors.New("--consistency checks a proof between two checkpoints and reads no ledger: give --proof and --witness in another verify"))
+	case len(f.witnessKeys) > 0 && len(f.checkpoints) == 0:
+		return usageErr(errors.New("--witness-key checks the cosignatures of a checkpoint: give it with --checkpoint FILE"))
+	case f.quorum != 0 && len(f.witnessKeys) == 0:
+		return usageErr(errors.New("--witness-quorum counts the --witness-key witnesses: name them"))
+	case f.quorum < 0 || f.quorum > len(f.witnessKeys):
+		return usageErr(fmt.Errorf("--witness-quorum must be 1 to the %d witness keys given, got %d", len(f.witnessKeys), f.quorum))
+	case f.repo != "" && !f.witness:
+		return usageErr(errors.New("--repo names where optr published its heads, for --witness: give --witness too"))
+	}
+	return nil
+}
+
+// openCheckpoint reads a --checkpoint file: signed by --key-public's key
+// when one is given, of --origin when given, and cosigned by enough of
+// the --witness-key witnesses when they are named.
+func (c *CLI) openCheckpoint(f ledgerFlags, file, vkey string) (ledger.TreeHead, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ledger.TreeHead{}, usageErr(fmt.Errorf("read checkpoint: %w", err))
+	}
+	cp, signed, err := ledger.OpenCheckpoint(data, vkey)
+	if err != nil {
+		return cp, failed("checkpoint %s: %w", file, err)
+	}
+	if f.origin != "" && cp.Origin != f.origin {
+		return cp, failed("checkpoint %s is of origin %q, not %q: it is a checkpoint of another ledger", file, cp.Origin, f.origin)
+	}
+	if signed && vkey == "" {
+		fmt.Fprintf(c.Stderr, "optr: checkpoint %s is signed, but without --key-public its signature was not checked\n", file)
+	}
+	if len(f.witnessKeys) > 0 {
+		if err := c.checkCosigners(file, ledger.TrimBlankLine(data), f.witnessKeys, f.quorum); err != nil {
+			return cp, err
+		}
+	}
+	return cp, nil
 }
 
 // verifyFailure turns a failed verify into exit 1 naming the file and line,
@@ -212,7 +276,8 @@ func (c *CLI) origin(flag string) string {
 }
 
 // ledgerWitness checks the ledger against its git history.
-func (c *CLI) ledgerWitness(ctx context.Context, path string) error {
+func (c *CLI) ledgerWitness(ctx context.Context, f ledgerFlags) error {
+	path := f.path
 	rep, err := witness.Check(ctx, path)
 	var werr *witness.Error
 	if errors.As(err, &werr) {
