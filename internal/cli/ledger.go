@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/ledger/witness"
 )
@@ -160,7 +162,13 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 	if f.consistency != "" {
 		return c.verifyConsistency(f.consistency, f.checkpoints, cps)
 	}
-	ts, err := ledger.VerifyTree(f.path, sizes...)
+	var pubs []witness.Published
+	if f.witness {
+		if pubs, err = c.publishedHeads(ctx, f.repo); err != nil {
+			return err
+		}
+	}
+	ts, err := ledger.VerifyTree(f.path, append(sizes, witness.PublishedSizes(pubs)...)...)
 	if err != nil {
 		return c.verifyFailure(f.path, err)
 	}
@@ -177,7 +185,7 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 		}
 	}
 	if f.witness {
-		return c.ledgerWitness(ctx, f)
+		return c.ledgerWitness(ctx, f.path, ts, pubs)
 	}
 	return nil
 }
@@ -275,10 +283,13 @@ func (c *CLI) origin(flag string) string {
 	return ledger.LocalOrigin
 }
 
-// ledgerWitness checks the ledger against its git history.
-func (c *CLI) ledgerWitness(ctx context.Context, f ledgerFlags) error {
-	path := f.path
+// ledgerWitness checks the ledger against its git history, the heads this
+// clone verified before, and the heads optr published in its comments.
+func (c *CLI) ledgerWitness(ctx context.Context, path string, ts ledger.TreeSummary, pubs []witness.Published) error {
 	rep, err := witness.Check(ctx, path)
+	if err == nil && pubs != nil {
+		err = witness.CheckPublished(path, ts, pubs)
+	}
 	var werr *witness.Error
 	if errors.As(err, &werr) {
 		return &ExitError{Code: ExitFailed, Err: err}
@@ -287,5 +298,53 @@ func (c *CLI) ledgerWitness(ctx context.Context, f ledgerFlags) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "witness: %d commits, each extending the one before; %d trailers, each matching its ledger; the working tree extends HEAD (%d entries)\n", rep.Commits, rep.Trailers, rep.Head.Seq)
+	if rep.Remembered > 0 {
+		fmt.Fprintf(c.Stdout, "witness: the %d head(s) this clone verified before are still in the ledger\n", rep.Remembered)
+	}
+	if rep.NotRemembered != nil {
+		fmt.Fprintf(c.Stderr, "optr: %v\n", rep.NotRemembered)
+	}
+	if pubs != nil {
+		fmt.Fprintf(c.Stdout, "witness: the %d head(s) optr published in its comments are in the ledger\n", len(pubs))
+	}
 	return nil
+}
+
+// publishedHeads reads the heads optr published in its final progress
+// comments on repo's issues (found by marker and author, DESIGN §6):
+// with --repo, or in GitHub Actions the workflow's repository. nil when
+// there is no repository to read.
+func (c *CLI) publishedHeads(ctx context.Context, repo string) ([]witness.Published, error) {
+	token := c.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		token = c.Getenv("GH_TOKEN")
+	}
+	if repo == "" && c.Getenv("GITHUB_ACTIONS") == "true" {
+		if repo = c.Getenv("GITHUB_REPOSITORY"); repo != "" && token == "" {
+			fmt.Fprintf(c.Stderr, "optr: the heads optr published in %s's comments are not checked: give the step GITHUB_TOKEN (env: GITHUB_TOKEN: ${{ github.token }})\n", repo)
+			return nil, nil
+		}
+	}
+	if repo == "" {
+		return nil, nil
+	}
+	gh, err := github.New(ctx, github.Options{APIURL: c.Getenv("GITHUB_API_URL"), Token: token, Repository: repo, HTTPClient: c.HTTPClient})
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--repo: %w", err))
+	}
+	comments, err := gh.OwnComments(ctx, comment.KindRun)
+	if err != nil {
+		return nil, fmt.Errorf("witness: read optr's comments: %w", err)
+	}
+	pubs := []witness.Published{}
+	for _, cm := range comments {
+		p, ok, err := witness.ParsePublished(cm.URL, cm.Body)
+		if err != nil {
+			return nil, &ExitError{Code: ExitFailed, Err: err}
+		}
+		if ok {
+			pubs = append(pubs, p)
+		}
+	}
+	return pubs, nil
 }

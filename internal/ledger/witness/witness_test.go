@@ -206,8 +206,8 @@ func TestWitnessCatches(t *testing.T) {
 			if !errors.As(err, &werr) {
 				t.Fatalf("Check = %v, want a *witness.Error", err)
 			}
-			if werr.Commit != commit || !strings.Contains(werr.Reason, tt.want) {
-				t.Errorf("Check named %s: %q; want %s and %q", werr.Commit, werr.Reason, commit, tt.want)
+			if werr.Where != commit || !strings.Contains(werr.Reason, tt.want) {
+				t.Errorf("Check named %s: %q; want %s and %q", werr.Where, werr.Reason, commit, tt.want)
 			}
 			// Some attacks leave a valid chain: only the witness sees them.
 			if _, verr := ledger.VerifyFile(r.path); (verr == nil) != tt.verifyOK {
