@@ -134,7 +134,7 @@ func (m *memory) check(ctx context.Context, g git, path string) error {
 			now = fmt.Sprintf("the ledger has only %d entries, and commit %s is not in HEAD's future", found.Entries, s.commit)
 		}
 		return &Error{
-			Where: fmt.Sprintf("head %d (%s)", s.head.Seq, s.head.Hash),
+			Where:  fmt.Sprintf("head %d (%s)", s.head.Seq, s.head.Hash),
 			Reason: fmt.Sprintf("this clone verified it at commit %s on %s, but %s: the history was rewritten (a force-push) after it was verified (%s remembers it)", s.commit, s.at, now, m.path),
 		}
 	}
