@@ -16,7 +16,7 @@ import (
 // ledger.
 func (j *Job) recorder(branch string, ledgerPath string) pipeline.Recorder {
 	if !j.in.Commit {
-		return pipeline.FileRecorder{Path: ledgerPath}
+		return pipeline.FileRecorder{Path: ledgerPath, Origin: ledger.Origin(j.env.Repository), Key: j.ledgerKey()}
 	}
 	return &commitRecorder{j: j, branch: branch}
 }
@@ -90,7 +90,7 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
-	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA}, nil
+	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
 }
 
 func (r *commitRecorder) branchName() string {

@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/optr-dev/optr/internal/demotest"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/demotest"
+	"github.com/optr-dev/optr/internal/ledger/attest"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -374,6 +377,23 @@ func TestDatalakeAnywhere(t *testing.T) {
 		abs, _ := filepath.Abs(filepath.Join(lake, "workflows", "local", "runs", fmt.Sprintf("anywhere-%d", i), "result.md"))
 		if !strings.Contains(r.stdout, "π* = good → "+abs) {
 			t.Fatalf("--datalake %s: the result path is not shown as %s:\n%s", lake, abs, r.stdout)
+		}
+		// The attestation is written there too, of files that do not
+		// change: the result and the ledger entry's line, not the ledger.
+		var st attest.Statement
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(filepath.Dir(abs), attest.FileName))), &st); err != nil {
+			t.Fatalf("--datalake %s: %v", lake, err)
+		}
+		line := readFile(t, filepath.Join(lake, "ledger.jsonl"))
+		want := []attest.Subject{
+			attest.FileSubject(fmt.Sprintf("workflows/local/runs/anywhere-%d/result.md", i), []byte(readFile(t, abs))),
+			attest.EntrySubject("ledger.jsonl", 1, []byte(line)),
+		}
+		if diff := cmp.Diff(want, st.Subject); diff != "" {
+			t.Errorf("--datalake %s: attestation subjects (-want +got):\n%s", lake, diff)
+		}
+		if cp, err := ledger.ParseCheckpoint([]byte(st.Predicate.Checkpoint)); err != nil || cp.Size != 1 || cp.Origin != ledger.LocalOrigin {
+			t.Errorf("--datalake %s: the attestation's checkpoint %q: %v", lake, st.Predicate.Checkpoint, err)
 		}
 	}
 }
