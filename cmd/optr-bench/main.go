@@ -20,6 +20,9 @@
 //	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
 //	P9 prove on 1M entries (goal < 1 s);
+//	P14 prove --from 1 and --from size−1 on 1M entries (goal ≤ 150 ms each,
+//	   peak RSS ≤ 64 MiB), and the requests a witness costs per commit-back
+//	   (goal ≤ 2);
 //	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
 //	P11 GitHub requests of a labelled-issue run (optr action against the
 //	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
@@ -164,7 +167,7 @@ func run(ctx context.Context) error {
 		}},
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
-		{[]string{"P8", "P9"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+		{[]string{"P8", "P9", "P14"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
 	}
