@@ -179,7 +179,7 @@ func (j *Job) checkpointOf(rep *pipeline.Report) string {
 	if j.checkpoint.head == rep.LedgerHash {
 		return j.checkpoint.text
 	}
-	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.ledgerKey())
+	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.signingKey())
 	if err != nil {
 		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
 		return ""
@@ -201,7 +201,7 @@ func (j *Job) keepCheckpoint(res github.CommitResult) {
 		return
 	}
 	text := []byte(cp.Text())
-	if key := j.ledgerKey(); key != "" {
+	if key := j.signingKey(); key != "" {
 		if text, err = cp.Sign(key); err != nil {
 			j.log.Warning("could not sign the ledger checkpoint: " + err.Error())
 			return

@@ -16,7 +16,7 @@ import (
 // ledger.
 func (j *Job) recorder(branch string, ledgerPath string) pipeline.Recorder {
 	if !j.in.Commit {
-		return pipeline.FileRecorder{Path: ledgerPath, Origin: ledger.Origin(j.env.Repository), Key: j.ledgerKey()}
+		return pipeline.FileRecorder{Path: ledgerPath, Origin: ledger.Origin(j.env.Repository), Key: j.signingKey()}
 	}
 	return &commitRecorder{j: j, branch: branch}
 }
