@@ -100,8 +100,21 @@ func datalakeInWorkspace(dir string) string {
 }
 
 // ledgerFile checks the ledger path: a regular file (or nothing yet) that
-// can be appended to, whose head can be read.
+// can be appended to, whose head can be read, and whose sealed segments
+// still make one ledger with it (ledger.CheckShape).
 func ledgerFile(path string) (warning, problem string) {
+	warning, problem = activeSegment(path)
+	if problem != "" {
+		return warning, problem
+	}
+	if err := ledger.CheckShape(path); err != nil {
+		return warning, fmt.Sprintf("%v; run `optr ledger verify --ledger %s` to see what is wrong, and restore the ledger's files (git checkout of the ledger branch) before the next run", err, path)
+	}
+	return warning, ""
+}
+
+// activeSegment checks the active segment at path.
+func activeSegment(path string) (warning, problem string) {
 	info, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", writableDir(filepath.Dir(path), "the ledger's directory")
@@ -147,7 +160,7 @@ func ledgerHead(path string, size int64) (warning, problem string) {
 	case bytes.HasSuffix(tail, []byte("\r\n")):
 		return "", fmt.Sprintf("the ledger %s has Windows line ends (CRLF), so its lines no longer hash to their entries; restore it with LF line ends (git: add `*.jsonl text eol=lf` to .gitattributes and check it out again), then run `optr ledger verify --ledger %s`", path, path)
 	case tail[len(tail)-1] != '\n':
-		return fmt.Sprintf("the ledger %s ends in a line without a newline (a write that was cut off); the next append removes that line and says so; `optr ledger verify --ledger %s` shows it", path, path), ""
+		return fmt.Sprintf("the ledger %s ends in a line without a newline; the next append completes it when it is a whole entry that chains (its newline was stripped), else removes it as a write that was cut off, and says so; `optr ledger verify --ledger %s` shows it", path, path), ""
 	}
 	if _, err := ledger.TailHead(path); err != nil {
 		return "", fmt.Sprintf("%v; run `optr ledger verify --ledger %s` to see the first bad line", err, path)
