@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // AppendResult is what AppendFile did.
@@ -278,7 +280,7 @@ func sealedHead(path string) (Head, error) {
 		return Head{}, err
 	}
 	last := segs[len(segs)-1]
-	f, err := os.Open(last.Path)
+	f, err := inputfile.Open(last.Path)
 	if err != nil {
 		return Head{}, fmt.Errorf("read the last sealed segment: %w", err)
 	}
@@ -318,7 +320,7 @@ func syncDir(dir string) {
 // missing ledger is empty. A bad tail is an error, as for Append; a torn
 // last line is reported, not repaired (only an append repairs it).
 func TailHead(path string) (Head, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return sealedHead(path)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // CheckShape checks, cheaply, that the files of the ledger at path still
@@ -42,7 +44,7 @@ func CheckShape(path string) error {
 	if err := orphanTrees(path, segs); err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -60,7 +62,7 @@ func CheckShape(path string) error {
 // returns its own head.
 func segmentShape(s Segment, head Head) (Head, error) {
 	name := filepath.Base(s.Path)
-	f, err := os.Open(s.Path)
+	f, err := inputfile.Open(s.Path)
 	if err != nil {
 		return head, fmt.Errorf("read ledger segment: %w", err)
 	}

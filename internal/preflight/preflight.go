@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -132,7 +133,7 @@ func activeSegment(path string) (warning, problem string) {
 	case info.IsDir():
 		return "", fmt.Sprintf("the ledger %s is a directory; point --ledger at a file, such as %s", path, filepath.Join(path, "ledger.jsonl"))
 	case !info.Mode().IsRegular():
-		return "", fmt.Sprintf("the ledger %s is not a regular file (%s); point --ledger at a file", path, kind(info.Mode()))
+		return "", fmt.Sprintf("the ledger %s is not a regular file (%s); point --ledger at a file", path, inputfile.Kind(info.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -177,7 +178,7 @@ func writableDir(dir, what string) string {
 		if err == nil {
 			if !info.IsDir() {
 				if p == filepath.Clean(dir) {
-					return fmt.Sprintf("%s %s is not a directory (%s)", what, dir, kind(info.Mode()))
+					return fmt.Sprintf("%s %s is not a directory (%s)", what, dir, inputfile.Kind(info.Mode()))
 				}
 				return fmt.Sprintf("%s %s cannot be created: %s is not a directory", what, dir, p)
 			}
@@ -200,20 +201,4 @@ func writableDir(dir, what string) string {
 	f.Close()
 	os.Remove(name)
 	return ""
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return m.Type().String()
 }
