@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 
@@ -234,13 +236,17 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 		Config       string          `yaml:"config"`
 		Commit       string          `yaml:"commit,omitempty"`
 		IntentSHA256 string          `yaml:"intent_sha256"`
-		Intent       string          `yaml:"intent"`
+		Intent       yamlText        `yaml:"intent,omitempty"`
+		IntentBase64 string          `yaml:"intent_base64,omitempty"`
 		Agents       []agentDoc      `yaml:"agents"`
 		Constraints  []constraintDoc `yaml:"constraints"`
 	}{
 		Workflow: p.Spec.Workflow, Run: p.Spec.RunID, Started: started.Format(time.RFC3339),
 		Pipeline: pipelineName(p.Spec.Pipeline), Config: configName(p.Spec.Config.Path),
-		Commit: p.Spec.Commit, IntentSHA256: executor.SHA256Hex(p.Spec.Intent), Intent: p.Spec.Intent,
+		Commit: p.Spec.Commit, IntentSHA256: executor.SHA256Hex(p.Spec.Intent), Intent: yamlText(p.Spec.Intent),
+	}
+	if !utf8.ValidString(p.Spec.Intent) {
+		doc.Intent, doc.IntentBase64 = "", base64.StdEncoding.EncodeToString([]byte(p.Spec.Intent))
 	}
 	for _, n := range p.AgentNames {
 		ac := p.Spec.Config.Agents[n]
@@ -250,7 +256,7 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 		doc.Constraints = append(doc.Constraints, constraintDoc{Name: c.Name, Hard: c.Hard, Verified: c.Checker != nil})
 	}
 	out, err := yaml.Marshal(doc)
-	if err != nil { // only plain strings and slices: cannot fail
+	if err != nil { // only strings and slices: cannot fail
 		panic(fmt.Sprintf("encode workflow-optr.yaml: %v", err))
 	}
 	return out
