@@ -56,7 +56,7 @@ func Check(ctx context.Context, in Input) (Report, error) {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if in.Workspace != "" {
-		if msg := datalakeInWorkspace(in.Datalake); msg != "" {
+		if msg := datalakeInWorkspace(in.Workspace, in.Datalake); msg != "" {
 			add("%s", msg)
 		}
 	}
@@ -87,15 +87,42 @@ func Check(ctx context.Context, in Input) (Report, error) {
 	return rep, nil
 }
 
-// datalakeInWorkspace checks the Action's datalake input.
-func datalakeInWorkspace(dir string) string {
+// datalakeInWorkspace checks the Action's datalake input: a directory
+// of its own inside the workspace, reached without a symbolic link (the
+// Action commits it, and writes there), neither the workspace itself nor
+// inside its .git.
+func datalakeInWorkspace(workspace, dir string) string {
+	const must = "the Action commits the datalake, so it must be a directory of its own inside the workspace, such as .optr"
+	clean := filepath.Clean(dir)
+	first, _, _ := strings.Cut(filepath.ToSlash(clean), "/")
 	switch {
 	case dir == "":
 		return ""
 	case filepath.IsAbs(dir) || strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, `\`):
-		return fmt.Sprintf("the datalake input %q is an absolute path; the Action commits the datalake, so it must be a path inside the workspace, such as .optr", dir)
+		return fmt.Sprintf("the datalake input %q is an absolute path; %s", dir, must)
 	case !filepath.IsLocal(dir):
-		return fmt.Sprintf("the datalake input %q leaves the workspace; the Action commits the datalake, so it must be a path inside the workspace, such as .optr", dir)
+		return fmt.Sprintf("the datalake input %q leaves the workspace; %s", dir, must)
+	case clean == ".":
+		return fmt.Sprintf("the datalake input %q is the workspace itself; %s", dir, must)
+	case strings.EqualFold(first, ".git"):
+		return fmt.Sprintf("the datalake input %q is inside the repository's .git directory; %s", dir, must)
+	}
+	// Every part of the path that exists must be a directory, not a link:
+	// a link would send the Action's writes (and what it commits) elsewhere.
+	p := workspace
+	for part := range strings.SplitSeq(filepath.ToSlash(clean), "/") {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		if err != nil {
+			return fmt.Sprintf("the datalake %s cannot be used: %v", p, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Sprintf("the datalake input %q goes through the symbolic link %s (to %s); %s", dir, p, target, must)
+		}
 	}
 	return ""
 }

@@ -76,6 +76,19 @@ func TestCheckRefusesBadInputs(t *testing.T) {
 	os.Remove(filepath.Join(ledger.SegmentDir(removed), ledger.SegmentName(1, 2)))
 	extra := sealed(t, filepath.Join(dir, "extra"))
 	os.WriteFile(filepath.Join(ledger.SegmentDir(extra), ledger.SegmentName(3, 4)), data, 0o644)
+	// Datalakes the Action must not write into (issue 27 item 8).
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{".git", "docs"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, "outside")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("docs", filepath.Join(ws, "inside")); err != nil {
+		t.Fatal(err)
+	}
 	readonlyDir := filepath.Join(dir, "ro")
 	_ = os.Mkdir(readonlyDir, 0o555)
 	notDir := mk("file", []byte("x"))
@@ -98,6 +111,13 @@ func TestCheckRefusesBadInputs(t *testing.T) {
 		{"datalake input leaves the workspace", Input{Datalake: "../elsewhere", Workspace: dir}, "leaves the workspace"},
 		{"datalake input leaves via a subdir", Input{Datalake: "a/../../b", Workspace: dir}, "leaves the workspace"},
 		{"datalake is a file", Input{Datalake: notDir}, "is not a directory"},
+		{"datalake input is a symbolic link out", Input{Datalake: "outside", Workspace: ws}, "symbolic link"},
+		{"datalake input under a symbolic link out", Input{Datalake: "outside/.optr", Workspace: ws}, "symbolic link"},
+		{"datalake input is a symbolic link inside", Input{Datalake: "inside/.optr", Workspace: ws}, "symbolic link"},
+		{"datalake input is .git", Input{Datalake: ".git", Workspace: ws}, ".git directory"},
+		{"datalake input is inside .git", Input{Datalake: "./.git/optr", Workspace: ws}, ".git directory"},
+		{"datalake input is the workspace", Input{Datalake: ".", Workspace: ws}, "the workspace itself"},
+		{"datalake input is the workspace by a detour", Input{Datalake: "docs/..", Workspace: ws}, "the workspace itself"},
 	}
 	if os.Geteuid() != 0 { // root may write anywhere
 		tests = append(tests, struct {
@@ -138,6 +158,11 @@ func TestCheckAcceptsGoodInputs(t *testing.T) {
 		{"link to a valid ledger", Input{LedgerPath: link}, 0},
 		{"torn tail: the next append recovers it", Input{LedgerPath: torn}, 1},
 		{"datalake inside the workspace", Input{Datalake: ".optr", Workspace: dir}, 0},
+		{"datalake that exists, deeper", Input{Datalake: "./a/.optr/", Workspace: dir}, 0},
+		{"datalake whose name starts with .git", Input{Datalake: ".github/optr-data", Workspace: dir}, 0},
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "a", ".optr"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		rep, err := Check(t.Context(), tt.in)
