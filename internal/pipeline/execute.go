@@ -106,7 +106,11 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
 		p.deps.logf("killed %d processes left by an optr that was killed (%v)", len(reaped.Processes), reaped.Owners)
 	}
-	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
+	recorded := func(_, id string) bool {
+		ok, _ := ledger.ActiveHasRun(spec.LedgerPath, id)
+		return ok
+	}
+	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute, recorded); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
 		p.deps.logf("marked %d runs of killed optr processes abandoned, removed %d stale temporary files", len(stale.Abandoned), len(stale.Removed))
 	}
 	changes, err := p.startChanges(ctx)
