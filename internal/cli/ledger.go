@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/github"
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/ledger/witness"
 )
@@ -213,7 +214,7 @@ func (f ledgerFlags) checkVerify() error {
 // when one is given, of --origin when given, and cosigned by enough of
 // the --witness-key witnesses when they are named.
 func (c *CLI) openCheckpoint(f ledgerFlags, file, vkey string) (ledger.TreeHead, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file, maxSmallFile)
 	if err != nil {
 		return ledger.TreeHead{}, usageErr(fmt.Errorf("read checkpoint: %w", err))
 	}
@@ -264,7 +265,7 @@ func readKeyFile(name, what string) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(name)
+	b, err := inputfile.ReadFile(name, maxSmallFile)
 	if err != nil {
 		return "", usageErr(fmt.Errorf("read the %s: %w", what, err))
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/tlogwitness"
 )
@@ -69,7 +70,7 @@ func (c *CLI) ledgerProve(f ledgerFlags) error {
 // verifyProof checks an inclusion proof, and that the verified ledger
 // (ts) holds the checkpoint it leads to.
 func (c *CLI) verifyProof(file, vkey string, ts ledger.TreeSummary) error {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file, maxSmallFile)
 	if err != nil {
 		return usageErr(fmt.Errorf("read the proof: %w", err))
 	}
@@ -124,7 +125,7 @@ func (c *CLI) proveConsistency(f ledgerFlags) error {
 // verifyConsistency checks a consistency proof from checkpoint OLD to
 // NEW (both already read and checked as --checkpoint files).
 func (c *CLI) verifyConsistency(file string, names []string, cps []ledger.TreeHead) error {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file, maxSmallFile)
 	if err != nil {
 		return usageErr(fmt.Errorf("read the consistency proof: %w", err))
 	}
