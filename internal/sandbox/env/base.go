@@ -62,3 +62,19 @@ func Lookup(environ []string, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// lcNames are the locale categories FromGetenv looks for (it cannot list
+// the environment).
+var lcNames = []string{"LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME"}
+
+// FromGetenv is Base for a caller that can only look variables up: the
+// allowlisted variables getenv has, then the common LC_* categories.
+func FromGetenv(getenv func(string) string) []string {
+	var environ []string
+	for _, k := range append(slices.Clone(baseNames), lcNames...) {
+		if v := getenv(k); v != "" {
+			environ = append(environ, k+"="+v)
+		}
+	}
+	return Base(environ)
+}

@@ -54,15 +54,27 @@ func Main() int {
 			return fail(ctl, "net", err)
 		}
 	}
-	// Capabilities held for the namespace's set-up go before anything the
-	// program could use them for.
+	// The ruleset is built while the launcher may still open every path
+	// it names (as root, before it becomes the unprivileged user).
+	rs, err := newRuleset(spec)
+	if err != nil {
+		return fail(ctl, "landlock", err)
+	}
+	// Privileges held for the namespace's set-up go before anything the
+	// program could use them for: root's by becoming the unprivileged
+	// user, an ambient capability by clearing it.
+	if spec.UID >= 0 {
+		if err := dropTo(spec.UID, spec.GID); err != nil {
+			return fail(ctl, "user", err)
+		}
+	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fail(ctl, "caps", fmt.Errorf("clear ambient capabilities: %w", err))
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(ctl, "landlock", fmt.Errorf("set no_new_privs: %w", err))
 	}
-	if err := restrict(spec); err != nil {
+	if err := rs.enforce(); err != nil {
 		return fail(ctl, "landlock", err)
 	}
 	if err := send(ctl, reply{OK: true}, lfd); err != nil {
@@ -82,8 +94,23 @@ func Main() int {
 	return 126
 }
 
+// dropTo makes every thread of the launcher uid:gid with no
+// supplementary groups and, with them, no capabilities.
+func dropTo(uid, gid int) error {
+	if err := syscall.Setgroups([]int{}); err != nil {
+		return fmt.Errorf("drop supplementary groups: %w", err)
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return fmt.Errorf("become gid %d: %w", gid, err)
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fmt.Errorf("become uid %d: %w", uid, err)
+	}
+	return nil
+}
+
 func readSpec(ctl *os.File) (Spec, error) {
-	var spec Spec
+	spec := Spec{UID: -1, GID: -1}
 	dec := json.NewDecoder(&limited{f: ctl, left: maxSpec})
 	if err := dec.Decode(&spec); err != nil {
 		return spec, fmt.Errorf("read the launch spec: %w", err)

@@ -16,12 +16,30 @@ var configs = []landlock.Config{
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
 }
 
-// restrict enforces spec's Landlock ruleset on the calling thread, which
-// must be locked and already have no_new_privs. With no FS rules and no
-// NetLandlock, nothing is enforced.
-func restrict(spec Spec) error {
-	if spec.ABI <= 0 || (spec.FS == nil && spec.Net != NetLandlock) {
+// ruleset is a Landlock ruleset built and not yet enforced; fd -1 is none.
+type ruleset struct {
+	fd    int
+	flags uint32
+}
+
+// enforce restricts the calling thread, which must be locked and already
+// have no_new_privs, and closes the ruleset.
+func (r ruleset) enforce() error {
+	if r.fd < 0 {
 		return nil
+	}
+	defer unix.Close(r.fd)
+	if err := ll.LandlockRestrictSelf(r.fd, r.flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
+}
+
+// newRuleset builds spec's Landlock ruleset. With no FS rules and no
+// NetLandlock, there is none.
+func newRuleset(spec Spec) (ruleset, error) {
+	if spec.ABI <= 0 || (spec.FS == nil && spec.Net != NetLandlock) {
+		return ruleset{fd: -1}, nil
 	}
 	abi := min(spec.ABI, len(configs)-1)
 	cfg := configs[abi]
@@ -59,14 +77,7 @@ func restrict(spec Spec) error {
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("landlock ruleset: %w", err)
+		return ruleset{fd: -1}, fmt.Errorf("landlock ruleset: %w", err)
 	}
-	if fd < 0 {
-		return nil
-	}
-	defer unix.Close(fd)
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
-	}
-	return nil
+	return ruleset{fd: fd, flags: flags}, nil
 }

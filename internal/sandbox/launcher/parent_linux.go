@@ -22,9 +22,9 @@ type Process struct {
 	// uid and gid mapped to themselves, CAP_NET_ADMIN held there only to
 	// bring up the loopback interface).
 	NewNet bool
-	// UID and GID, when UID is not negative, are the unprivileged user it
-	// runs as (optr must be root to ask); supplementary groups are
-	// dropped. Negative: optr's own user.
+	// UID and GID, when UID is not negative, are the unprivileged user
+	// the program runs as (optr must be root to ask); supplementary groups
+	// are dropped. Negative: optr's own user.
 	UID, GID int
 }
 
@@ -73,38 +73,45 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 	if spec.Env == nil {
 		spec.Env = []string{}
 	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	p.apply(cmd.SysProcAttr, &spec)
 	l.spec = spec
 	cmd.Path = self
 	cmd.Args = []string{"optr-sandbox-launcher"}
 	cmd.Env = []string{Marker + "=" + fmt.Sprint(controlFD)}
 	cmd.ExtraFiles = []*os.File{l.child}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	p.apply(cmd.SysProcAttr)
 	return l, nil
 }
 
-// apply sets the namespaces and credentials of p on sys.
-func (p Process) apply(sys *syscall.SysProcAttr) {
-	uid, gid := os.Getuid(), os.Getgid()
-	root := uid == 0
-	if p.UID >= 0 {
-		uid, gid = p.UID, p.GID
+// apply sets the namespaces and credentials of p on sys and spec. A root
+// optr needs no user namespace for a network namespace of the launcher's
+// own; the launcher drops to p's user itself once the namespace is set
+// up (so it starts as root, wherever optr's executable lies). An
+// unprivileged optr creates a user namespace too, its uid and gid mapped
+// to themselves, and hands the launcher CAP_NET_ADMIN there as an
+// ambient capability, which the launcher clears before the exec.
+func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
+	spec.UID, spec.GID = -1, -1
+	if os.Geteuid() == 0 {
+		if p.NewNet {
+			sys.Cloneflags |= syscall.CLONE_NEWNET
+		}
+		if p.UID >= 0 {
+			spec.UID, spec.GID = p.UID, p.GID
+		}
+		return
 	}
 	if p.NewNet {
+		uid, gid := os.Getuid(), os.Getgid()
 		sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
 		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		// Only root may let a namespace drop the groups it was given; an
-		// unprivileged optr's agents keep its supplementary groups.
-		sys.GidMappingsEnableSetgroups = root
-		sys.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: !root}
+		// An unprivileged process may not let a namespace drop the groups
+		// it was given: its agents keep its supplementary groups.
+		sys.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
 		sys.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
-		return
-	}
-	if root && uid != 0 {
-		sys.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
 }
 

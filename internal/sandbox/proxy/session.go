@@ -114,3 +114,25 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("sandbox: connect to %s refused (%s)", net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Reason)
 }
+
+// Merge adds the records of more to hosts: requests add up, a refusal
+// stays a refusal. The result is sorted like Session.Close's.
+func Merge(hosts, more []Host) []Host {
+	if len(more) == 0 {
+		return hosts
+	}
+	out := slices.Clone(hosts)
+	for _, m := range more {
+		i := slices.IndexFunc(out, func(h Host) bool { return h.Host == m.Host && h.Port == m.Port })
+		if i < 0 {
+			out = append(out, m)
+			continue
+		}
+		out[i].Requests += m.Requests
+		if !m.Allowed {
+			out[i].Allowed, out[i].Reason = false, m.Reason
+		}
+	}
+	slices.SortFunc(out, func(a, b Host) int { return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Port, b.Port)) })
+	return out
+}
