@@ -165,7 +165,6 @@ func (r *Run) Notes() []string { return r.notes }
 // Off reports whether the run has no sandbox (mode off or a nil Run).
 func (r *Run) Off() bool { return r == nil || r.layers.Mode == config.SandboxOff }
 
-
 // root makes the directory of the run's processes' HOME and TMPDIR.
 func (r *Run) tempRoot() string {
 	if r.s.Root != "" {

@@ -62,7 +62,9 @@ func run(t *testing.T, script string, spec Spec, p Process) (string, error) {
 	return out.String(), nil
 }
 
-func systemDirs() []string { return []string{"/usr", "/bin", "/lib", "/lib64", "/etc", "/proc", "/dev"} }
+func systemDirs() []string {
+	return []string{"/usr", "/bin", "/lib", "/lib64", "/etc", "/proc", "/dev"}
+}
 
 // The program writes only where the rules say, reads only what they say,
 // and so does a child that detached itself with setsid.
