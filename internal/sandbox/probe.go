@@ -31,9 +31,8 @@ const (
 )
 
 var (
-	probeMu  sync.Mutex
-	probed   *Platform
-	probeErr error
+	probeMu sync.Mutex
+	probed  *Platform
 )
 
 // Probe finds what this machine allows, once per process: later calls

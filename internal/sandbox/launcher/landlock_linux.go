@@ -56,7 +56,7 @@ func newRuleset(spec Spec) (ruleset, error) {
 	}
 	var rules []landlock.Rule
 	if fs := spec.FS; fs != nil {
-		write := landlock.RWDirs(fs.WriteDirs...)
+		write := landlock.RWDirs(fs.WriteDirs...).IgnoreIfMissing()
 		if abi >= 2 {
 			write = write.WithRefer() // rename and link within and between them
 		}
