@@ -168,6 +168,7 @@ func run(ctx context.Context) error {
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
 		{[]string{"P8", "P9", "P14"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+		{[]string{"P14"}, func() ([]row, error) { return witnessRequests(ctx, dir, 10) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
 	}
