@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -18,32 +17,7 @@ import (
 // returns the new HEAD.
 func forcePush(t *testing.T, r *repo, keep, total int) string {
 	t.Helper()
-	var entries []ledger.Entry
-	if err := ledger.ScanFile(r.path, func(e ledger.Entry) error { entries = append(entries, e); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	var head ledger.Head
-	var out []byte
-	for i := range total {
-		var d ledger.Draft
-		if i < len(entries) {
-			e := entries[i]
-			d = ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
-			d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
-		} else {
-			d = draft(500 + i)
-		}
-		if i >= keep {
-			d.Fields = map[string]any{"selected": "b"}
-		}
-		ch, err := ledger.Chain(head, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		line, _ := ch[0].Line()
-		out = append(out, line...)
-		head = ch[0].Head()
-	}
+	out := rechained(t, scan(t, r), 0, total, func(i int) bool { return i >= keep })
 	r.git("checkout", "-q", "--orphan", "rewritten")
 	r.git("rm", "-q", "-r", "-f", "--cached", "--ignore-unmatch", ".")
 	os.RemoveAll(filepath.Dir(r.path))

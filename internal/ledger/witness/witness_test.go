@@ -221,22 +221,40 @@ func TestWitnessCatches(t *testing.T) {
 // a valid chain that is not the one that was committed.
 func rebuild(t *testing.T, r *repo) []byte {
 	t.Helper()
+	entries := scan(t, r)
+	data, _ := os.ReadFile(r.path)
+	first, _ := ledger.FirstSeq(data)
+	return rechained(t, entries, int(first)-1, len(entries), func(i int) bool { return i == int(first) })
+}
+
+// scan reads the entries of the repository's ledger.
+func scan(t *testing.T, r *repo) []ledger.Entry {
+	t.Helper()
 	var entries []ledger.Entry
 	if err := ledger.ScanFile(r.path, func(e ledger.Entry) error { entries = append(entries, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(r.path)
-	first, _ := ledger.FirstSeq(data)
+	return entries
+}
+
+// rechained returns the lines of entries from to total-1 (0-based) chained
+// onto the entry before from: each the ledger's entry at that place (a
+// new run's past its end), with another selection where changed says.
+func rechained(t *testing.T, entries []ledger.Entry, from, total int, changed func(i int) bool) []byte {
+	t.Helper()
 	var head ledger.Head
+	if from > 0 {
+		head = entries[from-1].Head()
+	}
 	var out []byte
-	for _, e := range entries {
-		if e.Seq < first {
-			head = e.Head()
-			continue
+	for i := from; i < total; i++ {
+		d := draft(500 + i)
+		if i < len(entries) {
+			e := entries[i]
+			d = ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
+			d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
 		}
-		d := ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
-		d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
-		if e.Seq == first+1 {
+		if changed(i) {
 			d.Fields = map[string]any{"selected": "b"}
 		}
 		ch, err := ledger.Chain(head, d)
