@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
-	fnote "github.com/transparency-dev/formats/note"
-	"github.com/transparency-dev/witness/persistence/inmemory"
-	refwitness "github.com/transparency-dev/witness/witness"
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/tlogwitness"
+	"github.com/optr-dev/optr/internal/tlogwitness/witnesstest"
 )
 
 // witnessRequests measures what C2SP witnesses cost a commit-back: runs
@@ -33,49 +26,19 @@ func witnessRequests(ctx context.Context, dir string, runs int) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	logV, err := note.NewVerifier(vkey)
-	if err != nil {
-		return nil, err
-	}
 	var ws []tlogwitness.Witness
-	var up [2]atomic.Bool
-	var hits [2]atomic.Int64
+	var refs []*witnesstest.Witness
 	for i := range 2 {
-		wskey, wvkey, err := note.GenerateKey(rand.Reader, fmt.Sprintf("bench.example/w%d", i))
+		ref, err := witnesstest.Start(ctx, fmt.Sprintf("bench.example/w%d", i), map[string]string{origin: vkey})
 		if err != nil {
 			return nil, err
 		}
-		signer, err := fnote.NewSignerForCosignatureV1(wskey)
+		defer ref.Close()
+		w, err := tlogwitness.New(ref.URL, ref.Key)
 		if err != nil {
 			return nil, err
 		}
-		w, err := refwitness.New(ctx, refwitness.Opts{
-			Persistence: inmemory.New(), Signers: []note.Signer{signer},
-			VerifierForLog: func(_ context.Context, o string) (note.Verifier, bool, error) { return logV, o == origin, nil },
-		})
-		if err != nil {
-			return nil, err
-		}
-		h := refwitness.NewHTTPHandler(w)
-		up[i].Store(true)
-		srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-			hits[i].Add(1)
-			if !up[i].Load() {
-				rw.WriteHeader(http.StatusServiceUnavailable)
-				return
-			}
-			h.AddCheckpoint(rw, r)
-		}))
-		defer srv.Close()
-		key, err := fnote.VKeyToCosignatureV1(wvkey)
-		if err != nil {
-			return nil, err
-		}
-		tw, err := tlogwitness.New(srv.URL, key)
-		if err != nil {
-			return nil, err
-		}
-		ws = append(ws, tw)
+		refs, ws = append(refs, ref), append(ws, w)
 	}
 	path := filepath.Join(dir, "witnessed", "ledger.jsonl")
 	client := &tlogwitness.Client{Sleep: func(context.Context, time.Duration) error { return nil }}
@@ -96,7 +59,7 @@ func witnessRequests(ctx context.Context, dir string, runs int) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		up[1].Store(run != runs/2) // witness 1 is down for one run
+		refs[1].SetDown(run == runs/2) // witness 1 is down for one run
 		prove := func(from int64) (tlog.TreeProof, error) {
 			p, _, err := ledger.ProveConsistency(path, origin, from)
 			return p, err
@@ -119,7 +82,7 @@ func witnessRequests(ctx context.Context, dir string, runs int) ([]row, error) {
 	}
 	return []row{
 		{id: "P14", what: fmt.Sprintf("witness requests per commit-back per witness (%d runs, 2 reference witnesses)", runs),
-			measured: fmt.Sprintf("at most %d; %d requests in all", normal, hits[0].Load()+hits[1].Load()),
+			measured: fmt.Sprintf("at most %d; %d requests in all", normal, refs[0].Requests()+refs[1].Requests()),
 			value:    fmt.Sprint(normal), goal: "≤ 2", ok: normal <= 2},
 		{id: "P14", what: "the run after a witness was down (it names its size: 409, then the proof from there)",
 			measured: fmt.Sprintf("%d requests", after), value: fmt.Sprint(after), goal: "≤ 2", ok: after <= 2},

@@ -2,7 +2,6 @@ package tlogwitness
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,13 +12,10 @@ import (
 	"testing"
 	"time"
 
-	fnote "github.com/transparency-dev/formats/note"
-	"github.com/transparency-dev/witness/persistence/inmemory"
-	refwitness "github.com/transparency-dev/witness/witness"
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/tlogwitness/witnesstest"
 )
 
 const origin = "optr/octo/repo"
@@ -36,73 +32,37 @@ func newLogKey(t *testing.T, name string) logKey {
 	return logKey{skey, vkey}
 }
 
-// refWitness is transparency-dev/witness's reference witness, in process,
-// behind an HTTP server whose submission prefix is not the root (a wrong
-// URL fails). It witnesses the origins in logs, each trusted with its key.
+// refWitness is transparency-dev/witness's reference witness, in process
+// (witnesstest), witnessing the logs given by origin and key.
 type refWitness struct {
-	srv  *httptest.Server
-	vkey string // its cosignature/v1 verifier key
-	mu   sync.Mutex
-	hits int
+	*witnesstest.Witness
+	vkey string
 }
 
 func newRefWitness(t *testing.T, name string, logs map[string]logKey) *refWitness {
 	t.Helper()
-	skey, vkey, err := note.GenerateKey(rand.Reader, name)
+	keys := map[string]string{}
+	for origin, k := range logs {
+		keys[origin] = k.vkey
+	}
+	w, err := witnesstest.Start(t.Context(), name, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := fnote.NewSignerForCosignatureV1(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cosigV1, err := fnote.VKeyToCosignatureV1(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := refwitness.New(t.Context(), refwitness.Opts{
-		Persistence: inmemory.New(),
-		Signers:     []note.Signer{signer},
-		VerifierForLog: func(_ context.Context, o string) (note.Verifier, bool, error) {
-			k, ok := logs[o]
-			if !ok {
-				return nil, false, nil
-			}
-			v, err := note.NewVerifier(k.vkey)
-			return v, err == nil, err
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rw := &refWitness{vkey: cosigV1}
-	h := refwitness.NewHTTPHandler(w)
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /prefix/add-checkpoint", func(wr http.ResponseWriter, r *http.Request) {
-		rw.mu.Lock()
-		rw.hits++
-		rw.mu.Unlock()
-		h.AddCheckpoint(wr, r)
-	})
-	rw.srv = httptest.NewServer(mux)
-	t.Cleanup(rw.srv.Close)
-	return rw
+	t.Cleanup(w.Close)
+	return &refWitness{Witness: w, vkey: w.Key}
 }
 
 func (rw *refWitness) witness(t *testing.T) Witness {
 	t.Helper()
-	w, err := New(rw.srv.URL+"/prefix/", rw.vkey)
+	w, err := New(rw.URL, rw.vkey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
-func (rw *refWitness) requests() int {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	return rw.hits
-}
+func (rw *refWitness) requests() int { return int(rw.Requests()) }
 
 // testLedger is a ledger on disk, grown entry by entry.
 type testLedger struct {
@@ -157,7 +117,7 @@ func TestTheReferenceWitnessCosigns(t *testing.T) {
 	key := newLogKey(t, origin)
 	rw := newRefWitness(t, "witness.example/w1", map[string]logKey{origin: key})
 	w := rw.witness(t)
-	c := &Client{HTTP: rw.srv.Client(), Sleep: noSleep}
+	c := &Client{Sleep: noSleep}
 	l := newTestLedger(t, key)
 
 	sizes := []int{3, 1, 40, 7}
@@ -219,7 +179,7 @@ func TestTheReferenceWitnessRefuses(t *testing.T) {
 	key := newLogKey(t, origin)
 	rw := newRefWitness(t, "witness.example/w1", map[string]logKey{origin: key})
 	w := rw.witness(t)
-	c := &Client{HTTP: rw.srv.Client(), Sleep: noSleep}
+	c := &Client{Sleep: noSleep}
 
 	honest := newTestLedger(t, key)
 	honest.grow(t, 6)
@@ -313,10 +273,10 @@ func TestAWitnessThatIsDown(t *testing.T) {
 	key := newLogKey(t, origin)
 	up := newRefWitness(t, "witness.example/up", map[string]logKey{origin: key})
 	down := newRefWitness(t, "witness.example/down", map[string]logKey{origin: key})
-	down.srv.Close()
+	down.Close()
 	var waits []time.Duration
 	var mu sync.Mutex
-	c := &Client{HTTP: up.srv.Client(), Sleep: func(_ context.Context, d time.Duration) error {
+	c := &Client{Sleep: func(_ context.Context, d time.Duration) error {
 		mu.Lock()
 		waits = append(waits, d)
 		mu.Unlock()
@@ -356,7 +316,7 @@ func TestAnswersThatAreNotCosignatures(t *testing.T) {
 	l := newTestLedger(t, key)
 	l.grow(t, 3)
 	cp, prove := l.checkpoint(t)
-	c := &Client{HTTP: rw.srv.Client(), Sleep: noSleep}
+	c := &Client{Sleep: noSleep}
 	genuine := c.Submit(t.Context(), impostor.witness(t), cp, 0, prove)
 	if genuine.Err != nil {
 		t.Fatal(genuine.Err)
