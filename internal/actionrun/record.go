@@ -90,7 +90,51 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
+	if len(placed) > 0 {
+		j.witness(ctx, r.branch, rep, placed[0].Seq-1, res.LastTree, res.Ledger)
+	}
 	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
+}
+
+// witness has the checkpoint of the ledger a commit-back just moved
+// cosigned by the config's witnesses (cosign), from previous, the size
+// before the run's entries, and commits the cosigned checkpoint to the
+// ledger branch in a commit of its own: the size a witness cosigns is
+// known only once the run's commit landed. The cosigned checkpoint
+// becomes the run's checkpoint (the output, the final comment).
+func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, previous int64, lastTree, active []byte) {
+	ws := rep.Spec.Config.Ledger.Witnesses
+	if len(ws) == 0 || j.checkpoint.text == "" {
+		return
+	}
+	signed := []byte(j.checkpoint.text)
+	head, isSigned, err := ledger.OpenCheckpoint(signed, "")
+	if err != nil || !isSigned {
+		j.log.Warning("the ledger checkpoint is not signed, so no witness can cosign it")
+		return
+	}
+	cosigned, path := j.cosign(ctx, ws, rep.Spec.Datalake, signed, head, previous, lastTree, active)
+	j.checkpoint.text = string(cosigned)
+	if path == "" {
+		return
+	}
+	rel, err := rep.Spec.WorkspacePath(path)
+	if err == nil {
+		var ledgerRel string
+		if ledgerRel, err = rep.Spec.WorkspacePath(rep.Spec.LedgerPath); err == nil {
+			_, err = j.gh.CommitBack(ctx, github.CommitRequest{
+				Branch:     branch,
+				Message:    fmt.Sprintf("optr: the witnesses' cosignatures of the ledger at size %d", head.Size),
+				LedgerPath: ledgerRel,
+				Files:      map[string][]byte{rel: cosigned},
+				Known:      active,
+				Rechain:    func(remote []byte) ([]byte, error) { return remote, nil },
+			})
+		}
+	}
+	if err != nil {
+		j.log.Warning(fmt.Sprintf("the cosigned checkpoint is in %s, but could not be committed: %v", path, err))
+	}
 }
 
 func (r *commitRecorder) branchName() string {
