@@ -93,7 +93,7 @@ func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, 
 		slog.Duration("elapsed", elapsed), slog.Int64("input_tokens", c.usage.InputTokens),
 		slog.Int64("output_tokens", c.usage.OutputTokens), slog.String("stop", c.stop))
 
-	resp := agent.Response{Model: c.model, Usage: c.usage}
+	resp := agent.Response{Model: c.model, Usage: c.usage, FirstOutput: elapsed}
 	if req.Progress != nil {
 		req.Progress(agent.Progress{Bytes: len(c.text), Tokens: c.usage.OutputTokens})
 	}
