@@ -60,11 +60,12 @@ func tableRow(r Row, selected bool) string {
 	}, " | ") + " |\n"
 }
 
-// ttv renders the TTV cell: a claim bounded by the agent's first output
-// says what was claimed.
+// ttv renders the TTV cell: a claim raised to the agent's first output
+// (it cannot have given value before it gave anything) says what was
+// claimed.
 func ttv(r Row) string {
 	if r.TTVClaimedMS > 0 {
-		return ms(r.TTVms) + " (claimed " + ms(r.TTVClaimedMS) + ", before its first output)"
+		return ms(r.TTVms) + " (claimed " + ms(r.TTVClaimedMS) + ")"
 	}
 	return ms(r.TTVms)
 }

@@ -121,7 +121,7 @@ func TestTableSaysWhenATTVClaimWasBounded(t *testing.T) {
 		{Agent: "honest", Admissible: true, TTVms: 17, ExecMS: 17, Score: 90},
 	}
 	md := Table(View{Table: rows, Selected: "honest"})
-	if !strings.Contains(md, "(claimed 1ms, before its first output)") || strings.Count(md, "claimed") != 1 {
+	if !strings.Contains(md, "(claimed 1ms)") || strings.Count(md, "claimed") != 1 {
 		t.Errorf("the Markdown table does not say which claim was bounded:\n%s", md)
 	}
 	if text := TextTable(rows, "honest"); !strings.Contains(text, "claimed 1ms") {
