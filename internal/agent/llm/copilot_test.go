@@ -202,3 +202,29 @@ func TestCopilotSessionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCopilotPlainTextAnswerRealCLI checks issue 22 item 3 with the real
+// Copilot CLI in BYOK mode: the CLI has no structured-output switch, and a
+// server that answers the question in plain text (no {"output": …}
+// wrapper) gives that text as the agent's output, not an
+// unparseable_output failure that paused the run with nothing.
+func TestCopilotPlainTextAnswerRealCLI(t *testing.T) {
+	t.Parallel()
+	cli, home := llmtest.CopilotCLI(t)
+	fake := llmtest.NewOpenAI(t)
+	const text = "Ledgers are hash-chained so that no past entry can change unseen."
+	fake.Script(llmtest.Reply{Text: text, Usage: agent.Usage{InputTokens: 12, OutputTokens: 14}})
+	env := copilotEnv(t, cli, home, fake)
+	cfg := config.Agent{Provider: config.ProviderCopilot, BYOK: config.BYOKOpenAI, BaseURL: fake.URL, Model: "gpt-4.1", MaxTokens: 2000}
+	a, err := llm.New("copilot", cfg, llm.Options{Getenv: func(k string) string { return env[k] }, HTTPClient: fake.Client()})
+	if err != nil {
+		t.Fatalf("llm.New: %v", err)
+	}
+	res, err := a.Run(t.Context(), agent.Request{Intent: "Why are ledgers hash-chained?"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Output != text || res.TTV != 0 {
+		t.Errorf("output %q TTV %v, want the plain answer with no TTV", res.Output, res.TTV)
+	}
+}
