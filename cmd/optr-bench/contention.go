@@ -22,6 +22,7 @@ const contentionBranch = "optr-ledger"
 // or one after another.
 type contention struct {
 	requests int           // requests the server answered, retries included
+	sent     int64         // request bodies' bytes
 	last     time.Duration // from the start until the last commit landed
 	rounds   int           // read-rechain-update rounds, lost ones included
 }
@@ -35,7 +36,7 @@ type contention struct {
 func contentionRows(ctx context.Context, ns []int, runs int, latency time.Duration) ([]row, error) {
 	var rows []row
 	for _, n := range ns {
-		var reqs []float64
+		var reqs, sent []float64
 		var conc, serial []time.Duration
 		for range runs {
 			c, err := contend(ctx, n, true, latency)
@@ -47,6 +48,7 @@ func contentionRows(ctx context.Context, ns []int, runs int, latency time.Durati
 				return nil, fmt.Errorf("%d in a queue: %w", n, err)
 			}
 			reqs = append(reqs, float64(c.requests)/float64(n))
+			sent = append(sent, float64(c.sent)/float64(n))
 			conc, serial = append(conc, c.last), append(serial, s.last)
 		}
 		rq, c, s := median(reqs), medianDuration(conc), medianDuration(serial)
@@ -58,7 +60,7 @@ func contentionRows(ctx context.Context, ns []int, runs int, latency time.Durati
 			timeRow.goal, timeRow.ok = "≤ 2", ratio <= 2
 		}
 		rows = append(rows,
-			row{id: "P12", what: what + ": requests per commit", measured: fmt.Sprintf("%.0f requests", rq*float64(n)), value: fmt.Sprintf("%.1f", rq)},
+			row{id: "P12", what: what + ": requests per commit", measured: fmt.Sprintf("%.0f requests, %s sent a commit", rq*float64(n), kib(int64(median(sent)))), value: fmt.Sprintf("%.1f", rq)},
 			timeRow)
 	}
 	return rows, nil
@@ -122,7 +124,11 @@ func contendOn(ctx context.Context, tb testing.TB, n int, atOnce bool, latency t
 			commit(i)
 		}
 	}
-	out := contention{requests: len(s.Requests()), last: last}
+	out := contention{last: last}
+	for _, r := range s.Requests() {
+		out.requests++
+		out.sent += r.RequestBytes
+	}
 	for i, err := range errs {
 		if err != nil {
 			return out, fmt.Errorf("run %d: %w", i, err)
