@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -87,21 +90,14 @@ func contend(ctx context.Context, n int, atOnce bool, latency time.Duration) (co
 
 func contendOn(ctx context.Context, tb testing.TB, n int, atOnce bool, latency time.Duration) (contention, error) {
 	s := githubtest.NewServer(tb)
-	seed := ""
-	head := ledger.Head{}
-	for i := range 10 {
-		es, err := ledger.Chain(head, contentionDraft(fmt.Sprint("seed-", i)))
-		if err != nil {
-			return contention{}, err
-		}
-		line, _ := es[0].Line()
-		seed += string(line)
-		head = es[0].Head()
+	seed, err := contentionSeed()
+	if err != nil {
+		return contention{}, err
 	}
-	s.Commit(githubtest.DefaultRepo, contentionBranch, map[string]string{".optr/ledger.jsonl": seed}, "seed")
+	s.Commit(githubtest.DefaultRepo, contentionBranch, seed, "seed"+newestTreeHint(seed))
 	s.ResetRequests()
 	hc := &http.Client{Transport: delayed{base: s.Client().Transport, latency: latency}}
-	results := make([]github.CommitResult, n)
+	results := make([]commitback.Result, n)
 	errs := make([]error, n)
 	start := time.Now()
 	var last time.Duration
@@ -153,27 +149,34 @@ func contentionDraft(run string) ledger.Draft {
 		Fields: map[string]any{"selected": "a", "intent_sha256": strings.Repeat("0", 64)}}
 }
 
+// contentionSeed is the branch P12's runs commit onto, as optr keeps it:
+// entries 1–20 sealed in ledger.d with their tree file, 21–30 active.
+func contentionSeed() (map[string]string, error) {
+	var synthetic bytes.Buffer
+	if _, err := ledger.WriteSynthetic(&synthetic, 30); err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(synthetic.Bytes(), []byte("\n"))
+	sealed := bytes.Join(lines[:20], nil)
+	tree, err := ledger.SegmentTree(nil, sealed)
+	if err != nil {
+		return nil, err
+	}
+	seg := ledger.Segment{Path: path.Join(".optr/ledger.d", ledger.SegmentName(1, 20))}
+	return map[string]string{seg.Path: string(sealed), seg.TreePath(): string(tree), ".optr/ledger.jsonl": string(bytes.Join(lines[20:30], nil))}, nil
+}
+
 // commitRun commits run i as the Action's recorder does, from a client of
 // its own.
-func commitRun(ctx context.Context, s *githubtest.Server, hc *http.Client, i int) (github.CommitResult, error) {
+func commitRun(ctx context.Context, s *githubtest.Server, hc *http.Client, i int) (commitback.Result, error) {
 	client, err := github.New(ctx, github.Options{APIURL: s.URL(), Token: "ghs_bench", Repository: githubtest.DefaultRepo, HTTPClient: hc})
 	if err != nil {
-		return github.CommitResult{}, err
-	}
-	mine, err := ledger.Chain(ledger.Head{}, contentionDraft(fmt.Sprint("run-", i)))
-	if err != nil {
-		return github.CommitResult{}, err
+		return commitback.Result{}, err
 	}
 	dir := fmt.Sprintf(".optr/workflows/bench/runs/run-%d/", i)
-	return client.CommitBack(ctx, github.CommitRequest{
+	return commitback.Commit(ctx, client, commitback.Request{
 		Branch: contentionBranch, Message: "optr: record run", LedgerPath: ".optr/ledger.jsonl",
-		Rechain: func(remote []byte) ([]byte, error) {
-			appended, _, err := ledger.Rechain(remote, mine)
-			if err != nil {
-				return nil, err
-			}
-			return append(append([]byte(nil), remote...), appended...), nil
-		},
+		Drafts: []ledger.Draft{contentionDraft(fmt.Sprint("run-", i))},
 		Files: map[string][]byte{
 			dir + "result.md":            []byte(strings.Repeat("All good. ", 200)),
 			dir + "optr-selection.json":  []byte(`{"selected":"a"}`),
