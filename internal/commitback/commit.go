@@ -65,7 +65,9 @@ func Commit(ctx context.Context, store gitdata.Store, req Request) (Result, erro
 // branch in between, the update is refused (gitdata.ErrMoved, GitHub's 422
 // "not a fast forward"), and Commit waits (Backoff) and runs another round
 // on the new tip, so the entries chain onto the new remote ones and nothing
-// is lost or forked. It gives up after Attempts rounds. A refusal by a protection rule or ruleset is
+// is lost or forked. The new round sends only what changed: every file
+// GitHub was given in an earlier round is named by its blob sha. It gives
+// up after Attempts rounds. A refusal by a protection rule or ruleset is
 // not a race: it fails at once with a *ProtectedBranchError. A missing
 // branch is created as an orphan holding only the ledger and the files (a
 // branch created meanwhile by another run starts another round). An empty

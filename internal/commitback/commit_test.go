@@ -172,6 +172,29 @@ func TestCommitConflict(t *testing.T) {
 	})
 }
 
+// With Known, a round after a lost one reads the ledger at once: the
+// branch moved, so the listing that could spare the download would only
+// cost a request more.
+func TestCommitKnownAfterALostRound(t *testing.T) {
+	forEachRemote(t, false, func(t *testing.T, r remote) {
+		seed := ledgerOf(t, "a")
+		r.Commit("main", map[string]string{ledgerPath: seed}, "a")
+		r.BeforeNextUpdate(func() { r.Commit("main", map[string]string{ledgerPath: ledgerOf(t, "a", "b")}, "b") })
+		r.ResetCounts()
+		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "c", LedgerPath: ledgerPath, Known: []byte(seed), Drafts: draftsFor("c")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Requests != 10 || r.Listings(".optr") != 1 || r.Reads(ledgerPath) != 1 {
+			t.Errorf("%d requests, %d listings, %d reads of the ledger; want 5 a round: the listing in the first, the ledger read in the second",
+				res.Requests, r.Listings(".optr"), r.Reads(ledgerPath))
+		}
+		if string(res.Ledger) != ledgerOf(t, "a", "b", "c") {
+			t.Errorf("ledger %q", res.Ledger)
+		}
+	})
+}
+
 func TestCommitGivesUp(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		for i := range 3 {

@@ -10,8 +10,9 @@
 // segment into ledger.d/ with its Merkle tree file when an append would
 // take it past 8 MiB (DESIGN §4.3), checks before it writes that the
 // branch's ledger still holds the head last published (DESIGN §4.13), and
-// when another writer moved the branch first it waits and tries again on
-// the new tip. From what it committed it makes the ledger's C2SP checkpoint,
+// when another writer moved the branch first it waits (a backoff measured
+// in its own rounds) and tries again on the new tip, sending only what
+// changed. From what it committed it makes the ledger's C2SP checkpoint,
 // signed when the Action has OPTR_LEDGER_KEY (Result.Checkpoint).
 //
 // Tests run it in memory (gitdatatest) and over HTTP against the fake

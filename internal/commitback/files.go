@@ -13,18 +13,32 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
-// blobs are the blobs a commit-back created, by repository path: a
-// later round names them by sha.
+// blobs are the files a commit-back gave GitHub: the blob sha of each
+// local file stored (by repository path), and the content shas of every
+// blob stored or written inline into a tree that was created. A round after
+// a lost one writes those by sha: only what changed (the ledger) is sent
+// again.
 type blobs struct {
 	local map[string]string // repository path → blob sha of a Paths file
-	have  map[string]string // repository path → blob sha of other bytes
+	have  map[string]bool   // blob shas the repository holds
 }
 
-func newBlobs() blobs { return blobs{local: map[string]string{}, have: map[string]string{}} }
+func newBlobs() blobs { return blobs{local: map[string]string{}, have: map[string]bool{}} }
+
+// stored notes that a tree holding entries was created: GitHub holds each
+// of their blobs.
+func (b blobs) stored(entries []gitdata.TreeEntry) {
+	for _, e := range entries {
+		if e.SHA == "" {
+			b.have[gitdata.BlobSHA(e.Content)] = true
+		}
+	}
+}
 
 // entries lists the tree entries for the ledger and the files, in path
-// order. Text goes inline; other bytes, which JSON would mangle, and files
-// given by local path go through a blob created once per commit-back.
+// order. Content GitHub has from an earlier round goes by its sha; new text
+// inline; other bytes, which JSON would mangle, and files given by local
+// path go through a blob created once per commit-back.
 func (r *round) entries(ctx context.Context, out outcome) ([]gitdata.TreeEntry, error) {
 	all := map[string][]byte{r.req.LedgerPath: out.ledger}
 	if out.sealed != nil {
@@ -70,14 +84,14 @@ func (r *round) entries(ctx context.Context, out outcome) ([]gitdata.TreeEntry, 
 	return list, nil
 }
 
-// storeContent returns the sha to name content by: "" for text, which
-// goes into the tree inline; a blob created once for other bytes.
+// storeContent returns the sha to name content by: "" for new text, which
+// goes into the tree inline; a blob created now for other bytes.
 func (r *round) storeContent(ctx context.Context, p string, content []byte) (string, error) {
+	if sha := gitdata.BlobSHA(content); r.blobs.have[sha] {
+		return sha, nil
+	}
 	if utf8.Valid(content) {
 		return "", nil
-	}
-	if sha, ok := r.blobs.have[p]; ok {
-		return sha, nil
 	}
 	sha, err := r.store.CreateBlob(ctx, int64(len(content)), func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(content)), nil
@@ -85,7 +99,7 @@ func (r *round) storeContent(ctx context.Context, p string, content []byte) (str
 	if err != nil {
 		return "", fmt.Errorf("commit to %s: store %s: %w", r.branch, p, err)
 	}
-	r.blobs.have[p] = sha
+	r.blobs.have[sha] = true
 	return sha, nil
 }
 

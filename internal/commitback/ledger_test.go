@@ -310,3 +310,27 @@ func TestCommitDropsADanglingTreeHint(t *testing.T) {
 		}
 	})
 }
+
+// A round after a lost one does not read the newest tree file again: the
+// file is named by its range and never changes.
+func TestCommitReadsTheTreeOnce(t *testing.T) {
+	seg, sealed, tree, active := segmentedSeed(t)
+	forEachRemote(t, false, func(t *testing.T, r remote) {
+		hint := "\n\n" + ledger.TreeHintLine(seg.TreePath())
+		r.Commit("main", map[string]string{seg.Path: string(sealed), seg.TreePath(): string(tree), ledgerPath: string(active)}, "seed"+hint)
+		r.BeforeNextUpdate(func() {
+			r.Commit("main", map[string]string{ledgerPath: string(chainOnto(t, active, "other"))}, "other"+hint)
+		})
+		r.ResetCounts()
+		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("run")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Attempts != 2 || !bytes.Equal(res.LastTree, tree) {
+			t.Fatalf("%d attempts, LastTree %q; want 2 and the sealed segment's tree", res.Attempts, res.LastTree)
+		}
+		if n := r.Reads(seg.TreePath()); n != 1 || res.Requests != 11 {
+			t.Errorf("the tree file read %d times in %d requests, want once in 11 (6 + 5)", n, res.Requests)
+		}
+	})
+}

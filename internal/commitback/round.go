@@ -20,14 +20,22 @@ type round struct {
 	// blobs names the files GitHub has been given, by content sha (see
 	// files.go); a later round sends them by sha.
 	blobs blobs
+	// trees caches the tree files read, by path: they are immutable
+	// derived data, so a later round's tip naming the same one needs no
+	// request.
+	trees map[string][]byte
 	// made holds what every commit this commit-back created holds, by
 	// sha, to recognise its own commit at the tip after an update whose
 	// answer was lost.
 	made map[string]outcome
+	// moved is set once a round was lost: the branch's ledger has changed
+	// since Known was read, so the listing that would spare its download
+	// would only cost a request.
+	moved bool
 }
 
 func newRound(store gitdata.Store, req Request, branch string, mine []ledger.Entry) *round {
-	return &round{store: store, req: req, branch: branch, mine: mine, blobs: newBlobs(), made: map[string]outcome{}}
+	return &round{store: store, req: req, branch: branch, mine: mine, blobs: newBlobs(), trees: map[string][]byte{}, made: map[string]outcome{}}
 }
 
 // tip is the branch's head commit; missing is true when the branch does
@@ -100,6 +108,7 @@ func (r *round) run(ctx context.Context, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("commit to %s: %w", r.branch, err)
 	}
+	r.blobs.stored(entries)
 
 	commit := t.SHA
 	if t.missing || tree != t.Tree {
@@ -151,7 +160,7 @@ func (r *round) readTip(ctx context.Context) (tip, error) {
 // readLedger reads the ledger file at the tip: Known when the tip's blob
 // is the same, else the raw file.
 func (r *round) readLedger(ctx context.Context, t tip) ([]byte, error) {
-	if r.req.Known != nil {
+	if r.req.Known != nil && !r.moved {
 		dir, name := path.Split(r.req.LedgerPath)
 		list, err := r.store.ListDir(ctx, t.SHA, path.Clean(dir))
 		if err == nil {
@@ -189,6 +198,7 @@ func (r *round) refused(err error, commit string) error {
 	case errors.As(err, &rule):
 		return &ProtectedBranchError{Branch: r.branch, Rule: rule.Rule}
 	case errors.Is(err, gitdata.ErrMoved):
+		r.moved = true
 		return err
 	}
 	return fmt.Errorf("commit to %s: move the branch to %.7s: %w", r.branch, commit, err)

@@ -96,9 +96,9 @@ func (r *round) lastTree(ctx context.Context, t tip, out outcome) ([]byte, strin
 // treeEndingAt reads the tree file of the sealed segment whose last entry
 // is seq, at tip t, and returns it with its path; nil and "" when there is
 // none. The tip's TrailerTree hint names it on a branch optr has been
-// committing to (one small read);
-// only without a hint that names an existing file of that range does it
-// list ledger.d, a request whose answer grows with the ledger.
+// committing to (one small read, none when an earlier round read it); only
+// without a hint that names an existing file of that range does it list
+// ledger.d, a request whose answer grows with the ledger.
 func (r *round) treeEndingAt(ctx context.Context, t tip, seq int64) ([]byte, string) {
 	dir := ledger.SegmentDir(r.req.LedgerPath)
 	if hint := ledger.TreeHint(t.Message); hint != "" && path.Dir(hint) == dir {
@@ -125,12 +125,16 @@ func (r *round) treeEndingAt(ctx context.Context, t tip, seq int64) ([]byte, str
 	return nil, ""
 }
 
-// readTree reads the tree file p at t; nil when it is missing or cannot
-// be read.
+// readTree reads the tree file p at t, or from an earlier round; nil when
+// it is missing or cannot be read.
 func (r *round) readTree(ctx context.Context, t tip, p string) []byte {
+	if data, ok := r.trees[p]; ok {
+		return data
+	}
 	data, err := r.store.ReadFileAt(ctx, t.SHA, p)
-	if err != nil {
+	if err != nil || data == nil {
 		return nil
 	}
+	r.trees[p] = data
 	return data
 }
