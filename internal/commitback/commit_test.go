@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,7 +18,7 @@ func TestCommitHappyPath(t *testing.T) {
 		seed := ledgerOf(t, "1")
 		before := r.Commit("main", map[string]string{ledgerPath: seed, "docs/keep.md": "keep\n"}, "before")
 		r.ResetCounts()
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{
+		res, err := committer(r).Commit(t.Context(), Request{
 			Branch:     "main",
 			Message:    "optr: run 42-1",
 			LedgerPath: ledgerPath,
@@ -65,14 +66,14 @@ func TestCommitHappyPath(t *testing.T) {
 
 func TestCommitDefaultBranchAndNoLedger(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("one")})
+		res, err := committer(r).Commit(t.Context(), Request{Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("one")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Branch != "main" || res.Requests != 6 || res.Previous != (ledger.Head{}) {
 			t.Errorf("result = %+v, want branch main in 6 requests (5 + the default branch), from no ledger", res)
 		}
-		if _, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("two")}); err != nil {
+		if _, err := committer(r).Commit(t.Context(), Request{Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("two")}); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := r.File("main", ledgerPath); got != ledgerOf(t, "one", "two") {
@@ -84,7 +85,7 @@ func TestCommitDefaultBranchAndNoLedger(t *testing.T) {
 func TestCommitCreatesMissingBranch(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		main := r.Head("main")
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "optr/ledger", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "optr/ledger", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestCommitCreatesMissingBranch(t *testing.T) {
 
 func TestCommitEmptyRepository(t *testing.T) {
 	forEachRemote(t, true, func(t *testing.T, r remote) {
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{
+		res, err := committer(r).Commit(t.Context(), Request{
 			Branch: "main", Message: "optr: run 1", LedgerPath: ledgerPath, Drafts: draftsFor("first"),
 			Files: map[string][]byte{"out/a.txt": []byte("a")},
 		})
@@ -133,7 +134,7 @@ func TestCommitEmptyRepository(t *testing.T) {
 
 func TestCommitEmptyRepositoryOtherBranch(t *testing.T) {
 	forEachRemote(t, true, func(t *testing.T, r remote) {
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "ledger", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "ledger", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,13 +153,14 @@ func TestCommitConflict(t *testing.T) {
 		r.BeforeNextUpdate(func() {
 			r.Commit("main", map[string]string{ledgerPath: ledgerOf(t, "a", "b"), "other.txt": "from b"}, "b")
 		})
-		sl := &sleeper{}
-		res, err := committer(r, sl).Commit(t.Context(), Request{Branch: "main", Message: "c", LedgerPath: ledgerPath, Drafts: draftsFor("c")})
+		c, waits := committer(r), 0
+		c.Backoff = func(int, time.Duration) time.Duration { waits++; return 0 }
+		res, err := c.Commit(t.Context(), Request{Branch: "main", Message: "c", LedgerPath: ledgerPath, Drafts: draftsFor("c")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Attempts != 2 || res.Conflicts != 1 || string(res.Ledger) != ledgerOf(t, "a", "b", "c") || len(sl.recorded()) != 1 {
-			t.Errorf("result = %+v, waits %v; want 2 attempts, 1 conflict, 1 backoff", res, sl.recorded())
+		if res.Attempts != 2 || res.Conflicts != 1 || string(res.Ledger) != ledgerOf(t, "a", "b", "c") || waits != 1 {
+			t.Errorf("result = %+v, %d waits; want 2 attempts, 1 conflict, 1 backoff", res, waits)
 		}
 		if res.Previous != headOf(t, ledgerOf(t, "a", "b")) || res.Entries[0].Seq != 3 {
 			t.Errorf("Previous %+v, entry seq %d: want the other writer's head, and the entry after it", res.Previous, res.Entries[0].Seq)
@@ -181,7 +183,7 @@ func TestCommitKnownAfterALostRound(t *testing.T) {
 		r.Commit("main", map[string]string{ledgerPath: seed}, "a")
 		r.BeforeNextUpdate(func() { r.Commit("main", map[string]string{ledgerPath: ledgerOf(t, "a", "b")}, "b") })
 		r.ResetCounts()
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "c", LedgerPath: ledgerPath, Known: []byte(seed), Drafts: draftsFor("c")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "main", Message: "c", LedgerPath: ledgerPath, Known: []byte(seed), Drafts: draftsFor("c")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +202,7 @@ func TestCommitGivesUp(t *testing.T) {
 		for i := range 3 {
 			r.BeforeNextUpdate(func() { r.Commit("main", map[string]string{"x": fmt.Sprint(i)}, "race") })
 		}
-		c := committer(r, &sleeper{})
+		c := committer(r)
 		c.Attempts = 3
 		res, err := c.Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		if err == nil || !strings.Contains(err.Error(), "re-run") {
@@ -215,7 +217,7 @@ func TestCommitGivesUp(t *testing.T) {
 func TestCommitNothingChanged(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		tip := r.Commit("main", map[string]string{ledgerPath: ledgerOf(t, "a")}, "a")
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +232,7 @@ func TestCommitNothingChanged(t *testing.T) {
 func TestCommitRunAlreadyRecorded(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		tip := r.Commit("main", map[string]string{ledgerPath: ledgerOf(t, "a", "x")}, "x")
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +245,7 @@ func TestCommitRunAlreadyRecorded(t *testing.T) {
 func TestCommitLedgerIsADirectory(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		r.Commit("main", map[string]string{".optr/ledger.jsonl/x": "oops"}, "dir")
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		if err == nil || !strings.Contains(err.Error(), "is a directory") {
 			t.Errorf("error = %v, want one saying the ledger path is a directory", err)
 		}
@@ -258,8 +260,9 @@ func TestCommitLedgerIsADirectory(t *testing.T) {
 func TestCommitProtectedBranch(t *testing.T) {
 	forEachRemote(t, false, func(t *testing.T, r remote) {
 		rule := r.Refuse("main")
-		sl := &sleeper{}
-		res, err := committer(r, sl).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
+		c, waits := committer(r), 0
+		c.Backoff = func(int, time.Duration) time.Duration { waits++; return 0 }
+		res, err := c.Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("x")})
 		var pe *ProtectedBranchError
 		if !errors.As(err, &pe) {
 			t.Fatalf("error = %v, want a *ProtectedBranchError", err)
@@ -269,8 +272,8 @@ func TestCommitProtectedBranch(t *testing.T) {
 				t.Errorf("error %q does not name %q", err, want)
 			}
 		}
-		if res.Attempts != 1 || res.Conflicts != 0 || len(sl.recorded()) != 0 {
-			t.Errorf("result %+v, waits %v: want one attempt, no retry", res, sl.recorded())
+		if res.Attempts != 1 || res.Conflicts != 0 || waits != 0 {
+			t.Errorf("result %+v, %d waits: want one attempt, no retry", res, waits)
 		}
 	})
 }

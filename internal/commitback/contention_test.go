@@ -28,7 +28,7 @@ func TestLostRoundSendsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ResetCalls()
-	res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{
+	res, err := committer(r).Commit(t.Context(), Request{
 		Branch: "main", Message: "c", LedgerPath: ledgerPath, Drafts: draftsFor("c"),
 		Files: map[string][]byte{"run/result.md": bytes.Repeat([]byte("All good. "), 200), "run/bin": {0xff, 0xfe}},
 		Paths: map[string]string{"run/out.json": local},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,25 +84,6 @@ func headOf(t testing.TB, l string) ledger.Head {
 		t.Fatal(err)
 	}
 	return h
-}
-
-// sleeper records the waits a Committer asks for, without waiting.
-type sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.waits = append(s.waits, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeper) recorded() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
 }
 
 // remote is a repository a commit-back test runs against, with what the
@@ -299,7 +279,7 @@ func newClient(t *testing.T, s *githubtest.Server, edit ...func(*github.Options)
 	return c
 }
 
-// committer commits through store, recording its waits in sl.
-func committer(store gitdata.Store, sl *sleeper) *Committer {
-	return &Committer{Store: store, Sleep: sl.sleep}
+// committer commits through store without waiting between rounds.
+func committer(store gitdata.Store) *Committer {
+	return &Committer{Store: store, Backoff: func(int, time.Duration) time.Duration { return 0 }}
 }

@@ -96,7 +96,7 @@ func TestCommitStreamsLocalFilesAsBlobs(t *testing.T) {
 	c := newClient(t, s)
 	s.ResetRequests()
 	const rel = ".optr/workflows/w/runs/1-1/agent-outputs/a.json"
-	res, err := committer(c, &sleeper{}).Commit(t.Context(), Request{
+	res, err := committer(c).Commit(t.Context(), Request{
 		Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("c"),
 		Files: map[string][]byte{".optr/workflows/w/runs/1-1/result.md": []byte("small\n")},
 		Paths: map[string]string{rel: local},

@@ -322,7 +322,7 @@ func TestCommitReadsTheTreeOnce(t *testing.T) {
 			r.Commit("main", map[string]string{ledgerPath: string(chainOnto(t, active, "other"))}, "other"+hint)
 		})
 		r.ResetCounts()
-		res, err := committer(r, &sleeper{}).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("run")})
+		res, err := committer(r).Commit(t.Context(), Request{Branch: "main", Message: "m", LedgerPath: ledgerPath, Drafts: draftsFor("run")})
 		if err != nil {
 			t.Fatal(err)
 		}
