@@ -96,13 +96,14 @@ func contendOn(ctx context.Context, tb testing.TB, n int, atOnce bool, latency t
 	}
 	s.Commit(githubtest.DefaultRepo, contentionBranch, seed, "seed"+newestTreeHint(seed))
 	s.ResetRequests()
-	hc := &http.Client{Transport: delayed{base: s.Client().Transport, latency: latency}}
 	results := make([]commitback.Result, n)
 	errs := make([]error, n)
 	start := time.Now()
 	var last time.Duration
 	var mu sync.Mutex
 	commit := func(i int) {
+		// A client and connections of its own, as a job has.
+		hc := &http.Client{Transport: delayed{base: s.Client().Transport.(*http.Transport).Clone(), latency: latency}}
 		res, err := commitRun(ctx, s, hc, i)
 		mu.Lock()
 		defer mu.Unlock()
