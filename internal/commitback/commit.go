@@ -30,8 +30,6 @@ type Committer struct {
 	Backoff Backoff
 	// Sleep waits d or until ctx ends (nil: a timer).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock rounds are timed with (nil: time.Now).
-	Now func() time.Time
 }
 
 // ledgerStartMessage is the message of the commit that gives an empty
@@ -95,10 +93,10 @@ func (c *Committer) Commit(ctx context.Context, req Request) (res Result, err er
 		res.Branch = b
 	}
 	r := newRound(c.Store, req, res.Branch, mine)
-	attempts, backoff, sleep, now := c.settings()
+	attempts, backoff, sleep := c.settings()
 	for res.Attempts < attempts {
 		res.Attempts++
-		start := now()
+		start := time.Now()
 		err := r.run(ctx, &res)
 		switch {
 		case err == nil:
@@ -109,7 +107,7 @@ func (c *Committer) Commit(ctx context.Context, req Request) (res Result, err er
 			}
 		case errors.Is(err, gitdata.ErrMoved):
 			res.Conflicts++
-			if err := sleep(ctx, backoff(res.Conflicts, now().Sub(start))); err != nil {
+			if err := sleep(ctx, backoff(res.Conflicts, time.Since(start))); err != nil {
 				return res, fmt.Errorf("commit to %s: %w", res.Branch, err)
 			}
 		default:
@@ -121,8 +119,8 @@ func (c *Committer) Commit(ctx context.Context, req Request) (res Result, err er
 }
 
 // settings are c's fields with their defaults.
-func (c *Committer) settings() (int, Backoff, func(context.Context, time.Duration) error, func() time.Time) {
-	attempts, backoff, sleep, now := c.Attempts, c.Backoff, c.Sleep, c.Now
+func (c *Committer) settings() (int, Backoff, func(context.Context, time.Duration) error) {
+	attempts, backoff, sleep := c.Attempts, c.Backoff, c.Sleep
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
@@ -132,10 +130,7 @@ func (c *Committer) settings() (int, Backoff, func(context.Context, time.Duratio
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	if now == nil {
-		now = time.Now
-	}
-	return attempts, backoff, sleep, now
+	return attempts, backoff, sleep
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

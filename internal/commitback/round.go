@@ -75,65 +75,86 @@ func (r *round) run(ctx context.Context, res *Result) error {
 		r.settle(res, t.SHA, done, false)
 		return nil
 	}
+	out, err := r.plan(ctx, t)
+	if err != nil {
+		return err
+	}
+	commit, err := r.write(ctx, t, out)
+	if err != nil {
+		return err
+	}
+	r.settle(res, commit, out, t.missing)
+	return nil
+}
+
+// plan reads the ledger at tip t and decides what the round commits for
+// it: the run's entries chained after the branch's, sealed into a new
+// segment when the active one is full, and the newest tree file.
+func (r *round) plan(ctx context.Context, t tip) (outcome, error) {
 	var remote []byte
 	if !t.missing {
+		var err error
 		if remote, err = r.readLedger(ctx, t); err != nil {
-			return fmt.Errorf("commit to %s: %w", r.branch, err)
+			return outcome{}, fmt.Errorf("commit to %s: %w", r.branch, err)
 		}
 		if err := r.checkPublished(ctx, t, remote); err != nil {
-			return err
+			return outcome{}, err
 		}
 	}
 	appended, placed, err := ledger.Rechain(remote, r.mine)
 	if err != nil {
-		return fmt.Errorf("commit to %s: re-chain the ledger on %s at %.7s: %w", r.branch, r.req.LedgerPath, t.SHA, err)
+		return outcome{}, fmt.Errorf("commit to %s: re-chain the ledger on %s at %.7s: %w", r.branch, r.req.LedgerPath, t.SHA, err)
 	}
 	out, err := r.segment(remote, append(remote[:len(remote):len(remote)], appended...))
 	if err != nil {
-		return err
+		return outcome{}, err
 	}
 	out.placed = placed
 	if out.previous, err = previousHead(t, remote); err != nil {
-		return fmt.Errorf("commit to %s: %w", r.branch, err)
+		return outcome{}, fmt.Errorf("commit to %s: %w", r.branch, err)
 	}
 	if out.sealed != nil {
 		out.sealedTree = r.sealedTree(ctx, t, out.sealed)
 	}
 	out.lastTree, out.lastTreePath = r.lastTree(ctx, t, out)
+	return out, nil
+}
+
+// write commits out and the files on tip t and moves the branch to the
+// commit (compare-and-swap), or creates it; it returns the commit, t's
+// own when nothing changed.
+func (r *round) write(ctx context.Context, t tip, out outcome) (string, error) {
 	entries, err := r.entries(ctx, out)
 	if err != nil {
-		return err
+		return "", err
 	}
 	tree, err := r.store.CreateTree(ctx, t.Tree, entries)
 	if err != nil {
-		return fmt.Errorf("commit to %s: %w", r.branch, err)
+		return "", fmt.Errorf("commit to %s: %w", r.branch, err)
 	}
 	r.blobs.stored(entries)
-
-	commit := t.SHA
-	if t.missing || tree != t.Tree {
-		nc := gitdata.NewCommit{
-			Message: ledger.WithTrailers(r.req.Message, out.head) + ledger.TreeHintLine(out.lastTreePath),
-			Tree:    tree,
-			Parent:  t.SHA,
-			Author:  r.req.author(),
-		}
-		if commit, err = r.store.CreateCommit(ctx, nc); err != nil {
-			return fmt.Errorf("commit to %s: %w", r.branch, err)
-		}
-		r.made[commit] = out
+	if !t.missing && tree == t.Tree {
+		return t.SHA, nil
 	}
-	switch {
-	case t.missing:
+	commit, err := r.store.CreateCommit(ctx, gitdata.NewCommit{
+		Message: ledger.WithTrailers(r.req.Message, out.head) + ledger.TreeHintLine(out.lastTreePath),
+		Tree:    tree,
+		Parent:  t.SHA,
+		Author:  r.req.author(),
+	})
+	if err != nil {
+		return "", fmt.Errorf("commit to %s: %w", r.branch, err)
+	}
+	r.made[commit] = out
+	if t.missing {
 		err = r.store.CreateRef(ctx, r.branch, commit)
-	case commit != t.SHA:
+	} else {
 		err = r.store.UpdateRef(ctx, r.branch, commit)
 	}
 	if err != nil {
-		return r.refused(err, commit)
+		return "", r.refused(err, commit)
 	}
-	r.settle(res, commit, out, t.missing)
-	return nil
+	return commit, nil
 }
 
 // settle records in res what the round committed.
