@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -59,27 +60,14 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 	if err != nil {
 		return pipeline.Recorded{}, fmt.Errorf("commit the ledger: %w", err)
 	}
-	// The drafts are chained once, on an empty head, only to give them
-	// their identity; Rechain places them on the branch's ledger.
-	mine, err := ledger.Chain(ledger.Head{}, drafts...)
-	if err != nil {
-		return pipeline.Recorded{}, err
-	}
-	var placed []ledger.Entry
-	res, err := j.gh.CommitBack(ctx, github.CommitRequest{
+	committer := commitback.Committer{Store: j.gh, Sleep: j.Sleep}
+	res, err := committer.Commit(ctx, commitback.Request{
 		Branch:     r.branch,
 		Message:    commitMessage(rep),
 		LedgerPath: ledgerRel,
+		Drafts:     drafts,
 		Files:      files,
 		Paths:      local,
-		Rechain: func(remote []byte) ([]byte, error) {
-			appended, re, err := ledger.Rechain(remote, mine)
-			if err != nil {
-				return nil, err
-			}
-			placed = re
-			return append(append([]byte(nil), remote...), appended...), nil
-		},
 	})
 	if err != nil {
 		return pipeline.Recorded{}, fmt.Errorf("commit the ledger to %s: %w", r.branchName(), err)
@@ -90,19 +78,19 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
-	if len(placed) > 0 {
-		j.witness(ctx, r.branch, rep, placed[0].Seq-1, res.LastTree, res.Ledger)
+	if res.Moved() {
+		j.witness(ctx, r.branch, rep, res)
 	}
-	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
+	return pipeline.Recorded{Entries: res.Entries, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
 }
 
 // witness has the checkpoint of the ledger a commit-back just moved
-// cosigned by the config's witnesses (cosign), from previous, the size
-// before the run's entries, and commits the cosigned checkpoint to the
-// ledger branch in a commit of its own: the size a witness cosigns is
+// cosigned by the config's witnesses (cosign), from res.Previous, the
+// size before the run's entries, and commits the cosigned checkpoint to
+// the ledger branch in a commit of its own: the size a witness cosigns is
 // known only once the run's commit landed. The cosigned checkpoint
 // becomes the run's checkpoint (the output, the final comment).
-func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, previous int64, lastTree, active []byte) {
+func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, res commitback.Result) {
 	ws := rep.Spec.Config.Ledger.Witnesses
 	if len(ws) == 0 || j.checkpoint.text == "" {
 		return
@@ -113,7 +101,7 @@ func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, 
 		j.log.Warning("the ledger checkpoint is not signed, so no witness can cosign it")
 		return
 	}
-	cosigned, path := j.cosign(ctx, ws, rep.Spec.Datalake, signed, head, previous, lastTree, active)
+	cosigned, path := j.cosign(ctx, ws, rep.Spec.Datalake, signed, head, res.Previous.Seq, res.LastTree, res.Ledger)
 	j.checkpoint.text = string(cosigned)
 	if path == "" {
 		return
@@ -122,13 +110,13 @@ func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, 
 	if err == nil {
 		var ledgerRel string
 		if ledgerRel, err = rep.Spec.WorkspacePath(rep.Spec.LedgerPath); err == nil {
-			_, err = j.gh.CommitBack(ctx, github.CommitRequest{
+			committer := commitback.Committer{Store: j.gh, Sleep: j.Sleep}
+			_, err = committer.Commit(ctx, commitback.Request{
 				Branch:     branch,
 				Message:    fmt.Sprintf("optr: the witnesses' cosignatures of the ledger at size %d", head.Size),
 				LedgerPath: ledgerRel,
 				Files:      map[string][]byte{rel: cosigned},
-				Known:      active,
-				Rechain:    func(remote []byte) ([]byte, error) { return remote, nil },
+				Known:      res.Ledger,
 			})
 		}
 	}
@@ -162,3 +150,43 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// checkpointOf is the C2SP checkpoint of the ledger the run recorded,
+// signed with OPTR_LEDGER_KEY when that is set (DESIGN §4.13); "" when the
+// run recorded nothing or the checkpoint cannot be made (said in the log).
+// It is computed once per ledger head: from the commit-back's result
+// (keepCheckpoint) when the run committed, else from the workspace's
+// ledger.
+func (j *Job) checkpointOf(rep *pipeline.Report) string {
+	if rep.LedgerHash == "" {
+		return ""
+	}
+	if j.checkpoint.head == rep.LedgerHash {
+		return j.checkpoint.text
+	}
+	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.signingKey())
+	if err != nil {
+		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
+		return ""
+	}
+	j.checkpoint.head, j.checkpoint.text = rep.LedgerHash, string(cp)
+	return j.checkpoint.text
+}
+
+// keepCheckpoint keeps the checkpoint of the ledger a commit-back
+// committed, made from what it committed (commitback.Result.Checkpoint).
+//
+// It is signed with OPTR_LEDGER_KEY when that key is named after the
+// ledger's origin (checkLedgerKey warned otherwise).
+func (j *Job) keepCheckpoint(res commitback.Result) {
+	cp, err := res.Checkpoint(ledger.Origin(j.env.Repository), j.signingKey())
+	if err != nil {
+		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
+		return
+	}
+	j.checkpoint.head, j.checkpoint.text = res.Head.Hash, string(cp)
+}
+
+// ledgerKey is OPTR_LEDGER_KEY, the signed-note private key of the
+// ledger's checkpoints, "" when unset.
+func (j *Job) ledgerKey() string { return strings.TrimSpace(j.Getenv("OPTR_LEDGER_KEY")) }
