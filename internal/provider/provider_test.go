@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRegistry: every entry says what its users need of it.
+func TestRegistry(t *testing.T) {
+	t.Parallel()
+	envName := regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	seen := map[string]bool{}
+	for _, p := range All() {
+		if p.Name == "" || seen[p.Name] {
+			t.Errorf("provider %q: the name is empty or listed twice", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Title == "" || len(p.Keys) == 0 {
+			t.Errorf("provider %s: no Title or no Keys", p.Name)
+		}
+		if p.Program {
+			if len(p.KeyEnv) > 0 || p.BaseURLEnv != "" || p.BYOK != "" || p.DefaultAgent != "" || p.Uses("model") {
+				t.Errorf("provider %s runs a program: it has no key, endpoint, BYOK, default agent or model", p.Name)
+			}
+			continue
+		}
+		// An LLM provider's agents have a key and a model, and say so.
+		if len(p.KeyEnv) == 0 || p.ExampleModel == "" || !p.Uses("model") || !p.Uses("api-key-env") {
+			t.Errorf("provider %s: an LLM provider needs KeyEnv, ExampleModel and the keys model and api-key-env", p.Name)
+		}
+		for _, v := range append(slices.Clone(p.KeyEnv), p.BaseURLEnv) {
+			if v != "" && !envName.MatchString(v) {
+				t.Errorf("provider %s: %q is not an environment variable name", p.Name, v)
+			}
+		}
+		if p.BYOK != "" && p.ExampleURL == "" {
+			t.Errorf("provider %s: a BYOK endpoint needs an ExampleURL for messages", p.Name)
+		}
+		if p.DefaultAgent != "" && !p.DefaultAlways && p.Setup == "" && len(p.KeyEnv) == 0 {
+			t.Errorf("provider %s: a default agent that needs a key needs a KeyEnv", p.Name)
+		}
+	}
+	if _, ok := Lookup(GitHubModels); ok {
+		t.Errorf("%s is retired; it must not be a provider", GitHubModels)
+	}
+}
+
+// TestDerived: the lists other packages read come from the table.
+func TestDerived(t *testing.T) {
+	t.Parallel()
+	if diff := cmp.Diff([]string{OpenAI, Anthropic, Copilot, AzureOpenAI, Command}, Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{OpenAI, Anthropic, Copilot, AzureOpenAI}, LLMNames()); diff != "" {
+		t.Errorf("LLMNames (-want +got):\n%s", diff)
+	}
+	want := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "AZURE_OPENAI_API_KEY"}
+	if diff := cmp.Diff(want, KeyVars()); diff != "" {
+		t.Errorf("KeyVars (-want +got):\n%s", diff)
+	}
+	var defaults []string
+	for _, p := range Defaults() {
+		defaults = append(defaults, p.DefaultAgent)
+	}
+	// DESIGN §4.8: copilot always, first; then codex and claude.
+	if diff := cmp.Diff([]string{"copilot", "codex", "claude"}, defaults); diff != "" {
+		t.Errorf("Defaults (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{Copilot, AzureOpenAI}, Using("api-version")); diff != "" {
+		t.Errorf("Using(api-version) (-want +got):\n%s", diff)
+	}
+	for kind, want := range map[string]string{"openai": OpenAI, "azure": AzureOpenAI, "anthropic": Anthropic} {
+		if p, ok := ForBYOK(kind); !ok || p.Name != want {
+			t.Errorf("ForBYOK(%q) = %q, %v; want %q", kind, p.Name, ok, want)
+		}
+	}
+	if _, ok := ForBYOK(""); ok {
+		t.Error(`ForBYOK("") found a provider`)
+	}
+	if !IsLLM(Copilot) || IsLLM(Command) || IsLLM("bogus") {
+		t.Error("IsLLM is wrong about copilot, command or an unknown name")
+	}
+}
+
+// TestAllIsACopy: a caller cannot change the registry.
+func TestAllIsACopy(t *testing.T) {
+	t.Parallel()
+	All()[0].Name = "changed"
+	if Names()[0] == "changed" {
+		t.Error("All returned the registry itself")
+	}
+}
