@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // DefaultOpenAIURL is the OpenAI API's base URL.
@@ -30,21 +31,20 @@ func openAIOptions(b *base, baseURL string) []option.RequestOption {
 	}
 }
 
+func init() { register(provider.OpenAI, newOpenAI) }
+
 // newOpenAI returns the caller for the openai provider: the Responses API
 // with a JSON-schema structured output.
-func newOpenAI(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
+func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	if err := requireModel(b.name, cfg); err != nil {
 		return nil, err
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, "OPENAI_API_KEY")
+	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
 	if err != nil {
 		return nil, err
 	}
 	b.secret, b.keyVar = key, keyVar
-	baseURL, from := cfg.BaseURL, "base-url"
-	if baseURL == "" {
-		baseURL, from = getenv("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
-	}
+	baseURL, from := endpoint(p, cfg, getenv)
 	if baseURL == "" {
 		baseURL = DefaultOpenAIURL
 	}
