@@ -48,18 +48,35 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// TestDerived: the lists other packages read come from the table.
+// TestDerived: the lists other packages read come from the table, in its
+// order.
 func TestDerived(t *testing.T) {
 	t.Parallel()
-	if diff := cmp.Diff([]string{OpenAI, Anthropic, Copilot, AzureOpenAI, Command}, Names()); diff != "" {
+	var names, llms, keys []string
+	for _, p := range All() {
+		names = append(names, p.Name)
+		if !p.Program {
+			llms = append(llms, p.Name)
+		}
+		for _, k := range p.KeyEnv {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	if diff := cmp.Diff(names, Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{OpenAI, Anthropic, Copilot, AzureOpenAI}, LLMNames()); diff != "" {
+	if diff := cmp.Diff(llms, LLMNames()); diff != "" {
 		t.Errorf("LLMNames (-want +got):\n%s", diff)
 	}
-	want := []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "AZURE_OPENAI_API_KEY"}
-	if diff := cmp.Diff(want, KeyVars()); diff != "" {
+	if diff := cmp.Diff(keys, KeyVars()); diff != "" {
 		t.Errorf("KeyVars (-want +got):\n%s", diff)
+	}
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"} {
+		if !slices.Contains(KeyVars(), k) {
+			t.Errorf("KeyVars lacks %s", k)
+		}
 	}
 	var defaults []string
 	for _, p := range Defaults() {
@@ -69,8 +86,12 @@ func TestDerived(t *testing.T) {
 	if diff := cmp.Diff([]string{"copilot", "codex", "claude"}, defaults); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{Copilot, AzureOpenAI}, Using("api-version")); diff != "" {
-		t.Errorf("Using(api-version) (-want +got):\n%s", diff)
+	for _, key := range []string{"model", "run", "byok", "api-version"} {
+		for _, p := range All() {
+			if got := slices.Contains(Using(key), p.Name); got != p.Uses(key) {
+				t.Errorf("Using(%q) holds %s: %v; %s uses it: %v", key, p.Name, got, p.Name, p.Uses(key))
+			}
+		}
 	}
 	for kind, want := range map[string]string{"openai": OpenAI, "azure": AzureOpenAI, "anthropic": Anthropic} {
 		if p, ok := ForBYOK(kind); !ok || p.Name != want {
