@@ -104,11 +104,20 @@ func lookupKind(name string) (checkKind, bool) {
 // kindKeys returns the constraint keys that some kind uses, each once, in
 // registry order.
 func kindKeys() []string {
-	var out []string
+	var lists [][]string
 	for _, k := range checkKinds {
-		for _, key := range k.keys {
-			if !slices.Contains(out, key) {
-				out = append(out, key)
+		lists = append(lists, k.keys)
+	}
+	return distinct(lists...)
+}
+
+// distinct returns the values of lists, each once, in order.
+func distinct(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, v := range l {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
 			}
 		}
 	}

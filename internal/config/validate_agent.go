@@ -75,15 +75,11 @@ func (v *validator) agent(key, name string, a Agent) {
 // agentKeys returns the agent keys that some provider uses, each once, in
 // registry order.
 func agentKeys() []string {
-	var out []string
+	var lists [][]string
 	for _, p := range provider.All() {
-		for _, k := range p.Keys {
-			if !slices.Contains(out, k) {
-				out = append(out, k)
-			}
-		}
+		lists = append(lists, p.Keys)
 	}
-	return out
+	return distinct(lists...)
 }
 
 // notUsedBy says, for a "key is not used by …" message, what p's agents are

@@ -61,11 +61,7 @@ func All() []Provider { return slices.Clone(providers) }
 
 // Lookup returns the provider called name.
 func Lookup(name string) (Provider, bool) {
-	i := slices.IndexFunc(providers, func(p Provider) bool { return p.Name == name })
-	if i < 0 {
-		return Provider{}, false
-	}
-	return providers[i], true
+	return find(func(p Provider) bool { return p.Name == name })
 }
 
 // Defaults returns the providers that have an agent in the embedded
@@ -88,11 +84,15 @@ func Defaults() []Provider {
 // ForBYOK returns the provider whose API a copilot agent with byok: kind
 // uses.
 func ForBYOK(kind string) (Provider, bool) {
-	i := slices.IndexFunc(providers, func(p Provider) bool { return p.BYOK != "" && p.BYOK == kind })
-	if i < 0 {
-		return Provider{}, false
+	return find(func(p Provider) bool { return p.BYOK != "" && p.BYOK == kind })
+}
+
+// find returns the first provider that matches.
+func find(match func(Provider) bool) (Provider, bool) {
+	if i := slices.IndexFunc(providers, match); i >= 0 {
+		return providers[i], true
 	}
-	return providers[i], true
+	return Provider{}, false
 }
 
 // Names returns the providers' names, in table order.
