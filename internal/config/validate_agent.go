@@ -49,6 +49,7 @@ func (v *validator) agent(key, name string, a Agent) {
 				v.ps.add(k, "OPTR_ variables are set by optr for every %s agent; choose another name", p.Name)
 			}
 		}
+		v.passEnv(key+".pass-env", a.PassEnv)
 		return
 	}
 	// The providers with rules of their own.

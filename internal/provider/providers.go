@@ -82,6 +82,6 @@ var providers = []Provider{
 		Name:    Command,
 		Title:   "a command",
 		Program: true,
-		Keys:    []string{"run", "env"},
+		Keys:    []string{"run", "env", "pass-env"},
 	},
 }
