@@ -1,6 +1,9 @@
 package provider
 
-import "slices"
+import (
+	"net/url"
+	"slices"
+)
 
 // Provider is what optr knows of one provider, besides how to build its
 // agents.
@@ -19,6 +22,11 @@ type Provider struct {
 	// BaseURLEnv is the variable that sets the endpoint when base-url does
 	// not ("" when none does).
 	BaseURLEnv string
+	// DefaultURL is the API's base URL when neither base-url nor
+	// BaseURLEnv sets one ("" when there is none: an azure-openai
+	// endpoint is the user's own resource). Its host is in the sandbox's
+	// network defaults.
+	DefaultURL string
 	// ExampleModel is a model id for messages; it is also the model of the
 	// provider's agent in the embedded default config.
 	ExampleModel string
@@ -62,6 +70,20 @@ func All() []Provider { return slices.Clone(providers) }
 // Lookup returns the provider called name.
 func Lookup(name string) (Provider, bool) {
 	return find(func(p Provider) bool { return p.Name == name })
+}
+
+// APIHost returns the host (with its port, if any) of p's API: its
+// DefaultURL's, else the host of the URL its BaseURLEnv variable holds,
+// read with getenv; "" when neither names one.
+func (p Provider) APIHost(getenv func(string) string) string {
+	raw := p.DefaultURL
+	if raw == "" && p.BaseURLEnv != "" {
+		raw = getenv(p.BaseURLEnv)
+	}
+	if u, err := url.Parse(raw); err == nil && u.Hostname() != "" {
+		return u.Host
+	}
+	return ""
 }
 
 // Defaults returns the providers that have an agent in the embedded

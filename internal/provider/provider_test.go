@@ -114,3 +114,19 @@ func TestAllIsACopy(t *testing.T) {
 		t.Error("All returned the registry itself")
 	}
 }
+
+// TestAPIHost: the host of the default URL, else of the endpoint variable.
+func TestAPIHost(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"AZURE_OPENAI_ENDPOINT": "https://res.openai.azure.com:8443/", "OPENAI_BASE_URL": "https://ignored.example"}
+	getenv := func(k string) string { return env[k] }
+	for name, want := range map[string]string{OpenAI: "api.openai.com", Anthropic: "api.anthropic.com", AzureOpenAI: "res.openai.azure.com:8443", Copilot: "", Command: ""} {
+		p, _ := Lookup(name)
+		if got := p.APIHost(getenv); got != want {
+			t.Errorf("%s: APIHost = %q, want %q", name, got, want)
+		}
+	}
+	if p, _ := Lookup(AzureOpenAI); p.APIHost(func(string) string { return "not a url" }) != "" {
+		t.Error("APIHost of a malformed endpoint is not empty")
+	}
+}

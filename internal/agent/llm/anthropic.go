@@ -12,9 +12,6 @@ import (
 	"github.com/optr-dev/optr/internal/provider"
 )
 
-// DefaultAnthropicURL is the Anthropic API's base URL.
-const DefaultAnthropicURL = "https://api.anthropic.com/"
-
 func init() { register(provider.Anthropic, newAnthropic) }
 
 // newAnthropic returns the caller for the Messages API. Anthropic has no
@@ -31,7 +28,7 @@ func newAnthropic(b *base, p provider.Provider, cfg config.Agent, getenv func(st
 	b.secret, b.keyVar = key, keyVar
 	baseURL, from := endpoint(p, cfg, getenv)
 	if baseURL == "" {
-		baseURL = DefaultAnthropicURL
+		baseURL = p.DefaultURL
 	}
 	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
 		return nil, err

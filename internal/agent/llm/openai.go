@@ -13,9 +13,6 @@ import (
 	"github.com/optr-dev/optr/internal/provider"
 )
 
-// DefaultOpenAIURL is the OpenAI API's base URL.
-const DefaultOpenAIURL = "https://api.openai.com/v1/"
-
 // openAIOptions are the openai agent's request options. Services are built from these options alone, never
 // through openai.NewClient: NewClient starts from DefaultClientOptions, which
 // reads OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and
@@ -46,7 +43,7 @@ func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(strin
 	b.secret, b.keyVar = key, keyVar
 	baseURL, from := endpoint(p, cfg, getenv)
 	if baseURL == "" {
-		baseURL = DefaultOpenAIURL
+		baseURL = p.DefaultURL
 	}
 	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
 		return nil, err
