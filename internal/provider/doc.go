@@ -9,6 +9,6 @@
 // variables are secrets), agent (the comment for a run where no agent is
 // usable) and agent/llm (the defaults of each constructor). The
 // constructors themselves are registered by the package that builds the
-// agents (agent/llm, register.go); CONTRIBUTING.md shows how to add a
-// provider.
+// agents (agent/llm: each provider's file calls register); CONTRIBUTING.md
+// shows how to add a provider.
 package provider

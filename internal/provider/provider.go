@@ -63,15 +63,6 @@ func (p Provider) LLM() bool { return !p.Program }
 // Uses reports whether the provider's agents may write key.
 func (p Provider) Uses(key string) bool { return slices.Contains(p.Keys, key) }
 
-// All returns every provider, in the order messages and the schema list
-// them.
-func All() []Provider { return slices.Clone(providers) }
-
-// Lookup returns the provider called name.
-func Lookup(name string) (Provider, bool) {
-	return find(func(p Provider) bool { return p.Name == name })
-}
-
 // APIHost returns the host (with its port, if any) of p's API: its
 // DefaultURL's, else the host of the URL its BaseURLEnv variable holds,
 // read with getenv; "" when neither names one.
@@ -84,6 +75,15 @@ func (p Provider) APIHost(getenv func(string) string) string {
 		return u.Host
 	}
 	return ""
+}
+
+// All returns every provider, in the order messages and the schema list
+// them.
+func All() []Provider { return slices.Clone(providers) }
+
+// Lookup returns the provider called name.
+func Lookup(name string) (Provider, bool) {
+	return find(func(p Provider) bool { return p.Name == name })
 }
 
 // Defaults returns the providers that have an agent in the embedded
