@@ -72,7 +72,9 @@ func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(strin
 		if err != nil {
 			return completion{}, err
 		}
-		return responseCompletion(res), nil
+		c := responseCompletion(res)
+		c.structured = true
+		return c, nil
 	}, nil
 }
 
