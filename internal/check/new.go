@@ -35,7 +35,7 @@ func New(name string, c config.Constraint, opts Options) (Checker, error) {
 
 // redacted wraps ch so Evaluate redacts its reasons with opts.Redactor.
 func redacted(ch Checker, opts Options) Checker {
-	if opts.Redactor.Len() == 0 {
+	if !opts.Redactor.Active() {
 		return ch
 	}
 	return withRedactor{Checker: ch, r: opts.Redactor}

@@ -244,7 +244,7 @@ func (c *codeChanges) sink(ctx context.Context, run *datalake.Run, next func(*ex
 		}
 		var werr error
 		if len(ch.Patch) > 0 {
-			werr = run.WriteFile(PatchFile(r.Agent), ch.Patch)
+			werr = run.WriteChange(PatchFile(r.Agent), ch.Patch)
 		}
 		ch.Patch = nil // kept in the file, not in memory or JSON
 		r.Change = &ch

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -13,11 +14,12 @@ type Set int
 
 // The rule sets.
 const (
-	// Tokens are the rules that recognise a secret by its shape (a
-	// ghp_… token, an AKIA… key, a PEM private key): every rule but
-	// gitleaks' generic heuristics. Redaction applies them.
+	// Tokens are the rules that recognise a secret by its own shape, a
+	// secret that starts with the rule's keyword (a ghp_… token, an AKIA…
+	// key, a PEM private key). Redaction applies them.
 	Tokens Set = iota
-	// All adds the heuristics (`api_key = "…"` with enough entropy).
+	// All adds the rules that guess at a secret from its context
+	// (`api_key = "…"` with enough entropy, `curl -u user:password`).
 	// Detection applies them.
 	All
 )
@@ -42,9 +44,13 @@ const lineContext = 4 << 10
 // allowlists that name paths use it, as gitleaks does. gitleaks' rules
 // apply as gitleaks applies them — keywords first, then the expression,
 // the secret group, the entropy floor, the global and the rule's
-// allowlists — with two differences: a "gitleaks:allow" comment allows
-// nothing (an agent could write one), and an expression is run only
-// within its reach of a keyword, not over the whole text.
+// allowlists — with three differences: a "gitleaks:allow" comment allows
+// nothing (an agent could write one); an expression is run only within
+// its reach of a keyword, not over the whole text; and one that cannot
+// span lines in a long repetition (all but a few, such as a PEM private
+// key) only on the keyword's line. The last two keep a text full of
+// common keywords ("password", "secret") from costing a pass of each
+// slow expression over all of it.
 func Find(text, path string, which Set) []Match {
 	s := rules()
 	var out []Match
@@ -55,10 +61,21 @@ func Find(text, path string, which Set) []Match {
 		kl := len(s.kw.words[h.word])
 		for _, ri := range s.kw.rules[h.word] {
 			r := s.rules[ri]
-			if r.heuristic && which == Tokens {
+			if !r.token && which == Tokens {
 				continue
 			}
 			w := window{max(0, h.at+kl-r.reach), min(len(text), h.at+r.reach)}
+			if r.atStart { // the secret starts at the keyword: a rune before it for \b
+				w.from = max(0, h.at-utf8.UTFMax)
+			}
+			if !r.multiline { // within the keyword's line (and its line break)
+				if i := strings.LastIndexByte(text[w.from:h.at], '\n'); i >= 0 {
+					w.from += i + 1
+				}
+				if i := strings.IndexByte(text[h.at+kl:w.to], '\n'); i >= 0 {
+					w.to = h.at + kl + i + 1
+				}
+			}
 			ws := windows[r]
 			if len(ws) == 0 {
 				order = append(order, r)
@@ -72,7 +89,7 @@ func Find(text, path string, which Set) []Match {
 		}
 	})
 	for _, r := range s.always {
-		if !r.heuristic || which == All {
+		if which == All {
 			order = append(order, r)
 			windows[r] = []window{{0, len(text)}}
 		}

@@ -3,6 +3,7 @@ package secretscan
 import (
 	"fmt"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -26,13 +27,25 @@ type rule struct {
 	// bytes (maxReach when unbounded): a match holds one of the rule's
 	// keywords, so it lies within reach of it.
 	reach int
-	// heuristic rules (gitleaks' generic-*) guess at secrets from
-	// assignments such as `password = "…"` and entropy, not from a
-	// token's shape: detection reports them, redaction leaves them (they
-	// would mangle ordinary code, and their expression scans at under
-	// 1 MB/s, far too slow for every byte of every output).
-	heuristic bool
-	pathOnly  bool // a rule on file names alone (a .p12 file)
+	// token rules find a secret by its own shape: the secret (the rule's
+	// secret group, else the match) starts with or holds one of the
+	// rule's keywords — ghp_, npm_, AKIA, -----BEGIN … PRIVATE KEY, an
+	// OpenAI key's T3BlbkFJ. The others
+	// guess at a secret from its context (`password = "…"`, `curl -u`,
+	// a Kubernetes Secret's data) and entropy: detection applies them,
+	// redaction does not (they would mangle ordinary code, and their
+	// expressions, which must search a whole line or more around a
+	// common word, scan at 1 MB/s — far too slow for every byte of every
+	// output).
+	token bool
+	// atStart: the token starts with the keyword, so it is looked for
+	// only from the keyword on.
+	atStart  bool
+	pathOnly bool // a rule on file names alone (a .p12 file)
+	// multiline rules are looked for across lines (spansLines); every
+	// other within the line of its keyword, which makes a rule whose
+	// keyword is a common word ("password", "secret", "ey") cheap.
+	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
 
 	once     sync.Once
@@ -77,7 +90,7 @@ func load(file string) (*set, error) {
 	}
 	s.kw = newKeywords()
 	for i, vr := range s.vc.Rules {
-		r := &rule{id: vr.ID, index: i, heuristic: strings.HasPrefix(vr.ID, "generic"), keywords: len(vr.Keywords) > 0}
+		r := &rule{id: vr.ID, index: i, keywords: len(vr.Keywords) > 0}
 		switch {
 		case vr.Regex == "" && vr.Path != "":
 			r.pathOnly = true
@@ -85,11 +98,16 @@ func load(file string) (*set, error) {
 		case vr.Regex == "":
 			return nil, fmt.Errorf("rule %s has neither regex nor path", vr.ID)
 		default:
-			width, err := maxWidth(vr.Regex)
+			re, err := syntax.Parse(vr.Regex, syntax.Perl)
 			if err != nil {
 				return nil, fmt.Errorf("rule %s: %w", vr.ID, err)
 			}
-			r.reach = width
+			r.reach, r.multiline = maxWidth(re), spansLines(re)
+			if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
+				secret := secretOf(re, vr.SecretGroup)
+				r.atStart = startsWithKeyword(secret, vr.Keywords)
+				r.token = r.atStart || holdsKeyword(secret, vr.Keywords)
+			}
 			if !r.keywords {
 				s.always = append(s.always, r)
 			}
@@ -138,18 +156,14 @@ func (s *set) allowlists() ([]*config.Allowlist, error) {
 	return s.global, s.globalErr
 }
 
-// maxWidth is the most bytes a match of expr can span, maxReach when
-// that is more or unbounded.
-func maxWidth(expr string) (int, error) {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return 0, err
-	}
+// maxWidth is the most bytes a match of re can span, maxReach when that
+// is more or unbounded.
+func maxWidth(re *syntax.Regexp) int {
 	w := width(re.Simplify())
 	if w < 0 || w > maxReach {
-		return maxReach, nil
+		return maxReach
 	}
-	return w, nil
+	return w
 }
 
 // width is the most bytes re can match, -1 when unbounded.
@@ -213,4 +227,158 @@ func runeBytes(r rune) int {
 		return 3
 	}
 	return 4
+}
+
+// spansLines reports whether re can match a line break inside a
+// repetition of more than a few characters (a PEM block's body, a YAML
+// block): such a match is looked for across lines, every other within the
+// line of its keyword.
+func spansLines(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		if (re.Op != syntax.OpRepeat || re.Max < 0 || re.Max > 5) && matchesNewline(re.Sub[0]) {
+			return true
+		}
+	}
+	for _, sub := range re.Sub {
+		if spansLines(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesNewline reports whether re can consume a '\n'.
+func matchesNewline(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return true
+			}
+		}
+		return false
+	}
+	for _, sub := range re.Sub {
+		if matchesNewline(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretOf is the part of re that matches the secret: its capture group
+// secretGroup, else its first group, else all of it.
+func secretOf(re *syntax.Regexp, secretGroup int) *syntax.Regexp {
+	if secretGroup == 0 {
+		secretGroup = 1
+	}
+	if g := capture(re, secretGroup); g != nil {
+		return g
+	}
+	return re
+}
+
+// startsWithKeyword reports whether every string secret can start with
+// begins with one of keywords, ignoring case: a literal start that holds a
+// keyword, or is the start of one ("gh" of (?:ghs|ghu)_, keywords ghs_
+// and ghu_).
+func startsWithKeyword(secret *syntax.Regexp, keywords []string) bool {
+	starts, ok := leading(secret)
+	if !ok || len(starts) == 0 {
+		return false
+	}
+	for _, s := range starts {
+		if len(s) < 2 || !slices.ContainsFunc(keywords, func(k string) bool {
+			k = strings.ToLower(k)
+			return strings.HasPrefix(s, k) || strings.HasPrefix(k, s)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsKeyword reports whether a literal of secret holds one of keywords
+// (an OpenAI key's T3BlbkFJ), ignoring case: the token carries its own
+// mark, wherever in it.
+func holdsKeyword(secret *syntax.Regexp, keywords []string) bool {
+	if secret.Op == syntax.OpLiteral {
+		lit := strings.ToLower(string(secret.Rune))
+		return slices.ContainsFunc(keywords, func(k string) bool { return strings.Contains(lit, strings.ToLower(k)) })
+	}
+	return slices.ContainsFunc(secret.Sub, func(sub *syntax.Regexp) bool { return holdsKeyword(sub, keywords) })
+}
+
+// capture returns the capture group numbered n in re, or nil.
+func capture(re *syntax.Regexp, n int) *syntax.Regexp {
+	if re.Op == syntax.OpCapture && re.Cap == n {
+		return re
+	}
+	for _, sub := range re.Sub {
+		if g := capture(sub, n); g != nil {
+			return g
+		}
+	}
+	return nil
+}
+
+// leading returns the literal text every match of re starts with, one per
+// alternative, lower-cased; ok is false when some alternative starts with
+// anything but a literal (a class, a repetition).
+func leading(re *syntax.Regexp) (starts []string, ok bool) {
+	starts, _, ok = literalStart(re)
+	return starts, ok
+}
+
+// literalStart is leading, and whether each start is all re matches
+// (re is literal text through and through).
+func literalStart(re *syntax.Regexp) (starts []string, whole, ok bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true, true
+	case syntax.OpWordBoundary, syntax.OpBeginText, syntax.OpBeginLine, syntax.OpEmptyMatch:
+		return []string{""}, true, true // takes no text
+	case syntax.OpCapture:
+		return literalStart(re.Sub[0])
+	case syntax.OpAlternate:
+		whole = true
+		for _, sub := range re.Sub {
+			s, w, ok := literalStart(sub)
+			if !ok {
+				return nil, false, false
+			}
+			starts, whole = append(starts, s...), whole && w
+		}
+		return starts, whole, true
+	case syntax.OpConcat:
+		starts = []string{""}
+		for _, sub := range re.Sub {
+			s, w, ok := literalStart(sub)
+			if !ok {
+				return starts, false, true // what came before, possibly ""
+			}
+			var next []string
+			for _, a := range starts {
+				for _, b := range s {
+					next = append(next, a+b)
+				}
+			}
+			starts = next
+			if !w {
+				return starts, false, true
+			}
+		}
+		return starts, true, true
+	}
+	return nil, false, false
 }
