@@ -24,6 +24,8 @@ type Config struct {
 	Executor Executor         `yaml:"executor" json:"executor"`
 	// Changes configures code changes as results (changes.go).
 	Changes Changes `yaml:"changes" json:"changes"`
+	// Detection configures threat detection (detection.go).
+	Detection Detection `yaml:"detection" json:"detection"`
 }
 
 // Provider names.
