@@ -13,7 +13,7 @@ var (
 	checkKinds    = []string{CheckContains, CheckRegex, CheckNotRegex, CheckMaxLength, CheckJSON, CheckJSONSchema, CheckCommand, CheckJudge}
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}
-	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget}
+	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget, TriggerThreat}
 )
 
 // Checkpoint triggers that checkpoints.recommend may name.
@@ -22,6 +22,7 @@ const (
 	TriggerApproval     = "APPROVAL"
 	TriggerHiccup       = "HICCUP"
 	TriggerBudget       = "BUDGET"
+	TriggerThreat       = "THREAT"
 )
 
 // noAdmissibleOptions is the number of options a NO_ADMISSIBLE checkpoint

@@ -192,7 +192,7 @@ type Weights struct {
 type Checkpoints struct {
 	// BeforeCommit raises an APPROVAL checkpoint before commit-back.
 	BeforeCommit bool `yaml:"before-commit" json:"before-commit"`
-	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET) to
+	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET, THREAT) to
 	// the option number recommended when the ledger has no history.
 	Recommend map[string]int `yaml:"recommend" json:"recommend,omitempty"`
 }

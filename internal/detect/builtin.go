@@ -1,7 +1,9 @@
 package detect
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 
@@ -21,51 +23,68 @@ const maxHeuristicScan = 4 << 20
 const minBlob = 256
 
 // Builtin runs the built-in detectors — no LLM, always on — over π*'s
-// output (as optr keeps it: redacted) and patch (as captured).
-func Builtin(output string, patch []byte) []Finding {
-	findings := outputSecrets(output)
+// output (as optr keeps it: redacted), read line by line from output so
+// that an output of many MiB is never held whole, and its patch (as
+// captured).
+func Builtin(output io.Reader, patch []byte) ([]Finding, error) {
+	findings, err := outputSecrets(output)
 	for _, f := range parsePatch(string(patch)) {
 		findings = append(findings, scanFile(f)...)
 	}
-	return findings
+	return findings, err
 }
 
 // outputSecrets finds secrets in π*'s output: the placeholders redaction
 // left where a known secret or a token was (the agent printed it), and
-// what gitleaks' context rules find in what is left.
-func outputSecrets(output string) []Finding {
+// what gitleaks' context rules find in its first maxHeuristicScan bytes.
+func outputSecrets(output io.Reader) ([]Finding, error) {
 	var out []Finding
-	n := 0
-	for line := range strings.Lines(output) {
-		n++
-		for rest := line; strings.Contains(rest, "[redacted"); {
-			i := strings.Index(rest, "[redacted")
-			if i < 0 {
-				break
-			}
-			rest = rest[i:]
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				break
-			}
-			switch tag := rest[:end+1]; {
-			case tag == redact.Placeholder:
-				out = append(out, Finding{DetectorSecrets, "known-secret", "", n, "the value of one of optr's secret variables (redacted)"})
-			case strings.HasPrefix(tag, "[redacted:"):
-				rule := tag[len("[redacted:") : len(tag)-1]
-				out = append(out, Finding{DetectorSecrets, rule, "", n, "a token-shaped string (redacted)"})
-			}
-			rest = rest[end+1:]
+	var head strings.Builder
+	rd := bufio.NewReaderSize(output, 64<<10)
+	for n := 1; ; n++ {
+		line, err := rd.ReadString('\n')
+		if head.Len() < maxHeuristicScan {
+			head.WriteString(line[:min(len(line), maxHeuristicScan-head.Len())])
+		}
+		out = append(out, placeholders(line, n)...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("read π*'s output: %w", err)
 		}
 	}
-	if len(output) <= maxHeuristicScan {
-		out = append(out, secretsIn(output, "", func(int) int { return 0 })...)
+	return append(out, secretsIn(head.String(), "", nil)...), nil
+}
+
+// placeholders reports the redaction placeholders in line n of the output.
+func placeholders(line string, n int) []Finding {
+	var out []Finding
+	for rest := line; strings.Contains(rest, "[redacted"); {
+		i := strings.Index(rest, "[redacted")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			break
+		}
+		switch tag := rest[:end+1]; {
+		case tag == redact.Placeholder:
+			out = append(out, Finding{DetectorSecrets, "known-secret", "", n, "the value of one of optr's secret variables (redacted)"})
+		case strings.HasPrefix(tag, "[redacted:"):
+			rule := tag[len("[redacted:") : len(tag)-1]
+			out = append(out, Finding{DetectorSecrets, rule, "", n, "a token-shaped string (redacted)"})
+		}
+		rest = rest[end+1:]
 	}
 	return out
 }
 
 // secretsIn reports what gitleaks' rules find in text of the file at p
-// ("" for the output); lineOf maps an offset in text to its line.
+// ("" for the output, whose lines are counted); lineOf maps an offset in
+// a file's text to its line.
 func secretsIn(text, p string, lineOf func(int) int) []Finding {
 	var out []Finding
 	for _, m := range secretscan.Find(text, p, secretscan.All) {

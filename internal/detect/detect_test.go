@@ -59,7 +59,10 @@ func TestBuiltin(t *testing.T) {
 		[2]string{"web/package.json", "{\n  \"scripts\": {\"postinstall\": \"node x.js\"}\n}\n"},
 	) + "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..2222222\nGIT binary patch\nliteral 3\nKcmZ>Y%Kx\n\nliteral 0\nHcmV?d00001\n\n"
 	output := "Done. I used [redacted:github-pat] and [redacted] to log in.\nsecond line\n"
-	got := Builtin(output, []byte(patch))
+	got, err := Builtin(strings.NewReader(output), []byte(patch))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []Finding{
 		{DetectorSecrets, "github-pat", "", 1, "a token-shaped string (redacted)"},
 		{DetectorSecrets, "known-secret", "", 1, "the value of one of optr's secret variables (redacted)"},
@@ -79,7 +82,7 @@ func TestBuiltin(t *testing.T) {
 			t.Errorf("a finding holds the secret: %s", f)
 		}
 	}
-	if got := Builtin("a plain answer about keys and tokens\n", []byte(patchOf([2]string{"main.go", "package main\n\nfunc main() {}\n"}))); len(got) != 0 {
+	if got, _ := Builtin(strings.NewReader("a plain answer about keys and tokens\n"), []byte(patchOf([2]string{"main.go", "package main\n\nfunc main() {}\n"}))); len(got) != 0 {
 		t.Errorf("an ordinary result has findings: %v", got)
 	}
 }
@@ -112,7 +115,10 @@ func TestLLMDetector(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			d, srv := detector(t, tt.reply)
-			res := d.Detect(t.Context(), in)
+			res, err := d.Detect(t.Context(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var rules []string
 			for _, f := range res.Findings {
 				if f.Detector == DetectorAgent {

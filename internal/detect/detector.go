@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -13,9 +14,9 @@ import (
 	"github.com/optr-dev/optr/internal/redact"
 )
 
-// maxPromptPart bounds the output and the patch in the LLM detector's
+// MaxPromptPart bounds the output and the patch in the LLM detector's
 // prompt, each: what is cut is said to be cut.
-const maxPromptPart = 60_000
+const MaxPromptPart = 60_000
 
 // maxReason bounds one reason the LLM detector gives.
 const maxReason = 300
@@ -39,15 +40,25 @@ type Detector struct {
 type Input struct {
 	// Intent is the run's intent (untrusted), for the LLM detector.
 	Intent string
-	// Output is π*'s output as optr keeps it (redacted).
+	// Output is π*'s output as optr keeps it (redacted), or its head: what
+	// the LLM detector is shown.
 	Output string
+	// Full reads all of the output for the built-in detectors; nil means
+	// Output is all of it.
+	Full io.Reader
 	// Patch is π*'s code change as captured, nil without one.
 	Patch []byte
 }
 
-// Detect scans in.
-func (d Detector) Detect(ctx context.Context, in Input) Result {
-	res := Result{Findings: Builtin(in.Output, in.Patch)}
+// Detect scans in. An output that cannot be read is an error, with what
+// was found so far.
+func (d Detector) Detect(ctx context.Context, in Input) (Result, error) {
+	full := in.Full
+	if full == nil {
+		full = strings.NewReader(in.Output)
+	}
+	found, err := Builtin(full, in.Patch)
+	res := Result{Findings: found}
 	if d.Agent != nil {
 		f, usage := d.ask(ctx, in)
 		res.Findings, res.Usage = append(res.Findings, f...), usage
@@ -55,7 +66,7 @@ func (d Detector) Detect(ctx context.Context, in Input) Result {
 	if res.Findings == nil {
 		res.Findings = []Finding{}
 	}
-	return res
+	return res, err
 }
 
 // answer is the LLM detector's reply. Every flag must be present: an
@@ -167,8 +178,8 @@ func (d Detector) prompt(in Input) string {
 }
 
 func fence(b *strings.Builder, name, text string) {
-	if len(text) > maxPromptPart {
-		text = text[:maxPromptPart] + fmt.Sprintf("\n[… cut: %d more bytes]", len(text)-maxPromptPart)
+	if len(text) > MaxPromptPart {
+		text = text[:MaxPromptPart] + fmt.Sprintf("\n[… cut: %d more bytes]", len(text)-MaxPromptPart)
 	}
 	fmt.Fprintf(b, "<<<%s\n%s\n%s>>>\n\n", name, text, name)
 }

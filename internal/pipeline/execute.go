@@ -81,6 +81,11 @@ type Report struct {
 	// Delivery is how π*'s code change was delivered (changes.mode,
 	// DESIGN §4.12): the pull request, or applied; zero when not.
 	Delivery Delivery
+	// Detection is what threat detection found in the result the run
+	// delivers or would deliver (DESIGN §4.15); nil when nothing was
+	// scanned. scanned holds every candidate's scan (detection.all).
+	Detection *Detection
+	scanned   map[string]*Detection
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
