@@ -88,9 +88,11 @@ func placeholders(line string, n int) []Finding {
 func secretsIn(text, p string, lineOf func(int) int) []Finding {
 	var out []Finding
 	for _, m := range secretscan.Find(text, p, secretscan.All) {
-		line := lineOf(m.Start)
+		var line int
 		if p == "" {
 			line = strings.Count(text[:m.Start], "\n") + 1
+		} else {
+			line = lineOf(m.Start)
 		}
 		out = append(out, Finding{DetectorSecrets, m.Rule, p, line, "a secret by gitleaks' rule " + m.Rule})
 	}

@@ -82,6 +82,11 @@ func TestBuiltin(t *testing.T) {
 			t.Errorf("a finding holds the secret: %s", f)
 		}
 	}
+	// A token the output still holds (redaction is the datalake's; a
+	// caller may hand over raw text) is found, on its line.
+	if got, _ := Builtin(strings.NewReader("first\nthe token "+pat+"\n"), nil); len(got) != 1 || got[0].Rule != "github-pat" || got[0].Line != 2 {
+		t.Errorf("a token in the output: %v", got)
+	}
 	if got, _ := Builtin(strings.NewReader("a plain answer about keys and tokens\n"), []byte(patchOf([2]string{"main.go", "package main\n\nfunc main() {}\n"}))); len(got) != 0 {
 		t.Errorf("an ordinary result has findings: %v", got)
 	}
