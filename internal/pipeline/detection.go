@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/detect"
@@ -190,4 +191,42 @@ func joinMessage(a, b string) string {
 		return b
 	}
 	return a + "\n" + b
+}
+
+// DetectionConstraint names the verdict detection.all adds to every
+// candidate's checks.
+const DetectionConstraint = "detection"
+
+// scanAll scans every result with output before selection
+// (detection.all): a result with findings that would not be delivered
+// (on-finding checkpoint or block) fails the hard DetectionConstraint and
+// is not admissible; with warn it passes, its findings kept for π*'s
+// verdict. The scans are kept, so π*'s is not made twice.
+func (p *Prepared) scanAll(ctx context.Context, rep *Report) {
+	s, err := p.NewScanner()
+	block := rep.Spec.Config.Detection.OnFinding != config.OnFindingWarn
+	rep.scanned = map[string]*Detection{}
+	for _, r := range rep.Results {
+		if !r.HasOutput() {
+			continue
+		}
+		var det *Detection
+		if err == nil {
+			det, err = s.Scan(ctx, rep, r.Agent)
+		}
+		if err != nil {
+			det = &Detection{Agent: r.Agent, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}
+			err = nil
+		}
+		rep.scanned[r.Agent] = det
+		v := check.Verdict{Constraint: DetectionConstraint, Hard: true, Status: check.Passed, Reason: "threat detection found nothing"}
+		if n := len(det.Findings); n > 0 {
+			v.Reason = fmt.Sprintf("threat detection found %d: %s", n, det.Findings[0])
+			if block {
+				v.Status = check.Failed
+			}
+		}
+		r.Checks = check.Summarize(append(r.Checks.Verdicts, v))
+	}
+	rep.ConstraintInfo = append(rep.ConstraintInfo, ConstraintInfo{Name: DetectionConstraint, Hard: true, Verified: true})
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,5 +168,40 @@ func TestDetectionClean(t *testing.T) {
 	}
 	if det := detectionOf(t, rep); rep.Status != Completed || det["verdict"] != "clean" {
 		t.Fatalf("run %s, detection %v: %s", rep.Status, det, rep.Message)
+	}
+}
+
+// detection.all scans every candidate: the one whose change adds a token
+// is not admissible, though selection prefers it, and the clean one is
+// delivered.
+func TestDetectionAll(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("all.yml", []byte(`agents:
+  leaky: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
+  clean: { provider: command, run: [sh, -c, 'cat >/dev/null; echo "hello, world" > greet.txt; echo done'] }
+selection: { preference: [leaky, clean] }
+changes: { mode: apply }
+detection: { all: true }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	deps.Environ = append(deps.Environ, "FAKE_NPM="+npmToken(3))
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != Completed || rep.Selected != "clean" || !rep.Delivery.Applied {
+		t.Fatalf("run %s, π* %q, applied %v: %s", rep.Status, rep.Selected, rep.Delivery.Applied, rep.Message)
+	}
+	for _, row := range rep.Table() {
+		if row.Agent == "leaky" && (row.Admissible || !slices.Contains(row.Failed, DetectionConstraint)) {
+			t.Errorf("leaky's row %+v: want it failing %s", row, DetectionConstraint)
+		}
+	}
+	if det := detectionOf(t, rep); det["verdict"] != "clean" {
+		t.Errorf("π*'s verdict %v", det)
 	}
 }

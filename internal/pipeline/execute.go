@@ -201,6 +201,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		p.recordErrors(lake, rep.Results) // other modes write their own failures
 	}
 	if rep.Selection.Rows == nil {
+		if spec.Config.Detection.All {
+			p.scanAll(ctx, rep)
+		}
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}
 	return rep, nil
