@@ -25,7 +25,7 @@ func fakeNPMToken(seed uint64) string {
 // $FAKE_NPM (a variable optr does not know to be secret) into .npmrc,
 // clean writes an ordinary file.
 const detectionConfig = `agents:
-  coder: { provider: command, run: [sh, agents/coder.sh] }
+  coder: { provider: command, pass-env: [FAKE_NPM, NPM_TOKEN, ANTHROPIC_API_KEY], run: [sh, agents/coder.sh] }
 changes: { mode: pull-request }
 `
 

@@ -34,6 +34,7 @@ func validate(c *Config, ps *problems) {
 	v.executor()
 	v.changes()
 	v.detection()
+	v.sandbox()
 }
 
 // written reports whether key appears in the file.

@@ -32,7 +32,7 @@ func leakyChange(t *testing.T, policy string) (*Driver, Spec, string) {
 	t.Helper()
 	ws := gittest.Repo(t, changesBase)
 	cfg, err := config.Parse("leaky.yml", []byte(`agents:
-  leaky: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "//registry.npmjs.org/:_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
+  leaky: { provider: command, pass-env: [FAKE_NPM], run: [sh, -c, 'cat >/dev/null; printf "//registry.npmjs.org/:_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
 changes: { mode: apply }
 detection: { on-finding: `+policy+` }
 `))
@@ -178,7 +178,7 @@ func TestDetectionAll(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, changesBase)
 	cfg, err := config.Parse("all.yml", []byte(`agents:
-  leaky: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
+  leaky: { provider: command, pass-env: [FAKE_NPM], run: [sh, -c, 'cat >/dev/null; printf "_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
   clean: { provider: command, run: [sh, -c, 'cat >/dev/null; echo "hello, world" > greet.txt; echo done'] }
 selection: { preference: [leaky, clean] }
 changes: { mode: apply }
