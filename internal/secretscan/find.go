@@ -61,7 +61,7 @@ func Find(text, path string, which Set) []Match {
 		kl := len(s.kw.words[h.word])
 		for _, ri := range s.kw.rules[h.word] {
 			r := s.rules[ri]
-			if !r.token && which == Tokens {
+			if s.shape(r) != nil || !r.token && which == Tokens {
 				continue
 			}
 			w := window{max(0, h.at+kl-r.reach), min(len(text), h.at+r.reach)}
@@ -89,7 +89,7 @@ func Find(text, path string, which Set) []Match {
 		}
 	})
 	for _, r := range s.always {
-		if which == All {
+		if which == All && s.shape(r) == nil {
 			order = append(order, r)
 			windows[r] = []window{{0, len(text)}}
 		}
@@ -297,10 +297,4 @@ func PathRules(path string) []string {
 // Reach is the furthest any rule's match can lie from the keyword that
 // prompted it: a text cut into pieces loses no match when each piece is
 // scanned with this much of its neighbours around it.
-func Reach() int {
-	most := 0
-	for _, r := range rules().rules {
-		most = max(most, r.reach)
-	}
-	return most
-}
+func Reach() int { return maxReach }

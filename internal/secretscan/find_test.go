@@ -45,6 +45,11 @@ func TestEveryRuleCompiles(t *testing.T) {
 	t.Parallel()
 	s := rules()
 	for _, r := range s.rules {
+		if !r.pathOnly {
+			if err := s.shape(r); err != nil {
+				t.Errorf("%s: %v", r.id, err)
+			}
+		}
 		cr, err := s.compile(r)
 		if err != nil {
 			t.Errorf("%s: %v", r.id, err)
@@ -192,4 +197,14 @@ func Example() {
 		fmt.Println(m.Rule, m.Start, m.End-m.Start)
 	}
 	// Output: npm-access-token 17 40
+}
+
+// BenchmarkLoad is what the first redaction of a process pays to decode
+// the rule set (the rules it then needs compile one by one).
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := load(config.DefaultConfig); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -48,6 +48,9 @@ type rule struct {
 	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
 
+	shapeOnce sync.Once
+	shapeErr  error
+
 	once     sync.Once
 	compiled config.Rule
 	err      error
@@ -98,16 +101,6 @@ func load(file string) (*set, error) {
 		case vr.Regex == "":
 			return nil, fmt.Errorf("rule %s has neither regex nor path", vr.ID)
 		default:
-			re, err := syntax.Parse(vr.Regex, syntax.Perl)
-			if err != nil {
-				return nil, fmt.Errorf("rule %s: %w", vr.ID, err)
-			}
-			r.reach, r.multiline = maxWidth(re), spansLines(re)
-			if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
-				secret := secretOf(re, vr.SecretGroup)
-				r.atStart = startsWithKeyword(secret, vr.Keywords)
-				r.token = r.atStart || holdsKeyword(secret, vr.Keywords)
-			}
 			if !r.keywords {
 				s.always = append(s.always, r)
 			}
@@ -120,6 +113,27 @@ func load(file string) (*set, error) {
 		}
 	}
 	return s, nil
+}
+
+// shape works out, once, what the rule's expression says about where its
+// matches lie and whether it is a token rule (reach, multiline, token,
+// atStart): on first use, as the parse costs most of loading.
+func (s *set) shape(r *rule) error {
+	r.shapeOnce.Do(func() {
+		vr := s.vc.Rules[r.index]
+		re, err := syntax.Parse(vr.Regex, syntax.Perl)
+		if err != nil {
+			r.shapeErr = fmt.Errorf("rule %s: %w", r.id, err)
+			return
+		}
+		r.reach, r.multiline = maxWidth(re), spansLines(re)
+		if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
+			secret := secretOf(re, vr.SecretGroup)
+			r.atStart = startsWithKeyword(secret, vr.Keywords)
+			r.token = r.atStart || holdsKeyword(secret, vr.Keywords)
+		}
+	})
+	return r.shapeErr
 }
 
 // compile returns the rule as gitleaks' loader builds it.
