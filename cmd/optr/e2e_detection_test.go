@@ -1,25 +1,13 @@
 package main
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
-
-// fakeNPMToken is an npm token's shape, made at run time: the repository
-// holds no token-shaped string.
-func fakeNPMToken(seed uint64) string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	rng := rand.New(rand.NewPCG(seed, 11))
-	b := []byte("npm_")
-	for range 36 {
-		b = append(b, alphabet[rng.IntN(len(alphabet))])
-	}
-	return string(b)
-}
 
 // detectionConfig has one coding agent: leaky writes the token in
 // $FAKE_NPM (a variable optr does not know to be secret) into .npmrc,
@@ -72,7 +60,7 @@ func detectionRun(t *testing.T, runID, coder, config, pipeline string, env map[s
 // body and in the comment.
 func TestActionThreatDetection(t *testing.T) {
 	t.Parallel()
-	token := fakeNPMToken(1)
+	token := tokentest.NPMToken(1)
 	env := map[string]string{"FAKE_NPM": token}
 	scan := secretScan(t, token)
 	everywhere := func(res result, gh *githubtest.Server) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
 // fragmentsCoder prints the Anthropic key split across two lines (as a
@@ -25,7 +26,7 @@ printf 'published with NPM_TOKEN=%s\n' "$NPM_TOKEN"
 func TestActionSecretFragmentsNeverLeave(t *testing.T) {
 	t.Parallel()
 	const anthropic = "sk-ant-E2EfragmentKEY-9876543210zyxwvut"
-	npm := fakeNPMToken(27)
+	npm := tokentest.NPMToken(27)
 	gh := githubtest.NewServer(t)
 	writer(gh, "maintainer")
 	gh.AddIssue(repo, 7, "Publish with "+npm, "Use the key "+anthropic[:20]+"\n"+anthropic[20:]+" to do it.", "maintainer")

@@ -2,7 +2,6 @@ package detect
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,19 +12,8 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
-
-// githubPAT is a GitHub token's shape, made at run time: the repository
-// holds no token-shaped string.
-func githubPAT(seed uint64) string {
-	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	rng := rand.New(rand.NewPCG(seed, 3))
-	b := []byte("ghp_")
-	for range 36 {
-		b = append(b, alnum[rng.IntN(len(alnum))])
-	}
-	return string(b)
-}
 
 // patchOf builds a git diff adding files (path → lines), each new; mode
 // 100755 when the path ends in ".sh".
@@ -50,7 +38,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestBuiltin(t *testing.T) {
 	t.Parallel()
-	pat := githubPAT(1)
+	pat := tokentest.GitHubPAT(1)
 	patch := patchOf(
 		[2]string{"config/deploy.py", "import os\n\nTOKEN = \"" + pat + "\"\n"},
 		[2]string{".github/workflows/ci.yml", "on: push\n"},
@@ -105,7 +93,7 @@ func detector(t *testing.T, reply string) (Detector, *llmtest.Server) {
 
 func TestLLMDetector(t *testing.T) {
 	t.Parallel()
-	pat := githubPAT(2)
+	pat := tokentest.GitHubPAT(2)
 	in := Input{Intent: "add a greeting", Output: "done", Patch: []byte(patchOf([2]string{"hello.go", "package hello // " + pat}))}
 	tests := []struct {
 		name, reply string

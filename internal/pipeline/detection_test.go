@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -11,19 +10,8 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
-
-// npmToken is an npm token's shape, made at run time: the repository
-// holds no token-shaped string.
-func npmToken(seed uint64) string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	rng := rand.New(rand.NewPCG(seed, 9))
-	b := []byte("npm_")
-	for range 36 {
-		b = append(b, alphabet[rng.IntN(len(alphabet))])
-	}
-	return string(b)
-}
 
 // leakyChange is a run whose only agent writes a token into the
 // repository (from a variable optr does not know as a secret), under
@@ -40,7 +28,7 @@ detection: { on-finding: `+policy+` }
 		t.Fatal(err)
 	}
 	spec, deps := changesSpec(t, cfg, ws)
-	deps.Environ = append(deps.Environ, "FAKE_NPM="+npmToken(1))
+	deps.Environ = append(deps.Environ, "FAKE_NPM="+tokentest.NPMToken(1))
 	return &Driver{Deps: deps, Deliverer: ApplyChange{}}, spec, ws
 }
 
@@ -188,7 +176,7 @@ detection: { all: true }
 		t.Fatal(err)
 	}
 	spec, deps := changesSpec(t, cfg, ws)
-	deps.Environ = append(deps.Environ, "FAKE_NPM="+npmToken(3))
+	deps.Environ = append(deps.Environ, "FAKE_NPM="+tokentest.NPMToken(3))
 	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
 	if err != nil {
 		t.Fatal(err)

@@ -1,22 +1,11 @@
 package redact
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
-)
 
-// npmToken is an npm access token's shape, made at run time (the
-// repository holds no token-shaped string): npm_ and 36 characters.
-func npmToken(seed uint64) string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	rng := rand.New(rand.NewPCG(seed, 1))
-	b := []byte("npm_")
-	for range 36 {
-		b = append(b, alphabet[rng.IntN(len(alphabet))])
-	}
-	return string(b)
-}
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
+)
 
 // Issue 27.7: a secret split across lines reached committed files as
 // fragments, and a token in a variable optr does not know was not
@@ -24,7 +13,7 @@ func npmToken(seed uint64) string {
 func TestRedactorFragments(t *testing.T) {
 	t.Parallel()
 	const key = "sk-ant-E2EanthropicKEY-9876543210zyxwv"
-	npm := npmToken(1)
+	npm := tokentest.NPMToken(1)
 	r := New(key)
 	tests := []struct{ name, in, want string }{
 		{"split across lines", "key: " + key[:15] + "\n" + key[15:] + "\n", "key: [redacted]\n[redacted]\n"},
@@ -72,7 +61,7 @@ func TestWriterTokens(t *testing.T) {
 	var b strings.Builder
 	for i := range 12 {
 		b.WriteString(filler[:(i*97_531)%len(filler)])
-		b.WriteString(" NPM_TOKEN=" + npmToken(uint64(i)) + " sk-live-abcdef123456\n")
+		b.WriteString(" NPM_TOKEN=" + tokentest.NPMToken(uint64(i)) + " sk-live-abcdef123456\n")
 	}
 	text := b.String()
 	want := r.String(text)

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
 // The rules are decoded with go-toml instead of viper (3 ms instead of
@@ -66,7 +68,7 @@ func TestEveryRuleCompiles(t *testing.T) {
 
 func TestFindTokens(t *testing.T) {
 	t.Parallel()
-	pat, npm, aws, key := GitHubPAT(1), NPMToken(2), AWSKeyID(3), PrivateKey(4)
+	pat, npm, aws, key := tokentest.GitHubPAT(1), tokentest.NPMToken(2), tokentest.AWSKeyID(3), tokentest.PrivateKey(4)
 	text := "deploy with " + pat + " then\nexport NPM_TOKEN=" + npm + "\naws_access_key_id = " + aws + "\n\n" + key + "\nthe end\n"
 	got := map[string]string{}
 	for _, m := range Find(text, "", Tokens) {
@@ -78,7 +80,7 @@ func TestFindTokens(t *testing.T) {
 	}
 	// A heuristic (an assignment with entropy) is detection's, not
 	// redaction's.
-	assign := `db_password = "` + random(5, 24, alnum) + `"`
+	assign := `db_password = "` + tokentest.Random(5, 24, tokentest.Alnum) + `"`
 	if ms := Find(assign, "", Tokens); len(ms) != 0 {
 		t.Errorf("Tokens found %v in an assignment; only All applies the generic heuristic", ms)
 	}
@@ -121,12 +123,12 @@ func TestFindAgreesWithGitleaks(t *testing.T) {
 	d := detect.NewDetector(cfg)
 	d.IgnoreGitleaksAllow = true
 	texts := []string{
-		"token: " + GitHubPAT(10) + "\nand " + NPMToken(11) + " in one line " + AWSKeyID(12) + "\n",
-		PrivateKey(13),
-		`const apiKey = "` + random(14, 32, alnum) + `" // the service key` + "\nfunc main() {}\n",
+		"token: " + tokentest.GitHubPAT(10) + "\nand " + tokentest.NPMToken(11) + " in one line " + tokentest.AWSKeyID(12) + "\n",
+		tokentest.PrivateKey(13),
+		`const apiKey = "` + tokentest.Random(14, 32, tokentest.Alnum) + `" // the service key` + "\nfunc main() {}\n",
 		"ordinary prose without any secret, about keys and tokens and secrets.\n",
-		"curl -H 'Authorization: Bearer " + random(15, 40, alnum) + "' https://example.com\n",
-		"xoxb-" + random(16, 12, "0123456789") + "-" + random(17, 12, "0123456789") + "-" + random(18, 24, alnum) + "\n",
+		"curl -H 'Authorization: Bearer " + tokentest.Random(15, 40, tokentest.Alnum) + "' https://example.com\n",
+		"xoxb-" + tokentest.Random(16, 12, "0123456789") + "-" + tokentest.Random(17, 12, "0123456789") + "-" + tokentest.Random(18, 24, tokentest.Alnum) + "\n",
 	}
 	for i, text := range texts {
 		var want, got []string
@@ -181,7 +183,7 @@ func TestMaxWidth(t *testing.T) {
 // and not found when the keyword is too far from the token.
 func TestFindInLongText(t *testing.T) {
 	t.Parallel()
-	pat := GitHubPAT(20)
+	pat := tokentest.GitHubPAT(20)
 	filler := strings.Repeat("nothing to see here, move along.\n", 3000)
 	for _, text := range []string{filler + pat, pat + filler, filler + pat + filler} {
 		ms := Find(text, "", Tokens)
@@ -192,7 +194,7 @@ func TestFindInLongText(t *testing.T) {
 }
 
 func Example() {
-	text := "export NPM_TOKEN=" + NPMToken(1)
+	text := "export NPM_TOKEN=" + tokentest.NPMToken(1)
 	for _, m := range Find(text, "", Tokens) {
 		fmt.Println(m.Rule, m.Start, m.End-m.Start)
 	}

@@ -163,6 +163,9 @@ func (s *set) allowlists() ([]*config.Allowlist, error) {
 				s.globalErr = fmt.Errorf("the global allowlist does not compile: %v", p)
 			}
 		}()
+		// gitleaks.toml still writes its global allowlist in the old
+		// [allowlist] form, which its own loader reads through AllowList.
+		//lint:ignore SA1019 the library's own rule file uses this form
 		g := config.ViperConfig{AllowList: s.vc.AllowList, Allowlists: s.vc.Allowlists}
 		cfg, err := g.Translate()
 		s.global, s.globalErr = cfg.Allowlists, err
