@@ -144,7 +144,12 @@ func (s *set) compile(r *rule) (config.Rule, error) {
 				r.err = fmt.Errorf("rule %s does not compile: %v", r.id, p)
 			}
 		}()
-		one := config.ViperConfig{Rules: s.vc.Rules[r.index : r.index+1]}
+		// Translate writes into the rule it is given (it lower-cases the
+		// keywords in place): give it a copy, as other rules' shapes are
+		// read concurrently.
+		vr := s.vc.Rules[r.index]
+		vr.Keywords, vr.Tags, vr.Allowlists = slices.Clone(vr.Keywords), slices.Clone(vr.Tags), slices.Clone(vr.Allowlists)
+		one := config.ViperConfig{Rules: append(s.vc.Rules[:0:0], vr)}
 		cfg, err := one.Translate()
 		if err != nil {
 			r.err = fmt.Errorf("rule %s: %w", r.id, err)
