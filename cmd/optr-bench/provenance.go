@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
@@ -125,7 +127,7 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 		var ds []time.Duration
 		var peak int64
 		for range 3 {
-			d, rss, err := timeCmd(ctx, name, args...)
+			d, rss, err := timeChild(ctx, name, args...)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -176,4 +178,29 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 				measured: fmt.Sprintf("%.1f MiB", mib), value: fmt.Sprintf("%.1f MiB", mib), goal: "≤ 64 MiB", ok: mib <= 64})
 	}
 	return rows, nil
+}
+
+// hwmLine starts the line a provenance child prints last: its own peak
+// RSS (ownPeakRSS).
+const hwmLine = "optr-bench-vmhwm"
+
+// timeChild is timeCmd for a command that may print a hwmLine: its own
+// peak RSS then counts instead of what rusage says.
+func timeChild(ctx context.Context, name string, args ...string) (time.Duration, int64, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stderr = os.Stderr
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	rss := peakRSS(cmd.ProcessState)
+	for _, l := range strings.Split(out.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, hwmLine+" "); ok {
+			if n, perr := strconv.ParseInt(v, 10, 64); perr == nil && n > 0 {
+				rss = n
+			}
+		}
+	}
+	return d, rss, err
 }
