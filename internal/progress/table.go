@@ -86,7 +86,7 @@ func tableRow(r Row, selected bool) string {
 	}
 	return "| " + strings.Join([]string{
 		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ttv(r), ms(r.ExecMS),
-		thousands(r.Tokens), cost(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
+		thousands(r.Tokens), cost(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
 	}, " | ") + " |\n"
 }
 
@@ -144,6 +144,15 @@ func TextTable(rows []Row, selected string) string {
 	}
 	_ = w.Flush() // writes to a strings.Builder cannot fail
 	return b.String()
+}
+
+// failedMarkdown is the Markdown table's Failed cell: the constraints a
+// result failed, or for an agent that gave no result, why.
+func failedMarkdown(r Row) string {
+	if len(r.Failed) == 0 && r.Error != "" {
+		return markdown.Inline(ShortError(r.Error, cellLimit), cellLimit)
+	}
+	return list(r.Failed, "; ")
 }
 
 // failedCell is the FAILED cell: the constraints a result failed, or for

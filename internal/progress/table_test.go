@@ -128,3 +128,19 @@ func TestTableSaysWhenATTVClaimWasBounded(t *testing.T) {
 		t.Errorf("the terminal table does not say which claim was bounded:\n%s", text)
 	}
 }
+
+// TestMarkdownTableShowsWhyAnAgentGaveNoResult checks issue 22 item 12:
+// the step summary's and the comment's Failed column showed "—" for an
+// agent that failed; it shows why, inert.
+func TestMarkdownTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "good", Admissible: true, Score: 80},
+		{Agent: "broken", Error: "agent broken escalated: the end of stderr:\nbroken: cannot reach the *model* <b>\n"},
+	}
+	md := Table(View{Table: rows, Selected: "good"})
+	line := strings.Split(md, "\n")[3]
+	if !strings.Contains(line, `broken: cannot reach the \*model\* \<b>`) || strings.HasSuffix(line, "| — |") {
+		t.Errorf("the failed agent's row does not say why:\n%s", md)
+	}
+}
