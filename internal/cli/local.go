@@ -10,7 +10,9 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/version"
@@ -214,13 +216,30 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 		fmt.Fprintf(w, "ledger %s head %s\n", rep.Spec.DisplayPath(rep.Spec.LedgerPath), rep.LedgerHash)
 	}
 	if rep.Status == pipeline.Paused {
-		fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
-		for _, o := range checkpoint.StandardOptions(rep.Trigger) {
-			fmt.Fprintf(w, "  %d  %s: %s\n", o.N, o.Label, o.Description)
-		}
-		fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))
+		c.pausedOptions(w, rep)
 	}
 	return w.err
+}
+
+// pausedOptions says how to answer the checkpoint rep waits at: its
+// options as saved, the recommended one marked and why, and the command.
+func (c *CLI) pausedOptions(w io.Writer, rep *pipeline.Report) {
+	fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
+	cp, err := checkpoint.Load(datalake.Open(rep.Spec.Datalake).CheckpointPath(rep.CheckpointID))
+	if err != nil { // the saved state is the source; without it, the standard options
+		cp = checkpoint.Checkpoint{Options: checkpoint.StandardOptions(rep.Trigger)}
+	}
+	for _, o := range cp.Options {
+		mark := ""
+		if o.N == cp.Recommended {
+			mark = " (recommended)"
+		}
+		fmt.Fprintf(w, "  %d  %s%s: %s\n", o.N, o.Label, mark, o.Description)
+	}
+	if cp.Recommendation != "" {
+		fmt.Fprintf(w, "recommendation: %s\n", markdown.OneLine(cp.Recommendation, 200))
+	}
+	fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))
 }
 
 // resumeFlags are the flags `optr resume` needs to find what this run used
