@@ -194,6 +194,10 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	v := rep.View()
 	w := &errWriter{w: c.Stdout}
 	io.WriteString(w, progress.TextTable(v.Table, v.Selected))
+	if len(v.Unverified) > 0 {
+		fmt.Fprintf(w, "not verified: %s (the intent names them, but the config defines no such constraint and no judge agent is configured: they neither block nor score)\n",
+			markdown.OneLine(strings.Join(v.Unverified, ", "), 200))
+	}
 	if rep.DetailsText != "" {
 		fmt.Fprintf(w, "\n%s", strings.TrimRight(rep.DetailsText, "\n")+"\n")
 	}

@@ -21,7 +21,20 @@ func Table(v View) string {
 	if s == "" {
 		return ""
 	}
-	return s + DetectionLines(v.Detection)
+	return s + DetectionLines(v.Detection) + UnverifiedLine(v.Unverified)
+}
+
+// UnverifiedLine says which constraints nothing checked, and why they
+// neither block nor score; "" when every constraint was checked.
+func UnverifiedLine(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = markdown.Code(n)
+	}
+	return "\n**Not verified**: " + strings.Join(quoted, ", ") + " — the intent names them, but the config defines no constraint of that name and no judge agent is configured, so they neither block nor score. Define them under `constraints:` (or configure a judge) to check them.\n"
 }
 
 // maxDetectionLines bounds the findings shown under a table.

@@ -144,3 +144,20 @@ func TestMarkdownTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
 		t.Errorf("the failed agent's row does not say why:\n%s", md)
 	}
 }
+
+// TestUnverifiedConstraintsAreShown checks issue 22 item 9: a constraint
+// the intent names that nothing checks was never mentioned; the summary's
+// table, the comment and the terminal say so.
+func TestUnverifiedConstraintsAreShown(t *testing.T) {
+	t.Parallel()
+	v := View{Status: StatusCompleted, Table: []Row{{Agent: "good", Admissible: true, Score: 80}}, Selected: "good", Unverified: []string{"cites-sources"}}
+	for name, out := range map[string]string{"table": Table(v), "comment": Comment(v), "summary": Summary(v)} {
+		if !strings.Contains(out, "**Not verified**: `cites-sources`") {
+			t.Errorf("the %s does not say cites-sources was not verified:\n%s", name, out)
+		}
+	}
+	v.Unverified = nil
+	if strings.Contains(Comment(v), "Not verified") {
+		t.Error("a run whose constraints were all checked says some were not")
+	}
+}
