@@ -14,7 +14,6 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
@@ -120,7 +119,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
@@ -166,9 +165,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 			Synthesizer: synth,
 		},
 	}
-	if _, ok := p.mode.(selectMode); ok {
+	if p.mode.Traits().Spools {
 		// Outputs too large to hold in memory wait on disk until the run's
-		// files are written from them (other modes read outputs whole).
+		// files are written from them.
 		if x.Options.Request.SpoolDir, err = run.SpoolDir(); err != nil {
 			return nil, err
 		}
@@ -192,8 +191,8 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	if rep.Mode == config.ModeSelect {
-		p.recordErrors(lake, rep.Results) // other modes write their own failures
+	if p.mode.Traits().ErrorLines {
+		p.recordErrors(lake, rep.Results)
 	}
 	if rep.Selection.Rows == nil {
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)

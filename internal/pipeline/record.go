@@ -231,12 +231,8 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	for _, c := range rep.ConstraintInfo {
 		names = append(names, c.Name)
 	}
-	mode := rep.Mode
-	if mode == "" {
-		mode = config.ModeSelect
-	}
 	fields := map[string]any{
-		"mode":          mode,
+		"mode":          modeName(rep.Mode),
 		"selected":      rep.Selected,
 		"status":        string(rep.Status),
 		"intent_sha256": executor.SHA256Hex(rep.Spec.Intent),

@@ -22,12 +22,13 @@ import (
 // outcome into the report: one result per stage that ran, the last one
 // checked and selected, a failed stage's escalation, the ledger members.
 type stagesMode struct {
+	traits   Traits
 	name     string
 	pipeline config.Pipeline
 	out      *stages.Outcome
 }
 
-func (*stagesMode) Name() string { return config.ModeStages }
+func (m *stagesMode) Traits() Traits { return m.traits }
 
 func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	p, rep := x.Prepared, x.Report
