@@ -12,7 +12,6 @@ import (
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
@@ -122,11 +121,12 @@ func (rep *Report) resumeState() ResumeState {
 	return st
 }
 
-// Resume rebuilds the report of a paused run from its checkpoint, in the
-// given datalake, so Apply can finish it. The run directory is reopened, or
-// recreated when this checkout lacks it (its earlier files live on the
-// ledger branch).
-func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPath, dir string) (*Report, error) {
+// resumed rebuilds the report of a paused run from its checkpoint, with
+// where's config, datalake, ledger and workspace, so that an answer can
+// finish it. The run directory is reopened, or recreated when this
+// checkout lacks it (its earlier files were recorded elsewhere: Store).
+func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
+	cfg, datalakeDir, ledgerPath, dir := where.Config, where.Datalake, where.LedgerPath, where.Dir
 	var st ResumeState
 	if err := json.Unmarshal(cp.State, &st); err != nil {
 		return nil, fmt.Errorf("checkpoint %s holds no usable run state: %w", cp.ID, err)

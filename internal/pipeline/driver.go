@@ -17,11 +17,12 @@ import (
 //
 //	Prepare → Execute → Conclude → Pause (checkpoint) | Record
 //
-// and, for a paused run answered later, Resume → Apply → Record. What the
-// CLI and the Action do differently plugs in through three small
-// interfaces: where the ledger is recorded (Recorder), where progress is
-// shown (Observer) and whether a human can answer a checkpoint at once
-// (Asker). Nothing else about a run lives outside this file's callees.
+// and, for a paused run answered later (answer.go), OpenCheckpoint →
+// Answer → Apply → Record. What the CLI and the Action do differently
+// plugs in through small interfaces: where the ledger is recorded
+// (Recorder) and read back (Store), where progress is shown (Observer)
+// and whether a human can answer a checkpoint at once (Asker). Nothing
+// else about a run lives outside this file's callees.
 type Driver struct {
 	// Deps are the run's connections to the world.
 	Deps Deps
@@ -35,6 +36,9 @@ type Driver struct {
 	// Deliverer delivers π*'s code change when agents change code
 	// (changes.go); nil delivers nothing.
 	Deliverer Deliverer
+	// Store reads back what earlier steps of a run recorded, for an
+	// answer to its checkpoint; nil reads the datalake on disk (Disk).
+	Store Store
 	// Mode, when set, replaces the mode the config chose (Prepared.SetMode):
 	// a matrix gather brings its tasks' results instead of running agents,
 	// and everything after — selection, record, commit, comment — stays
@@ -148,18 +152,6 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	}
 	d.finished(ctx, rep)
 	return rep, nil
-}
-
-// Resume carries out decision on the checkpoint cp of the paused run rep
-// (rebuilt with Resume from the saved checkpoint) and records the outcome.
-// Pause (option 4) records nothing and leaves the run paused.
-func (d *Driver) Resume(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, decision checkpoint.Decision) error {
-	if err := d.apply(ctx, rep, cp, decision); err != nil {
-		d.stopped(ctx, err)
-		return err
-	}
-	d.finished(ctx, rep)
-	return nil
 }
 
 func (d *Driver) stopped(ctx context.Context, err error) {

@@ -165,11 +165,7 @@ pipelines:
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Resume(cp, cfg, lake, spec.LedgerPath, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&Driver{Deps: demoDeps()}).Resume(t.Context(), back, cp, dec); err != nil {
+	if _, err := (&Driver{Deps: demoDeps()}).Answer(t.Context(), cp, dec, spec); err != nil {
 		t.Fatal(err)
 	}
 	es := ledgerEntries(t, spec.LedgerPath)
