@@ -44,7 +44,7 @@ func (w *Watcher) carryOut(e *Escalation, s *supervision) {
 		}
 		e.Actions = append(e.Actions, fmt.Sprintf("agent %s is relaunched with fresh state (restart %d of %d, watcher.max-restarts)", e.Agent, n, w.opts.MaxRestarts))
 	case Abort:
-		w.aborted = fmt.Errorf("%w: %s", ErrAbort, e.Decision.Reason)
+		w.aborted = &AbortError{Reason: e.Decision.Reason}
 		n := 0
 		for _, other := range w.sups {
 			if !other.reported && other.ctx.Err() == nil {

@@ -57,8 +57,10 @@ type Report struct {
 	// next ledger append (Record or Pause) writes them first.
 	Escalations []ledger.Draft
 	escMu       sync.Mutex
-	aborted     bool
-	concluder   Mode
+	// aborted is the watcher's abort, with its reason, when it aborted
+	// the run.
+	aborted   error
+	concluder Mode
 	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
 	// Commit is the commit that holds the run's entries ("" when the
@@ -185,7 +187,11 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 	}
 	if errors.Is(err, escalation.ErrAbort) {
-		rep.aborted = true // every result is complete and recorded: finish the run as failed
+		// Every result is complete and recorded: finish the run as failed.
+		rep.aborted = escalation.ErrAbort
+		if ae := escalation.AbortOf(err); ae != nil {
+			rep.aborted = ae
+		}
 		err = nil
 	}
 	if err != nil {
