@@ -142,6 +142,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	x := &Execution{
 		Prepared: p,
 		Report:   rep,
+		Watcher:  w,
 		Options: executor.Options{
 			Tasks:               tasks,
 			Request:             p.request(outDir),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -182,6 +183,10 @@ type Execution struct {
 	// changes what it must (Tasks, Request) and keeps the rest, so that
 	// recovery, the watcher and budgets apply to its agents alike.
 	Options executor.Options
+	// Watcher is the run's watcher: a mode that decides an escalation
+	// itself (a stage chain) records it there, as the watcher records its
+	// own decisions.
+	Watcher *escalation.Watcher
 }
 
 // Task returns the executor task of the configured agent name (wrapped

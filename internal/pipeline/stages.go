@@ -62,7 +62,10 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	}
 	m.out = o
 	if o.Escalation != nil {
-		p.escalated(rep, *o.Escalation)
+		// Recorded like the watcher's own decisions (blackboard,
+		// decision.md, watcher-log.md, ceo-inbox), and through it in the
+		// ledger and the escalation comment.
+		x.Watcher.Escalate(*o.Escalation, len(o.Stages[o.ResumeAt].Attempts))
 	}
 	rep.Results = stageResults(o)
 	rep.ModeFields = o.LedgerFields()
