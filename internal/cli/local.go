@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
@@ -224,7 +225,11 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	}
 	if rep.Status == pipeline.Paused {
 		fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
-		for _, o := range checkpoint.StandardOptions(rep.Trigger) {
+		options := checkpoint.StandardOptions(rep.Trigger)
+		if cp, err := checkpoint.Load(datalake.Open(rep.Spec.Datalake).CheckpointPath(rep.CheckpointID)); err == nil {
+			options = cp.Options // a mode's own (a stage chain's Proceed retries its stage)
+		}
+		for _, o := range options {
 			fmt.Fprintf(w, "  %d  %s: %s\n", o.N, o.Label, o.Description)
 		}
 		fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))

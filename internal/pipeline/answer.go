@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/ledger"
 )
 
 // The one sequence that answers a paused run, for every face of optr: the
@@ -177,12 +178,82 @@ func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec check
 		return nil, err
 	}
 	d.restorePatches(ctx, rep)
-	if err := d.apply(ctx, rep, cp, dec); err != nil {
+	if dec.Action == checkpoint.ActionProceed && rep.retry != nil {
+		err = d.retry(ctx, rep, cp, dec)
+	} else {
+		err = d.apply(ctx, rep, cp, dec)
+	}
+	if err != nil {
 		d.stopped(ctx, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)
 	return rep, nil
+}
+
+// retry carries the paused run rep on after Proceed at checkpoint cp,
+// when its mode does so itself (Retrier: a stage chain retries its failed
+// stage): the files that carrying on reads are read back from the Store
+// when this checkout lacks them, the mode runs again from where it
+// stopped in the run's own directory, and the run ends as any run does —
+// recorded, or paused at its next checkpoint — its decision entry first.
+func (d *Driver) retry(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
+	r := *rep.retry
+	if err := d.restore(ctx, rep, r.Files); err != nil {
+		return err
+	}
+	deps := d.Deps
+	if d.Observer != nil {
+		deps.OnEvent = d.Observer.Event
+	}
+	p, err := Prepare(rep.Spec, deps)
+	if err != nil {
+		return err
+	}
+	m, ok := p.mode.(Retrier)
+	if !ok {
+		return fmt.Errorf("checkpoint %s: pipeline %q no longer runs a %s pipeline, which Proceed would carry on; choose Skip or Abort", cp.ID, rep.Spec.Pipeline, rep.Mode)
+	}
+	p.SetMode(m.Retried(r))
+	defer p.Settle(ctx)
+	if d.Observer != nil {
+		d.Observer.Started(ctx, p)
+	}
+	rep.escMu.Lock()
+	rep.Escalations = append([]ledger.Draft{checkpoint.DecisionDraft(cp, dec, d.now())}, rep.Escalations...)
+	rep.escMu.Unlock()
+	if err := p.carryOn(ctx, rep); err != nil {
+		return err
+	}
+	Conclude(rep)
+	if rep.Status == Paused {
+		return d.pause(ctx, rep)
+	}
+	d.deliver(ctx, rep)
+	return d.record(ctx, rep)
+}
+
+// restore reads the run's files rel (relative to its directory) back
+// from the Store when this checkout lacks them; one the Store lacks too
+// is left for whoever reads it to report.
+func (d *Driver) restore(ctx context.Context, rep *Report, rel []string) error {
+	for _, f := range rel {
+		path := rep.Run.Path(f)
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		data, err := d.store().ReadFile(ctx, path)
+		if err != nil {
+			return fmt.Errorf("read back %s: %w", f, err)
+		}
+		if data == nil {
+			continue
+		}
+		if err := rep.Run.WriteFile(f, data); err != nil {
+			return fmt.Errorf("read back %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // restorePatches brings the patches an answer may deliver (π*'s, or the

@@ -3,12 +3,14 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -115,4 +117,147 @@ func TestOpenCheckpointWithoutItsState(t *testing.T) {
 	if !errors.As(err, &state) || state.ID != cp.ID || state.Err != nil {
 		t.Fatalf("OpenCheckpoint without the saved state: %v", err)
 	}
+}
+
+// A stage chain paused at a HICCUP checkpoint — its second stage crashed,
+// or exited without handing off — is answered with Proceed in a fresh
+// checkout (its files only where they were recorded): the failed stage
+// runs again from its saved input, then the later ones, and the run
+// completes; the first stage is not run again.
+func TestProceedRetriesTheFailedStage(t *testing.T) {
+	t.Parallel()
+	for name, second := range map[string]string{
+		"crash":           `cat > seen-by-second; [ -f fixed ] || exit 3; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
+		"handoff missing": `cat > seen-by-second; [ -f fixed ] || { echo no handoff; exit 0; }; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir, d, where := hiccupChain(t, second)
+			if err := os.WriteFile(filepath.Join(dir, "fixed"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep := proceed(t, d, where)
+			if rep.Status != Completed || rep.Selected != "third" {
+				t.Fatalf("after Proceed: %s, π* %q: %s", rep.Status, rep.Selected, rep.Message)
+			}
+			if got := readFile(t, filepath.Join(dir, "first-ran")); got != "run\n" {
+				t.Errorf("the first stage ran again: %q", got)
+			}
+			if got := readFile(t, filepath.Join(dir, "seen-by-second")); !strings.Contains(got, "first-output") {
+				t.Errorf("the retried stage did not get its saved input: %q", got)
+			}
+			if got := readFile(t, filepath.Join(dir, "seen-by-third")); !strings.Contains(got, "second-output") {
+				t.Errorf("the third stage did not get the retried stage's output: %q", got)
+			}
+			kinds, run := recordedLedger(t, d, where)
+			if kinds != "escalation,checkpoint,decision,run" {
+				t.Errorf("ledger kinds %s", kinds)
+			}
+			list, _ := run.Fields["stages"].([]any)
+			var statuses []string
+			for _, s := range list {
+				m := s.(map[string]any)
+				statuses = append(statuses, fmt.Sprintf("%s:%s:%v", m["stage"], m["status"], m["attempts"]))
+			}
+			if got := strings.Join(statuses, " "); got != "first:handed_off:1 second:handed_off:2 third:completed:1" {
+				t.Errorf("run entry's stages: %s", got)
+			}
+		})
+	}
+}
+
+// hiccupChain runs a three-stage chain whose second stage runs second
+// (a shell command) until it pauses at a HICCUP checkpoint, then moves its
+// datalake into a store: the answering Driver d works in a fresh
+// checkout of the workspace dir, where the run was recorded elsewhere.
+func hiccupChain(t *testing.T, second string) (dir string, d *Driver, where Spec) {
+	t.Helper()
+	dir = t.TempDir()
+	cfg, err := config.Parse("optr.yml", []byte(`agents:
+  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo run >> first-ran; echo first-output; echo '<<<OPTR:HANDOFF:second>>>'"] }
+  second: { provider: command, run: [sh, -c, "`+second+`"] }
+  third: { provider: command, run: [sh, -c, "cat > seen-by-third; echo '# done'"] }
+selection: { on-no-admissible: checkpoint }
+pipelines:
+  chain: { mode: stages, agents: [first, second, third], restarts: 0 }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lake := filepath.Join(dir, ".optr")
+	spec := Spec{Config: cfg, Workflow: "w", RunID: "s-3", Intent: "go", Pipeline: "chain",
+		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl"), Dir: dir}
+	env := Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	paused, err := (&Driver{Deps: env}).Run(t.Context(), spec)
+	if err != nil || paused.Status != Paused || paused.Trigger != checkpoint.TriggerHiccup {
+		t.Fatalf("first run: %v, %s %s", err, paused.Status, paused.Trigger)
+	}
+	store := record(t, lake)
+	return dir, &Driver{Deps: env, Store: store, Recorder: store}, Spec{Config: cfg, Datalake: lake, LedgerPath: spec.LedgerPath, Dir: dir}
+}
+
+// proceed answers the workflow's open HICCUP checkpoint with Proceed,
+// whose option says it retries the second stage.
+func proceed(t *testing.T, d *Driver, where Spec) *Report {
+	t.Helper()
+	cp, err := d.OpenCheckpoint(t.Context(), where, "w", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := cp.Option(1); !strings.Contains(o.Description, "retry stage second") {
+		t.Errorf("option 1 of the HICCUP checkpoint: %+v", o)
+	}
+	dec, err := checkpoint.Decide(cp, 1, "ada", "fixed it", checkpoint.SourceComment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := d.Answer(t.Context(), cp, dec, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// A retried stage that fails again pauses the run at its next checkpoint,
+// which the next Proceed answers; the ledger keeps every step in order.
+func TestProceedAgainAfterTheRetryFails(t *testing.T) {
+	t.Parallel()
+	dir, d, where := hiccupChain(t, `cat >/dev/null; [ -f fixed ] || exit 3; echo '<<<OPTR:HANDOFF:third>>>'`)
+	again := proceed(t, d, where)
+	if again.Status != Paused || again.CheckpointID != "cp-s-3-2" || again.Trigger != checkpoint.TriggerHiccup {
+		t.Fatalf("the failed retry: %s at %q (%s): %s", again.Status, again.CheckpointID, again.Trigger, again.Message)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fixed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := proceed(t, d, where); rep.Status != Completed || rep.Selected != "third" {
+		t.Fatalf("the second Proceed: %s, π* %q: %s", rep.Status, rep.Selected, rep.Message)
+	}
+	if kinds, _ := recordedLedger(t, d, where); kinds != "escalation,checkpoint,decision,escalation,checkpoint,decision,run" {
+		t.Errorf("ledger kinds %s", kinds)
+	}
+}
+
+// recordedLedger returns the kinds of the entries d's store recorded in
+// the ledger, and the last entry.
+func recordedLedger(t *testing.T, d *Driver, where Spec) (kinds string, last ledger.Entry) {
+	t.Helper()
+	var ks []string
+	err := ledger.Scan(strings.NewReader(string(d.Store.(recordedFiles)[filepath.Clean(where.LedgerPath)])), func(e ledger.Entry) error {
+		ks, last = append(ks, e.Kind), e
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(ks, ","), last
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

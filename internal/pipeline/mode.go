@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
@@ -81,6 +82,31 @@ type Concluder interface {
 	// Conclude sets rep's Status, Trigger, Selected, Message and, when the
 	// result is a file of the mode's, ResultPath.
 	Conclude(rep *Report)
+}
+
+// Retrier is a Mode that carries a paused run on itself when a human
+// chooses Proceed: instead of selecting among the results it has, the run
+// goes on from where it stopped (a stage chain paused at a HICCUP
+// checkpoint retries its failed stage from its saved input and runs the
+// later ones, DESIGN §4.10).
+type Retrier interface {
+	// Retry says where the run, as the mode left it paused, carries on
+	// after Proceed, and the checkpoint's options that say so; ok is
+	// false when Proceed only selects.
+	Retry() (r Retry, options []checkpoint.Option, ok bool)
+	// Retried is the mode that carries the run on from r.
+	Retried(r Retry) Mode
+}
+
+// Retry is where a paused run carries on after Proceed. It is saved with
+// the checkpoint, so that a later process, or a fresh job, can carry on.
+type Retry struct {
+	// At is the index of the step that runs again (a stage).
+	At int `json:"at"`
+	// Files are the run's files (relative to its directory) that carrying
+	// on reads: they are read back from where the run was recorded
+	// (Driver.Store) when this checkout lacks them.
+	Files []string `json:"files"`
 }
 
 // modeKind is a row of the table of modes: a mode the config can name,
