@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,8 +85,8 @@ func TestActionDispatchedStagesRun(t *testing.T) {
 // stagesHiccupConfig is a stages pipeline whose second stage crashes until
 // the workspace holds a file named fixed (a maintainer pushed the fix).
 const stagesHiccupConfig = `agents:
-  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo ran >> first-ran; echo first-output; echo '<<<OPTR:HANDOFF:second>>>'"] }
-  second: { provider: command, run: [sh, -c, "cat > seen-by-second; [ -f fixed ] || exit 3; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'"] }
+  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo ran >> $OPTR_OUTPUT_DIR/first-ran; echo first-output; echo '<<<OPTR:HANDOFF:second>>>'"] }
+  second: { provider: command, run: [sh, -c, "[ -f fixed ] || exit 3; cat > $OPTR_OUTPUT_DIR/seen-by-second; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'"] }
   third: { provider: command, run: [sh, -c, "cat >/dev/null; echo '# decided'"] }
 selection: { on-no-admissible: checkpoint }
 pipelines:
@@ -141,12 +139,13 @@ func TestActionStagesHiccupChooseProceedRetriesTheStage(t *testing.T) {
 	if got := kinds(t, gh); got != "escalation,checkpoint,decision,run" {
 		t.Fatalf("ledger kinds %s", got)
 	}
-	if _, err := os.Stat(filepath.Join(a.ws, "first-ran")); err == nil {
-		t.Error("the first stage ran again in the answering job")
+	// What the stages left in $OPTR_OUTPUT_DIR was read back with the
+	// run's files.
+	if ran, _ := gh.File(repo, ledgerBranch, runDir+"agent-files/first-ran"); ran != "ran\n" {
+		t.Errorf("the first stage ran again in the answering job: %q", ran)
 	}
-	seen, err := os.ReadFile(filepath.Join(a.ws, "seen-by-second"))
-	if err != nil || !strings.Contains(string(seen), "first-output") {
-		t.Errorf("the retried stage did not get the first stage's committed output: %q, %v", seen, err)
+	if seen, _ := gh.File(repo, ledgerBranch, runDir+"agent-files/seen-by-second"); !strings.Contains(seen, "first-output") {
+		t.Errorf("the retried stage did not get the first stage's committed output: %q", seen)
 	}
 	for _, f := range []string{"stages/02_second.out", "stages/03_third.out", "result.md"} {
 		if _, ok := gh.File(repo, ledgerBranch, runDir+f); !ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -127,8 +128,8 @@ func TestOpenCheckpointWithoutItsState(t *testing.T) {
 func TestProceedRetriesTheFailedStage(t *testing.T) {
 	t.Parallel()
 	for name, second := range map[string]string{
-		"crash":           `cat > seen-by-second; [ -f fixed ] || exit 3; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
-		"handoff missing": `cat > seen-by-second; [ -f fixed ] || { echo no handoff; exit 0; }; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
+		"crash":           `[ -f fixed ] || exit 3; cat > $OPTR_OUTPUT_DIR/seen-by-second; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
+		"handoff missing": `[ -f fixed ] || { echo no handoff; exit 0; }; cat > $OPTR_OUTPUT_DIR/seen-by-second; echo second-output; echo '<<<OPTR:HANDOFF:third>>>'`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -140,13 +141,16 @@ func TestProceedRetriesTheFailedStage(t *testing.T) {
 			if rep.Status != Completed || rep.Selected != "third" {
 				t.Fatalf("after Proceed: %s, π* %q: %s", rep.Status, rep.Selected, rep.Message)
 			}
-			if got := readFile(t, filepath.Join(dir, "first-ran")); got != "run\n" {
+			// What the stages left in $OPTR_OUTPUT_DIR the first time was
+			// read back with the run's files.
+			left := filepath.Join(rep.Run.Dir, datalake.DirAgentFiles)
+			if got := readFile(t, filepath.Join(left, "first-ran")); got != "run\n" {
 				t.Errorf("the first stage ran again: %q", got)
 			}
-			if got := readFile(t, filepath.Join(dir, "seen-by-second")); !strings.Contains(got, "first-output") {
+			if got := readFile(t, filepath.Join(left, "seen-by-second")); !strings.Contains(got, "first-output") {
 				t.Errorf("the retried stage did not get its saved input: %q", got)
 			}
-			if got := readFile(t, filepath.Join(dir, "seen-by-third")); !strings.Contains(got, "second-output") {
+			if got := readFile(t, filepath.Join(left, "seen-by-third")); !strings.Contains(got, "second-output") {
 				t.Errorf("the third stage did not get the retried stage's output: %q", got)
 			}
 			kinds, run := recordedLedger(t, d, where)
@@ -174,9 +178,9 @@ func hiccupChain(t *testing.T, second string) (dir string, d *Driver, where Spec
 	t.Helper()
 	dir = t.TempDir()
 	cfg, err := config.Parse("optr.yml", []byte(`agents:
-  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo run >> first-ran; echo first-output; echo '<<<OPTR:HANDOFF:second>>>'"] }
+  first: { provider: command, run: [sh, -c, "cat >/dev/null; echo run >> $OPTR_OUTPUT_DIR/first-ran; echo first-output; echo '<<<OPTR:HANDOFF:second>>>'"] }
   second: { provider: command, run: [sh, -c, "`+second+`"] }
-  third: { provider: command, run: [sh, -c, "cat > seen-by-third; echo '# done'"] }
+  third: { provider: command, run: [sh, -c, "cat > $OPTR_OUTPUT_DIR/seen-by-third; echo '# done'"] }
 selection: { on-no-admissible: checkpoint }
 pipelines:
   chain: { mode: stages, agents: [first, second, third], restarts: 0 }

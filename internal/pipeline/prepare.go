@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -27,6 +28,7 @@ type Prepared struct {
 	checkEarly  bool
 	deps        Deps
 	agents      *agentSet
+	sandbox     *sandbox.Run
 	mode        Mode
 	// pipeline is the run's pipeline config, its agents narrowed to those
 	// the run uses (zero for the default select over every agent).
@@ -76,7 +78,10 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		}
 		extra = append(extra, pl.Constraints...)
 	}
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv)}
+	sbxSettings := sandbox.FromConfig(cfg, deps.Environ)
+	sbxSettings.Unavailable = deps.SandboxUnavailable
+	sbx := sandbox.New(sbxSettings)
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), sbx: sbx}
 	mode, pl, names, err := modeOf(cfg, spec, set)
 	if err != nil {
 		return nil, inputErr(err)
@@ -100,6 +105,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	opts := check.Options{
 		Dir:          spec.Dir,
 		Env:          deps.Environ,
+		Sandbox:      sbx,
 		Judge:        set.get,
 		DefaultJudge: firstLLM(cfg),
 		Cache:        judges,
@@ -133,6 +139,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		checkEarly:  policy.Analyzer != nil,
 		deps:        deps,
 		agents:      set,
+		sandbox:     sbx,
 		mode:        mode,
 		pipeline:    pl,
 	}
