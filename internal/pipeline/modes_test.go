@@ -128,7 +128,7 @@ func TestStagesModeEscalatesAndPauses(t *testing.T) {
 	cfg, err := config.Parse("optr.yml", []byte(`agents:
   first: { provider: command, run: [sh, -c, "cat >/dev/null; echo '<<<OPTR:HANDOFF:second>>>'"] }
   second: { provider: command, run: [sh, -c, "exit 3"] }
-  third: { provider: command, run: [sh, -c, "touch ran"] }
+  third: { provider: command, run: [sh, -c, "touch $OPTR_OUTPUT_DIR/ran"] }
 selection: { on-no-admissible: checkpoint }
 pipelines:
   chain: { mode: stages, agents: [first, second, third], restarts: 1, restart-backoff: 1ms }
@@ -153,7 +153,7 @@ pipelines:
 	if got := strings.Join(kinds, ","); got != "escalation,checkpoint" {
 		t.Errorf("ledger kinds %s", got)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+	if _, err := os.Stat(filepath.Join(rep.Run.Dir, datalake.DirAgentFiles, "ran")); err == nil {
 		t.Error("the third stage ran after the second failed")
 	}
 	// The escalation is recorded as a select run's are: the crashed stage
