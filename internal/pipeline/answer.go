@@ -225,12 +225,7 @@ func (d *Driver) retry(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 	if err := p.carryOn(ctx, rep); err != nil {
 		return err
 	}
-	Conclude(rep)
-	if rep.Status == Paused {
-		return d.pause(ctx, rep)
-	}
-	d.deliver(ctx, rep)
-	return d.record(ctx, rep)
+	return d.end(ctx, p, rep)
 }
 
 // restore reads the run's files rel (relative to its directory) back

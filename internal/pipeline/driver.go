@@ -139,19 +139,25 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		d.stopped(ctx, err)
 		return rep, err
 	}
-	Conclude(rep)
-	if rep.Status == Paused {
-		err = d.pause(ctx, rep)
-	} else {
-		d.deliver(ctx, rep)
-		err = d.record(ctx, rep)
-	}
-	if err != nil {
+	if err := d.end(ctx, p, rep); err != nil {
 		d.stopped(ctx, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)
 	return rep, nil
+}
+
+// end concludes the run p executed into rep and ends it: threat
+// detection, then the pause at its checkpoint, or the delivery and the
+// record.
+func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
+	Conclude(rep)
+	d.detect(ctx, p, rep)
+	if rep.Status == Paused {
+		return d.pause(ctx, rep)
+	}
+	d.deliver(ctx, rep)
+	return d.record(ctx, rep)
 }
 
 func (d *Driver) stopped(ctx context.Context, err error) {
@@ -209,6 +215,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 	if err := applyDecision(rep, cp, dec); err != nil {
 		return err
 	}
+	afterDecision(rep, cp)
 	if dec.Action == checkpoint.ActionPause {
 		return nil
 	}
@@ -221,6 +228,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 // decision), then the `run` entry — with the run's files.
 func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft) error {
 	now := d.now()
+	rep.settleVerdict()
 	if err := rep.writeDecision(); err != nil {
 		return err
 	}
