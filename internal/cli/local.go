@@ -26,15 +26,24 @@ const ExitPaused = 3
 // progress on stderr, the ledger appended locally, checkpoints asked at a
 // terminal; the score table and outcome on stdout (or JSON with --json).
 func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive string, asJSON bool) error {
-	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(interactive), Deliverer: deliverer(spec.Config)})
+	d, obs := c.driver(spec.Config, interactive)
+	return c.drive(ctx, d, obs, spec, asJSON)
 }
 
-// drive runs spec through d with the terminal's live progress as its
-// Observer, and reports the outcome: the score table (or JSON), or the
-// error, also as JSON with --json.
-func (c *CLI) drive(ctx context.Context, spec pipeline.Spec, asJSON bool, d pipeline.Driver) error {
+// driver is the CLI's pipeline.Driver under cfg, the one for every
+// command that drives a run (run, gather, resume): live progress on
+// stderr (the returned observer, to close), the ledger appended locally,
+// checkpoints asked at a terminal as interactive says, π*'s change
+// applied with changes.mode apply.
+func (c *CLI) driver(cfg *config.Config, interactive string) (*pipeline.Driver, *localObserver) {
 	obs := &localObserver{c: c}
-	d.Observer = obs
+	return &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive), Deliverer: deliverer(cfg)}, obs
+}
+
+// drive runs spec through d, whose live progress obs shows, and reports
+// the outcome: the score table (or JSON), or the error, also as JSON with
+// --json.
+func (c *CLI) drive(ctx context.Context, d *pipeline.Driver, obs *localObserver, spec pipeline.Spec, asJSON bool) error {
 	rep, err := d.Run(ctx, spec)
 	obs.close()
 	if err != nil {
