@@ -118,7 +118,7 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P12, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P12, P14, M1, C1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
