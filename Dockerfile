@@ -83,6 +83,5 @@ RUN set -eu; \
 COPY --from=copilot /out/copilot /usr/local/bin/copilot
 COPY --from=copilot /out/LICENSE.md /usr/share/doc/copilot/LICENSE.md
 COPY LICENSE NOTICE /usr/share/doc/optr/
-COPY internal/jsonschema/LICENSE /usr/share/doc/optr/jsonschema/LICENSE
 COPY --from=build /out/optr /optr
 ENTRYPOINT ["/optr", "action"]

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/optr-dev/optr/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // schemaCheck passes when the output is JSON valid against a JSON Schema.
