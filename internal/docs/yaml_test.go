@@ -12,7 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 )
 
-// Kinds of YAML block in README.md.
+// Kinds of YAML block in the docs.
 const (
 	kindWorkflow = "workflow"      // on: and jobs: — a whole workflow file
 	kindJobs     = "jobs fragment" // jobs: only — "same on: as above"
@@ -29,14 +29,15 @@ var loadSkips = []struct{ holds, reason string }{
 	{"mode: stages", "a stages pipeline alone: it names agents (discuss, decisions, execute, mind) the example does not define"},
 }
 
-// yamlBlock is one ```yaml block of README.md, parsed.
+// yamlBlock is one ```yaml block of a doc file, parsed.
 type yamlBlock struct {
 	fence
+	file string         // relative to the repository root
 	top  map[string]any // the top-level mapping, nil for a list
 	list []any          // the top-level list, nil for a mapping
 }
 
-func (b yamlBlock) where() string { return fmt.Sprintf("README.md:%d", b.Line) }
+func (b yamlBlock) where() string { return fmt.Sprintf("%s:%d", b.file, b.Line) }
 
 // kind classifies a block by its top level: on: with jobs: is a workflow,
 // jobs: alone a jobs fragment, a list of mappings with uses: or run: a list
@@ -72,16 +73,26 @@ func (b yamlBlock) kind(configKeys []string) (string, error) {
 	return "", fmt.Errorf("neither a workflow (on: and jobs:), a jobs: fragment, a list of steps nor an optr config (keys %s are no config keys)", strings.Join(other, ", "))
 }
 
-// readmeYAML returns README.md's ```yaml blocks, each parsed; a block that
-// is not valid YAML fails the test.
-func readmeYAML(t *testing.T) []yamlBlock {
+// docsYAML returns the ```yaml blocks of README.md and docs/*.md, each
+// parsed, README.md's first; a block that is not valid YAML fails the test.
+func docsYAML(t *testing.T) []yamlBlock {
 	t.Helper()
 	var out []yamlBlock
-	for _, f := range fences(t, "README.md", readRoot(t, "README.md")) {
+	for _, file := range docFiles(t) {
+		out = append(out, fileYAML(t, file)...)
+	}
+	return out
+}
+
+// fileYAML returns one doc file's ```yaml blocks, each parsed.
+func fileYAML(t *testing.T, file string) []yamlBlock {
+	t.Helper()
+	var out []yamlBlock
+	for _, f := range fences(t, file, readRoot(t, file)) {
 		if f.Lang != "yaml" && f.Lang != "yml" {
 			continue
 		}
-		b := yamlBlock{fence: f}
+		b := yamlBlock{fence: f, file: file}
 		var v any
 		if err := yaml.Unmarshal([]byte(f.Text), &v); err != nil {
 			t.Errorf("%s: the ```yaml block is not valid YAML: %v", b.where(), err)
@@ -97,9 +108,6 @@ func readmeYAML(t *testing.T) []yamlBlock {
 			continue
 		}
 		out = append(out, b)
-	}
-	if len(out) == 0 {
-		t.Fatal("README.md has no ```yaml block: the fence parser is broken")
 	}
 	return out
 }
@@ -123,14 +131,19 @@ func configKeys(t *testing.T) []string {
 	return keys
 }
 
-// TestReadmeYAML checks every ```yaml block of README.md as what it is.
-func TestReadmeYAML(t *testing.T) {
+// TestDocsYAML checks every ```yaml block of README.md and docs/*.md as
+// what it is. A jobs: fragment is completed with README.md's first
+// workflow (the quick start's), which the fragments' text refers to.
+func TestDocsYAML(t *testing.T) {
 	t.Parallel()
-	blocks := readmeYAML(t)
+	blocks := docsYAML(t)
 	keys := configKeys(t)
 
-	var header string // the first workflow's text without its jobs
+	var header string // README.md's first workflow's text without its jobs
 	for _, b := range blocks {
+		if b.file != "README.md" {
+			break
+		}
 		if k, _ := b.kind(keys); k == kindWorkflow {
 			header = withoutJobs(b.Text)
 			break
@@ -148,17 +161,18 @@ func TestReadmeYAML(t *testing.T) {
 		var problems []string
 		switch kind {
 		case kindWorkflow:
-			problems = lint(t, "README.md", b.Text, b.Line-1, nil, usedIgnores)
+			problems = lint(t, b.file, b.Text, b.Line-1, nil, usedIgnores)
 			guarded(t, b.where(), b.Text, "")
 		case kindJobs:
 			if header == "" {
-				t.Errorf("%s: a jobs: fragment, but no workflow comes before it to complete it", b.where())
+				t.Errorf("%s: a jobs: fragment, but README.md has no workflow to complete it", b.where())
 				continue
 			}
-			problems = lint(t, "README.md", b.Text+header, b.Line-1, nil, usedIgnores)
+			problems = lint(t, b.file, b.Text+header, b.Line-1, nil, usedIgnores)
 			guarded(t, b.where(), b.Text, header)
 		case kindSteps:
-			problems = lint(t, "README.md", stepsWorkflow(b.Text), b.Line-1-stepsWorkflowLines, nil, usedIgnores)
+			problems = lint(t, b.file, stepsWorkflow(b.Text), b.Line-1-stepsWorkflowLines, nil, usedIgnores)
+			guarded(t, b.where(), stepsWorkflow(b.Text), "")
 		case kindConfig:
 			if err := config.ValidateSchema([]byte(b.Text)); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: does not validate against internal/config/schema.json: %v", b.where(), err))
@@ -174,7 +188,7 @@ func TestReadmeYAML(t *testing.T) {
 				t.Logf("%s: not loaded through config.Parse: %s", b.where(), skip)
 				break
 			}
-			if _, err := config.Parse("README.md", []byte(b.Text)); err != nil {
+			if _, err := config.Parse(b.file, []byte(b.Text)); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: config.Parse refuses it (lines relative to the block):\n%v", b.where(), err))
 			}
 		}
@@ -184,17 +198,17 @@ func TestReadmeYAML(t *testing.T) {
 	}
 	for _, s := range loadSkips {
 		if usedSkips[s.holds] != 1 {
-			t.Errorf("skip %q matches %d README blocks, want 1: update the skip table", s.holds, usedSkips[s.holds])
+			t.Errorf("skip %q matches %d blocks of the docs, want 1: update the skip table", s.holds, usedSkips[s.holds])
 		}
 	}
 	for i, ig := range lintIgnores {
 		if usedIgnores[i] == 0 {
-			t.Errorf("actionlint ignore %q (%s) matches nothing in README.md: remove it", ig.message, ig.rule)
+			t.Errorf("actionlint ignore %q (%s) matches nothing in the docs: remove it", ig.message, ig.rule)
 		}
 	}
 	for _, k := range []string{kindWorkflow, kindConfig} {
 		if counts[k] == 0 {
-			t.Errorf("README.md has no %s block: the classification is broken", k)
+			t.Errorf("the docs have no %s block: the classification is broken", k)
 		}
 	}
 }
@@ -220,7 +234,7 @@ func withoutJobs(text string) string {
 const stepsWorkflowLines = 9
 
 // stepsWorkflow wraps a list of steps into a workflow where they follow
-// the optr step (id optr), as the README's examples assume.
+// the optr step (id optr), as the docs' examples assume.
 func stepsWorkflow(steps string) string {
 	var b strings.Builder
 	b.WriteString("on: workflow_dispatch\n" +
@@ -231,7 +245,7 @@ func stepsWorkflow(steps string) string {
 		"    steps:\n" +
 		"      - id: optr\n" +
 		"        uses: optr-dev/optr@v1\n" +
-		"      # the README's steps follow\n")
+		"      # the docs' steps follow\n")
 	for _, line := range strings.SplitAfter(steps, "\n") {
 		if line != "" {
 			b.WriteString("      " + line)
