@@ -1,9 +1,11 @@
 package main
 
 import (
-	"github.com/optr-dev/optr/internal/demotest"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/action/actiontest"
+	"github.com/optr-dev/optr/internal/demotest"
 
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -18,10 +20,10 @@ func TestActionLabelledDelegateRun(t *testing.T) {
 	writer(gh, "maintainer")
 	gh.AddIssue(repo, 61, "How do ledgers stay honest?", "Research how tamper-evident ledgers stay honest.", "maintainer")
 	r := newRunner(t, gh, "6101")
-	demotest.Copy(t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
-	r.env["INPUT_PIPELINE"] = "research"
-	r.event("issues", "issues.labeled.json", labeled(61, "optr", "maintainer"))
+	demotest.Copy(t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	r.Env["INPUT_PIPELINE"] = "research"
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(61, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "completed" {
 		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -58,10 +60,10 @@ func TestActionDispatchedStagesRun(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "6201")
-	demotest.Copy(t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/stages.yml"
-	r.env["INPUT_PIPELINE"] = "decide"
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	demotest.Copy(t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/stages.yml"
+	r.Env["INPUT_PIPELINE"] = "decide"
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "decide", "intent": "Should we split the release?", "constraints": ""}
 	})
 	res := r.run()
