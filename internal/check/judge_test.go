@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 )
 
@@ -58,7 +59,7 @@ func TestJudgeAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err }}
+			a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err })
 			ch := mustNew(t, "cites-sources", config.Constraint{Check: "judge", Agent: "judge"}, judgeOpts(a))
 			got, errText := run(t, ch, "some output")
 			if tt.wantErr != "" {
@@ -93,7 +94,7 @@ func TestJudgeRequest(t *testing.T) {
 	if want := (Outcome{Reason: "judged by gpt: it never says sources:"}); got != want {
 		t.Errorf("Check = %+v, want %+v", got, want)
 	}
-	reqs := a.requests()
+	reqs := a.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("the judge got %d requests, want 1", len(reqs))
 	}
@@ -145,10 +146,10 @@ func TestJudgePromptShortensLongOutputs(t *testing.T) {
 
 func TestJudgeTimeout(t *testing.T) {
 	t.Parallel()
-	a := &scriptedAgent{name: "slow", reply: func(ctx context.Context, _ agent.Request) (agent.Response, error) {
+	a := agenttest.New("slow", func(ctx context.Context, _ agent.Request) (agent.Response, error) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
-	}}
+	})
 	c := config.Constraint{Check: "judge", Agent: "slow", Timeout: config.Duration(50 * time.Millisecond)}
 	ch := mustNew(t, "x", c, judgeOpts(a))
 	start := time.Now()
@@ -193,7 +194,7 @@ func TestJudgeUsesDefaultAgentAndCriterion(t *testing.T) {
 	if _, errText := run(t, ch, "ok"); errText != "" {
 		t.Fatal(errText)
 	}
-	if p := a.requests()[0].Intent; !strings.Contains(p, "Criterion: The tone is polite.\n") {
+	if p := a.Requests()[0].Intent; !strings.Contains(p, "Criterion: The tone is polite.\n") {
 		t.Errorf("the description is not the criterion:\n%s", p)
 	}
 }

@@ -3,10 +3,10 @@ package recovery
 import (
 	"context"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 )
 
 // fakeClock is a Clock whose Sleep returns at once, moving the time on and
@@ -50,49 +50,15 @@ func (c *fakeClock) slept() []time.Duration {
 	return append([]time.Duration(nil), c.sleeps...)
 }
 
-// step is one scripted attempt.
-type step func(ctx context.Context, req agent.Request) (agent.Response, error)
-
-// scripted is an agent.Agent test double that plays its steps in order and
-// fails the test when asked for more attempts than it has.
-type scripted struct {
-	t     *testing.T
-	name  string
-	steps []step
-
-	mu   sync.Mutex
-	reqs []agent.Request
-}
-
-func (s *scripted) Name() string { return s.name }
-
-func (s *scripted) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	s.mu.Lock()
-	n := len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
-	if n >= len(s.steps) {
-		s.t.Errorf("agent %s: unexpected attempt %d (script has %d)", s.name, n+1, len(s.steps))
-		return agent.Response{}, agent.Errorf(agent.Fatal, "script_exhausted", "no step %d", n+1)
-	}
-	return s.steps[n](ctx, req)
-}
-
-func (s *scripted) requests() []agent.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]agent.Request(nil), s.reqs...)
-}
-
 // ok answers output using tokens tokens.
-func ok(output string, tokens int64) step {
+func ok(output string, tokens int64) agenttest.Reply {
 	return func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Output: output, Usage: agent.Usage{InputTokens: tokens}}, nil
 	}
 }
 
 // fail fails with e after using tokens tokens.
-func fail(e *agent.Error, tokens int64) step {
+func fail(e *agent.Error, tokens int64) agenttest.Reply {
 	return func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Output: "partial", Stderr: "boom", Usage: agent.Usage{OutputTokens: tokens}}, e
 	}
