@@ -2,7 +2,6 @@ package actionrun
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/demotest"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,20 +46,16 @@ func newJob(t *testing.T, gh *githubtest.Server, runID string) *job {
 // run runs the Job in this process and returns its error and outputs.
 func (j *job) run() (map[string]string, error) {
 	j.t.Helper()
-	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex // agents and the watcher read the clock concurrently
+	// Every reading of the clock is a second after the one before; sleeps
+	// return at once.
+	clock := clocktest.Ticking(clocktest.Start, time.Second)
 	job := &Job{
 		Getenv:     j.Getenv,
 		Environ:    j.Environ(),
 		Stdout:     &j.log,
 		HTTPClient: j.client(),
-		Now: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			now = now.Add(time.Second)
-			return now
-		},
-		Sleep: func(context.Context, time.Duration) error { return nil },
+		Now:        clock.Now,
+		Sleep:      clock.Sleep,
 	}
 	err := job.Run(j.t.Context())
 	return j.Outputs(), err

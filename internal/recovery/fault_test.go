@@ -17,6 +17,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
 // faultScript decides an agent's attempts (attempt): each fails with
@@ -98,7 +99,7 @@ func TestFaultSuite(t *testing.T) {
 
 	type result struct {
 		agent *faultScript
-		clock *fakeClock
+		clock *clocktest.Clock
 		out   Outcome
 	}
 	results := make([]result, runs*agents)
@@ -108,9 +109,9 @@ func TestFaultSuite(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(20250301, uint64(i)))
 			a := &faultScript{name: fmt.Sprintf("agent-%d", i%agents), run: i / agents, failP: failP, rnd: rnd}
 			p := policy
-			p.Clock, p.Rand, p.Analyzer = newFakeClock(), rnd.Float64, analyzer
+			p.Clock, p.Rand, p.Analyzer = clocktest.New(clocktest.Start), rnd.Float64, analyzer
 			out := p.Run(t.Context(), agenttest.New(a.name, a.attempt), agent.Request{Intent: fmt.Sprintf("task of run %d", i/agents)}, a.accept)
-			results[i] = result{agent: a, clock: p.Clock.(*fakeClock), out: out}
+			results[i] = result{agent: a, clock: p.Clock.(*clocktest.Clock), out: out}
 		})
 	}
 	wg.Wait()
@@ -150,7 +151,7 @@ func TestFaultSuite(t *testing.T) {
 			}
 		}
 		var slept []int64
-		for _, d := range r.clock.slept() {
+		for _, d := range r.clock.Slept() {
 			slept = append(slept, d.Milliseconds())
 		}
 		if diff := cmp.Diff(slept, delays); diff != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
 func alternative(hint string) agenttest.Reply {
@@ -19,9 +20,9 @@ func alternative(hint string) agenttest.Reply {
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	slow := func(c **fakeClock, d time.Duration, s agenttest.Reply) agenttest.Reply {
+	slow := func(c **clocktest.Clock, d time.Duration, s agenttest.Reply) agenttest.Reply {
 		return func(ctx context.Context, req agent.Request) (agent.Response, error) {
-			(*c).advance(d)
+			(*c).Advance(d)
 			return s(ctx, req)
 		}
 	}
@@ -36,7 +37,7 @@ func TestRun(t *testing.T) {
 	tests := []struct {
 		name     string
 		policy   Policy // Clock and Rand are set by the test
-		steps    func(c **fakeClock) []agenttest.Reply
+		steps    func(c **clocktest.Clock) []agenttest.Reply
 		analyzer []agenttest.Reply // nil: no analyzer
 		accept   func(context.Context, agent.Response) error
 		want     want
@@ -44,7 +45,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "429 with Retry-After 2s waits 2s then succeeds",
 			policy: Policy{Attempts: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, MaxTotal: time.Minute},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(rateLimited(2*time.Second), 1), ok("done", 1)}
 			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeSucceeded},
@@ -53,7 +54,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "Retry-After above MaxDelay is still honoured",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(rateLimited(45*time.Second), 1), ok("done", 1)}
 			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeSucceeded},
@@ -62,7 +63,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "5xx backs off exponentially",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(unavailable(), 1), fail(unavailable(), 1), ok("done", 1)}
 			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeRetry, OutcomeSucceeded},
@@ -71,7 +72,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "transient attempts are bounded",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(unavailable(), 1), fail(unavailable(), 1), fail(unavailable(), 1)}
 			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetriesExhausted,
@@ -81,14 +82,16 @@ func TestRun(t *testing.T) {
 		{
 			name:   "401 escalates at once without waiting",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second},
-			steps:  func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unauthorized(), 0)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unauthorized(), 0)} },
 			want: want{status: OutcomeEscalated, reason: ReasonFatal,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
-			name:     "unusable output gets an alternative whose hint the next attempt receives",
-			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5), ok("fixed", 5)} },
+			name:   "unusable output gets an alternative whose hint the next attempt receives",
+			policy: Policy{Attempts: 3, MaxAlternatives: 2},
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unusable(), 5), ok("fixed", 5)}
+			},
 			analyzer: []agenttest.Reply{alternative("answer with JSON only")},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeAlternative, OutcomeSucceeded},
 				hints: []string{"", "answer with JSON only"}, analyses: 1},
@@ -96,7 +99,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "a garbage analyzer answer escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok("I think you should try harder.", 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -104,7 +107,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "an unknown action escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok(`{"action":"retry","hint":"again"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -112,7 +115,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "an alternative without a hint escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok(`{"action":"alternative","hint":"  "}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -120,7 +123,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "an analyzer error escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{fail(unavailable(), 0)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -128,7 +131,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "MaxAlternatives=2 makes exactly 3 attempts",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(unusable(), 5), fail(unusable(), 5), fail(unusable(), 5)}
 			},
 			analyzer: []agenttest.Reply{alternative("first idea"), alternative("second idea")},
@@ -139,14 +142,14 @@ func TestRun(t *testing.T) {
 		{
 			name:   "no analyzer escalates a systematic failure",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:  func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			want: want{status: OutcomeEscalated, reason: ReasonNoAnalyzer,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
 			name:     "diagnostics escalates carrying the analysis",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok(`{"action":"diagnostics","hint":"look at the runner logs","reasoning":"no clue"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerDiagnostics,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -154,7 +157,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "unblock escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok("```json\n{\"action\":\"unblock\",\"hint\":\"grant contents: write\"}\n```", 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerUnblock,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -162,7 +165,7 @@ func TestRun(t *testing.T) {
 		{
 			name:     "escalate escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			analyzer: []agenttest.Reply{ok(`{"action":"ESCALATE","reasoning":"needs a human"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerEscalate,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
@@ -170,14 +173,16 @@ func TestRun(t *testing.T) {
 		{
 			name:   "a Retry-After past MaxTotal escalates without waiting",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps:  func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(rateLimited(20*time.Minute), 1)} },
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(rateLimited(20*time.Minute), 1)}
+			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetryBudget,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
 			name:   "slow attempts use up MaxTotal",
 			policy: Policy{Attempts: 5, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps: func(c **fakeClock) []agenttest.Reply {
+			steps: func(c **clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{slow(c, 6*time.Minute, fail(unavailable(), 1)), slow(c, 6*time.Minute, fail(unavailable(), 1))}
 			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetryBudget,
@@ -187,7 +192,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "a systematic failure after MaxTotal is not analysed",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, MaxTotal: time.Minute},
-			steps: func(c **fakeClock) []agenttest.Reply {
+			steps: func(c **clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{slow(c, 2*time.Minute, fail(unusable(), 1))}
 			},
 			analyzer: []agenttest.Reply{},
@@ -195,9 +200,11 @@ func TestRun(t *testing.T) {
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
-			name:     "rejected output goes to analysis",
-			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{ok("no heading", 5), ok("# Heading", 5)} },
+			name:   "rejected output goes to analysis",
+			policy: Policy{Attempts: 3, MaxAlternatives: 2},
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{ok("no heading", 5), ok("# Heading", 5)}
+			},
 			analyzer: []agenttest.Reply{alternative("start with a Markdown heading")},
 			accept: func(_ context.Context, r agent.Response) error {
 				if !strings.HasPrefix(r.Output, "#") {
@@ -211,7 +218,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "a transient retry keeps the hint",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, MaxDelay: time.Minute},
-			steps: func(**fakeClock) []agenttest.Reply {
+			steps: func(**clocktest.Clock) []agenttest.Reply {
 				return []agenttest.Reply{fail(unusable(), 5), fail(unavailable(), 5), ok("done", 5)}
 			},
 			analyzer: []agenttest.Reply{alternative("be brief")},
@@ -221,7 +228,7 @@ func TestRun(t *testing.T) {
 		{
 			name:   "zero policy makes one attempt",
 			policy: Policy{},
-			steps:  func(**fakeClock) []agenttest.Reply { return []agenttest.Reply{fail(unavailable(), 5)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unavailable(), 5)} },
 			want: want{status: OutcomeEscalated, reason: ReasonRetriesExhausted,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
@@ -229,7 +236,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clock := newFakeClock()
+			clock := clocktest.New(clocktest.Start)
 			a := agenttest.New("codex", agenttest.Steps(t, tt.steps(&clock)...))
 			p := tt.policy
 			p.Clock, p.Rand = clock, half
@@ -240,7 +247,7 @@ func TestRun(t *testing.T) {
 			}
 			out := p.Run(t.Context(), a, agent.Request{Intent: "write a haiku", RunID: "1-1"}, tt.accept)
 
-			got := want{status: out.Status, reason: out.EscalationReason, sleeps: clock.slept()}
+			got := want{status: out.Status, reason: out.EscalationReason, sleeps: clock.Slept()}
 			for _, at := range out.Attempts {
 				got.outcomes = append(got.outcomes, at.Outcome)
 			}
@@ -332,7 +339,7 @@ func TestRunAnalyzerFormatMismatch(t *testing.T) {
 			an := agenttest.New("analyzer", agenttest.Steps(t, func(context.Context, agent.Request) (agent.Response, error) {
 				return tt.resp, tt.err
 			}))
-			p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: newFakeClock()}
+			p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: clocktest.New(clocktest.Start)}
 			out := p.Run(t.Context(), agenttest.New("codex", agenttest.Steps(t, steps...)), agent.Request{}, nil)
 			if out.Status != tt.status || out.EscalationReason != tt.reason {
 				t.Errorf("Status = %q, reason %q; want %q, %q", out.Status, out.EscalationReason, tt.status, tt.reason)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
 func outcomes(out Outcome) []string {
@@ -70,7 +71,7 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			b := NewBudget(tt.max)
 			b.Add(agent.Usage{InputTokens: tt.spent})
 			a := agenttest.New("claude", agenttest.Steps(t, tt.steps...))
-			p := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, Budget: b, Clock: newFakeClock(), Rand: half}
+			p := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, Budget: b, Clock: clocktest.New(clocktest.Start), Rand: half}
 			if tt.analyzer != nil {
 				p.Analyzer = agenttest.New("analyzer", agenttest.Steps(t, tt.analyzer...))
 			}
@@ -132,7 +133,7 @@ func TestRunCancelDuringAttempt(t *testing.T) {
 		<-ctx.Done()
 		return agent.Response{Output: "half an ans"}, ctx.Err()
 	}))
-	p := Policy{Attempts: 3, Clock: newFakeClock()}
+	p := Policy{Attempts: 3, Clock: clocktest.New(clocktest.Start)}
 	out := p.Run(ctx, a, agent.Request{Intent: "x"}, nil)
 	if out.Status != OutcomeCancelled || out.Escalated || !errors.Is(out.Err, context.Canceled) {
 		t.Errorf("Status = %q, Escalated = %v, Err = %v; want cancelled", out.Status, out.Escalated, out.Err)
@@ -156,7 +157,7 @@ func TestRunAttemptTimeoutIsTransient(t *testing.T) {
 		return agent.Response{}, ctx.Err()
 	}
 	a := agenttest.New("codex", agenttest.Steps(t, hang, ok("done", 1)))
-	p := Policy{Attempts: 2, AttemptTimeout: 20 * time.Millisecond, BaseDelay: time.Second, Clock: newFakeClock(), Rand: half}
+	p := Policy{Attempts: 2, AttemptTimeout: 20 * time.Millisecond, BaseDelay: time.Second, Clock: clocktest.New(clocktest.Start), Rand: half}
 	out := p.Run(t.Context(), a, agent.Request{}, nil)
 	if out.Status != OutcomeSucceeded {
 		t.Fatalf("Status = %q (%v), want succeeded", out.Status, out.Err)
@@ -174,7 +175,7 @@ func TestRunRecordsFailures(t *testing.T) {
 		alternative("answer with JSON only"),
 		ok(`{"action":"escalate","reasoning":"the checks cannot pass"}`, 2),
 	))
-	p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: newFakeClock()}
+	p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: clocktest.New(clocktest.Start)}
 	accept := func(context.Context, agent.Response) error {
 		return &agent.Error{Class: agent.Fatal, Reason: "schema_mismatch", Err: errors.New("missing field title")}
 	}
@@ -222,7 +223,7 @@ func TestRunErrorMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := Policy{Attempts: 1, Clock: newFakeClock()}
+			p := Policy{Attempts: 1, Clock: clocktest.New(clocktest.Start)}
 			out := p.Run(t.Context(), agenttest.New("codex", agenttest.Steps(t, tt.steps...)), agent.Request{}, nil)
 			for _, w := range tt.want {
 				if out.Err == nil || !strings.Contains(out.Err.Error(), w) {
