@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // jsonCheck passes when the output is exactly one JSON value, with nothing
@@ -44,7 +46,7 @@ func validJSON(output string) error {
 	end := int(dec.InputOffset())
 	if rest := strings.TrimLeft(output[end:], " \t\r\n"); rest != "" {
 		off := len(output) - len(rest)
-		return fmt.Errorf("output holds more than one JSON value: unexpected %s after the value %s", quote(cut(rest, 1), 1), at(output, off))
+		return fmt.Errorf("output holds more than one JSON value: unexpected %s after the value %s", quote(markdown.Truncate(rest, 1), 1), at(output, off))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // judgeOpts returns Options whose judge factory knows only a.
@@ -40,7 +41,7 @@ func TestJudgeAnswers(t *testing.T) {
 		{"first object is not a verdict", agent.Response{Output: `{"note": 1} then {"pass": true, "reason": "ok"}`}, nil, Outcome{Pass: true, Reason: "judged by judge: ok"}, ""},
 		{"no reason", agent.Response{Output: `{"pass": true}`}, nil, Outcome{Pass: true, Reason: "judged by judge: no reason given"}, ""},
 		{"reason folded to one line", agent.Response{Output: `{"pass": false, "reason": "a\n\n  b"}`}, nil, Outcome{Reason: "judged by judge: a b"}, ""},
-		{"long reason cut", agent.Response{Output: `{"pass": false, "reason": "` + strings.Repeat("ü", 900) + `"}`}, nil, Outcome{Reason: "judged by judge: " + strings.Repeat("ü", maxJudgeReason)}, ""},
+		{"long reason cut", agent.Response{Output: `{"pass": false, "reason": "` + strings.Repeat("ü", 900) + `"}`}, nil, Outcome{Reason: "judged by judge: " + strings.Repeat("ü", maxJudgeReason-1) + "…"}, ""},
 		{"verdict only in Raw", agent.Response{Raw: `{"pass": true, "reason": "raw"}`}, nil, Outcome{Pass: true, Reason: "judged by judge: raw"}, ""},
 		{"bare verdict the LLM agent could not unwrap", agent.Response{Raw: `{"pass":false,"reason":"rude"}`}, agent.Errorf(agent.Systematic, "unparseable_output", "no output"), Outcome{Reason: "judged by judge: rude"}, ""},
 		{"inside the output envelope", agent.Response{Raw: `{"output": {"pass": false, "reason": "env"}, "ttv_estimate_ms": 5}`}, nil, Outcome{Reason: "judged by judge: env"}, ""},
@@ -134,7 +135,7 @@ func TestJudgePromptShortensLongOutputs(t *testing.T) {
 		t.Fatalf("no delimited candidate in:\n%s", prompt)
 	}
 	if !strings.HasPrefix(shown, "HEAD") || !strings.HasSuffix(shown, "TAIL") || !strings.Contains(shown, "[… 49108 characters omitted …]") {
-		t.Errorf("shortened candidate lost its ends or the marker: %q…%q", cut(shown, 20), lastChars(shown, 20))
+		t.Errorf("shortened candidate lost its ends or the marker: %q…%q", markdown.Truncate(shown, 20), lastChars(shown, 20))
 	}
 	if n := utf8.RuneCountInString(prompt); n > 900+2500 {
 		t.Errorf("prompt is %d characters for a 900-character budget", n)
