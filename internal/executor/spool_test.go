@@ -113,7 +113,7 @@ func TestRetriedAgentKeepsOnlyItsLastSpool(t *testing.T) {
 		calls++
 		n := calls
 		mu.Unlock()
-		w := spool.New(spool.Options{Dir: dir, Prefix: agent.SpoolPrefix})
+		w := spool.New(spool.Options{Dir: dir})
 		_, _ = fmt.Fprintf(w, "attempt %d", n)
 		out, err := w.Close()
 		if err != nil || out.File == nil {
