@@ -23,6 +23,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/preflight"
 	"github.com/optr-dev/optr/internal/procgroup"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
@@ -83,6 +84,9 @@ type Report struct {
 	// Delivery is how π*'s code change was delivered (changes.mode,
 	// DESIGN §4.12): the pull request, or applied; zero when not.
 	Delivery Delivery
+	// Sandbox is what the run's sandbox enforced (DESIGN §4.14).
+	Sandbox      sandbox.Layers
+	SandboxNotes []string
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -101,6 +105,13 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	}
 	for _, w := range pre.Warnings {
 		p.deps.logf("%s", w)
+	}
+	if err := p.sandbox.Start(ctx); err != nil {
+		return nil, inputErr(err) // strict: before any agent spends a token
+	}
+	p.deps.logf("%s", p.sandbox.Layers())
+	for _, n := range p.sandbox.Notes() {
+		p.deps.logf("sandbox: %s", n)
 	}
 	lake := datalake.OpenRedacted(spec.Datalake, p.agents.secret)
 	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
@@ -126,7 +137,8 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode,
+		Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}

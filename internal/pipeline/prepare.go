@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -27,6 +28,7 @@ type Prepared struct {
 	checkEarly  bool
 	deps        Deps
 	agents      *agentSet
+	sandbox     *sandbox.Run
 	mode        Mode
 	// changes holds the run's worktrees once Execute started them (nil
 	// when agents do not change code); their files are deleted in the
@@ -77,7 +79,10 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv)}
+	sbxSettings := sandbox.FromConfig(cfg, deps.Environ)
+	sbxSettings.Unavailable = deps.SandboxUnavailable
+	sbx := sandbox.New(sbxSettings)
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), sbx: sbx}
 	tasks, err := set.tasks(names)
 	if err != nil {
 		return nil, inputErr(err)
@@ -102,6 +107,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	opts := check.Options{
 		Dir:          spec.Dir,
 		Env:          deps.Environ,
+		Sandbox:      sbx,
 		Judge:        set.get,
 		DefaultJudge: firstLLM(cfg),
 		Cache:        judges,
@@ -135,6 +141,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		checkEarly:  policy.Analyzer != nil,
 		deps:        deps,
 		agents:      set,
+		sandbox:     sbx,
 		mode:        mode,
 	}
 	if cfg.Changes.On() {
