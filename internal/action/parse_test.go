@@ -422,7 +422,7 @@ func TestParseSkipsUnhandledEventWithAnyPayload(t *testing.T) {
 // GITHUB_WORKFLOW, and the trigger says so.
 func TestDispatchWithoutInputsTakesTheGitHubWorkflowName(t *testing.T) {
 	t.Parallel()
-	env := Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json"), WorkflowName: "Nightly research (optr)"}
+	env := Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.json", nil), WorkflowName: "Nightly research (optr)"}
 	got, err := Parse(env, Inputs{Intent: "Summarise the week."})
 	if err != nil {
 		t.Fatal(err)
