@@ -11,7 +11,20 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/optr-dev/optr/internal/config"
 )
+
+func init() {
+	register(config.CheckJSONSchema, kind{
+		build: func(_ string, c config.Constraint, opts Options) (Checker, error) {
+			return newSchema(c.Schema, opts.Dir)
+		},
+		describe: func(c config.Constraint) string {
+			return "the output is JSON valid against the schema " + c.Schema
+		},
+	})
+}
 
 // schemaCheck passes when the output is JSON valid against a JSON Schema.
 // The schema is compiled once, on first use, so every output of a run is

@@ -1,6 +1,6 @@
 // Package docs keeps the documentation honest: its tests read README.md,
-// docs/*.md, action.yml and the repository's workflows and fail when what
-// they say and what the code does drift apart.
+// docs/*.md, CONTRIBUTING.md, action.yml and the repository's workflows
+// and fail when what they say and what the code does drift apart.
 //
 //   - Every ```yaml block in README.md and docs/*.md parses. A block is
 //     classified by its top-level keys, and checked as what it is: a GitHub
@@ -26,6 +26,9 @@
 //     input is one the binary accepts.
 //   - Every relative link in README.md and docs/*.md names a file of the
 //     repository, and its #fragment a heading there.
+//   - CONTRIBUTING.md's map of the code has a row for every package and none
+//     for a package that is gone, and every file its recipes ("Where to add
+//     …") name exists.
 //
 // The package has no code of its own beyond this comment; host/action.yml
 // is held equal to action.yml by scripts/host_test.go.

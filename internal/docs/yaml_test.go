@@ -27,6 +27,7 @@ const (
 var loadSkips = []struct{ holds, reason string }{
 	{"coordinator: planner", "a delegate pipeline alone: it names agents (planner, scout, analyst) the example does not define"},
 	{"mode: stages", "a stages pipeline alone: it names agents (discuss, decisions, execute, mind) the example does not define"},
+	{"agent: reviewer", "a detection section alone: it names an agent (reviewer) the example does not define"},
 }
 
 // yamlBlock is one ```yaml block of a doc file, parsed.
