@@ -9,9 +9,6 @@ import (
 	"os/exec"
 )
 
-// Marker is the variable that makes a process a launcher (Linux only).
-const Marker = "OPTR_SANDBOX_LAUNCHER"
-
 // ErrUnsupported is every launch outside Linux: there is no Landlock and no
 // namespace to confine a program with.
 var ErrUnsupported = errors.New("launcher: confinement needs Linux")
