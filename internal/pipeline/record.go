@@ -119,9 +119,12 @@ type TableRow struct {
 	Invariants []string             `json:"invariants"`
 	Failed     []string             `json:"failed"`
 	TTVms      int64                `json:"ttv_ms"`
-	ExecMS     int64                `json:"exec_ms"`
-	Tokens     int64                `json:"tokens"`
-	CostUSD    float64              `json:"cost_usd"`
+	// TTVClaimedMS is the agent's own TTV claim when it was earlier than
+	// its first output and TTVms was bounded to that.
+	TTVClaimedMS int64   `json:"ttv_claimed_ms,omitempty"`
+	ExecMS       int64   `json:"exec_ms"`
+	Tokens       int64   `json:"tokens"`
+	CostUSD      float64 `json:"cost_usd"`
 }
 
 // Table joins the scores with each agent's result, in rank order.
@@ -135,7 +138,7 @@ func (rep *Report) Table() []TableRow {
 		r := byAgent[row.Agent]
 		tr := TableRow{Row: row}
 		if r != nil {
-			tr.Status, tr.TTVms, tr.ExecMS = r.Status, r.TTVms, r.ExecMS
+			tr.Status, tr.TTVms, tr.TTVClaimedMS, tr.ExecMS = r.Status, r.TTVms, r.TTVClaimedMS, r.ExecMS
 			tr.Tokens, tr.CostUSD = r.Usage.Total(), r.CostUSD
 			tr.Invariants = r.Checks.Invariants
 			tr.Failed = failed(r.Checks.Verdicts)
@@ -218,6 +221,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		}
 		if r.CostUSD > 0 {
 			res["cost_usd"] = r.CostUSD
+		}
+		if r.TTVClaimedMS > 0 {
+			res["ttv_claimed_ms"] = r.TTVClaimedMS
 		}
 		if r.Change != nil { // the result's code change (DESIGN §4.12)
 			res["patch_sha256"] = r.Change.PatchSHA256

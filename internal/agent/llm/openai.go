@@ -75,7 +75,9 @@ func newOpenAI(b *base, cfg config.Agent, getenv func(string) string) (caller, e
 		if err != nil {
 			return completion{}, err
 		}
-		return responseCompletion(res), nil
+		c := responseCompletion(res)
+		c.structured = true
+		return c, nil
 	}, nil
 }
 
