@@ -45,7 +45,7 @@ echo '#!/bin/sh' > "$WS/.git/hooks/pre-commit" 2>/dev/null && leak hook
 git -C "$WS" config core.hooksPath /tmp/evil 2>/dev/null && leak workspace-git-config
 echo planted > "$WS/planted.txt" 2>/dev/null && leak workspace-write
 echo planted > "$OUTSIDE/planted.txt" 2>/dev/null && leak outside-write
-for d in "${TMPDIR%/*/*}"/optr-sandbox-victim*/home /tmp/optr-sandbox-victim*/home; do
+for d in "${TMPDIR%/*}"/optr-sandbox-victim* /tmp/optr-sandbox-victim*; do
   [ -d "$d" ] && echo planted > "$d/planted" 2>/dev/null && leak other-agent
 done
 git ls-remote "http://$SERVICE/direct" >/dev/null 2>&1

@@ -89,8 +89,7 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 
 // apply sets the namespaces and credentials of p on sys and spec. A root
 // optr needs no user namespace for a network namespace of the launcher's
-// own; the launcher drops to p's user itself once the namespace is set
-// up (so it starts as root, wherever optr's executable lies). An
+// own; the launcher stays root and starts the program as p's user. An
 // unprivileged optr creates a user namespace too, its uid and gid mapped
 // to themselves, and hands the launcher CAP_NET_ADMIN there as an
 // ambient capability, which the launcher clears before it starts the program.

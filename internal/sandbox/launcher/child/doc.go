@@ -9,10 +9,10 @@
 //     that way), reads the Spec from the control socket (fd 3) and, in a
 //     network namespace, brings up the loopback interface and listens on
 //     127.0.0.1:<proxy port> there for the parent's proxy;
-//  2. becomes the unprivileged user the Spec names, clears its ambient
-//     capabilities, sets no_new_privs and enforces the Landlock ruleset on
-//     its own, locked OS thread;
-//  3. starts the program from that same thread, so that the program and
+//  2. clears its ambient capabilities, sets no_new_privs and enforces the
+//     Landlock ruleset on its own, locked main thread;
+//  3. starts the program from that same thread — as the unprivileged user
+//     the Spec names, when optr runs as root — so that the program and
 //     every descendant inherit the namespaces, the Landlock domain and
 //     no_new_privs, none of which can be shed;
 //  4. stays the program's parent until every descendant has ended (see

@@ -55,9 +55,13 @@ func Main() int {
 		return fail(ctl, "landlock", err)
 	}
 	// Privileges held for the namespace's set-up go before anything the
-	// program could use them for: root's by becoming the unprivileged
-	// user, an ambient capability by clearing it.
-	if spec.UID >= 0 {
+	// program could use them for: an ambient capability by clearing it;
+	// root's by starting the program as the unprivileged user (a probe
+	// becomes that user itself, to see that it can). The launcher itself
+	// stays root: the program cannot signal, trace or read it, and a
+	// change of user here would stop every thread of the launcher to
+	// apply it to each (Go's AllThreadsSyscall), milliseconds per agent.
+	if spec.UID >= 0 && spec.Probe {
 		if err := dropTo(spec.UID, spec.GID); err != nil {
 			return fail(ctl, "user", err)
 		}
@@ -88,10 +92,11 @@ func Main() int {
 	}
 	// Started from this locked thread: the program inherits its
 	// confinement. It dies with the launcher (parent-death signal).
-	pid, err := syscall.ForkExec(spec.Path, spec.Args, &syscall.ProcAttr{
-		Env: spec.Env, Files: []uintptr{0, 1, 2},
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	})
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if spec.UID >= 0 {
+		sys.Credential = &syscall.Credential{Uid: uint32(spec.UID), Gid: uint32(spec.GID), Groups: []uint32{}}
+	}
+	pid, err := syscall.ForkExec(spec.Path, spec.Args, &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
 	if err != nil {
 		_ = send(Reply{Error: fmt.Sprintf("exec %s: %v", spec.Path, err), Stage: "exec"}, -1)
 		if errors.Is(err, syscall.ENOENT) {
@@ -104,7 +109,8 @@ func Main() int {
 }
 
 // dropTo makes every thread of the launcher uid:gid with no
-// supplementary groups and, with them, no capabilities.
+// supplementary groups and, with them, no capabilities (a probe's check
+// that the program can run as that user).
 func dropTo(uid, gid int) error {
 	if err := syscall.Setgroups([]int{}); err != nil {
 		return fmt.Errorf("drop supplementary groups: %w", err)

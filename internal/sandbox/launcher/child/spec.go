@@ -34,10 +34,9 @@ type Spec struct {
 	ProxyPort int `json:"proxy_port,omitempty"`
 	// ABI is the Landlock ABI version to enforce (0: none at all).
 	ABI int `json:"abi,omitempty"`
-	// UID and GID, when UID is not negative, are the user the launcher
-	// becomes (dropping every supplementary group) once its namespace is
-	// set up, before it confines itself and starts the program: how a
-	// root optr runs processes as an unprivileged user.
+	// UID and GID, when UID is not negative, are the user the program
+	// runs as, with no supplementary group: how a root optr runs
+	// processes as an unprivileged user.
 	UID int `json:"uid"`
 	GID int `json:"gid"`
 	// Probe makes the launcher do everything but start the program, and

@@ -53,6 +53,12 @@ var noSubreaper string
 // newSupervisor makes the launcher a child subreaper that learns of its
 // parent's death (parent is the parent's pid, read at the start).
 func newSupervisor(parent int) (*supervisor, error) {
+	// The program and the orphans are the main thread's children, the
+	// only ones children reads: the launcher must run there (it does,
+	// from package init, which runs on the main thread).
+	if unix.Gettid() != os.Getpid() {
+		return nil, errors.New("the launcher does not run on the main thread")
+	}
 	s := &supervisor{parent: parent, sigs: make(chan os.Signal, 4)}
 	signal.Notify(s.sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	if noSubreaper == "" {
@@ -60,7 +66,6 @@ func newSupervisor(parent int) (*supervisor, error) {
 			return nil, err
 		}
 	}
-	// Set again: a change of user clears the parent-death signal, and
 	// SIGTERM, unlike the SIGKILL optr's process group asked for, lets the
 	// launcher end the program's descendants before it goes.
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
@@ -69,8 +74,8 @@ func newSupervisor(parent int) (*supervisor, error) {
 	if os.Getppid() != parent {
 		return nil, errors.New("optr ended before the program started")
 	}
-	// Nothing the program runs as this user may read the launcher's
-	// memory or environment.
+	// Nothing the program runs may read the launcher's memory or
+	// environment (as the same user, where optr is not root).
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	return s, nil
 }
@@ -138,29 +143,25 @@ func endAll() {
 	}
 }
 
-// children lists the launcher's children: /proc/self/task/*/children,
-// else (a kernel without CONFIG_PROC_CHILDREN) every process whose parent
-// is the launcher.
+// children lists the launcher's children: the children file of its main
+// thread, to which the program (started from the locked main thread) and
+// every orphan (the kernel reparents to a subreaper's first live thread,
+// the main one) belong; else, on a kernel without CONFIG_PROC_CHILDREN,
+// every process whose parent is the launcher. The other threads' files
+// are not read: a process that read them costs its parent milliseconds of
+// kernel time (dentry invalidation) when it is reaped.
 func children() []int {
-	var pids []int
-	tasks, _ := os.ReadDir("/proc/self/task")
-	listed := false
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		listed = true
+	self := strconv.Itoa(os.Getpid())
+	if b, err := os.ReadFile("/proc/self/task/" + self + "/children"); err == nil {
+		var pids []int
 		for _, f := range strings.Fields(string(b)) {
 			if pid, err := strconv.Atoi(f); err == nil {
 				pids = append(pids, pid)
 			}
 		}
-	}
-	if listed {
 		return pids
 	}
-	self := strconv.Itoa(os.Getpid())
+	var pids []int
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
 		pid, err := strconv.Atoi(p.Name())
