@@ -28,6 +28,10 @@
 //	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
 //	P11 GitHub requests of a labelled-issue run (optr action against the
 //	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
+//	P12 commit-back under contention: 1, 8 and 32 runs committing onto one
+//	   ledger branch at once (githubtest, -p12-latency per request):
+//	   requests per commit, and the time until the last landed / a serial
+//	   queue of the same commit-backs (goal at 8: ≤ 2);
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
 //	   peak RSS (goal < 64 MiB), GitHub round trips excluded;
 //	C1 optr version's cold start, a release build, median of -cold-runs
@@ -115,12 +119,14 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P11, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P12, M1, C1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
 	proxyRequests := flag.Int("proxy-requests", 50, "S1: GETs each of the 64 agents sends through the proxy")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
+	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
+	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
 	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
@@ -151,6 +157,7 @@ func run(ctx context.Context) error {
 		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
+		{[]string{"P12"}, func() ([]row, error) { return contentionRows(ctx, []int{1, 8, 32}, *p12Runs, *p12Latency) }},
 		{[]string{"P2"}, func() ([]row, error) {
 			l, err := ledgerOf()
 			if err != nil {

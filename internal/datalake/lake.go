@@ -54,6 +54,11 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		return nil, err
 	}
 	dir := l.RunDir(workflow, runID)
+	// A run id is recorded once, whatever its workflow (DESIGN §4.3).
+	if others, _ := filepath.Glob(filepath.Join(l.Root, "workflows", "*", "runs", runID)); len(others) > 0 && others[0] != dir {
+		other := filepath.Base(filepath.Dir(filepath.Dir(others[0])))
+		return nil, fmt.Errorf("%w: run id %s is already used by workflow %s (%s); choose another run id", ErrRunExists, runID, other, others[0])
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create datalake: %w", err)
 	}
@@ -128,17 +133,7 @@ func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 // crashing could, so Sync (which Files calls, before the run's files are
 // recorded) syncs them all at once.
 func (r *Run) WriteFile(rel string, data []byte) error {
-	if !filepath.IsLocal(rel) {
-		return fmt.Errorf("write %q: path leaves the run directory", rel)
-	}
-	path := filepath.Join(r.Dir, rel)
-	if err := writeOnce(path, data, false); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.unsynced = append(r.unsynced, path)
-	r.mu.Unlock()
-	return nil
+	return r.write(rel, func(path string) error { return writeOnce(path, data, false) })
 }
 
 // WriteFileFrom writes rel inside the run once, like WriteFile, with the
@@ -146,11 +141,31 @@ func (r *Run) WriteFile(rel string, data []byte) error {
 // (redact.Writer, the same bytes WriteFile would store) into the file, so a
 // file of tens of MiB is never held in memory.
 func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
+	return r.write(rel, func(path string) error { return writeOnceFrom(path, redactedFrom(path, write), false) })
+}
+
+// WriteChange writes a code change (a patch, DESIGN §4.12) inside the run
+// once, like WriteFile, with the lake's known secret values redacted but
+// not its token-shaped strings: a change holding a known value was
+// refused when it was captured, while a token-shaped string in a change is
+// for threat detection to judge before anything is delivered — replacing
+// it would store a patch that no longer applies nor matches its
+// patch_sha256.
+func (r *Run) WriteChange(rel string, patch []byte) error {
+	return r.write(rel, func(path string) error {
+		data := Redactor(path).Values().Bytes(patch)
+		return writeOnceFrom(path, func(w io.Writer) error { _, err := w.Write(data); return err }, false)
+	})
+}
+
+// write writes rel inside the run with put, given the file's path, and
+// leaves it for Sync.
+func (r *Run) write(rel string, put func(path string) error) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("write %q: path leaves the run directory", rel)
 	}
 	path := filepath.Join(r.Dir, rel)
-	if err := writeOnceFrom(path, redactedFrom(path, write), false); err != nil {
+	if err := put(path); err != nil {
 		return err
 	}
 	r.mu.Lock()
