@@ -79,25 +79,26 @@ func untrack(pgid int) {
 	}
 }
 
-// strays are optr's children outside its own process group that were
-// reparented to it. The kernel hands orphans to a subreaper's first live
-// thread, the main one, so only its children file is read (reading every
-// thread's costs optr's parent milliseconds of kernel time when optr is
-// reaped).
+// strays are optr's children outside its own process group. An orphan is
+// handed to the thread of optr that started its ancestor (the first live
+// thread of optr from there), so every thread's children file is read.
 func strays() []int {
 	self, group := strconv.Itoa(os.Getpid()), strconv.Itoa(syscall.Getpgrp())
-	b, err := os.ReadFile("/proc/self/task/" + self + "/children")
-	if err != nil {
-		return nil
-	}
+	tasks, _ := os.ReadDir("/proc/self/task")
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(f)
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
 		if err != nil {
 			continue
 		}
-		if st, ok := statFields(pid); ok && len(st) > 2 && st[2] != group && st[1] == self {
-			out = append(out, pid)
+		for _, f := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			if st, ok := statFields(pid); ok && len(st) > 2 && st[2] != group && st[1] == self {
+				out = append(out, pid)
+			}
 		}
 	}
 	return out

@@ -300,7 +300,10 @@ func TestForwardingReusesUpstreamConnections(t *testing.T) {
 	ready.Wait()
 	close(release)
 	done.Wait()
-	if n := conns.Load(); n > clients {
-		t.Errorf("the proxy opened %d upstream connections for %d clients × %d requests, want at most %d", n, clients, each, clients)
+	// A request that finds every connection busy dials, and may then be
+	// served by one freed meanwhile (the new one joins the pool): a few
+	// more than clients, not one per request.
+	if n := conns.Load(); n > 2*clients {
+		t.Errorf("the proxy opened %d upstream connections for %d clients × %d requests, want at most %d", n, clients, each, 2*clients)
 	}
 }

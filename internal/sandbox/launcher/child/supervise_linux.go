@@ -145,8 +145,8 @@ func endAll() {
 
 // children lists the launcher's children: the children file of its main
 // thread, to which the program (started from the locked main thread) and
-// every orphan (the kernel reparents to a subreaper's first live thread,
-// the main one) belong; else, on a kernel without CONFIG_PROC_CHILDREN,
+// every orphan belong (the kernel hands an orphan to the subreaper's
+// thread that started its ancestor, the program); else, on a kernel without CONFIG_PROC_CHILDREN,
 // every process whose parent is the launcher. The other threads' files
 // are not read: a process that read them costs its parent milliseconds of
 // kernel time (dentry invalidation) when it is reaped.
