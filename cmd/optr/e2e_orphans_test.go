@@ -14,12 +14,12 @@ import (
 // leaver is a command agent that leaves two processes behind, tagged
 // with TAG, and ends once both run: one that left with setsid and an
 // empty environment (no marker of optr's reaches it), and a double fork
-// that setsids.
+// that setsids. Each says it runs through a FIFO the leaver blocks on.
 const leaver = `cat >/dev/null
-d=$(mktemp -d)
+d=$(mktemp -d); mkfifo "$d/a" "$d/b" || exit 1
 setsid env -i sh -c 'echo > "$1/a"; sleep 300; :' TAG "$d" </dev/null >/dev/null 2>&1 &
 ( setsid sh -c 'echo > "$1/b"; sleep 300; :' TAG "$d" </dev/null >/dev/null 2>&1 & ) &
-while [ ! -f "$d/a" ] || [ ! -f "$d/b" ]; do sleep 0.01; done
+read -r _ < "$d/a"; read -r _ < "$d/b"
 echo left two behind
 `
 

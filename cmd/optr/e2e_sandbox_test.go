@@ -25,10 +25,12 @@ const (
 // adversary tries every route to a credential and to a change outside its
 // own directories, and prints LEAK:<route> for each that worked. It runs
 // as a command agent and as a command check; a daemon it starts with
-// setsid tries again from outside its process group, and the adversary
-// waits for it, so that the daemon's attempts are made, whatever the
-// machine's load, before the adversary ends (and the daemon with it:
-// TestNothingOutlivesTheRun).
+// setsid tries again from outside its process group. The adversary
+// blocks on a FIFO until the daemon has made its attempts: a daemon that
+// had not yet left the adversary's group when the adversary ended was
+// killed with the group (optr ends an attempt's group after Wait), and
+// under load it then never ran — the cli/off flake. It ends with the run
+// (TestNothingOutlivesTheRun).
 const adversary = `cat >/dev/null 2>&1
 WHO=$OPTR_CONSTRAINT$OPTR_AGENT; export WHO
 leak() { echo "LEAK:$1"; }
@@ -50,11 +52,11 @@ for d in "${TMPDIR%/*}"/optr-sandbox-victim* /tmp/optr-sandbox-victim*; do
 done
 git ls-remote "http://$SERVICE/direct" >/dev/null 2>&1
 env -u NO_PROXY -u no_proxy git ls-remote "http://$SERVICE/via-proxy" >/dev/null 2>&1
-DONE=$(mktemp -u); export DONE
+DONE=$(mktemp -u); mkfifo "$DONE" || FAIL=1
 setsid sh -c 'echo late > "$OUTSIDE/daemon.txt" 2>/dev/null
   git ls-remote "http://$SERVICE/daemon" >/dev/null 2>&1
-  echo done > "$DONE"; sleep 300; :' adversary-daemon-$MARK </dev/null >/dev/null 2>&1 &
-while [ ! -f "$DONE" ]; do sleep 0.01; done
+  echo done > "$1"; sleep 300; :' adversary-daemon-$MARK "$DONE" </dev/null >/dev/null 2>&1 &
+read -r _ < "$DONE"
 [ -n "$OPTR_OUTPUT_DIR" ] && echo done > "$OPTR_OUTPUT_DIR/adversary-done"
 echo adversary done
 exit $FAIL
