@@ -115,6 +115,14 @@ const (
 	sandboxOff = "off"
 )
 
+// sandboxReading is the sandbox setting of a bench config whose agents
+// are programs under dir: the default mode (auto), with dir readable, so
+// that a confined agent, run as the unprivileged user when optr runs as
+// root, can execute them (buildProgram makes dir readable to every user).
+func sandboxReading(dir string) string {
+	return fmt.Sprintf("sandbox: { read: [%q] }\n", dir)
+}
+
 // config writes a config of k agents of kind; parallel sets
 // executor.max-parallel to k, else the default applies.
 func (b *fanOutBench) config(kind agentKind, k int, parallel bool) (string, error) {
@@ -130,7 +138,7 @@ func (b *fanOutBench) configSandbox(kind agentKind, k int, parallel bool, sandbo
 	if sandbox == sandboxOff {
 		y.WriteString("sandbox: { mode: off }\n")
 	} else {
-		fmt.Fprintf(&y, "sandbox: { read: [%q] }\n", b.dir)
+		y.WriteString(sandboxReading(b.dir))
 	}
 	y.WriteString("agents:\n")
 	for i := range k {
