@@ -177,7 +177,7 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 		defer os.RemoveAll(offWS)
 	}
 	bareArgv := append([]string{b.self, bareChild, fmt.Sprint(k)}, kind.bare(b)...)
-	var wallRatio, cpuRatio, optrL, bareL, cpuPerAgent, offRatio, onOff []float64
+	var wallRatio, cpuRatio, optrL, bareL, cpuPerAgent, offRatio, onOff, launcherCPU []float64
 	for rep := range b.runs {
 		var o, bare, off usage
 		steps := []func() error{
@@ -196,6 +196,7 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 		if offWS != "" {
 			offRatio = append(offRatio, off.wall.Seconds()/bare.wall.Seconds())
 			onOff = append(onOff, o.wall.Seconds()/off.wall.Seconds())
+			launcherCPU = append(launcherCPU, float64((o.cpu-off.cpu).Microseconds())/1000/float64(k))
 		}
 		wallRatio = append(wallRatio, o.wall.Seconds()/bare.wall.Seconds())
 		cpuRatio = append(cpuRatio, o.cpu.Seconds()/bare.cpu.Seconds())
@@ -213,7 +214,7 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 		oo := spreadOf(onOff)
 		rows = append(rows, row{
 			id: "P1", what: fmt.Sprintf("%s agents K=%d: wall, sandbox on ÷ off", kind.name, k),
-			measured: fmt.Sprintf("optr ÷ bare spawn: on %s, off %s", w, spreadOf(offRatio)),
+			measured: fmt.Sprintf("optr ÷ bare spawn: on %s, off %s; the sandbox's CPU per agent %s ms", w, spreadOf(offRatio), spreadOf(launcherCPU).format("%.1f")),
 			value:    oo.String(), goal: "≤ 1.05", ok: oo.med <= 1.05,
 		})
 	}

@@ -6,7 +6,8 @@
 //	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
 //	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
 //	   default config at K = 64 (wall / L ≤ 1.3); directly exec'd agents with
-//	   the sandbox on ÷ off, in the same repetitions (goal ≤ 1.05). Medians of
+//	   the sandbox on ÷ off, in the same repetitions (goal ≤ 1.05), with the
+//	   sandbox's CPU per agent (on − off, ÷ K). Medians of
 //	   -runs runs, min–max;
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
