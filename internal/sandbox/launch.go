@@ -45,6 +45,11 @@ type Launch struct {
 	dir     string // its HOME and TMPDIR, removed by Finish
 	ln      net.Listener
 	session *proxy.Session
+	// delegated is closed once a delegated start (Delegate) is over;
+	// delegation and delegateErr are what it left.
+	delegated   chan struct{}
+	delegation  *launcher.Delegation
+	delegateErr error
 }
 
 // Command prepares p: a HOME and TMPDIR of its own and its environment.
@@ -110,18 +115,8 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 	if l.r.Off() {
 		return cmd.Start()
 	}
-	r := l.r
-	spec := launcher.Spec{ABI: r.abi, ProxyPort: ProxyPort}
-	if r.layers.FS != "none" {
-		spec.FS = l.rules()
-	}
-	switch r.layers.Net {
-	case "netns":
-		spec.Net = launcher.NetNamespace
-	case "landlock":
-		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
-	}
-	launch, err := launcher.Wrap(cmd, spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid})
+	spec, proc := l.confinement()
+	launch, err := launcher.Wrap(cmd, spec, proc)
 	if err != nil {
 		return err
 	}
@@ -134,20 +129,47 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		var le *launcher.Error
-		if errors.As(err, &le) && le.Stage == "exec" {
-			return &StartError{Err: fmt.Errorf("%s (under the sandbox the program must be readable: under the system directories, PATH or sandbox.read)", le.Msg)}
-		}
-		return &StartError{Err: err}
+		return startError(err)
 	}
+	l.serve(ln)
+	return nil
+}
+
+// confinement is the launcher's Spec and Process for l.
+func (l *Launch) confinement() (launcher.Spec, launcher.Process) {
+	r := l.r
+	spec := launcher.Spec{ABI: r.abi, ProxyPort: ProxyPort}
+	if r.layers.FS != "none" {
+		spec.FS = l.rules()
+	}
+	switch r.layers.Net {
+	case "netns":
+		spec.Net = launcher.NetNamespace
+	case "landlock":
+		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
+	}
+	return spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid}
+}
+
+// serve serves the proxy on ln, the listener the launcher handed back
+// from the process's network namespace, else on l's own.
+func (l *Launch) serve(ln net.Listener) {
 	if ln == nil {
 		ln = l.ln
 	}
 	if ln != nil {
-		l.session = r.proxy.Serve(ln)
+		l.session = l.r.proxy.Serve(ln)
 		l.ln = nil
 	}
-	return nil
+}
+
+// startError is the StartError of a launch that failed.
+func startError(err error) *StartError {
+	var le *launcher.Error
+	if errors.As(err, &le) && le.Stage == "exec" {
+		return &StartError{Err: fmt.Errorf("%s (under the sandbox the program must be readable: under the system directories, PATH or sandbox.read)", le.Msg)}
+	}
+	return &StartError{Err: err}
 }
 
 // StartError is a process the sandbox could not start confined.
@@ -162,9 +184,17 @@ func (e *StartError) Unwrap() error { return e.Err }
 func (l *Launch) Finish() ([]proxy.Host, error) {
 	var hosts []proxy.Host
 	var refused error
+	if l.delegated != nil {
+		l.delegation.Close()
+		<-l.delegated
+		l.delegated = nil
+		refused = l.delegateErr
+	}
 	if l.session != nil {
 		hosts = l.session.Close()
-		refused = l.session.Refused()
+		if refused == nil {
+			refused = l.session.Refused()
+		}
 		l.session = nil
 	}
 	if l.ln != nil {
