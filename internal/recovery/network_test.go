@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 )
 
@@ -26,8 +28,8 @@ func TestOutcomeKeepsEveryAttemptsHosts(t *testing.T) {
 		return agent.Response{Output: "done", Network: []proxy.Host{{Host: "api.github.com", Port: 443, Allowed: true, Requests: 1}}}, nil
 	}
 	p := Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second}
-	p.Clock, p.Rand = newFakeClock(), func() float64 { return 0.5 }
-	out := p.Run(t.Context(), &scripted{t: t, name: "a", steps: []step{first, second}}, agent.Request{}, nil)
+	p.Clock, p.Rand = clocktest.New(clocktest.Start), func() float64 { return 0.5 }
+	out := p.Run(t.Context(), agenttest.New("a", agenttest.Steps(t, first, second)), agent.Request{}, nil)
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
