@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -113,10 +114,10 @@ func TestWitnessedRunsEndToEnd(t *testing.T) {
 	run := func(id string) result {
 		r := newRunner(t, gh, id)
 		r.demo("fail")
-		cfg, _ := os.ReadFile(filepath.Join(r.ws, ".github", "optr.yml"))
-		r.file(".github/optr.yml", string(cfg)+fmt.Sprintf("ledger:\n  witnesses:\n    - url: %s\n      key: %s\n", w.URL, w.Key))
-		r.env["OPTR_LEDGER_KEY"] = skey
-		r.event("issues", "issues.labeled.json", labeled(12, "optr", "ada"))
+		cfg, _ := os.ReadFile(filepath.Join(r.Workspace, ".github", "optr.yml"))
+		r.File(".github/optr.yml", string(cfg)+fmt.Sprintf("ledger:\n  witnesses:\n    - url: %s\n      key: %s\n", w.URL, w.Key))
+		r.Env["OPTR_LEDGER_KEY"] = skey
+		r.Event("issues", "issues.labeled.json", actiontest.Labeled(12, "optr", "ada"))
 		res := r.run()
 		if res.code != 0 || res.outputs["status"] != "completed" {
 			t.Fatalf("run %s: exit %d %v\n%s\n%s", id, res.code, res.outputs, res.stdout, res.stderr)

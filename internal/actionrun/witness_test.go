@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/tlogwitness"
@@ -20,7 +21,7 @@ func (j *job) witnessConfig(witnesses string) {
 	j.t.Helper()
 	cfg := strings.Replace(agentsConfig, "%s", "least-bad", 1)
 	cfg = strings.Replace(cfg, "ledger: { branch: main }\n", "", 1)
-	j.file(".github/optr.yml", "ledger:\n  witnesses:\n"+witnesses+"  branch: main\n"+cfg)
+	j.File(".github/optr.yml", "ledger:\n  witnesses:\n"+witnesses+"  branch: main\n"+cfg)
 }
 
 // TestWitnessesNeedTheLedgerKey: ledger.witnesses without OPTR_LEDGER_KEY,
@@ -38,10 +39,10 @@ func TestWitnessesNeedTheLedgerKey(t *testing.T) {
 		j.agents("least-bad", `# Answer\n`)
 		j.witnessConfig("    - url: https://witness.example/\n      key: witness.example/w1+1e774ee4+BExY9Nfu8WBBAaoRs6PlEPQX2cl4WCO3B3NI552YKq+Z\n")
 		if key != "" {
-			j.env["OPTR_LEDGER_KEY"] = key
+			j.Env["OPTR_LEDGER_KEY"] = key
 		}
-		j.env["INPUT_INTENT"], j.env["INPUT_WORKFLOW"] = "say hello", "nightly"
-		j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+		j.Env["INPUT_INTENT"], j.Env["INPUT_WORKFLOW"] = "say hello", "nightly"
+		j.Event("workflow_dispatch", "workflow_dispatch.json", nil)
 		outs, err := j.run()
 		var ue *UsageError
 		if !errors.As(err, &ue) || outs["status"] != "failed" {
@@ -50,7 +51,7 @@ func TestWitnessesNeedTheLedgerKey(t *testing.T) {
 		if !strings.Contains(err.Error(), filepath.Join(".github", "optr.yml")+":2: ledger.witnesses") || !strings.Contains(err.Error(), "OPTR_LEDGER_KEY") {
 			t.Errorf("key %q: the error does not name the file, line and key: %v", key, err)
 		}
-		if _, err := os.Stat(filepath.Join(j.ws, ".optr", "workflows")); err == nil {
+		if _, err := os.Stat(filepath.Join(j.Workspace, ".optr", "workflows")); err == nil {
 			t.Errorf("key %q: a run started", key)
 		}
 	}
@@ -69,9 +70,9 @@ func TestALedgerKeyOfAnotherName(t *testing.T) {
 	gh := githubtest.NewServer(t)
 	j := newJob(t, gh, "831")
 	j.agents("least-bad", `# Answer\n\nhello\n`)
-	j.env["OPTR_LEDGER_KEY"] = skey
-	j.env["INPUT_INTENT"], j.env["INPUT_WORKFLOW"] = "say hello", "nightly"
-	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	j.Env["OPTR_LEDGER_KEY"] = skey
+	j.Env["INPUT_INTENT"], j.Env["INPUT_WORKFLOW"] = "say hello", "nightly"
+	j.Event("workflow_dispatch", "workflow_dispatch.json", nil)
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
@@ -110,8 +111,8 @@ func TestRunsAreCosigned(t *testing.T) {
 		j := newJob(t, gh, id)
 		j.agents("least-bad", `# Answer\n\nhello\n`)
 		j.witnessConfig(fmt.Sprintf("    - url: %s\n      key: %s\n", w.URL, w.Key))
-		j.env["OPTR_LEDGER_KEY"] = skey
-		j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+		j.Env["OPTR_LEDGER_KEY"] = skey
+		j.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "ada"))
 		outs, err := j.run()
 		if err != nil || outs["status"] != "completed" {
 			t.Fatalf("run %s: %v %v\n%s", id, err, outs, j.log.String())

@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,25 +8,6 @@ import (
 
 	"github.com/optr-dev/optr/internal/ledger/attest"
 )
-
-// docFileNames are README.md and docs/*.md, relative to the repository
-// root.
-func docFileNames(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{"README.md"}
-	for _, f := range files {
-		rel, err := filepath.Rel(root, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, filepath.ToSlash(rel))
-	}
-	return out
-}
 
 var (
 	// predicateType finds a predicate type the docs give actions/attest
@@ -46,7 +26,7 @@ var (
 func TestProvenanceDocs(t *testing.T) {
 	t.Parallel()
 	var ghVerify, kept int
-	for _, file := range docFileNames(t) {
+	for _, file := range docFiles(t) {
 		for i, line := range strings.Split(readRoot(t, file), "\n") {
 			where := file + ":" + strconv.Itoa(i+1)
 			for _, m := range predicateType.FindAllStringSubmatch(line, -1) {

@@ -14,9 +14,10 @@ import (
 // never changes after the run — the result file and the line of the run's
 // ledger entry (ledger.jsonl keeps growing) — and whose predicate holds the
 // run id, the intent hash, every candidate's digest and score, the ledger
-// head and the ledger's checkpoint (DESIGN §4.13; the docs show how to hand
-// it to actions/attest). It is written after the commit, so it stays in the
-// workspace for the job's later steps. Subjects are named relative to the
+// head and the ledger's checkpoint (DESIGN §4.13;
+// docs/ledger-and-provenance.md shows how to hand it to actions/attest). It
+// is written after the commit, so it stays in the workspace for the job's
+// later steps. Subjects are named relative to the
 // workspace, or to the datalake when it lies outside the workspace.
 func (rep *Report) attest() error {
 	if len(rep.Entries) == 0 {

@@ -4,6 +4,6 @@
 // ledger entry — by SHA-256, its predicate the run's id, intent hash,
 // candidates' digests and scores, the ledger head that records them and
 // the ledger's checkpoint. Users who want Sigstore on top pass it to
-// actions/attest (see the README), and `gh attestation verify` checks the
-// files against it.
+// actions/attest (docs/ledger-and-provenance.md shows how), and
+// `gh attestation verify` checks the files against it.
 package attest
