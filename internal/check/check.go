@@ -36,6 +36,11 @@ type Constraint struct {
 	// cannot be had leaves it unverified; a defined hard constraint's fails
 	// (Evaluate).
 	Undefined bool
+	// Deterministic marks a check whose verdict depends on the output
+	// alone — it neither asks an agent nor runs a program (contains,
+	// regex, not-regex, max-length, json, json-schema): anyone holding the
+	// output can judge it again and must get the same verdict (Recheck).
+	Deterministic bool
 }
 
 // VerdictStatus is the state of one constraint for one result.

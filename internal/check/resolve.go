@@ -54,7 +54,9 @@ func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, er
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c)})
+		k, _ := kindOf(c) // New built it: the kind is known
+		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c),
+			Deterministic: !k.judged && !k.program})
 	}
 	kept, _ := CapIntent(cfg, extra)
 	for _, name := range kept {
