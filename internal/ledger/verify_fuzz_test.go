@@ -167,7 +167,7 @@ func FuzzVerifyChained(f *testing.F) {
 		drafts := make([]Draft, int(n%8)+1)
 		for i := range drafts {
 			drafts[i] = Draft{Kind: kind, Run: run, Workflow: wf,
-				Time: time.Unix(int64(i)*3600, int64(i)).UTC(),
+				Time:   time.Unix(int64(i)*3600, int64(i)).UTC(),
 				Fields: map[string]any{"note": note, "n": num, "i": i}}
 		}
 		entries, err := Chain(Head{}, drafts...)
