@@ -99,7 +99,7 @@ type Report struct {
 // checked and scored. It records nothing in the ledger: the Driver does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
-	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
 	if err != nil {
 		return nil, inputErr(err)
 	}
