@@ -58,7 +58,7 @@ func TestKilledRunsAreMarkedAbandoned(t *testing.T) {
     run: [sh, -c, 'cat >/dev/null; echo "INVOCATION_PLAN_READY: 1"; echo "[{\"topic\":\"one\",\"focus\":\"f\"}]"; echo "RESEARCH_COORDINATOR_COMPLETE: SUCCESS"']
   stuck:
     provider: command
-    run: [sh, -ec, 'cat >/dev/null; touch "$OPTR_OUTPUT_DIR/specialist-started"; sleep 300']
+    run: [sh, -ec, 'cat >/dev/null; touch "$OPTR_OUTPUT_DIR/specialist-started"; exec sleep 300']
 pipelines:
   research: {mode: delegate, coordinator: planner, agents: [stuck]}
 `), 0o644); err != nil {

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/optr-dev/optr/internal/provider"
+
 // Config is a whole, validated configuration with defaults filled in.
 type Config struct {
 	// Path is the file the config was read from, empty for the embedded default.
@@ -24,25 +26,20 @@ type Config struct {
 	Executor Executor         `yaml:"executor" json:"executor"`
 	// Changes configures code changes as results (changes.go).
 	Changes Changes `yaml:"changes" json:"changes"`
+	// Detection configures threat detection (detection.go).
+	Detection Detection `yaml:"detection" json:"detection"`
 	// Sandbox configures agent isolation (sandbox.go).
 	Sandbox Sandbox `yaml:"sandbox" json:"sandbox"`
 }
 
-// Provider names.
+// Provider names, as the registry of providers defines them (package
+// provider, which says what optr knows of each).
 const (
-	ProviderOpenAI      = "openai"
-	ProviderAnthropic   = "anthropic"
-	ProviderCopilot     = "copilot"
-	ProviderAzureOpenAI = "azure-openai"
-	ProviderCommand     = "command"
-)
-
-// RetiredGitHubModels is the provider name of GitHub Models, which GitHub
-// retired on GitHubModelsRetired; a config that names it is refused with an
-// error that points at ProviderCopilot.
-const (
-	RetiredGitHubModels = "github-models"
-	GitHubModelsRetired = "2026-07-30"
+	ProviderOpenAI      = provider.OpenAI
+	ProviderAnthropic   = provider.Anthropic
+	ProviderCopilot     = provider.Copilot
+	ProviderAzureOpenAI = provider.AzureOpenAI
+	ProviderCommand     = provider.Command
 )
 
 // BYOK endpoints a copilot agent may use instead of Copilot's own models.
@@ -89,18 +86,6 @@ type Agent struct {
 	// AttemptTimeout bounds one attempt (default: Timeout).
 	AttemptTimeout Duration `yaml:"attempt-timeout" json:"attempt-timeout,omitempty"`
 }
-
-// Check kinds.
-const (
-	CheckContains   = "contains"
-	CheckRegex      = "regex"
-	CheckNotRegex   = "not-regex"
-	CheckMaxLength  = "max-length"
-	CheckJSON       = "json"
-	CheckJSONSchema = "json-schema"
-	CheckCommand    = "command"
-	CheckJudge      = "judge"
-)
 
 // Constraint configures one named constraint.
 type Constraint struct {
@@ -195,7 +180,7 @@ type Weights struct {
 type Checkpoints struct {
 	// BeforeCommit raises an APPROVAL checkpoint before commit-back.
 	BeforeCommit bool `yaml:"before-commit" json:"before-commit"`
-	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET) to
+	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET, THREAT) to
 	// the option number recommended when the ledger has no history.
 	Recommend map[string]int `yaml:"recommend" json:"recommend,omitempty"`
 }

@@ -1,6 +1,11 @@
 package redact
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/provider"
+)
 
 func TestRedactor(t *testing.T) {
 	t.Parallel()
@@ -59,6 +64,7 @@ func containsSecret(s, v string) bool {
 
 // A secret split by a cut leaves a fragment at the edge of what was kept;
 // 8 or more bytes of it are the secret, fewer are not worth a placeholder.
+// (Any fragment is replaced wherever it is: TestRedactorFragments.)
 func TestRedactorCutEdges(t *testing.T) {
 	t.Parallel()
 	const key = "sk-live-ABCDEFGHIJKLMNOP"
@@ -68,7 +74,7 @@ func TestRedactorCutEdges(t *testing.T) {
 		{"head kept: the key's start ends the text", "output: sk-live-ABCD", "output: [redacted]"},
 		{"both edges", "IJKLMNOP middle sk-live-AB", "[redacted] middle [redacted]"},
 		{"fragment under 8 bytes stays", "KLMNOP tail", "KLMNOP tail"},
-		{"a fragment inside the text is not an edge", "x GHIJKLMNOP y", "x GHIJKLMNOP y"},
+		{"a fragment inside the text is replaced too", "x GHIJKLMNOP y", "x [redacted] y"},
 		{"whole key", "a " + key + " b", "a [redacted] b"},
 	}
 	for _, tt := range tests {
@@ -114,4 +120,19 @@ func FuzzRedactorCut(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNamesHoldEveryProviderKey: the key variables of every provider in the
+// registry are secrets, with GitHub's and the runner's tokens.
+func TestNamesHoldEveryProviderKey(t *testing.T) {
+	t.Parallel()
+	names := Names()
+	for _, k := range append(provider.KeyVars(), "GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN", "OPTR_LEDGER_KEY") {
+		if !slices.Contains(names, k) {
+			t.Errorf("Names lacks %s: %v", k, names)
+		}
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+		t.Errorf("Names lists a variable twice: %v", names)
+	}
 }
