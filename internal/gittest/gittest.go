@@ -76,6 +76,9 @@ func PersistCredentials(t testing.TB, repo, runnerTemp, token string, legacy boo
 		Sh(t, repo, "git config --local "+key+" '"+header+"'")
 		return header
 	}
+	if err := os.MkdirAll(runnerTemp, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	creds := filepath.Join(runnerTemp, "git-credentials-3f0c6a52-5d5e-4a8e-9f7d-0b7a3c2e1d4f.config")
 	gitDir := filepath.ToSlash(filepath.Join(repo, ".git"))
 	Sh(t, repo, strings.Join([]string{
