@@ -64,6 +64,7 @@ func guarded(t *testing.T, where, text, header string) {
 			If    string `yaml:"if"`
 			Uses  string `yaml:"uses"` // a reusable workflow`
 			Steps []struct {
+				Name string            `yaml:"name"`
 				Uses string            `yaml:"uses"`
 				With map[string]any    `yaml:"with"`
 				Env  map[string]string `yaml:"env"`
@@ -76,6 +77,17 @@ func guarded(t *testing.T, where, text, header string) {
 	}
 	inputs := readAction(t).Inputs
 	for name, job := range w.Jobs {
+		checksOut := -1 // the step that checks the repository out before optr runs
+		for i, s := range job.Steps {
+			if strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["persist-credentials"] != false {
+				checksOut = i
+			}
+			// optr refuses a workspace whose git configuration holds the
+			// job's token (DESIGN §4.14): a checkout must not persist it.
+			if runsOptr(s.Uses) && checksOut >= 0 {
+				t.Errorf("%s: job %s checks the repository out (step %d) without persist-credentials: false, so the token is in .git/config and optr refuses to run (its agents could read it)", where, name, checksOut+1)
+			}
+		}
 		for i, s := range job.Steps {
 			var given []string
 			if runsOptr(s.Uses) {
