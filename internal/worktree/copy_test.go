@@ -3,6 +3,7 @@ package worktree
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,5 +286,62 @@ func TestNoRacyEntries(t *testing.T) {
 		if got := sh(t, tr.Dir(), "git status --porcelain --untracked-files=all; git diff-files --name-only"); got != "" {
 			t.Errorf("%s is not clean:\n%s", tr.Agent(), got)
 		}
+	}
+}
+
+// manyBlobs is a repository of n files of distinct content, enough for
+// the snapshot to be read by several git cat-file processes.
+func manyBlobs(t *testing.T, n int) (string, map[string]string) {
+	t.Helper()
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = fmt.Sprintf("file %d\n%s\n", i, strings.Repeat("x", i%50))
+	}
+	return newRepo(t, files), files
+}
+
+// A snapshot read in parts (one git cat-file per core) holds every
+// file's content: each tree written from it is the base, file by file.
+func TestSnapshotInParts(t *testing.T) {
+	t.Parallel()
+	repo, files := manyBlobs(t, 2400)
+	r := start(t, repo, "run-1")
+	tr := addWritten(t, r, "agent")
+	for p, want := range files {
+		got, err := os.ReadFile(filepath.Join(tr.Dir(), filepath.FromSlash(p)))
+		if err != nil || string(got) != want {
+			t.Fatalf("%s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if st := sh(t, tr.Dir(), "git status --porcelain"); st != "" {
+		t.Errorf("the written tree is not clean:\n%s", st)
+	}
+}
+
+// A snapshot over the limit in one of its parts is dropped whole, and
+// git checks every tree out.
+func TestSnapshotInPartsOverTheLimit(t *testing.T) {
+	t.Parallel()
+	repo, files := manyBlobs(t, 2400)
+	var total int64
+	for _, c := range files {
+		total += int64(len(c))
+	}
+	r, err := Start(t.Context(), Options{Workspace: repo, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r", SnapshotBytes: total - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(t.Context())
+	tr := add(t, r, "agent")
+	if r.snap.written {
+		t.Fatal("a tree over the limit was written from memory")
+	}
+	for i, e := range r.snap.entries {
+		if e.data != nil {
+			t.Fatalf("entry %d (%s) kept its content", i, e.path)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(tr.Dir(), "d5/f2399.txt")); err != nil || string(got) != files["d5/f2399.txt"] {
+		t.Errorf("d5/f2399.txt = %q, %v", got, err)
 	}
 }

@@ -9,10 +9,14 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultSnapshotBytes bounds the files a Run keeps in memory to write
@@ -151,8 +155,10 @@ func parseTreeEntry(rec string) (snapEntry, error) {
 	return snapEntry{mode: uint32(mode), oid: oid, path: p}, nil
 }
 
-// readBlobs reads the content of every file and symlink with one git
-// cat-file --batch, each distinct blob once. It answers false, having
+// readBlobs reads the content of every file and symlink, each distinct
+// blob once, with git cat-file --batch: one process per core, each on
+// its share of the blobs (inflating them is most of the set-up's work
+// before the first tree can be written). It answers false, having
 // stopped reading, as soon as the contents pass limit bytes.
 func (s *snapshot) readBlobs(ctx context.Context, g gitCmd, limit int64) (bool, error) {
 	want := map[string][]int{}
@@ -170,10 +176,40 @@ func (s *snapshot) readBlobs(ctx context.Context, g gitCmd, limit int64) (bool, 
 	if len(order) == 0 {
 		return true, nil
 	}
+	// A process for fewer than blobsPerProcess blobs costs more to start
+	// than it saves.
+	const blobsPerProcess = 1000
+	procs := max(1, min(runtime.NumCPU(), len(order)/blobsPerProcess))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var total atomic.Int64
+	over := atomic.Bool{}
+	eg, ctx := errgroup.WithContext(ctx)
+	for p := range procs {
+		part := order[p*len(order)/procs : (p+1)*len(order)/procs]
+		eg.Go(func() error {
+			ok, err := s.readPart(ctx, g, part, want, &total, limit)
+			if err == nil && !ok {
+				over.Store(true)
+				cancel() // the others stop too
+			}
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil && !over.Load() {
+		return false, err
+	}
+	return !over.Load(), nil
+}
+
+// readPart reads the blobs part with one git cat-file --batch, adding
+// their sizes to total; it answers false, having stopped, when total
+// passes limit.
+func (s *snapshot) readPart(ctx context.Context, g gitCmd, part []string, want map[string][]int, total *atomic.Int64, limit int64) (bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := g.command(ctx, "", "cat-file", "--batch")
-	cmd.Stdin = strings.NewReader(strings.Join(order, "\n") + "\n")
+	cmd.Stdin = strings.NewReader(strings.Join(part, "\n") + "\n")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return false, err
@@ -183,7 +219,7 @@ func (s *snapshot) readBlobs(ctx context.Context, g gitCmd, limit int64) (bool, 
 	if err := cmd.Start(); err != nil {
 		return false, err
 	}
-	ok, rerr := s.readBatch(bufio.NewReaderSize(stdout, 1<<16), order, want, limit)
+	ok, rerr := s.readBatch(bufio.NewReaderSize(stdout, 1<<16), part, want, total, limit)
 	if !ok || rerr != nil {
 		cancel() // stop git; what it says after is of no interest
 		_ = cmd.Wait()
@@ -196,8 +232,7 @@ func (s *snapshot) readBlobs(ctx context.Context, g gitCmd, limit int64) (bool, 
 }
 
 // readBatch reads git cat-file --batch's answers for order.
-func (s *snapshot) readBatch(r *bufio.Reader, order []string, want map[string][]int, limit int64) (bool, error) {
-	var total int64
+func (s *snapshot) readBatch(r *bufio.Reader, order []string, want map[string][]int, total *atomic.Int64, limit int64) (bool, error) {
 	for _, id := range order {
 		head, err := r.ReadString('\n')
 		if err != nil {
@@ -214,7 +249,7 @@ func (s *snapshot) readBatch(r *bufio.Reader, order []string, want map[string][]
 		if err != nil || size < 0 {
 			return false, fmt.Errorf("git cat-file --batch answered %q", strings.TrimSpace(head))
 		}
-		if total += size; total > limit {
+		if total.Add(size) > limit {
 			return false, nil
 		}
 		data := make([]byte, size+1) // and the newline after it

@@ -109,7 +109,9 @@ func TestApplyTouchesOnlyItsFiles(t *testing.T) {
 	sh(t, repo, "echo staged >> b.txt && git add b.txt && echo unstaged >> c.txt && echo untracked > u.txt && git status --porcelain")
 	// "." too: the directory's time changes as index.lock is renamed over
 	// the index.
-	keep := func(rel string) bool { return rel == "." || rel == "index" || rel == "objects" || strings.HasPrefix(rel, "objects/") }
+	keep := func(rel string) bool {
+		return rel == "." || rel == "index" || rel == "objects" || strings.HasPrefix(rel, "objects/")
+	}
 	before := gitDirState(t, repo, keep)
 	if err := Apply(t.Context(), "", repo, ch.Patch); err != nil {
 		t.Fatal(err)
