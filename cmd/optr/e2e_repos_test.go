@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/gittest"
 )
@@ -144,13 +145,13 @@ func TestCodingAgentsStayInTheirRepositories(t *testing.T) {
 				} else {
 					gh = issueServer(t)
 					r := newRunner(t, gh, "9101")
-					ws = r.ws
+					ws = r.Workspace
 					var files map[string]string
-					files, mark = reposWorkspace(t, r.dir, ws, "pull-request", mode)
+					files, mark = reposWorkspace(t, r.Dir, ws, "pull-request", mode)
 					gh.Commit(repo, "main", files, "base")
 					checkoutCommit(r, files)
 					before = workspaceGitState(t, ws)
-					r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+					r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 					res := r.run()
 					log = res.stdout + res.stderr
 					if res.code != 0 {
@@ -249,12 +250,12 @@ func TestPersistedCredentialsRefused(t *testing.T) {
 					gh := issueServer(t)
 					gh.Commit(repo, "main", files, "base")
 					r := newRunner(t, gh, "9201")
-					ws = r.ws
+					ws = r.Workspace
 					checkoutCommit(r, files)
 					if persisted {
-						gittest.PersistCredentials(t, ws, r.env["RUNNER_TEMP"], token, false)
+						gittest.PersistCredentials(t, ws, r.Env["RUNNER_TEMP"], token, false)
 					}
-					r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+					r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 					res := r.run()
 					code, log = res.code, res.stdout+res.stderr
 				}

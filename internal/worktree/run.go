@@ -136,7 +136,8 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	}
 	r.own = g.isolate().with("GIT_DIR=" + r.repo)
 	// The run's repository is optr's alone: no agent reads or writes it.
-	if err := from.makeRepo(r.repo, true, nil); err == nil {
+	err = from.makeRepo(r.repo, true, nil)
+	if err == nil {
 		err = os.Chmod(r.repo, 0o700)
 	}
 	if err != nil {

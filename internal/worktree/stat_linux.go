@@ -11,15 +11,6 @@ func statFrom(st *syscall.Stat_t) statData {
 	}
 }
 
-// lstatData is what the index records of the file at p.
-func lstatData(p string) (statData, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil {
-		return statData{}, err
-	}
-	return statFrom(&st), nil
-}
-
 // lstatEntry is what the index records of the file at p, the index mode
 // git gives it (0 for what git does not record) and its size.
 func lstatEntry(p string) (statData, uint32, int64, error) {
