@@ -19,9 +19,10 @@ import (
 )
 
 // Code changes as results (DESIGN §4.12): with changes.mode other than
-// none, every command and copilot agent of the run works in a git worktree
-// of its own (a copilot agent as a coding agent, its file tools limited to
-// it), its change is captured as agent-outputs/<agent>.patch when it ends,
+// none, every command and copilot agent of the run works in a git
+// repository of its own (DESIGN §4.14: objects borrowed from the
+// workspace, nothing of its configuration; a copilot agent as a coding
+// agent, its file tools limited to it), its change is captured as agent-outputs/<agent>.patch when it ends,
 // its command checks run in its worktree, and the hard constraint "changes"
 // (worktree.Run.Constraint) makes an empty, protected or too large change
 // inadmissible. After Conclude, only π*'s patch is handed to the Driver's
@@ -98,10 +99,16 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	if !cfg.On() || p.mode.Traits().Gathers {
 		return nil, nil
 	}
-	run, err := worktree.Start(ctx, worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID})
+	opts := worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID}
+	if uid, gid, ok := p.sandbox.Owner(); ok {
+		opts.Owner = &worktree.Owner{UID: uid, GID: gid} // trees written as the agents' user: no chown after
+	}
+	run, err := worktree.Start(ctx, opts)
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
 	}
+	// Each agent's repository reads the workspace's objects.
+	p.sandbox.AllowRead(run.ReadOnly()...)
 	return &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}, nil
 }
 

@@ -164,7 +164,7 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
-	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
 	if err != nil {
 		return nil, inputErr(err)
 	}
