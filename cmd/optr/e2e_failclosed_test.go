@@ -80,12 +80,12 @@ func TestActionRefusesAHardCheckThatCannotRun(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "2701")
-	r.file(".github/optr.yml", gateConfig)
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	r.File(".github/optr.yml", gateConfig)
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "gate", "intent": "Fix the bug", "constraints": ""}
 	})
 	res := r.run()
-	gateRefused(t, r.ws, res.code, res.stderr)
+	gateRefused(t, r.Workspace, res.code, res.stderr)
 	if head := gh.Head(repo, ledgerBranch); head != "" {
 		t.Errorf("the refused run committed %s", head)
 	}
