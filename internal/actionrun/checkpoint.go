@@ -94,13 +94,12 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
 	}
 	rep, err := drv.Answer(ctx, cp, d, where)
-	if err != nil {
-		if rep != nil {
-			j.report(rep, pipeline.Failed)
-		}
-		return fmt.Errorf("the decision on checkpoint %s could not be recorded: %w", cp.ID, err)
+	if err != nil && rep == nil {
+		j.log.Error(fmt.Sprintf("the decision on checkpoint %s could not be carried out: %v", cp.ID, err))
+		j.setOutputs(outcome{status: pipeline.Failed, runID: cp.Run, checkpointID: cp.ID, message: err.Error()})
+		return &FailedError{Err: err}
 	}
-	return j.conclude(rep)
+	return j.conclude(rep) // a report returned with an error is a failed run's
 }
 
 // post logs text and posts it as a short answer on the issue.

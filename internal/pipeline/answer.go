@@ -174,7 +174,7 @@ func (d *Driver) loadCheckpoint(ctx context.Context, where Spec, id string) (che
 func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec checkpoint.Decision, where Spec) (*Report, error) {
 	rep, err := resumed(cp, where)
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, nil, err)
 		return nil, err
 	}
 	d.restorePatches(ctx, rep)
@@ -184,7 +184,7 @@ func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec check
 		err = d.apply(ctx, rep, cp, dec)
 	}
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)
