@@ -160,6 +160,27 @@ func (c *codeChanges) placeOne(t *executor.Task) error {
 	return nil
 }
 
+// refuseTextAgents refuses a run that changes code with an agent among
+// tasks that answers in text (an LLM provider's): it has no worktree, so
+// its result could only fail the "changes" constraint, after it spent its
+// tokens. Nil when changes are off.
+func refuseTextAgents(c config.Changes, tasks []executor.Task) error {
+	if !c.On() {
+		return nil
+	}
+	var text []string
+	for _, t := range tasks {
+		if !changesCode(t.Provider) {
+			text = append(text, fmt.Sprintf("%q (%s)", t.Agent.Name(), t.Provider))
+		}
+	}
+	if len(text) == 0 {
+		return nil
+	}
+	return fmt.Errorf("changes.mode is %s, but agent %s answers in text and can change no code: only command and copilot agents work in a worktree; leave it out of the run (--agents, or the pipeline's agents) or set changes.mode none",
+		c.Mode, strings.Join(text, ", agent "))
+}
+
 // changesCode reports whether agents of provider change code in a worktree
 // when changes are on: command agents (any program) and copilot agents
 // (the Copilot CLI's file tools).

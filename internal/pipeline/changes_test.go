@@ -398,3 +398,39 @@ changes: { mode: apply }
 		t.Errorf("left under the worktree root: %v", left)
 	}
 }
+
+// An LLM agent answers in text and can change no code: in a changes run
+// it is refused before any agent starts, naming the agent and what to do,
+// rather than after it spent its tokens on an answer the "changes"
+// constraint must refuse (issue 22 item 13).
+func TestChangesRefuseAnLLMAgentBeforeItSpends(t *testing.T) {
+	t.Parallel()
+	fake := llmtest.NewOpenAI(t)
+	fake.SetDefault(llmtest.Reply{Text: llmtest.Answer("greet.txt should say hello, world", 10)})
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  alpha:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt"] }
+  writer: { provider: openai, model: gpt-4.1, base-url: `+fake.URL+` }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	deps.Getenv, deps.HTTPClient = fake.Getenv, fake.Client()
+	_, err = (&Driver{Deps: deps}).Run(t.Context(), spec)
+	if !IsInputError(err) {
+		t.Fatalf("Run = %v, want an input error", err)
+	}
+	for _, want := range []string{`"writer"`, "openai", "only command and copilot agents", "--agents"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the LLM agent was asked %d time(s) before it was refused", n)
+	}
+	if _, err := os.Stat(spec.Datalake); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the datalake was created: %v", err)
+	}
+}
