@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,7 +103,35 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
 	}
+	if err := p.scriptsCommitted(ctx, run); err != nil {
+		_ = run.Discard(ctx)
+		return nil, inputErr(err)
+	}
 	return &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}, nil
+}
+
+// scriptsCommitted refuses a run whose command agent (among the run's
+// agents, spares and synthesizer) names a file of the workspace that is
+// not committed: its worktree starts at HEAD, where the file is missing,
+// and the agent would fail with the shell's "cannot open".
+func (p *Prepared) scriptsCommitted(ctx context.Context, run *worktree.Run) error {
+	cfg := p.Spec.Config
+	names := slices.Concat(p.AgentNames, cfg.Watcher.Spares, []string{cfg.Watcher.Synthesizer})
+	for _, n := range names {
+		ac, ok := cfg.Agents[n]
+		if !ok || ac.Provider != config.ProviderCommand {
+			continue
+		}
+		missing, err := run.Uncommitted(ctx, p.Spec.Dir, ac.Run)
+		if err != nil {
+			return fmt.Errorf("agent %q: %w", n, err)
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("agent %q runs %s, which is not committed: with changes.mode %s each agent works in a worktree that starts at HEAD (%.12s), where it is missing; commit it (git add %s && git commit) and run again",
+				n, strings.Join(missing, ", "), cfg.Changes.Mode, run.Base(), strings.Join(missing, " "))
+		}
+	}
+	return nil
 }
 
 // worktrees returns the run's worktrees once Execute started them, for the

@@ -434,3 +434,42 @@ changes: { mode: apply }
 		t.Errorf("the datalake was created: %v", err)
 	}
 }
+
+// A command agent's script that is not committed is missing from the
+// worktree the agent works in (it starts at HEAD): the run is refused
+// before any agent starts with an error that says so and what to do,
+// instead of the shell's "cannot open agents/probe.sh" (issue 22 item 13).
+func TestChangesUncommittedScriptIsNamed(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	if err := os.MkdirAll(filepath.Join(ws, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "agents", "probe.sh"), []byte("cat >/dev/null; echo 'hello, world' > greet.txt; echo probe done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  probe: { provider: command, run: [sh, agents/probe.sh] }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	_, err = (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if !IsInputError(err) {
+		t.Fatalf("Run = %v, want an input error", err)
+	}
+	for _, want := range []string{`agent "probe"`, "agents/probe.sh", "not committed", "starts at HEAD", "git commit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	// Committed, the same script runs and its change is delivered.
+	gittest.Sh(t, ws, "git add agents/probe.sh && git commit -qm probe")
+	spec.RunID = "r2"
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil || rep.Status != Completed || rep.Selected != "probe" {
+		t.Fatalf("after the commit: %v, %+v", err, rep)
+	}
+}
