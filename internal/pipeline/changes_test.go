@@ -473,3 +473,34 @@ changes: { mode: apply }
 		t.Fatalf("after the commit: %v, %+v", err, rep)
 	}
 }
+
+// A change that deletes more than half the tracked files is not
+// admissible by default (changes.max-deletions), with the reason in the
+// score table; one that deletes fewer is selected (issue 22 item 13: a
+// patch deleting every file was admissible).
+func TestChangesMassDeletionIsNotAdmissible(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"})
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  wiper: { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt b.txt c.txt d.txt; echo wiped"] }
+  tidy:  { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt; echo tidied"] }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Selected != "tidy" {
+		t.Errorf("π* = %q (%s), want tidy", rep.Selected, rep.Message)
+	}
+	if got, want := rep.refusedChange("wiper"), "the change deletes 4 of the 4 tracked files, more than half of them"; !strings.Contains(got, want) {
+		t.Errorf("wiper's changes verdict %q, want %q", got, want)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "D  a.txt" {
+		t.Errorf("the workspace after apply:\n%s", got)
+	}
+}

@@ -50,3 +50,14 @@ func (r *Run) Uncommitted(ctx context.Context, dir string, paths []string) ([]st
 	}
 	return missing, nil
 }
+
+// Tracked returns the number of files tracked at the commit the run's
+// worktrees start from (counted once): the base of the default bound on
+// the files a change may delete (Policy.Tracked).
+func (r *Run) Tracked(ctx context.Context) (int, error) {
+	r.trackedOnce.Do(func() {
+		out, err := r.git.run(ctx, r.workspace, nil, "ls-tree", "-r", "-z", "--name-only", r.base)
+		r.tracked, r.trackedErr = bytes.Count(out, []byte{0}), err
+	})
+	return r.tracked, r.trackedErr
+}

@@ -64,6 +64,10 @@ type Run struct {
 	snapLimit int64
 
 	trash trash
+
+	trackedOnce sync.Once // Tracked
+	tracked     int
+	trackedErr  error
 }
 
 // Start prunes the worktrees that runs which ended without cleaning up
