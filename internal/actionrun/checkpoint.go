@@ -70,7 +70,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 	var state *pipeline.StateError
 	switch {
 	case errors.As(err, &decided):
-		return j.reply(ctx, trig, decided.Error(), nil)
+		return j.reply(ctx, trig, checkpoint.AlreadyDecidedReply(decided.Checkpoint, decided.Decision), nil)
 	case errors.Is(err, pipeline.ErrNoOpenCheckpoint):
 		return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
 	case errors.As(err, &state):

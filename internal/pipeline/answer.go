@@ -54,9 +54,11 @@ type DecidedError struct {
 	Decision   checkpoint.Decision
 }
 
-// Error implements error.
+// Error implements error: plain text, without a next step (the CLI and
+// the Action each say their own; the Action replies on the issue with
+// checkpoint.AlreadyDecidedReply).
 func (e *DecidedError) Error() string {
-	return checkpoint.AlreadyDecidedReply(e.Checkpoint, e.Decision)
+	return checkpoint.AlreadyDecided(e.Checkpoint, e.Decision)
 }
 
 // StateError is a checkpoint the ledger holds whose saved state cannot be
