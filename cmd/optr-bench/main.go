@@ -5,7 +5,13 @@
 //	   program that starts the same K processes, measured in the same
 //	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
 //	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
-//	   default config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
+//	   default config at K = 64 (wall / L ≤ 1.3); directly exec'd agents with
+//	   the sandbox on ÷ off, in the same repetitions (goal ≤ 1.05), with the
+//	   sandbox's CPU per agent (on − off, ÷ K). Medians of
+//	   -runs runs, min–max;
+//	S1 the egress proxy's added latency per request (median, p99): 64 agents
+//	   × -proxy-requests GETs to a loopback server through the proxy, against
+//	   the same run with the sandbox off (direct);
 //	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
 //	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
@@ -118,6 +124,7 @@ func run(ctx context.Context) error {
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
+	proxyRequests := flag.Int("proxy-requests", 50, "S1: GETs each of the 64 agents sends through the proxy")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
@@ -148,6 +155,7 @@ func run(ctx context.Context) error {
 			}
 			return fanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
+		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
 		{[]string{"P12"}, func() ([]row, error) { return contentionRows(ctx, []int{1, 8, 32}, *p12Runs, *p12Latency) }},
