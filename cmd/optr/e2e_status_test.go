@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -19,8 +20,8 @@ func TestActionCommitBackRefusedFailsEverywhere(t *testing.T) {
 	gh.FailNext("PATCH /repos/{owner}/{repo}/git/refs/{ref}", 10, githubtest.ProtectedBranch("main"))
 	r := newRunner(t, gh, "2201")
 	r.demo("fail")
-	r.env["INPUT_LEDGER-BRANCH"] = "main"
-	r.event("issues", "issues.labeled.json", labeled(21, "optr", "maintainer"))
+	r.Env["INPUT_LEDGER-BRANCH"] = "main"
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(21, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
