@@ -42,6 +42,22 @@ changes: { mode: apply }
 	return cfg
 }
 
+// applyRun runs the config text yml on workspace ws with changes
+// delivered by ApplyChange, and returns the report of a run that ended.
+func applyRun(t *testing.T, ws, yml string) *Report {
+	t.Helper()
+	cfg, err := config.Parse("changes.yml", []byte(yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 var changesBase = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
 
 func changesSpec(t *testing.T, cfg *config.Config, ws string) (Spec, Deps) {
@@ -172,19 +188,11 @@ sandbox: { mode: off }
 func TestChangesLeastBadNeverDeliversARefusedChange(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, changesBase)
-	cfg, err := config.Parse("least.yml", []byte(`agents:
+	rep := applyRun(t, ws, `agents:
   gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo x > .github/workflows/ci.yml; echo done"] }
 selection: { on-no-admissible: least-bad }
 changes: { mode: apply }
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, deps := changesSpec(t, cfg, ws)
-	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if rep.Status != Failed || rep.Delivery.Applied || !strings.Contains(rep.Message, "protected by") {
 		t.Fatalf("run %s, delivery %+v: %s", rep.Status, rep.Delivery, rep.Message)
 	}
@@ -478,19 +486,11 @@ changes: { mode: apply }
 func TestChangesMassDeletionIsNotAdmissible(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"})
-	cfg, err := config.Parse("changes.yml", []byte(`agents:
+	rep := applyRun(t, ws, `agents:
   wiper: { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt b.txt c.txt d.txt; echo wiped"] }
   tidy:  { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt; echo tidied"] }
 changes: { mode: apply }
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, deps := changesSpec(t, cfg, ws)
-	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if rep.Selected != "tidy" {
 		t.Errorf("π* = %q (%s), want tidy", rep.Selected, rep.Message)
 	}
