@@ -156,11 +156,11 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		defer rep.Run.RemoveSpools() // every file was written from them by now
 	}
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	if err := d.end(ctx, p, rep); err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)
@@ -180,7 +180,15 @@ func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
 	return d.record(ctx, rep)
 }
 
-func (d *Driver) stopped(ctx context.Context, err error) {
+// stopped ends a run that could not go on because of err. A report the
+// driver returns with an error is a failed run's (the commit-back was
+// refused after every agent finished, say): whatever it said before, its
+// status is failed and its message err, so that every face of optr that
+// shows it — summary, outputs, annotations, comment — says the same.
+func (d *Driver) stopped(ctx context.Context, rep *Report, err error) {
+	if rep != nil {
+		rep.Status, rep.Message = Failed, err.Error()
+	}
 	if d.Observer != nil {
 		d.Observer.Stopped(ctx, err)
 	}

@@ -356,20 +356,40 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 	return out
 }
 
+// recordErrors appends an errors.jsonl line (DESIGN §4.9 step 8's shape)
+// for each result that failed.
 func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result) {
 	var recs []datalake.ErrorRecord
 	for _, r := range results {
 		if r.Error == "" {
 			continue
 		}
+		typ := r.Reason
+		if typ == "" {
+			typ = "agent_failed"
+		}
 		recs = append(recs, datalake.ErrorRecord{
-			Time: r.FinishedAt, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
-			Agent: r.Agent, Class: r.Class, Reason: r.Reason, Message: r.Error,
+			Timestamp: r.FinishedAt.UTC().Format(time.RFC3339), WorkflowID: p.Spec.RunID, Command: p.mode.Traits().Name,
+			ErrorType: typ, Message: r.Error, Agent: r.Agent, Class: r.Class,
+			Details: datalake.ErrorDetails{RecoveryHint: recoveryHint(r)},
 		})
 	}
 	if err := lake.AppendErrors(recs...); err != nil {
 		p.deps.logf("errors.jsonl: %v", err)
 	}
+}
+
+// recoveryHint says what a person can do about a failed agent, by its
+// error class.
+func recoveryHint(r *executor.Result) string {
+	out := filepath.ToSlash(filepath.Join(datalake.DirOutputs, r.Agent+".json"))
+	switch r.Class {
+	case string(agent.Transient):
+		return "the failure may pass by itself (a timeout, a rate limit, a service error): run again"
+	case string(agent.Fatal):
+		return "the agent cannot work here as configured: add what its error says is missing (a program, a key), then run again"
+	}
+	return "see the agent's output and error in " + out + ", fix the agent or its prompt, then run again"
 }
 
 // candidates are results as selection sees them.

@@ -70,6 +70,10 @@ type Run struct {
 	writeMu sync.Mutex
 
 	trash trash
+
+	trackedOnce sync.Once // Tracked
+	tracked     int
+	trackedErr  error
 }
 
 // Start prunes the trees that runs which ended without cleaning up left
