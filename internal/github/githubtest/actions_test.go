@@ -82,12 +82,12 @@ func TestWorkflowDispatch(t *testing.T) {
 
 func TestDispatchable(t *testing.T) {
 	for in, want := range map[string]bool{
-		"on: workflow_dispatch\n":                          true,
-		"on: [push, workflow_dispatch]\n":                  true,
-		"on:\n  workflow_dispatch:\n    inputs: {}\n":      true,
-		"on: push\n":                                       false,
+		"on: workflow_dispatch\n":                     true,
+		"on: [push, workflow_dispatch]\n":             true,
+		"on:\n  workflow_dispatch:\n    inputs: {}\n": true,
+		"on: push\n": false,
 		"on:\n  push:\n    branches: [workflow_dispatch]\n": false,
-		"not: yaml: [":                                     false,
+		"not: yaml: [": false,
 	} {
 		if got := dispatchable([]byte(in)); got != want {
 			t.Errorf("dispatchable(%q) = %v", in, got)
@@ -103,4 +103,3 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
-
