@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 
+	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/pathglob"
 )
 
@@ -42,6 +43,10 @@ type Changes struct {
 	MaxFiles int `yaml:"max-files" json:"max-files"`
 	// Draft opens the pull request as a draft (default true).
 	Draft bool `yaml:"draft" json:"draft"`
+	// CI names workflow files of .github/workflows (ci.yml) that optr
+	// starts on the pull request's branch with workflow_dispatch when no
+	// pr-token opened it (DESIGN §4.16).
+	CI []string `yaml:"ci" json:"ci,omitempty"`
 }
 
 // On reports whether agents change code: every mode but none.
@@ -76,4 +81,19 @@ func (v *validator) changes() {
 		}
 	}
 	v.atLeast("changes.max-files", int64(c.MaxFiles), 1)
+	seen := map[string]bool{}
+	for i, f := range c.CI {
+		key := fmt.Sprintf("changes.ci[%d]", i)
+		switch {
+		case !workflowFileRE.MatchString(f):
+			v.ps.add(key, "%q is not a workflow file name: write the name of a file in .github/workflows, such as ci.yml", f)
+		case seen[f]:
+			v.ps.add(key, "%s is listed twice", f)
+		}
+		seen[f] = true
+	}
 }
+
+// workflowFileRE is a workflow file's name in .github/workflows, as the
+// dispatch API takes it.
+var workflowFileRE = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$`)
