@@ -82,7 +82,7 @@ func TestChangesCIRefused(t *testing.T) {
 	t.Parallel()
 	for yaml, want := range map[string]string{
 		"changes:\n  ci: [.github/workflows/ci.yml]\n": `changes.ci[0]: ".github/workflows/ci.yml" is not a workflow file name: write the name of a file in .github/workflows, such as ci.yml`,
-		"changes:\n  ci: [ci.yml, ci.yml]\n":            "changes.ci[1]: ci.yml is listed twice",
+		"changes:\n  ci: [ci.yml, ci.yml]\n":           "changes.ci[1]: ci.yml is listed twice",
 	} {
 		_, err := Parse("optr.yml", []byte(oneAgent+yaml))
 		if err == nil || !strings.Contains(err.Error(), want) {
