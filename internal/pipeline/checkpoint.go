@@ -44,6 +44,10 @@ type ResumeState struct {
 	DetailsText string         `json:"details_text,omitempty"`
 	// Detection is what threat detection found before the pause.
 	Detection *Detection `json:"detection,omitempty"`
+	// PullRequest and Iteration are the Spec's: a paused iteration
+	// delivers to its pull request once answered.
+	PullRequest int `json:"pull_request,omitempty"`
+	Iteration   int `json:"iteration,omitempty"`
 }
 
 // Raise builds the checkpoint for a paused report: trigger, context,
@@ -131,7 +135,7 @@ func (rep *Report) resumeState() ResumeState {
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
-		Detection: rep.Detection,
+		Detection: rep.Detection, PullRequest: rep.Spec.PullRequest, Iteration: rep.Spec.Iteration,
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -168,6 +172,7 @@ func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPat
 		Spec: Spec{
 			Config: cfg, Workflow: st.Workflow, RunID: st.RunID, Intent: st.Intent, Commit: st.Commit,
 			Pipeline: st.Pipeline, Datalake: filepath.Clean(datalakeDir), LedgerPath: ledgerPath, Dir: dir,
+			PullRequest: st.PullRequest, Iteration: st.Iteration,
 		},
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
