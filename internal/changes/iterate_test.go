@@ -101,4 +101,3 @@ func TestParseBranch(t *testing.T) {
 		}
 	}
 }
-
