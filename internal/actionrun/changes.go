@@ -18,16 +18,23 @@ import (
 	"github.com/optr-dev/optr/internal/redact"
 )
 
-// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12). For
+// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12, §4.16). For
 // changes.mode pull-request it pushes π*'s patch as one commit on
-// optr/<workflow>/<run-id> from the base's tip and opens the pull request;
-// for apply it applies the patch to the runner's workspace, for the
-// workflow's later steps. The Driver calls it before recording the run,
-// so the `run` entry records the pull request's number.
+// optr/<workflow>/<run-id> from the base's tip and opens the pull request
+// — with the pr-token when there is one, so that the repository's
+// pull_request workflows run, else starting the changes.ci workflows on
+// the branch — or, for an iteration, pushes it as one new commit on the
+// pull request's branch; for apply it applies the patch to the runner's
+// workspace, for the workflow's later steps. The Driver calls it after
+// threat detection and before recording the run, so the `run` entry
+// records the pull request's number.
 type deliverer struct {
 	j      *Job
 	trig   action.Trigger
 	branch string // the ledger branch ("" = the default branch)
+	// from is the commit an iteration's agents started from ("" when
+	// unknown: a resumed run).
+	from string
 }
 
 // Deliver implements pipeline.Deliverer.
@@ -37,19 +44,27 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	if cfg.Mode == config.ChangesApply {
 		return pipeline.ApplyChange{}.Deliver(ctx, rep, patch)
 	}
+	if rep.Spec.PullRequest != 0 {
+		return d.iterate(ctx, rep, patch)
+	}
 	branch, err := changes.BranchName(rep.Spec.Workflow, rep.Spec.RunID)
+	if err != nil {
+		return pipeline.Delivery{}, err
+	}
+	push, err := j.pushClient(ctx)
 	if err != nil {
 		return pipeline.Delivery{}, err
 	}
 	red := d.redactor(rep.Spec.Config)
 	title := red.String(fmt.Sprintf("optr: %s (π* = %s)", title(d.trig), rep.Selected))
-	opened, err := changes.OpenPullRequest(ctx, j.gh, patch, changes.PullRequest{
+	opened, err := changes.OpenPullRequest(ctx, push, patch, changes.PullRequest{
 		Base:    cfg.Base,
 		Branch:  branch,
-		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow)),
+		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.\n\n%s", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow, changes.Trailer(rep.Spec.RunID))),
 		Title:   title,
 		Body:    red.String(d.body(ctx, rep)),
 		Draft:   cfg.Draft,
+		Pushed:  func(ctx context.Context, branch string) string { return red.String(d.ci(ctx, cfg.CI, branch)) },
 	})
 	if err != nil {
 		return pipeline.Delivery{}, err
@@ -119,7 +134,7 @@ func (d *deliverer) redactor(cfg *config.Config) *redact.Redactor {
 			names = append(names, env)
 		}
 	}
-	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken))
+	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken, d.j.in.PRToken))
 }
 
 // restorePatches brings the patches a resumed run may deliver (π*'s, or

@@ -34,22 +34,40 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
 	runID := j.env.RunID()
+	var it *iteration
+	if trig.Iteration { // before the workspace's config is read: it may be a fork's
+		var done bool
+		var err error
+		if it, done, err = j.pullOfTrigger(ctx, trig); done {
+			return err
+		}
+	}
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
+	if it != nil {
+		if done, err := j.prepareIteration(ctx, &trig, it, cfg); done {
+			return err
+		}
+	}
 	spec := j.spec(trig, runID, cfg)
+	deliver := &deliverer{j: j, trig: trig}
+	if it != nil {
+		spec.PullRequest, spec.Iteration, deliver.from = it.pull.Number, it.number, it.from
+	}
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	deps := j.deps()
 	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
 	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}
 	branch := j.ledgerBranch(cfg.Ledger.Branch)
+	deliver.branch = branch
 	drv := &pipeline.Driver{
 		Deps:      deps,
 		Recorder:  j.recorder(branch, spec.LedgerPath),
 		Observer:  pr,
 		Asker:     &issueAsker{j: j, trig: trig},
-		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
+		Deliverer: deliver,
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {

@@ -50,7 +50,7 @@ func HasTrailer(message string) bool {
 // opened (DESIGN §4.16).
 type Iteration struct {
 	// Branch is the pull request's branch; From the commit the agents
-	// started from (the branch's tip when the run began).
+	// started from (the branch's tip when the run began), "" when unknown.
 	Branch, From string
 	// Message is the commit message, sent as given: redact it first.
 	Message string
@@ -89,7 +89,7 @@ func PushIteration(ctx context.Context, gh *github.Client, patch []byte, it Iter
 		}
 		files, err := carry(ctx, gh, it.Git, patch, tip)
 		if err != nil {
-			if errors.Is(err, worktree.ErrNotApplicable) && tip.Commit != it.From {
+			if errors.Is(err, worktree.ErrNotApplicable) && it.From != "" && tip.Commit != it.From {
 				return Pushed{}, fmt.Errorf("push to the pull request's branch: %s moved from %.7s to %.7s since the run started, and the change does not apply onto it; nothing was pushed: %w",
 					it.Branch, it.From, tip.Commit, err)
 			}
@@ -102,6 +102,6 @@ func PushIteration(ctx context.Context, gh *github.Client, patch []byte, it Iter
 		if err != nil {
 			return Pushed{}, fmt.Errorf("push to the pull request's branch: %w", err)
 		}
-		return Pushed{Commit: commit, Parent: tip.Commit, Rebased: tip.Commit != it.From}, nil
+		return Pushed{Commit: commit, Parent: tip.Commit, Rebased: it.From != "" && tip.Commit != it.From}, nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
@@ -87,4 +88,26 @@ func (c *Client) ReactToReviewComment(ctx context.Context, commentID int64, cont
 		return fmt.Errorf("react %s to review comment %d: %w", content, commentID, err)
 	}
 	return nil
+}
+
+// DatedCommit is a commit with what an iteration reads of it.
+type DatedCommit struct {
+	SHA, Message string
+	// Parent is the first parent, "" for a root commit.
+	Parent string
+	// Time is the committer's date.
+	Time time.Time
+}
+
+// DatedCommit reads commit sha (GET git/commits/{sha}).
+func (c *Client) DatedCommit(ctx context.Context, sha string) (DatedCommit, error) {
+	gc, _, err := c.gh.Git.GetCommit(ctx, c.owner, c.repo, sha)
+	if err != nil {
+		return DatedCommit{}, fmt.Errorf("read commit %.7s: %w", sha, err)
+	}
+	out := DatedCommit{SHA: sha, Message: gc.GetMessage(), Time: gc.GetCommitter().GetDate().Time}
+	if len(gc.Parents) > 0 {
+		out.Parent = gc.Parents[0].GetSHA()
+	}
+	return out, nil
 }

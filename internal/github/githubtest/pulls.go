@@ -226,6 +226,23 @@ type PullRequest struct {
 	Login string
 }
 
+// AddPull opens a pull request from branch head into base of repo, both
+// of repo, by login (a User), and returns its number.
+func (s *Server) AddPull(repo, head, base, title, login string) int {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	for _, b := range []string{head, base} {
+		if _, ok := r.refs["refs/heads/"+b]; !ok {
+			s.t.Fatalf("githubtest: AddPull: no branch %s in %s", b, repo)
+		}
+	}
+	p := &pull{number: r.nextNumberLocked(), id: s.newIDLocked(), title: title, head: head, base: base, user: s.identityLocked(login, "User"), created: s.now().UTC()}
+	s.addPullLocked(r, p)
+	return p.number
+}
+
 // AddForkPull opens pull request from branch head of the fork forkRepo
 // ("owner/name", whose head commit is headSHA) into base of repo, by
 // login, and returns its number. The fork's commits are not in repo.

@@ -88,6 +88,16 @@ func TestReviewsAndReviewComments(t *testing.T) {
 	}
 }
 
+func TestAddPull(t *testing.T) {
+	s := NewServer(t)
+	s.Commit(DefaultRepo, "feature", map[string]string{"a.txt": "a\n"}, "feature")
+	n := s.AddPull(DefaultRepo, "feature", "main", "by hand", "alice")
+	if got := s.Pulls(DefaultRepo); len(got) != 1 || got[0].Number != n || got[0].Head != "feature" || got[0].Login != "alice" {
+		t.Errorf("Pulls = %+v", got)
+	}
+	s.AddComment(DefaultRepo, n, "bob", "hi") // its conversation is an issue's
+}
+
 // A fork's pull request names the fork as its head repository.
 func TestForkPull(t *testing.T) {
 	s := NewServer(t)

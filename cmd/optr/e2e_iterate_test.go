@@ -1,0 +1,328 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/github/githubtest"
+)
+
+// Pull requests people can merge (DESIGN §4.16), as the runner runs the
+// Action: CI on optr's pull requests and iteration on review.
+
+// iterateConfig has one coding agent; ci names the workflows changes.ci
+// starts ("" = none).
+func iterateConfig(ci string) string {
+	cfg := "agents:\n  coder: { provider: command, run: [sh, agents/coder.sh] }\nchanges:\n  mode: pull-request\n"
+	if ci != "" {
+		cfg += "  ci: [" + ci + "]\n"
+	}
+	return cfg
+}
+
+// reviewCoder changes greet.txt; once the intent asks it to handle the
+// empty input, it says so in the file: the second commit shows that the
+// review comment reached the agent. It reports how many INPUT_ variables
+// it sees (the pr-token is one, which no agent may see).
+const reviewCoder = `intent=$(cat)
+if printf '%s' "$intent" | grep -q 'also handle the empty input'; then
+  printf 'hello, world\nand the empty input\n' > greet.txt
+else
+  printf 'hello, world\n' > greet.txt
+fi
+echo "changed greet.txt; INPUT_ variables seen: $(env | grep -c '^INPUT_')"
+`
+
+// workflows are the repository's workflow files: ci.yml can be dispatched,
+// lint.yml cannot.
+var workflows = map[string]string{
+	".github/workflows/ci.yml":   "on:\n  pull_request:\n  workflow_dispatch:\njobs: {}\n",
+	".github/workflows/lint.yml": "on: [pull_request]\njobs: {}\n",
+}
+
+// iterateRepo puts files and the config on the fake's main.
+func iterateRepo(t *testing.T, gh *githubtest.Server, config string) {
+	t.Helper()
+	files := map[string]string{"greet.txt": "hello\n", ".github/optr.yml": config, "agents/coder.sh": reviewCoder}
+	for p, c := range workflows {
+		files[p] = c
+	}
+	gh.Commit(repo, "main", files, "base")
+}
+
+// checkout makes r's workspace a checkout of ref, as actions/checkout
+// leaves it, with worktrees in RUNNER_TEMP.
+func checkout(r *runner, ref string) {
+	r.env["GITHUB_SHA"] = r.gh.Clone(repo, ref, r.ws)
+	r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+}
+
+// openByIssue runs the Action on issue 7, labelled by a maintainer, and
+// returns the result and the pull request it opened.
+func openByIssue(t *testing.T, gh *githubtest.Server, runID string, env map[string]string) (result, githubtest.PullRequest) {
+	t.Helper()
+	r := newRunner(t, gh, runID)
+	checkout(r, "main")
+	for k, v := range env {
+		r.env[k] = v
+	}
+	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+	res := r.run()
+	pulls := gh.Pulls(repo)
+	if res.code != 0 || res.outputs["status"] != "completed" || len(pulls) != 1 {
+		t.Fatalf("exit %d, outputs %v, pull requests %+v\n%s%s", res.code, res.outputs, pulls, res.stdout, res.stderr)
+	}
+	return res, pulls[0]
+}
+
+// An issue run opens a pull request and starts the changes.ci workflow on
+// its branch, linked from the body; a workflow GitHub refuses to start is
+// named with the reason; with neither pr-token nor changes.ci the body says
+// that no CI runs and why; with a pr-token the branch and the pull request
+// are the pr-token's, nothing is dispatched, and the token is masked,
+// redacted and never an agent's.
+func TestActionPullRequestCI(t *testing.T) {
+	t.Parallel()
+	const dispatches = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
+
+	t.Run("dispatched", func(t *testing.T) {
+		t.Parallel()
+		gh := issueServer(t)
+		iterateRepo(t, gh, iterateConfig("ci.yml, lint.yml"))
+		res, pull := openByIssue(t, gh, "6101", nil)
+		runs := gh.WorkflowRuns(repo)
+		if len(runs) != 1 || runs[0].Workflow != "ci.yml" || runs[0].Ref != pull.Head || runs[0].SHA != gh.Head(repo, pull.Head) {
+			t.Fatalf("runs %+v; want ci.yml on %s", runs, pull.Head)
+		}
+		link := "[run " + strconv.FormatInt(runs[0].ID, 10) + "](" + gh.URL()
+		if !strings.Contains(pull.Body, "- `ci.yml`: ") || !strings.Contains(pull.Body, "/octo-org/octo-repo/actions/runs/"+strconv.FormatInt(runs[0].ID, 10)+")") {
+			t.Errorf("the body does not link the run (%s…):\n%s", link, pull.Body)
+		}
+		if !strings.Contains(pull.Body, "- `lint.yml`: not started. GitHub refused to start lint.yml (422): it has no workflow_dispatch trigger: add `workflow_dispatch:` to its `on:`") {
+			t.Errorf("the body does not say why lint.yml did not start:\n%s", pull.Body)
+		}
+		if !strings.Contains(res.stdout, "::warning::could not start lint.yml") {
+			t.Errorf("the log does not warn about lint.yml:\n%s", res.stdout)
+		}
+	})
+
+	t.Run("no actions: write", func(t *testing.T) {
+		t.Parallel()
+		gh := issueServer(t)
+		gh.Deny("ghs_e2etoken", dispatches)
+		iterateRepo(t, gh, iterateConfig("ci.yml"))
+		_, pull := openByIssue(t, gh, "6102", nil)
+		if !strings.Contains(pull.Body, "- `ci.yml`: not started. GitHub refused to start ci.yml (403): Resource not accessible by integration: the job needs `permissions: actions: write`") {
+			t.Errorf("the body does not say the job needs actions: write:\n%s", pull.Body)
+		}
+	})
+
+	t.Run("neither", func(t *testing.T) {
+		t.Parallel()
+		gh := issueServer(t)
+		iterateRepo(t, gh, iterateConfig(""))
+		_, pull := openByIssue(t, gh, "6103", nil)
+		if !strings.Contains(pull.Body, "**CI**: no CI runs on this pull request.") || !strings.Contains(pull.Body, "`pr-token`") || !strings.Contains(pull.Body, "`changes.ci`") {
+			t.Errorf("the body does not say that no CI runs and what to change:\n%s", pull.Body)
+		}
+		if n := gh.Count(dispatches); n != 0 {
+			t.Errorf("%d dispatches without changes.ci", n)
+		}
+	})
+
+	t.Run("pr-token", func(t *testing.T) {
+		t.Parallel()
+		const prToken = "ghs_0prTokenOfTheOptrAppInstallation0000"
+		gh := githubtest.NewServer(t, githubtest.WithToken(prToken, "optr-app[bot]", "Bot"))
+		gh.AddIssue(repo, 7, "Greet the world", "Please.", "maintainer")
+		writer(gh, "maintainer")
+		iterateRepo(t, gh, iterateConfig("ci.yml"))
+		res, pull := openByIssue(t, gh, "6104", map[string]string{"INPUT_PR-TOKEN": prToken})
+		if pull.Login != "optr-app[bot]" || !strings.Contains(pull.Body, "pushed this branch with the `pr-token`") {
+			t.Errorf("pull request by %s, body:\n%s", pull.Login, pull.Body)
+		}
+		byApp := map[string]int{}
+		for _, req := range gh.Requests() {
+			if req.Login == "optr-app[bot]" {
+				byApp[req.Operation]++
+			}
+			if req.Operation == dispatches {
+				t.Errorf("%s %s: a pull request opened with the pr-token runs the pull_request workflows itself", req.Method, req.Path)
+			}
+		}
+		if byApp["POST /repos/{owner}/{repo}/git/refs"] != 1 || byApp["POST /repos/{owner}/{repo}/pulls"] != 1 || byApp["POST /repos/{owner}/{repo}/issues/{issue_number}/comments"] != 0 {
+			t.Errorf("requests with the pr-token: %v; want the branch and the pull request only", byApp)
+		}
+		for _, c := range gh.Comments(repo, 7) {
+			if c.Login != githubtest.DefaultLogin {
+				t.Errorf("a comment by %s: comments stay the job token's", c.Login)
+			}
+		}
+		if !strings.Contains(res.stdout, "::add-mask::"+prToken) {
+			t.Error("the pr-token is not masked")
+		}
+		scan := secretScan(t, prToken)
+		for _, line := range strings.Split(res.stdout+"\n"+res.stderr, "\n") {
+			if !strings.HasPrefix(line, "::add-mask::") {
+				scan("log line "+line, line)
+			}
+		}
+		for path, content := range gh.Files(repo, ledgerBranch) {
+			scan("committed "+path, content)
+		}
+		scan("pull request body", pull.Body)
+		if out, _ := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/6104-1/result.md"); !strings.Contains(out, "INPUT_ variables seen: 0") {
+			t.Errorf("the agent saw INPUT_ variables: %q", out)
+		}
+	})
+}
+
+// reviewEvent is a maintainer's `/optr run` review comment on pull
+// request pull, on line 1 of greet.txt, posted on the fake and written as
+// the event payload.
+func reviewEvent(r *runner, pull int, sender, body string) int64 {
+	id := r.gh.AddReviewComment(repo, pull, sender, "greet.txt", 1, body)
+	r.event("pull_request_review_comment", "pull_request_review_comment.created.json", func(p map[string]any) {
+		p["pull_request"].(map[string]any)["number"] = pull
+		c := p["comment"].(map[string]any)
+		c["id"], c["body"] = id, body
+		c["user"].(map[string]any)["login"] = sender
+		p["sender"].(map[string]any)["login"] = sender
+		p["sender"].(map[string]any)["type"] = "User"
+	})
+	return id
+}
+
+// runEntries returns the ledger's run entries.
+func runEntries(t *testing.T, gh *githubtest.Server) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, e := range ledgerLines(t, gh) {
+		if e["kind"] == "run" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A maintainer's `/optr run` review comment pushes a second commit on the
+// same branch, whose parent is the first, made by agents that read the
+// comment; the ledger says iteration 2; the body's table gains the run;
+// CI starts again on the new commit.
+func TestActionIterationOnReview(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	iterateRepo(t, gh, iterateConfig("ci.yml"))
+	_, pull := openByIssue(t, gh, "6201", nil)
+	first := gh.Head(repo, pull.Head)
+
+	r := newRunner(t, gh, "6202")
+	checkout(r, pull.Head)
+	id := reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "completed" || res.outputs["pull-request"] != strconv.Itoa(pull.Number) {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	log := gh.Log(repo, pull.Head)
+	if len(log) < 2 || log[1].SHA != first || !strings.Contains(log[0].Message, "Optr-Run: 6202-1") {
+		t.Fatalf("branch log %+v: want a second commit on %s", log, first)
+	}
+	if got, _ := gh.File(repo, pull.Head, "greet.txt"); got != "hello, world\nand the empty input\n" {
+		t.Errorf("greet.txt = %q: the agents did not read the review comment", got)
+	}
+	if n := len(gh.Pulls(repo)); n != 1 {
+		t.Errorf("%d pull requests, want the one", n)
+	}
+	runs := runEntries(t, gh)
+	if len(runs) != 2 {
+		t.Fatalf("%d run entries", len(runs))
+	}
+	for i, want := range []struct {
+		run       string
+		iteration json.Number
+	}{{"6201-1", "1"}, {"6202-1", "2"}} {
+		e := runs[i]
+		if e["run"] != want.run || e["workflow"] != "issue-7" || jsonNumber(e["pull_request"]) != json.Number(strconv.Itoa(pull.Number)) || jsonNumber(e["iteration"]) != want.iteration {
+			t.Errorf("run entry %d = run %v workflow %v pull_request %v iteration %v", i, e["run"], e["workflow"], e["pull_request"], e["iteration"])
+		}
+	}
+	intent, _ := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/6202-1/workflow-optr.yaml")
+	if !strings.Contains(intent, "Spelling error in the README file") || !strings.Contains(intent, "Review comment by @maintainer on `greet.txt` line 1") || !strings.Contains(intent, "also handle the empty input") {
+		t.Errorf("the iteration's intent lacks the original intent or the review comment:\n%s", intent)
+	}
+	body := gh.Pulls(repo)[0].Body
+	if !strings.Contains(body, "### Iteration 2: optr run `6202-1`") || strings.Count(body, "| π\\* | **coder** |") != 2 {
+		t.Errorf("the body's score table did not gain the run:\n%s", body)
+	}
+	if runs := gh.WorkflowRuns(repo); len(runs) != 2 || runs[1].SHA != log[0].SHA {
+		t.Errorf("CI runs %+v: want ci.yml started again on %s", runs, log[0].SHA)
+	}
+	if got := gh.ReviewCommentReactions(repo, id); len(got) != 1 || got[0] != "eyes" {
+		t.Errorf("reactions on the review comment: %v", got)
+	}
+	var progress bool
+	for _, c := range optrComments(gh, pull.Number) {
+		progress = progress || strings.Contains(c.Body, "optr:run=6202-1")
+	}
+	if !progress {
+		t.Error("no progress comment on the pull request")
+	}
+}
+
+func jsonNumber(v any) json.Number {
+	switch n := v.(type) {
+	case float64:
+		return json.Number(strconv.FormatFloat(n, 'f', -1, 64))
+	case json.Number:
+		return n
+	}
+	return ""
+}
+
+// `/optr run` comes as a conversation comment or in a review's body too.
+func TestActionIterationTriggers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, event, fixture string
+		post                 func(gh *githubtest.Server, pull int) func(map[string]any)
+	}{
+		{"conversation comment", "issue_comment", "issue_comment.created.on-pull-request.json", func(gh *githubtest.Server, pull int) func(map[string]any) {
+			id := gh.AddComment(repo, pull, "maintainer", "/optr run\nalso handle the empty input")
+			return func(p map[string]any) {
+				commented(pull, "/optr run\nalso handle the empty input", "maintainer", "User")(p)
+				p["comment"].(map[string]any)["id"] = id
+			}
+		}},
+		{"review", "pull_request_review", "pull_request_review.submitted.json", func(gh *githubtest.Server, pull int) func(map[string]any) {
+			id := gh.AddReview(repo, pull, "maintainer", githubtest.ReviewChangesRequested, "/optr run\nalso handle the empty input")
+			return func(p map[string]any) {
+				p["pull_request"].(map[string]any)["number"] = pull
+				p["review"].(map[string]any)["id"], p["review"].(map[string]any)["body"] = id, "/optr run\nalso handle the empty input"
+				p["sender"].(map[string]any)["login"], p["sender"].(map[string]any)["type"] = "maintainer", "User"
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := issueServer(t)
+			iterateRepo(t, gh, iterateConfig(""))
+			_, pull := openByIssue(t, gh, "6301", nil)
+			r := newRunner(t, gh, "6302")
+			checkout(r, pull.Head)
+			r.event(tc.event, tc.fixture, tc.post(gh, pull.Number))
+			res := r.run()
+			if res.code != 0 || res.outputs["status"] != "completed" {
+				t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+			}
+			if got, _ := gh.File(repo, pull.Head, "greet.txt"); got != "hello, world\nand the empty input\n" {
+				t.Errorf("greet.txt = %q", got)
+			}
+			if runs := runEntries(t, gh); len(runs) != 2 || jsonNumber(runs[1]["iteration"]) != "2" {
+				t.Errorf("run entries %v", runs)
+			}
+		})
+	}
+}
