@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -324,5 +325,188 @@ func TestActionIterationTriggers(t *testing.T) {
 				t.Errorf("run entries %v", runs)
 			}
 		})
+	}
+}
+
+// iterateRun runs the Action on a `/optr run` review comment by sender on
+// pull request pull, in a checkout of ref.
+func iterateRun(t *testing.T, gh *githubtest.Server, runID string, pull int, ref, sender string) result {
+	t.Helper()
+	r := newRunner(t, gh, runID)
+	checkout(r, ref)
+	reviewEvent(r, pull, sender, "/optr run\nalso handle the empty input")
+	return r.run()
+}
+
+// nothingRan checks that a refused `/optr run` ran nothing: no run
+// recorded, no commit on the branch, and one reply saying why.
+func nothingRan(t *testing.T, gh *githubtest.Server, res result, pull int, head, before, reply string) {
+	t.Helper()
+	if res.code != 0 || res.outputs["status"] != "skipped" {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if gh.Head(repo, head) != before {
+		t.Errorf("the branch %s moved", head)
+	}
+	if strings.Contains(res.stdout, "agents/coder.sh") || strings.Contains(res.stdout, "coder: ") {
+		t.Errorf("an agent ran:\n%s", res.stdout)
+	}
+	var replied bool
+	for _, c := range gh.Comments(repo, pull) {
+		replied = replied || strings.Contains(c.Body, reply)
+	}
+	if !replied {
+		t.Errorf("no reply saying %q on #%d: %+v", reply, pull, gh.Comments(repo, pull))
+	}
+}
+
+// `/optr run` where optr must not iterate runs nothing and says why: a
+// pull request optr did not open (a person's branch, or a branch named
+// like optr's that its ledger does not know), a fork's pull request, one
+// closed; a person without write access is told who may; a bot is
+// ignored.
+func TestActionIterationRefusals(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	iterateRepo(t, gh, iterateConfig(""))
+	gh.SetPermission(repo, "reader", "read")
+
+	t.Run("a person's pull request", func(t *testing.T) {
+		before := gh.Commit(repo, "feature", map[string]string{"greet.txt": "hi\n"}, "by hand")
+		n := gh.AddPull(repo, "feature", "main", "By hand", "maintainer")
+		res := iterateRun(t, gh, "6401", n, "feature", "maintainer")
+		nothingRan(t, gh, res, n, "feature", before, "optr iterates only on its own pull requests")
+	})
+	t.Run("a branch named like optr's", func(t *testing.T) {
+		before := gh.Commit(repo, "optr/issue-7/999-1", map[string]string{"greet.txt": "hi\n"}, "lookalike")
+		n := gh.AddPull(repo, "optr/issue-7/999-1", "main", "Lookalike", "maintainer")
+		res := iterateRun(t, gh, "6402", n, "optr/issue-7/999-1", "maintainer")
+		nothingRan(t, gh, res, n, "optr/issue-7/999-1", before, "optr iterates only on its own pull requests")
+	})
+	t.Run("a fork's pull request", func(t *testing.T) {
+		n := gh.AddForkPull(repo, "mallory/octo-repo", "optr/issue-7/6201-1", strings.Repeat("ab", 20), "main", "Helpful", "mallory")
+		res := iterateRun(t, gh, "6403", n, "main", "maintainer")
+		nothingRan(t, gh, res, n, "main", gh.Head(repo, "main"), "optr does not run on pull requests from forks")
+	})
+	t.Run("a reader", func(t *testing.T) {
+		before := gh.Commit(repo, "optr/issue-7/998-1", map[string]string{"greet.txt": "hi\n"}, "x")
+		n := gh.AddPull(repo, "optr/issue-7/998-1", "main", "X", "maintainer")
+		res := iterateRun(t, gh, "6404", n, "optr/issue-7/998-1", "reader")
+		nothingRan(t, gh, res, n, "optr/issue-7/998-1", before, "Only people with write, maintain or admin permission")
+	})
+	if gh.Head(repo, ledgerBranch) != "" {
+		t.Errorf("a refused /optr run recorded a run: %v", runEntries(t, gh))
+	}
+}
+
+// A branch a person pushed to after the job checked it out: the change is
+// carried onto their commit; when it conflicts with it, nothing is pushed
+// and the run fails with git's reason.
+func TestActionIterationOnAMovedBranch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		human  map[string]string
+		status string
+	}{
+		{"rebased", map[string]string{"notes.txt": "mine\n"}, "completed"},
+		{"conflict", map[string]string{"greet.txt": "hello, friends\n"}, "failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := issueServer(t)
+			iterateRepo(t, gh, iterateConfig(""))
+			_, pull := openByIssue(t, gh, "6501", nil)
+			r := newRunner(t, gh, "6502")
+			checkout(r, pull.Head)
+			human := gh.Commit(repo, pull.Head, tc.human, "a person's push")
+			reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
+			res := r.run()
+			if res.outputs["status"] != tc.status {
+				t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+			}
+			log := gh.Log(repo, pull.Head)
+			switch tc.status {
+			case "completed":
+				if log[1].SHA != human || gh.Files(repo, pull.Head)["notes.txt"] != "mine\n" {
+					t.Errorf("the change did not go on the person's commit %s: %+v", human, log)
+				}
+			default:
+				if log[0].SHA != human {
+					t.Errorf("a conflicting change was pushed: %+v", log)
+				}
+				if !strings.Contains(res.stdout, "since the run started, and the change does not apply onto it") || !strings.Contains(res.stdout, "greet.txt") {
+					t.Errorf("the log does not give git's reason:\n%s", res.stdout)
+				}
+			}
+		})
+	}
+}
+
+// A workspace that is not a checkout of the pull request's branch is bad
+// input: the agents would start from the wrong code.
+func TestActionIterationNeedsTheBranchCheckedOut(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	iterateRepo(t, gh, iterateConfig(""))
+	_, pull := openByIssue(t, gh, "6601", nil)
+	before := gh.Head(repo, pull.Head)
+	res := iterateRun(t, gh, "6602", pull.Number, "main", "maintainer")
+	if res.code != 2 || !strings.Contains(res.stdout, "ref: refs/pull/"+strconv.Itoa(pull.Number)+"/head") || gh.Head(repo, pull.Head) != before {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+}
+
+// 300 review comments make a bounded intent that says what it left out.
+func TestActionIterationBoundsTheReview(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	iterateRepo(t, gh, iterateConfig(""))
+	_, pull := openByIssue(t, gh, "6701", nil)
+	for i := range 300 {
+		gh.AddReviewComment(repo, pull.Number, "maintainer", "greet.txt", 1, "nit "+strconv.Itoa(i))
+	}
+	res := iterateRun(t, gh, "6702", pull.Number, pull.Head, "maintainer")
+	if res.outputs["status"] != "completed" {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	intent, _ := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/6702-1/workflow-optr.yaml")
+	if !strings.Contains(intent, "the 50 newest are below; 251 older ones were left out") || strings.Contains(intent, "nit 250\\n") || !strings.Contains(intent, "also handle the empty input") {
+		t.Errorf("the intent is not bounded as said:\n%.2000s", intent)
+	}
+}
+
+// A detector agent that answers nonsense is a finding on an iteration
+// too: nothing is pushed; the run waits at a THREAT checkpoint.
+func TestActionIterationDetectorFailsClosed(t *testing.T) {
+	t.Parallel()
+	llm := llmtest.NewOpenAI(t)
+	llm.SetDefault(llmtest.Reply{Text: "Looks fine to me, ship it!"})
+	gh := issueServer(t)
+	iterateRepo(t, gh, iterateConfig(""))
+	_, pull := openByIssue(t, gh, "6801", nil)
+	withDetector := strings.Replace(iterateConfig(""), "agents:\n", "agents:\n  reviewer: { provider: openai, model: gpt-4.1 }\n", 1) +
+		"detection: { agent: reviewer }\npipelines:\n  main: { mode: select, agents: [coder] }\n"
+	before := gh.Commit(repo, pull.Head, map[string]string{".github/optr.yml": withDetector}, "ask a reviewer agent too")
+
+	r := newRunner(t, gh, "6802")
+	checkout(r, pull.Head)
+	for k, v := range llm.Env() {
+		r.env[k] = v
+	}
+	reviewEvent(r, pull.Number, "maintainer", "/optr run main\nalso handle the empty input")
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "paused" || gh.Head(repo, pull.Head) != before {
+		t.Fatalf("exit %d, outputs %v, head %s (want %s)\n%s%s", res.code, res.outputs, gh.Head(repo, pull.Head), before, res.stdout, res.stderr)
+	}
+	var asked bool
+	for _, c := range gh.Comments(repo, pull.Number) {
+		asked = asked || strings.Contains(c.Body, "THREAT") && strings.Contains(c.Body, "agent/no-verdict")
+	}
+	if !asked {
+		t.Error("no THREAT checkpoint on the pull request naming the detector's missing verdict")
+	}
+	if len(llm.Requests()) != 1 {
+		t.Errorf("the detector was asked %d times", len(llm.Requests()))
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/goccy/go-yaml"
 
@@ -106,23 +105,17 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 		return true, j.failIteration(ctx, *trig, err)
 	}
 
-	if it.from, err = worktree.Head(ctx, "", j.workspace()); err != nil {
-		return true, j.failIteration(ctx, *trig, err)
-	}
-	if it.from != it.pull.HeadSHA {
-		cmp, err := j.gh.Compare(ctx, it.from, it.pull.HeadSHA)
-		if err != nil || (cmp.Status != "ahead" && cmp.Status != "identical") {
-			return true, j.failIteration(ctx, *trig, &UsageError{Err: fmt.Errorf(
-				"the workspace is at %.7s, which is not on the pull request's branch %s (at %.7s): check out the pull request's head before optr runs (actions/checkout with `ref: refs/pull/%d/head`)",
-				it.from, it.pull.HeadRef, it.pull.HeadSHA, it.pull.Number)})
-		}
-		j.log.Notice(fmt.Sprintf("%s moved from %.7s to %.7s since this job checked it out; π*'s change will be carried onto its tip", it.pull.HeadRef, it.from, it.pull.HeadSHA))
-	}
-
-	since, err := j.lastOptrCommit(ctx, it.pull.HeadSHA)
+	last, err := j.lastOptrCommit(ctx, it.pull.HeadSHA)
 	if err != nil {
 		return true, j.failIteration(ctx, *trig, err)
 	}
+	if it.from, err = worktree.Head(ctx, "", j.workspace()); err != nil {
+		return true, j.failIteration(ctx, *trig, err)
+	}
+	if err := j.onBranch(ctx, it, last.SHA); err != nil {
+		return true, j.failIteration(ctx, *trig, err)
+	}
+	since := last.Time
 	remarks, err := j.gh.Remarks(ctx, it.pull.Number, since)
 	if err != nil {
 		return true, j.failIteration(ctx, *trig, err)
@@ -204,22 +197,47 @@ func readOriginal(data []byte) (originalRun, error) {
 // maxWalk bounds the commits read looking for optr's last one.
 const maxWalk = 100
 
-// lastOptrCommit returns when optr last committed on the branch whose tip
-// is tip: the committer date of the newest commit, along first parents,
-// whose message carries changes.RunTrailer. The zero time when there is
-// none within maxWalk commits: every remark counts.
-func (j *Job) lastOptrCommit(ctx context.Context, tip string) (time.Time, error) {
+// lastOptrCommit returns optr's last commit on the branch whose tip is
+// tip: the newest commit, along first parents, whose message carries
+// changes.RunTrailer. The zero DatedCommit when there is none within
+// maxWalk commits: every remark counts.
+func (j *Job) lastOptrCommit(ctx context.Context, tip string) (github.DatedCommit, error) {
 	for sha, n := tip, 0; sha != "" && n < maxWalk; n++ {
 		c, err := j.gh.DatedCommit(ctx, sha)
 		if err != nil {
-			return time.Time{}, err
+			return github.DatedCommit{}, err
 		}
 		if changes.HasTrailer(c.Message) {
-			return c.Time, nil
+			return c, nil
 		}
 		sha = c.Parent
 	}
-	return time.Time{}, nil
+	return github.DatedCommit{}, nil
+}
+
+// onBranch checks that the workspace's HEAD (it.from), where the agents
+// start, is on the pull request's branch: at or after optr's last commit
+// there (last, when known) and at or before its tip. A tip ahead of it is
+// someone's push since the job checked the branch out: π*'s change is
+// carried onto it. Anything else (the default branch checked out, as
+// actions/checkout does for a comment) is bad input.
+func (j *Job) onBranch(ctx context.Context, it *iteration, last string) error {
+	within := func(older, newer string) bool {
+		if older == newer {
+			return true
+		}
+		cmp, err := j.gh.Compare(ctx, older, newer)
+		return err == nil && (cmp.Status == "ahead" || cmp.Status == "identical")
+	}
+	if (last != "" && !within(last, it.from)) || !within(it.from, it.pull.HeadSHA) {
+		return &UsageError{Err: fmt.Errorf(
+			"the workspace is at %.7s, which is not on the pull request's branch %s (at %.7s): check out the pull request's head before optr runs (actions/checkout with `ref: refs/pull/%d/head`)",
+			it.from, it.pull.HeadRef, it.pull.HeadSHA, it.pull.Number)}
+	}
+	if it.from != it.pull.HeadSHA {
+		j.log.Notice(fmt.Sprintf("%s moved from %.7s to %.7s since this job checked it out; π*'s change will be carried onto its tip", it.pull.HeadRef, it.from, it.pull.HeadSHA))
+	}
+	return nil
 }
 
 // appendNew appends s unless list holds it.
