@@ -151,40 +151,6 @@ func TestActionStuckAgentIsRestarted(t *testing.T) {
 	}
 }
 
-func TestActionThreeFailuresAbortWithOneEscalationComment(t *testing.T) {
-	t.Parallel()
-	gh := githubtest.NewServer(t)
-	gh.AddIssue(repo, 23, "t", "b", "maintainer")
-	writer(gh, "maintainer")
-	r := newRunner(t, gh, "9301")
-	r.file(".github/optr.yml", `agents:
-  a: { provider: command, run: [sh, -c, "exit 1"] }
-  b: { provider: command, run: [sh, -c, "exit 2"] }
-  c: { provider: command, run: [sh, -c, "exit 3"] }
-  d: { provider: command, run: [sh, -c, "sleep 30; echo late"] }
-escalation:
-  mention: ["@octo-org/maintainers"]
-`)
-	r.event("issues", "issues.labeled.json", labeled(23, "optr", "maintainer"))
-	res := r.run()
-	if res.code != 1 || res.outputs["status"] != "failed" {
-		t.Fatalf("exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
-	}
-	var escalations []string
-	for _, c := range optrComments(gh, 23) {
-		if strings.Contains(c.Body, "<!-- optr:escalation=") {
-			escalations = append(escalations, c.Body)
-		}
-	}
-	if len(escalations) != 1 || !strings.Contains(escalations[0], "abort") || !strings.Contains(escalations[0], "@octo-org/maintainers") {
-		t.Fatalf("want exactly one escalation comment naming abort and the mention, got %d:\n%s", len(escalations), strings.Join(escalations, "\n---\n"))
-	}
-	got := kinds(t, gh)
-	if !strings.HasSuffix(got, ",run") || strings.Count(got, "escalation") != 3 {
-		t.Fatalf("ledger kinds = %s, want three escalations then the run", got)
-	}
-}
-
 // `/optr choose 4` (Pause) leaves the checkpoint open: no ledger change,
 // status paused, and a later answer still decides it.
 func TestActionChoosePauseKeepsTheCheckpointOpen(t *testing.T) {

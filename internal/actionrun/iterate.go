@@ -80,7 +80,7 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 	}
 	branch := j.ledgerBranch(cfg.Ledger.Branch)
 	lake := datalake.Open(j.datalake())
-	data, err := j.readCommitted(ctx, branch, lake.LedgerPath())
+	data, err := j.store(branch).ReadFile(ctx, lake.LedgerPath())
 	if err != nil {
 		return true, j.failIteration(ctx, *trig, err)
 	}
@@ -93,7 +93,7 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 	}
 	it.number = runs + 1
 
-	resolved, err := j.readCommitted(ctx, branch, filepath.Join(lake.RunDir(it.workflow, it.origin), datalake.FileWorkflow))
+	resolved, err := j.store(branch).ReadFile(ctx, filepath.Join(lake.RunDir(it.workflow, it.origin), datalake.FileWorkflow))
 	if err == nil && resolved == nil {
 		err = fmt.Errorf("the run %s that opened #%d left no %s on the ledger branch", it.origin, it.pull.Number, datalake.FileWorkflow)
 	}

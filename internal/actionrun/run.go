@@ -52,22 +52,11 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		}
 	}
 	spec := j.spec(trig, runID, cfg)
-	deliver := &deliverer{j: j, trig: trig}
-	if it != nil {
-		spec.PullRequest, spec.Iteration, deliver.from = it.pull.Number, it.number, it.from
-	}
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
-	deps := j.deps()
-	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
-	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}
-	branch := j.ledgerBranch(cfg.Ledger.Branch)
-	deliver.branch = branch
-	drv := &pipeline.Driver{
-		Deps:      deps,
-		Recorder:  j.recorder(branch, spec.LedgerPath),
-		Observer:  pr,
-		Asker:     &issueAsker{j: j, trig: trig},
-		Deliverer: deliver,
+	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
+	if it != nil {
+		spec.PullRequest, spec.Iteration = it.pull.Number, it.number
+		drv.Deliverer.(*deliverer).from = it.from
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
@@ -86,6 +75,27 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		return fmt.Errorf("run %s: %w", runID, err)
 	}
 	return j.conclude(rep)
+}
+
+// driver is the Action's pipeline.Driver for trig under cfg, the one for
+// every step that drives a run (a run, a gather, an answer to a
+// checkpoint): the progress comment pr follows the run; the ledger at
+// ledgerPath and the run's files are committed to the ledger branch and
+// read back from it; a pause is announced on the issue; a decision that
+// needs a human becomes an escalation comment; π*'s change becomes a pull
+// request.
+func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Config, ledgerPath string, pr *progressComment) *pipeline.Driver {
+	deps := j.deps()
+	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
+	branch := j.ledgerBranch(cfg.Ledger.Branch)
+	return &pipeline.Driver{
+		Deps:      deps,
+		Recorder:  j.recorder(branch, ledgerPath),
+		Store:     j.store(branch),
+		Observer:  pr,
+		Asker:     &issueAsker{j: j, trig: trig},
+		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
+	}
 }
 
 // conclude reports a run the driver carried to its end (completed, failed
