@@ -13,7 +13,7 @@ import (
 func TestResumeProceedRetriesTheFailedStage(t *testing.T) {
 	demoWorkspace(t)
 	r := optr(t, "run", "--config", "testdata/demo/stages.yml", "--pipeline", "decide-now", "--intent", "Should we split the release?", "--run-id", "h1")
-	if r.code != ExitPaused || !strings.Contains(r.stdout, "1  Proceed: retry stage execute from its input") {
+	if r.code != ExitPaused || !strings.Contains(r.stdout, "1  Proceed (recommended): retry stage execute from its input") {
 		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	done := optr(t, "resume", "--config", "testdata/demo/stages.yml", "--checkpoint", "cp-h1-1", "--choose", "1", "--json")
