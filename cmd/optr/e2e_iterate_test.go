@@ -509,4 +509,28 @@ func TestActionIterationDetectorFailsClosed(t *testing.T) {
 	if len(llm.Requests()) != 1 {
 		t.Errorf("the detector was asked %d times", len(llm.Requests()))
 	}
+
+	// A maintainer delivers anyway, answering on the pull request: the
+	// change becomes the branch's next commit, recorded as iteration 2.
+	a := newRunner(t, gh, "6803")
+	checkout(a, pull.Head)
+	for k, v := range llm.Env() {
+		a.env[k] = v
+	}
+	id := gh.AddComment(repo, pull.Number, "maintainer", "/optr choose 1")
+	a.event("issue_comment", "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		commented(pull.Number, "/optr choose 1", "maintainer", "User")(p)
+		p["comment"].(map[string]any)["id"] = id
+	})
+	res = a.run()
+	if res.code != 0 || res.outputs["status"] != "completed" {
+		t.Fatalf("answer: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if log := gh.Log(repo, pull.Head); log[1].SHA != before || !strings.Contains(log[0].Message, "Optr-Run: 6802-1") {
+		t.Errorf("branch log %+v: want the paused run's change on %s", log, before)
+	}
+	runs := runEntries(t, gh)
+	if last := runs[len(runs)-1]; last["run"] != "6802-1" || jsonNumber(last["iteration"]) != "2" || jsonNumber(last["pull_request"]) != json.Number(strconv.Itoa(pull.Number)) {
+		t.Errorf("the answered run's entry: %v", last)
+	}
 }
