@@ -399,18 +399,29 @@ func TestActionIterationRefusals(t *testing.T) {
 	}
 }
 
-// A branch a person pushed to after the job checked it out: the change is
-// carried onto their commit; when it conflicts with it, nothing is pushed
-// and the run fails with git's reason.
+// A branch a person pushed to after the job checked it out, or
+// force-pushed while the agents ran: the change is carried onto their
+// commit; when it conflicts with it, nothing is pushed and the run fails
+// with git's reason. optr never overwrites a person's push. A force push
+// before the run starts leaves the workspace off the branch: bad input,
+// said.
 func TestActionIterationOnAMovedBranch(t *testing.T) {
 	t.Parallel()
+	const tipRead = "GET /repos/{owner}/{repo}/commits/{ref}"
 	for _, tc := range []struct {
-		name   string
+		name  string
+		force bool
+		// during moves the branch while the agents run (at the push's
+		// read of the tip), else before the run starts.
+		during bool
 		human  map[string]string
 		status string
 	}{
-		{"rebased", map[string]string{"notes.txt": "mine\n"}, "completed"},
-		{"conflict", map[string]string{"greet.txt": "hello, friends\n"}, "failed"},
+		{"rebased", false, false, map[string]string{"notes.txt": "mine\n"}, "completed"},
+		{"conflict", false, false, map[string]string{"greet.txt": "hello, friends\n"}, "failed"},
+		{"force-pushed during the run", true, true, map[string]string{"greet.txt": "hello, world\n", "notes.txt": "mine\n"}, "completed"},
+		{"force-pushed during the run, conflict", true, true, map[string]string{"greet.txt": "hello, friends\n"}, "failed"},
+		{"force-pushed before the run", true, false, map[string]string{"greet.txt": "hello, world\n", "notes.txt": "mine\n"}, "failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -419,24 +430,40 @@ func TestActionIterationOnAMovedBranch(t *testing.T) {
 			_, pull := openByIssue(t, gh, "6501", nil)
 			r := newRunner(t, gh, "6502")
 			checkout(r, pull.Head)
-			human := gh.Commit(repo, pull.Head, tc.human, "a person's push")
+			var human string
+			move := func() {
+				if tc.force {
+					human = gh.ForcePush(repo, pull.Head, gh.Head(repo, "main"), tc.human, "a person's rewrite")
+				} else {
+					human = gh.Commit(repo, pull.Head, tc.human, "a person's push")
+				}
+			}
+			if tc.during {
+				gh.BeforeNext(tipRead, move)
+			} else {
+				move()
+			}
 			reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
 			res := r.run()
 			if res.outputs["status"] != tc.status {
 				t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 			}
 			log := gh.Log(repo, pull.Head)
-			switch tc.status {
-			case "completed":
-				if log[1].SHA != human || gh.Files(repo, pull.Head)["notes.txt"] != "mine\n" {
-					t.Errorf("the change did not go on the person's commit %s: %+v", human, log)
+			switch {
+			case tc.status == "completed":
+				files := gh.Files(repo, pull.Head)
+				if log[1].SHA != human || files["notes.txt"] != "mine\n" || files["greet.txt"] != "hello, world\nand the empty input\n" {
+					t.Errorf("the change did not go on the person's commit %s: %+v, files %v", human, log, files)
 				}
-			default:
-				if log[0].SHA != human {
-					t.Errorf("a conflicting change was pushed: %+v", log)
-				}
+			case log[0].SHA != human:
+				t.Errorf("a change was pushed over the person's %s: %+v", human, log)
+			case tc.during || !tc.force:
 				if !strings.Contains(res.stdout, "since the run started, and the change does not apply onto it") || !strings.Contains(res.stdout, "greet.txt") {
 					t.Errorf("the log does not give git's reason:\n%s", res.stdout)
+				}
+			default:
+				if res.code != 2 || !strings.Contains(res.stdout, "someone force-pushed the branch since") {
+					t.Errorf("exit %d; the log does not say the branch was force-pushed:\n%s", res.code, res.stdout)
 				}
 			}
 		})

@@ -231,7 +231,7 @@ func (j *Job) onBranch(ctx context.Context, it *iteration, last string) error {
 	}
 	if (last != "" && !within(last, it.from)) || !within(it.from, it.pull.HeadSHA) {
 		return &UsageError{Err: fmt.Errorf(
-			"the workspace is at %.7s, which is not on the pull request's branch %s (at %.7s): check out the pull request's head before optr runs (actions/checkout with `ref: refs/pull/%d/head`)",
+			"the workspace is at %.7s, which is not on the pull request's branch %s (at %.7s): check out the pull request's head before optr runs (actions/checkout with `ref: refs/pull/%d/head`); if the job did, someone force-pushed the branch since, and a new `/optr run` starts from its new tip",
 			it.from, it.pull.HeadRef, it.pull.HeadSHA, it.pull.Number)}
 	}
 	if it.from != it.pull.HeadSHA {
