@@ -145,14 +145,9 @@ func TestActionPullRequestCI(t *testing.T) {
 		if pull.Login != "optr-app[bot]" || !strings.Contains(pull.Body, "pushed this branch with the `pr-token`") {
 			t.Errorf("pull request by %s, body:\n%s", pull.Login, pull.Body)
 		}
-		byApp := map[string]int{}
-		for _, req := range gh.Requests() {
-			if req.Login == "optr-app[bot]" {
-				byApp[req.Operation]++
-			}
-			if req.Operation == dispatches {
-				t.Errorf("%s %s: a pull request opened with the pr-token runs the pull_request workflows itself", req.Method, req.Path)
-			}
+		byApp := byLogin(gh, "optr-app[bot]")
+		if n := gh.Count(dispatches); n != 0 {
+			t.Errorf("%d dispatches: a pull request opened with the pr-token runs the pull_request workflows itself", n)
 		}
 		if byApp["POST /repos/{owner}/{repo}/git/refs"] != 1 || byApp["POST /repos/{owner}/{repo}/pulls"] != 1 || byApp["POST /repos/{owner}/{repo}/issues/{issue_number}/comments"] != 0 {
 			t.Errorf("requests with the pr-token: %v; want the branch and the pull request only", byApp)
@@ -179,6 +174,54 @@ func TestActionPullRequestCI(t *testing.T) {
 			t.Errorf("the agent saw INPUT_ variables: %q", out)
 		}
 	})
+}
+
+// byLogin counts the requests made with login's token, by operation.
+func byLogin(gh *githubtest.Server, login string) map[string]int {
+	out := map[string]int{}
+	for _, req := range gh.Requests() {
+		if req.Login == login {
+			out[req.Operation]++
+		}
+	}
+	return out
+}
+
+// An iteration pushes with the pr-token too, so that the pull request's
+// workflows run on the new commit; the rest stays the job token's.
+func TestActionIterationWithPRToken(t *testing.T) {
+	t.Parallel()
+	const prToken = "ghs_0prTokenOfTheOptrAppInstallation0000"
+	gh := githubtest.NewServer(t, githubtest.WithToken(prToken, "optr-app[bot]", "Bot"))
+	gh.AddIssue(repo, 7, "Greet the world", "Please.", "maintainer")
+	writer(gh, "maintainer")
+	iterateRepo(t, gh, iterateConfig("ci.yml"))
+	env := map[string]string{"INPUT_PR-TOKEN": prToken}
+	_, pull := openByIssue(t, gh, "6251", env)
+	first := gh.Head(repo, pull.Head)
+	gh.ResetRequests()
+
+	r := newRunner(t, gh, "6252")
+	checkout(r, pull.Head)
+	r.env["INPUT_PR-TOKEN"] = prToken
+	reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "completed" {
+		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	if log := gh.Log(repo, pull.Head); log[1].SHA != first {
+		t.Fatalf("branch log %+v: want a second commit on %s", log, first)
+	}
+	byApp := byLogin(gh, "optr-app[bot]")
+	if byApp["PATCH /repos/{owner}/{repo}/git/refs/{ref}"] != 1 || byApp["POST /repos/{owner}/{repo}/issues/{issue_number}/comments"] != 0 || byApp["PATCH /repos/{owner}/{repo}/pulls/{pull_number}"] != 0 {
+		t.Errorf("requests with the pr-token: %v; want the push only", byApp)
+	}
+	if n := gh.Count("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"); n != 0 {
+		t.Errorf("%d dispatches: a push with the pr-token runs the pull_request workflows itself", n)
+	}
+	if body := gh.Pulls(repo)[0].Body; strings.Count(body, "pushed this branch with the `pr-token`") != 2 {
+		t.Errorf("the iteration's section does not say how CI runs:\n%s", body)
+	}
 }
 
 // reviewEvent is a maintainer's `/optr run` review comment on pull
