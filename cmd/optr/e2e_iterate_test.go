@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -57,8 +58,8 @@ func iterateRepo(t *testing.T, gh *githubtest.Server, config string) {
 // checkout makes r's workspace a checkout of ref, as actions/checkout
 // leaves it, with worktrees in RUNNER_TEMP.
 func checkout(r *runner, ref string) {
-	r.env["GITHUB_SHA"] = r.gh.Clone(repo, ref, r.ws)
-	r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+	r.Env["GITHUB_SHA"] = r.gh.Clone(repo, ref, r.Workspace)
+	r.Env["RUNNER_TEMP"] = filepath.Join(r.Dir, "runner-temp")
 }
 
 // openByIssue runs the Action on issue 7, labelled by a maintainer, and
@@ -68,9 +69,9 @@ func openByIssue(t *testing.T, gh *githubtest.Server, runID string, env map[stri
 	r := newRunner(t, gh, runID)
 	checkout(r, "main")
 	for k, v := range env {
-		r.env[k] = v
+		r.Env[k] = v
 	}
-	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 	res := r.run()
 	pulls := gh.Pulls(repo)
 	if res.code != 0 || res.outputs["status"] != "completed" || len(pulls) != 1 {
@@ -113,7 +114,7 @@ func TestActionPullRequestCI(t *testing.T) {
 	t.Run("no actions: write", func(t *testing.T) {
 		t.Parallel()
 		gh := issueServer(t)
-		gh.Deny("ghs_e2etoken", dispatches)
+		gh.Deny(actiontest.Token, dispatches)
 		iterateRepo(t, gh, iterateConfig("ci.yml"))
 		_, pull := openByIssue(t, gh, "6102", nil)
 		if !strings.Contains(pull.Body, "- `ci.yml`: not started. GitHub refused to start ci.yml (403): Resource not accessible by integration: the job needs `permissions: actions: write`") {
@@ -203,7 +204,7 @@ func TestActionIterationWithPRToken(t *testing.T) {
 
 	r := newRunner(t, gh, "6252")
 	checkout(r, pull.Head)
-	r.env["INPUT_PR-TOKEN"] = prToken
+	r.Env["INPUT_PR-TOKEN"] = prToken
 	reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "completed" {
@@ -229,7 +230,7 @@ func TestActionIterationWithPRToken(t *testing.T) {
 // the event payload.
 func reviewEvent(r *runner, pull int, sender, body string) int64 {
 	id := r.gh.AddReviewComment(repo, pull, sender, "greet.txt", 1, body)
-	r.event("pull_request_review_comment", "pull_request_review_comment.created.json", func(p map[string]any) {
+	r.Event("pull_request_review_comment", "pull_request_review_comment.created.json", func(p map[string]any) {
 		p["pull_request"].(map[string]any)["number"] = pull
 		c := p["comment"].(map[string]any)
 		c["id"], c["body"] = id, body
@@ -336,7 +337,7 @@ func TestActionIterationTriggers(t *testing.T) {
 		{"conversation comment", "issue_comment", "issue_comment.created.on-pull-request.json", func(gh *githubtest.Server, pull int) func(map[string]any) {
 			id := gh.AddComment(repo, pull, "maintainer", "/optr run\nalso handle the empty input")
 			return func(p map[string]any) {
-				commented(pull, "/optr run\nalso handle the empty input", "maintainer", "User")(p)
+				actiontest.Commented(pull, "/optr run\nalso handle the empty input", "maintainer", "User")(p)
 				p["comment"].(map[string]any)["id"] = id
 			}
 		}},
@@ -356,7 +357,7 @@ func TestActionIterationTriggers(t *testing.T) {
 			_, pull := openByIssue(t, gh, "6301", nil)
 			r := newRunner(t, gh, "6302")
 			checkout(r, pull.Head)
-			r.event(tc.event, tc.fixture, tc.post(gh, pull.Number))
+			r.Event(tc.event, tc.fixture, tc.post(gh, pull.Number))
 			res := r.run()
 			if res.code != 0 || res.outputs["status"] != "completed" {
 				t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -591,7 +592,7 @@ func TestActionIterationDetectorFailsClosed(t *testing.T) {
 	r := newRunner(t, gh, "6802")
 	checkout(r, pull.Head)
 	for k, v := range llm.Env() {
-		r.env[k] = v
+		r.Env[k] = v
 	}
 	reviewEvent(r, pull.Number, "maintainer", "/optr run main\nalso handle the empty input")
 	res := r.run()
@@ -614,11 +615,11 @@ func TestActionIterationDetectorFailsClosed(t *testing.T) {
 	a := newRunner(t, gh, "6803")
 	checkout(a, pull.Head)
 	for k, v := range llm.Env() {
-		a.env[k] = v
+		a.Env[k] = v
 	}
 	id := gh.AddComment(repo, pull.Number, "maintainer", "/optr choose 1")
-	a.event("issue_comment", "issue_comment.created.on-pull-request.json", func(p map[string]any) {
-		commented(pull.Number, "/optr choose 1", "maintainer", "User")(p)
+	a.Event("issue_comment", "issue_comment.created.on-pull-request.json", func(p map[string]any) {
+		actiontest.Commented(pull.Number, "/optr choose 1", "maintainer", "User")(p)
 		p["comment"].(map[string]any)["id"] = id
 	})
 	res = a.run()

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/demotest"
-
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -19,10 +19,10 @@ func TestActionLabelledDelegateRun(t *testing.T) {
 	writer(gh, "maintainer")
 	gh.AddIssue(repo, 61, "How do ledgers stay honest?", "Research how tamper-evident ledgers stay honest.", "maintainer")
 	r := newRunner(t, gh, "6101")
-	demotest.Copy(t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
-	r.env["INPUT_PIPELINE"] = "research"
-	r.event("issues", "issues.labeled.json", labeled(61, "optr", "maintainer"))
+	demotest.Copy(t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	r.Env["INPUT_PIPELINE"] = "research"
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(61, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "completed" {
 		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -59,10 +59,10 @@ func TestActionDispatchedStagesRun(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "6201")
-	demotest.Copy(t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/stages.yml"
-	r.env["INPUT_PIPELINE"] = "decide"
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	demotest.Copy(t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/stages.yml"
+	r.Env["INPUT_PIPELINE"] = "decide"
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "decide", "intent": "Should we split the release?", "constraints": ""}
 	})
 	res := r.run()
@@ -105,9 +105,9 @@ func TestActionStagesHiccupChooseProceedRetriesTheStage(t *testing.T) {
 	gh.AddIssue(repo, 63, "Decide", "Should we split the release?", "maintainer")
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "6301")
-	r.file(".github/optr.yml", stagesHiccupConfig)
-	r.env["INPUT_PIPELINE"] = "chain"
-	r.event("issues", "issues.labeled.json", labeled(63, "optr", "maintainer"))
+	r.File(".github/optr.yml", stagesHiccupConfig)
+	r.Env["INPUT_PIPELINE"] = "chain"
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(63, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "paused" || res.outputs["checkpoint-id"] != "cp-6301-1-1" {
 		t.Fatalf("exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -129,9 +129,9 @@ func TestActionStagesHiccupChooseProceedRetriesTheStage(t *testing.T) {
 	}
 
 	a := newRunner(t, gh, "6302")
-	a.file(".github/optr.yml", stagesHiccupConfig)
-	a.file("fixed", "")
-	a.event("issue_comment", "issue_comment.created.json", commented(63, "/optr choose 1 the fix is in", "maintainer", "User"))
+	a.File(".github/optr.yml", stagesHiccupConfig)
+	a.File("fixed", "")
+	a.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(63, "/optr choose 1 the fix is in", "maintainer", "User"))
 	res = a.run()
 	if res.code != 0 || res.outputs["status"] != "completed" || res.outputs["selected-agent"] != "third" {
 		t.Fatalf("choose 1: exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)

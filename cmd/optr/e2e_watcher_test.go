@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -12,10 +13,10 @@ import (
 func watcherRun(t *testing.T, gh *githubtest.Server, runID, pipeline, intent string) result {
 	t.Helper()
 	r := newRunner(t, gh, runID)
-	demotest.Copy(t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/watcher.yml"
-	r.env["INPUT_PIPELINE"] = pipeline
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	demotest.Copy(t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/watcher.yml"
+	r.Env["INPUT_PIPELINE"] = pipeline
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": pipeline, "intent": intent}
 	})
 	return r.run()
@@ -69,14 +70,14 @@ func TestActionEveryAgentFailsAbortsWithOneEscalationComment(t *testing.T) {
 	gh.AddIssue(repo, 23, "t", "b", "maintainer")
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "9301")
-	r.file(".github/optr.yml", `agents:
+	r.File(".github/optr.yml", `agents:
   a: { provider: command, run: [sh, -c, "exit 1"] }
   b: { provider: command, run: [sh, -c, "exit 2"] }
   c: { provider: command, run: [sh, -c, "exit 3"] }
 escalation:
   mention: ["@octo-org/maintainers"]
 `)
-	r.event("issues", "issues.labeled.json", labeled(23, "optr", "maintainer"))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(23, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 1 || res.outputs["status"] != "failed" || !strings.Contains(res.stdout, "the run can no longer succeed: 3 of 3 agents failed") {
 		t.Fatalf("exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)

@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 )
 
 func TestFromConfig(t *testing.T) {
 	t.Parallel()
-	an := &scripted{t: t, name: "analyzer"}
+	an := agenttest.New("analyzer", agenttest.Steps(t))
 	b := NewBudget(10)
 	tests := []struct {
 		name string
