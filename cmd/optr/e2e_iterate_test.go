@@ -461,6 +461,13 @@ func TestActionIterationRefusals(t *testing.T) {
 		res := iterateRun(t, gh, "6403", n, "main", "maintainer")
 		nothingRan(t, gh, res, n, "main", gh.Head(repo, "main"), "optr does not run on pull requests from forks")
 	})
+	t.Run("a closed pull request", func(t *testing.T) {
+		before := gh.Commit(repo, "optr/issue-7/997-1", map[string]string{"greet.txt": "hi\n"}, "x")
+		n := gh.AddPull(repo, "optr/issue-7/997-1", "main", "X", "maintainer")
+		gh.ClosePull(repo, n)
+		res := iterateRun(t, gh, "6405", n, "optr/issue-7/997-1", "maintainer")
+		nothingRan(t, gh, res, n, "optr/issue-7/997-1", before, "is closed; optr iterates only on open pull requests")
+	})
 	t.Run("a reader", func(t *testing.T) {
 		before := gh.Commit(repo, "optr/issue-7/998-1", map[string]string{"greet.txt": "hi\n"}, "x")
 		n := gh.AddPull(repo, "optr/issue-7/998-1", "main", "X", "maintainer")

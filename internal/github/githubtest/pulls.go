@@ -23,8 +23,10 @@ type pull struct {
 	head, base    string
 	fork, forkSHA string
 	draft         bool
-	user          identity
-	created       time.Time
+	// closed is set by ClosePull.
+	closed  bool
+	user    identity
+	created time.Time
 	// reviewComments and reviews are the review's comments and the
 	// reviews submitted, oldest first.
 	reviewComments []*reviewComment
@@ -84,7 +86,7 @@ func (s *Server) createPull(c *call) reply {
 		return validationFailed("PullRequest", "", "custom", "No commits between "+in.Base+" and "+head)
 	}
 	for _, p := range r.pulls {
-		if p.head == head && p.base == in.Base {
+		if p.head == head && p.base == in.Base && !p.closed {
 			return validationFailed("PullRequest", "", "custom", "A pull request already exists for "+r.owner+":"+head+".")
 		}
 	}
@@ -145,18 +147,19 @@ func (s *Server) getPull(c *call) reply {
 	return jsonReply(http.StatusOK, s.pullJSON(c.repo, p))
 }
 
-// listPulls lists open pull requests (every one is open in the fake),
-// filtered by head (owner:branch) and base, oldest first.
+// listPulls lists pull requests of a state (open unless the query says
+// closed or all), filtered by head (owner:branch) and base, oldest first.
 func (s *Server) listPulls(c *call) reply {
 	q := c.r.URL.Query()
-	if st := q.Get("state"); st == "closed" {
-		return jsonReply(http.StatusOK, []any{})
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
 	}
 	r := c.repo
 	var out []map[string]any
 	for n := 1; n <= r.nextNumberLocked(); n++ {
 		p := r.pulls[n]
-		if p == nil {
+		if p == nil || state != "all" && state != p.state() {
 			continue
 		}
 		if h := q.Get("head"); h != "" && !strings.EqualFold(h, r.owner+":"+p.head) {
@@ -168,6 +171,13 @@ func (s *Server) listPulls(c *call) reply {
 		out = append(out, s.pullJSON(r, p))
 	}
 	return s.page(c, out)
+}
+
+func (p *pull) state() string {
+	if p.closed {
+		return "closed"
+	}
+	return "open"
 }
 
 func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
@@ -196,7 +206,7 @@ func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
 		"id":                 p.id,
 		"node_id":            "PR_" + strconv.FormatInt(p.id, 10),
 		"number":             p.number,
-		"state":              "open",
+		"state":              p.state(),
 		"locked":             false,
 		"title":              p.title,
 		"body":               p.body,
@@ -260,6 +270,18 @@ func (s *Server) AddForkPull(repo, forkRepo, head, headSHA, base, title, login s
 	}
 	s.addPullLocked(r, p)
 	return p.number
+}
+
+// ClosePull closes pull request number of repo, unmerged.
+func (s *Server) ClosePull(repo string, number int) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.repoLocked(repo).pulls[number]
+	if p == nil {
+		s.t.Fatalf("githubtest: ClosePull: no pull request %s#%d", repo, number)
+	}
+	p.closed = true
 }
 
 // Pulls returns the pull requests of repo, by number.
