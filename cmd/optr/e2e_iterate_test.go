@@ -444,35 +444,31 @@ func TestActionIterationRefusals(t *testing.T) {
 	iterateRepo(t, gh, iterateConfig(""))
 	gh.SetPermission(repo, "reader", "read")
 
-	t.Run("a person's pull request", func(t *testing.T) {
-		before := gh.Commit(repo, "feature", map[string]string{"greet.txt": "hi\n"}, "by hand")
-		n := gh.AddPull(repo, "feature", "main", "By hand", "maintainer")
-		res := iterateRun(t, gh, "6401", n, "feature", "maintainer")
-		nothingRan(t, gh, res, n, "feature", before, "optr iterates only on its own pull requests")
-	})
-	t.Run("a branch named like optr's", func(t *testing.T) {
-		before := gh.Commit(repo, "optr/issue-7/999-1", map[string]string{"greet.txt": "hi\n"}, "lookalike")
-		n := gh.AddPull(repo, "optr/issue-7/999-1", "main", "Lookalike", "maintainer")
-		res := iterateRun(t, gh, "6402", n, "optr/issue-7/999-1", "maintainer")
-		nothingRan(t, gh, res, n, "optr/issue-7/999-1", before, "optr iterates only on its own pull requests")
-	})
+	// Pull requests from a branch of the repository that optr may not
+	// iterate on.
+	for i, tc := range []struct {
+		name, branch, sender, reply string
+		closed                      bool
+	}{
+		{"a person's pull request", "feature", "maintainer", "optr iterates only on its own pull requests", false},
+		{"a branch named like optr's", "optr/issue-7/999-1", "maintainer", "optr iterates only on its own pull requests", false},
+		{"a closed pull request", "optr/issue-7/997-1", "maintainer", "is closed; optr iterates only on open pull requests", true},
+		{"a reader", "optr/issue-7/998-1", "reader", "Only people with write, maintain or admin permission", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := gh.Commit(repo, tc.branch, map[string]string{"greet.txt": "hi\n"}, "by hand")
+			n := gh.AddPull(repo, tc.branch, "main", "By hand", "maintainer")
+			if tc.closed {
+				gh.ClosePull(repo, n)
+			}
+			res := iterateRun(t, gh, strconv.Itoa(6401+i), n, tc.branch, tc.sender)
+			nothingRan(t, gh, res, n, tc.branch, before, tc.reply)
+		})
+	}
 	t.Run("a fork's pull request", func(t *testing.T) {
 		n := gh.AddForkPull(repo, "mallory/octo-repo", "optr/issue-7/6201-1", strings.Repeat("ab", 20), "main", "Helpful", "mallory")
-		res := iterateRun(t, gh, "6403", n, "main", "maintainer")
+		res := iterateRun(t, gh, "6409", n, "main", "maintainer")
 		nothingRan(t, gh, res, n, "main", gh.Head(repo, "main"), "optr does not run on pull requests from forks")
-	})
-	t.Run("a closed pull request", func(t *testing.T) {
-		before := gh.Commit(repo, "optr/issue-7/997-1", map[string]string{"greet.txt": "hi\n"}, "x")
-		n := gh.AddPull(repo, "optr/issue-7/997-1", "main", "X", "maintainer")
-		gh.ClosePull(repo, n)
-		res := iterateRun(t, gh, "6405", n, "optr/issue-7/997-1", "maintainer")
-		nothingRan(t, gh, res, n, "optr/issue-7/997-1", before, "is closed; optr iterates only on open pull requests")
-	})
-	t.Run("a reader", func(t *testing.T) {
-		before := gh.Commit(repo, "optr/issue-7/998-1", map[string]string{"greet.txt": "hi\n"}, "x")
-		n := gh.AddPull(repo, "optr/issue-7/998-1", "main", "X", "maintainer")
-		res := iterateRun(t, gh, "6404", n, "optr/issue-7/998-1", "reader")
-		nothingRan(t, gh, res, n, "optr/issue-7/998-1", before, "Only people with write, maintain or admin permission")
 	})
 	if gh.Head(repo, ledgerBranch) != "" {
 		t.Errorf("a refused /optr run recorded a run: %v", runEntries(t, gh))

@@ -72,6 +72,24 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	return pipeline.Delivery{PullRequest: opened.Number, URL: opened.URL, Branch: opened.Branch}, nil
 }
 
+// scores writes what a pull request's body says of rep after its opening
+// line: a link to the Actions run, the score table (when it is longer
+// than limit characters, where to find it instead) and π*'s change.
+func (d *deliverer) scores(b *strings.Builder, rep *pipeline.Report, limit int) {
+	if u := d.j.runURL(); u != "" {
+		fmt.Fprintf(b, " [Actions run](%s)", u)
+	}
+	b.WriteString("\n\n")
+	table := progress.Table(rep.View())
+	if utf8.RuneCountInString(table) > limit {
+		table = fmt.Sprintf("The score table of %d agents is too long for a pull request; it is in the run's optr-selection.json.\n", len(rep.Results))
+	}
+	b.WriteString(table)
+	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
+		fmt.Fprintf(b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
+	}
+}
+
 // maxBodyTable bounds the score table in a pull request's body, well
 // within GitHub's 65,536 characters for the whole body.
 const maxBodyTable = 50_000
@@ -82,18 +100,7 @@ const maxBodyTable = 50_000
 func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results))
-	if u := d.j.runURL(); u != "" {
-		fmt.Fprintf(&b, " [Actions run](%s)", u)
-	}
-	b.WriteString("\n\n")
-	table := progress.Table(rep.View())
-	if utf8.RuneCountInString(table) > maxBodyTable {
-		table = fmt.Sprintf("The score table of %d agents is too long for a pull request; it is in the run's optr-selection.json.\n", len(rep.Results))
-	}
-	b.WriteString(table)
-	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
-		fmt.Fprintf(&b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
-	}
+	d.scores(&b, rep, maxBodyTable)
 	if head, err := d.ledgerHead(ctx, rep); err != nil {
 		d.j.log.Warning("could not read the ledger head for the pull request: " + err.Error())
 	} else if head.Seq > 0 {

@@ -9,7 +9,6 @@ import (
 	"github.com/optr-dev/optr/internal/changes"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/pipeline"
-	"github.com/optr-dev/optr/internal/progress"
 )
 
 // pushClient is the client that pushes π*'s branch and opens its pull
@@ -114,18 +113,7 @@ func (d *deliverer) iterationSection(rep *pipeline.Report, pushed changes.Pushed
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n\n---\n\n### Iteration %d: optr run `%s`\n\noptr run `%s` selected **%s** (π*) among %d agents and pushed its change as %s%s.",
 		rep.Spec.Iteration, rep.Spec.RunID, rep.Spec.RunID, rep.Selected, len(rep.Results), pushed.Commit, note)
-	if u := d.j.runURL(); u != "" {
-		fmt.Fprintf(&b, " [Actions run](%s)", u)
-	}
-	b.WriteString("\n\n")
-	table := progress.Table(rep.View())
-	if utf8.RuneCountInString(table) > maxIterationTable {
-		table = fmt.Sprintf("The score table of %d agents is too long here; it is in the run's optr-selection.json.\n", len(rep.Results))
-	}
-	b.WriteString(table)
-	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
-		fmt.Fprintf(&b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
-	}
+	d.scores(&b, rep, maxIterationTable)
 	return b.String()
 }
 
