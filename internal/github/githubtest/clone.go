@@ -30,23 +30,19 @@ func (s *Server) Clone(repo, ref, dir string) string {
 		if !ok || objects[sha] != nil {
 			return
 		}
-		var body []byte
+		body := o.body()
+		objects[sha] = append(fmt.Appendf(nil, "%s %d\x00", o.kind, len(body)), body...)
 		switch o.kind {
-		case kindBlob:
-			body = o.blob
 		case kindTree:
-			body = encodeTree(o.tree)
 			for _, e := range o.tree {
 				walk(e.sha)
 			}
 		case kindCommit:
-			body = encodeCommit(o.commit)
 			walk(o.commit.tree)
 			for _, p := range o.commit.parents {
 				walk(p)
 			}
 		}
-		objects[sha] = append(fmt.Appendf(nil, "%s %d\x00", o.kind, len(body)), body...)
 	}
 	walk(tip)
 	s.mu.Unlock()
