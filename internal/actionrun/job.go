@@ -36,6 +36,8 @@ type Job struct {
 	in   action.Inputs
 	outs *action.Outputs
 	gh   *github.Client
+	// pr is the client on the pr-token, made when first needed.
+	pr *github.Client
 	// checkpoint is the ledger checkpoint made for head (checkpointOf).
 	checkpoint struct{ head, text string }
 }
@@ -73,6 +75,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	j.in = in
 	j.log.Mask(in.GitHubToken)
+	j.log.Mask(in.PRToken)
 	if j.outs, err = action.NewOutputs(j.env.OutputPath); err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT: %w", err)
 	}
@@ -128,12 +131,23 @@ func (j *Job) dispatch(ctx context.Context) error {
 	switch trig.Command {
 	case action.Run:
 		if j.in.Command == action.CommandPlan {
+			if trig.Iteration {
+				return j.reply(ctx, trig, "optr iterates on a pull request in one job, not over the matrix: run it with `command: auto` for pull request events.", nil)
+			}
 			return j.plan(ctx, trig)
 		}
 		return j.run(ctx, trig)
-	case action.Choose:
-		return j.choose(ctx, trig)
-	case action.Abort:
+	case action.Choose, action.Abort:
+		if trig.PullRequest { // the checkpoint is an iteration's, filed under the workflow of optr's branch
+			it, done, err := j.pullOfTrigger(ctx, trig)
+			if done {
+				return err
+			}
+			trig.Workflow = it.workflow
+		}
+		if trig.Command == action.Choose {
+			return j.choose(ctx, trig)
+		}
 		return j.abort(ctx, trig)
 	}
 	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Command)}
@@ -178,10 +192,16 @@ func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) 
 }
 
 func (j *Job) react(ctx context.Context, trig action.Trigger) {
-	if trig.Issue == 0 {
+	var err error
+	switch {
+	case trig.Issue == 0 || trig.CommentKind == action.CommentReviewBody: // a review takes no reactions
 		return
+	case trig.CommentKind == action.CommentReview:
+		err = j.gh.ReactToReviewComment(ctx, trig.CommentID, "eyes")
+	default:
+		err = j.gh.React(ctx, trig.Issue, trig.CommentID, "eyes")
 	}
-	if err := j.gh.React(ctx, trig.Issue, trig.CommentID, "eyes"); err != nil {
+	if err != nil {
 		j.log.Warning("could not react to the trigger: " + err.Error())
 	}
 }

@@ -34,13 +34,30 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
 	runID := j.env.RunID()
+	var it *iteration
+	if trig.Iteration { // before the workspace's config is read: it may be a fork's
+		var done bool
+		var err error
+		if it, done, err = j.pullOfTrigger(ctx, trig); done {
+			return err
+		}
+	}
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
+	if it != nil {
+		if done, err := j.prepareIteration(ctx, &trig, it, cfg); done {
+			return err
+		}
+	}
 	spec := j.spec(trig, runID, cfg)
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
+	if it != nil {
+		spec.PullRequest, spec.Iteration = it.pull.Number, it.number
+		drv.Deliverer.(*deliverer).from = it.from
+	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil && rep == nil {
 		var nothing *pipeline.NothingUsableError

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Code-change modes (changes.mode, DESIGN §4.12).
@@ -47,6 +49,10 @@ type Changes struct {
 	MaxDeletions int `yaml:"max-deletions" json:"max-deletions,omitempty"`
 	// Draft opens the pull request as a draft (default true).
 	Draft bool `yaml:"draft" json:"draft"`
+	// CI names workflow files of .github/workflows (ci.yml) that optr
+	// starts on the pull request's branch with workflow_dispatch when no
+	// pr-token opened it (DESIGN §4.16).
+	CI []string `yaml:"ci" json:"ci,omitempty"`
 }
 
 // On reports whether agents change code: every mode but none.
@@ -84,7 +90,22 @@ func (v *validator) changes() {
 	if v.written("changes.max-deletions") {
 		v.atLeast("changes.max-deletions", int64(c.MaxDeletions), 1)
 	}
+	seen := map[string]bool{}
+	for i, f := range c.CI {
+		key := fmt.Sprintf("changes.ci[%d]", i)
+		switch {
+		case !workflowFileRE.MatchString(f):
+			v.ps.add(key, "%q is not a workflow file name: write the name of a file in .github/workflows, such as ci.yml", f)
+		case seen[f]:
+			v.ps.add(key, "%s is listed twice", f)
+		}
+		seen[f] = true
+	}
 }
+
+// workflowFileRE is a workflow file's name in .github/workflows, as the
+// dispatch API takes it.
+var workflowFileRE = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$`)
 
 // protectError reports what is wrong with a changes.protect glob, or nil.
 // The glob is matched by doublestar.Match against slash-separated paths

@@ -249,8 +249,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	if rep.Spec.Commit != "" {
 		fields["commit"] = rep.Spec.Commit
 	}
-	if rep.Delivery.PullRequest > 0 {
-		fields["pull_request"] = int64(rep.Delivery.PullRequest)
+	if n := rep.pullRequest(); n > 0 {
+		fields["pull_request"] = int64(n)
+		fields["iteration"] = int64(max(rep.Spec.Iteration, 1))
 	}
 	if rep.Detection != nil {
 		fields["detection"] = rep.Detection.ledgerDetection()
@@ -262,6 +263,15 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		fields[k] = v
 	}
 	return ledger.Draft{Kind: "run", Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Time: now.UTC(), Fields: fields}
+}
+
+// pullRequest is the pull request the run is about: the one it opened,
+// or the one it iterates on (delivered or not); 0 when none.
+func (rep *Report) pullRequest() int {
+	if rep.Delivery.PullRequest > 0 {
+		return rep.Delivery.PullRequest
+	}
+	return rep.Spec.PullRequest
 }
 
 func (rep *Report) result(agent string) *executor.Result {
