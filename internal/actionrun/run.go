@@ -90,7 +90,6 @@ func (j *Job) conclude(rep *pipeline.Report) error {
 func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
 	j.logResults(rep)
 	j.summary(rep)
-	tokens, cost := rep.Totals()
 	msg := rep.Message
 	if status != rep.Status && msg == "" {
 		msg = "the run could not be recorded"
@@ -98,7 +97,7 @@ func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
 	j.setOutputs(outcome{
 		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
 		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
-		tokens: tokens, costUSD: cost, ledgerCheckpoint: j.checkpointOf(rep),
+		spent: rep.Total(), ledgerCheckpoint: j.checkpointOf(rep),
 		pullRequest: rep.Delivery.PullRequest, pullRequestURL: rep.Delivery.URL,
 	})
 }

@@ -99,6 +99,18 @@ func (m *Meter) Agent(name string) Spend {
 	return m.agents[name]
 }
 
+// Account is what was spent for the agent name, and whether anything was
+// charged to it at all (a call that spent nothing is charged too).
+func (m *Meter) Account(name string) (Spend, bool) {
+	if m == nil {
+		return Spend{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.agents[name]
+	return s, ok
+}
+
 // Agents is what was spent per agent; calls charged to no agent are
 // under "".
 func (m *Meter) Agents() map[string]Spend {

@@ -1,10 +1,10 @@
 package cost
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Price is what a model costs in US dollars: per million input tokens,
@@ -42,7 +42,7 @@ func (t Table) Lookup(provider, model string) (Price, bool) {
 
 // dated matches the snapshot suffix providers add to a model id:
 // gpt-4.1-2025-04-14, claude-sonnet-4-5-20250929.
-var dated = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
+var dated = lazyregexp.New(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
 
 // ModelKey is the form a model id takes in a price table: lower case,
 // spaces as hyphens ("Claude Sonnet 4.5" is claude-sonnet-4.5), without a

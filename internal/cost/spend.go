@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
 )
@@ -52,13 +53,17 @@ func FormatUSD(usd *float64) string {
 	return "$" + formatAmount(*usd)
 }
 
-// formatAmount prints an amount with cents, and with four significant
-// digits when it is below a dollar (a run often costs a fraction of a
-// cent).
+// formatAmount prints an amount with cents, and with up to four
+// significant digits when it is below a dollar (a run often costs a
+// fraction of a cent).
 func formatAmount(v float64) string {
 	if v != 0 && v < 1 && v > -1 {
 		scale := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
-		return strconv.FormatFloat(math.Round(v*scale)/scale, 'f', -1, 64)
+		s := strconv.FormatFloat(math.Round(v*scale)/scale, 'f', -1, 64)
+		if _, frac, _ := strings.Cut(s, "."); len(frac) < 2 {
+			s += strings.Repeat("0", 2-len(frac))
+		}
+		return s
 	}
 	return fmt.Sprintf("%.2f", v)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -61,9 +62,21 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.Gathered); err != nil {
 		return err
 	}
+	charge(ctx, x, m.Gathered)
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil
+}
+
+// charge counts what the tasks spent in the run's meter, each result's
+// spend charged to it: the run's totals and the budgets count the tasks'
+// calls as a one-job run's.
+func charge(ctx context.Context, x *pipeline.Execution, g *Gathered) {
+	for _, r := range g.Results {
+		if r.Spent != nil {
+			x.Report.Meter.Charge(cost.ForAgent(ctx, r.Agent), *r.Spent)
+		}
+	}
 }
 
 // putFiles puts the tasks' agent files into the run's agent-files/ (the

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
@@ -41,6 +42,8 @@ type ResumeState struct {
 	ExtraFiles  []string       `json:"extra_files,omitempty"`
 	Details     string         `json:"details,omitempty"`
 	DetailsText string         `json:"details_text,omitempty"`
+	// Spent is what the run spent so far, per agent (the meter's account).
+	Spent map[string]cost.Spend `json:"spent,omitempty"`
 }
 
 // Raise builds the checkpoint for a paused report: trigger, context,
@@ -115,6 +118,7 @@ func (rep *Report) resumeState() ResumeState {
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
+		Spent: rep.Meter.Agents(),
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -155,6 +159,8 @@ func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPat
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
 		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
+		Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
 	}
+	rep.Meter.Restore(st.Spent)
 	return rep, nil
 }

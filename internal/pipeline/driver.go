@@ -194,7 +194,9 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("list the run's files: %w", err)
 	}
-	drafts := append(rep.takeEscalations(), checkpoint.CheckpointDraft(cp, d.now()))
+	cpDraft := checkpoint.CheckpointDraft(cp, d.now())
+	rep.addTotals(cpDraft.Fields) // a paused run's spend counts toward the day's budget at once
+	drafts := append(rep.takeEscalations(), cpDraft)
 	if err := d.keep(ctx, rep, drafts, append(files, path)); err != nil {
 		return fmt.Errorf("record checkpoint %s: %w", cp.ID, err)
 	}

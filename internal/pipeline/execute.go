@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
@@ -81,6 +82,9 @@ type Report struct {
 	// Delivery is how π*'s code change was delivered (changes.mode,
 	// DESIGN §4.12): the pull request, or applied; zero when not.
 	Delivery Delivery
+	// Meter counts what the run spent, per agent and in total (DESIGN
+	// §4.17); it keeps counting after Execute (a detector before delivery).
+	Meter *cost.Meter
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -120,7 +124,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode, Meter: p.meter}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
@@ -175,6 +179,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	}
 	err = p.mode.Run(ctx, x)
 	stop()
+	p.settleSpend(ctx, rep.Results)
 	if scan, serr := run.SanitizeOutputs(); serr != nil {
 		p.deps.logf("$OPTR_OUTPUT_DIR: %v", serr)
 	} else {
@@ -199,6 +204,21 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}
 	return rep, nil
+}
+
+// settleSpend gives each result what was spent for it, once its checks
+// have run. A result that made calls elsewhere (a matrix coordinator)
+// with nothing recorded here has an unknown cost, never 0; a result
+// gathered with its spend was charged by its mode.
+func (p *Prepared) settleSpend(ctx context.Context, results []*executor.Result) {
+	for _, r := range results {
+		s, ok := p.meter.Account(r.Agent)
+		if !ok && len(r.Attempts) > 0 {
+			s = cost.Spend{Unpriced: 1}
+			p.meter.Charge(cost.ForAgent(ctx, r.Agent), s)
+		}
+		r.Spent = &s
+	}
 }
 
 func (p *Prepared) request(outDir string) (req agent.Request) {

@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
@@ -28,6 +30,8 @@ type Prepared struct {
 	deps        Deps
 	agents      *agentSet
 	mode        Mode
+	// meter counts what the run spends and holds its caps.
+	meter *cost.Meter
 	// changes holds the run's worktrees once Execute started them (nil
 	// when agents do not change code); their files are deleted in the
 	// background until Settle.
@@ -77,7 +81,10 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv)}
+	// The run's caps; Driver adds what the day's and month's budgets have
+	// left before the run starts.
+	meter := cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin), budget.RunCaps(cfg.Budget)...)
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter}
 	tasks, err := set.tasks(names)
 	if err != nil {
 		return nil, inputErr(err)
@@ -89,10 +96,6 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	}
 	if err := checkUsable(spec.RunID, tasks); err != nil {
 		return nil, err
-	}
-	var budget *recovery.Budget
-	if cfg.Budget.MaxTokens > 0 {
-		budget = recovery.NewBudget(cfg.Budget.MaxTokens)
 	}
 	if _, dropped := check.CapIntent(cfg, extra); len(dropped) > 0 {
 		deps.logf("dropped %d constraints named by the intent past budget.max-intent-constraints (%d): %s",
@@ -108,9 +111,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		Workflow:     spec.Workflow,
 		RunID:        spec.RunID,
 		Redactor:     set.secret,
-	}
-	if budget != nil {
-		opts.Budget = budget
+		Budget:       meter,
 	}
 	constraints, err := check.Resolve(cfg, extra, opts)
 	if err != nil {
@@ -125,7 +126,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if cfg.Changes.On() && mode.Name() != config.ModeSelect {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode select", cfg.Changes.Mode, mode.Name()))
 	}
-	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
+	policy := recovery.FromConfig(cfg.Recovery, analyzer, meter)
 	p := &Prepared{
 		Spec:        spec,
 		AgentNames:  names,
@@ -136,6 +137,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		deps:        deps,
 		agents:      set,
 		mode:        mode,
+		meter:       meter,
 	}
 	if cfg.Changes.On() {
 		// A constraint of the run from the start (a matrix plan lists it);

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 // duration renders d for people: 850ms, 2.1s, 1m5s.
@@ -49,13 +51,9 @@ func thousands(n int64) string {
 	return b.String()
 }
 
-// cost renders a cost in US dollars, "—" when zero (unknown price).
-func cost(usd float64) string {
-	if usd == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("$%.4f", usd)
-}
+// usd renders a cost in US dollars, "-" when it is unknown (DESIGN
+// §4.17: never 0).
+func usd(v *float64) string { return cost.FormatUSD(v) }
 
 // shortHash shows the first 12 characters of a hash or sha.
 func shortHash(h string) string {

@@ -45,14 +45,14 @@ func TestTableBudget(t *testing.T) {
 func TestTextTable(t *testing.T) {
 	t.Parallel()
 	rows := []Row{
-		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: 0.5},
+		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: ptr(0.5)},
 		{Agent: "evil\x1b[31m\tagent", Failed: []string{"bad\x1b]0;title\x07\nthing"}, Score: -1},
 	}
 	got := TextTable(rows, "codex")
 	want := "" +
-		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST     INVARIANTS  FAILED\n" +
-		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.5000  -           -\n" +
-		"    evil [31m agent  no   -1.0   -    -     -          -        -           bad ]0;title thing\n"
+		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST   INVARIANTS  FAILED\n" +
+		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.50  -           -\n" +
+		"    evil [31m agent  no   -1.0   -    -     -          -      -           bad ]0;title thing\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
 	}
@@ -74,8 +74,9 @@ func TestFormatting(t *testing.T) {
 		{thousands(999), "999"},
 		{thousands(1000), "1,000"},
 		{thousands(-1234567), "-1,234,567"},
-		{cost(0), "—"},
-		{cost(0.01234), "$0.0123"},
+		{usd(nil), "-"},
+		{usd(ptr(0)), "$0.00"},
+		{usd(ptr(0.01234)), "$0.01234"},
 		{markdown.Code("a`b"), "``a`b``"},
 		{markdown.Code("`x`"), "`` `x` ``"},
 		{markdown.Code("line\nbreak"), "`line break`"},

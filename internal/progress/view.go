@@ -123,6 +123,6 @@ type Row struct {
 	Score float64
 	// Tokens counts the tokens the agent used.
 	Tokens int64
-	// CostUSD is what the agent cost, 0 when the price is unknown.
-	CostUSD float64
+	// CostUSD is what the agent cost, nil when it is unknown.
+	CostUSD *float64
 }

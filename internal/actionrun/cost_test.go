@@ -1,0 +1,134 @@
+package actionrun
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+// TestCopilotOpenAIAnthropicRunCosts: a run of a Copilot agent (the real
+// Copilot CLI, BYOK against the fake OpenAI API), an OpenAI and an
+// Anthropic agent, each output judged, reports a cost-usd output that is
+// the sum of what its agents cost at the built-in prices — their attempts
+// and the judge's calls on their outputs — and a tokens output that
+// counts the judge's tokens too (issue 22.6).
+func TestCopilotOpenAIAnthropicRunCosts(t *testing.T) {
+	t.Parallel()
+	cli, home := llmtest.CopilotCLI(t)
+	byok, openai, anthropic, judge := llmtest.NewOpenAI(t), llmtest.NewOpenAI(t), llmtest.NewAnthropic(t), llmtest.NewOpenAI(t)
+	u := agent.Usage{InputTokens: 1000, OutputTokens: 100}
+	byok.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Fix\n\nSpell it commit.", 10), Usage: u})
+	openai.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Fix\n\nReplace commmit with commit.", 10), Usage: u})
+	anthropic.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Fix\n\nOne t too many in commit.", 10), Usage: u})
+	judge.SetDefault(llmtest.Reply{Text: llmtest.Answer(`{"pass": true, "reason": "it fixes the spelling"}`, 1), Usage: u})
+
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	gh.AddIssue(repo, 14, "Spelling error in the README file", "It looks like you accidently spelled 'commit' with two 't's.", "ada")
+	j := newJob(t, gh, "940")
+	j.file(".github/optr.yml", `agents:
+  copilot: { provider: copilot, byok: openai, base-url: `+byok.URL+`, model: gpt-4.1, api-key-env: BYOK_KEY }
+  codex: { provider: openai, model: gpt-4.1 }
+  claude: { provider: anthropic, model: claude-sonnet-4-5 }
+  judge: { provider: openai, model: gpt-4.1-mini, base-url: `+judge.URL+`, api-key-env: JUDGE_KEY }
+pipelines:
+  three: { agents: [copilot, codex, claude] }
+constraints:
+  fixes-it: { check: judge, agent: judge, criterion: the answer fixes the spelling }
+`)
+	for k, v := range openai.Env() {
+		j.env[k] = v
+	}
+	for k, v := range anthropic.Env() {
+		j.env[k] = v
+	}
+	j.env["BYOK_KEY"], j.env["JUDGE_KEY"] = byok.Key, judge.Key
+	j.env["OPTR_COPILOT_CLI"], j.env["HOME"], j.env["TMPDIR"] = cli, home, t.TempDir()
+	j.env["INPUT_PIPELINE"] = "three"
+	j.event("issues", "issues.labeled.json", labeled(14, "ada"))
+	outs, err := j.run()
+	if err != nil || outs["status"] != "completed" {
+		t.Fatalf("Run = %v, outputs %v\n%s", err, outs, j.log.String())
+	}
+	if n := len(judge.Requests()); n != 3 {
+		t.Fatalf("the judge got %d requests, want one per output", n)
+	}
+
+	var run ledger.Entry
+	for _, e := range committedLedger(t, gh, "optr-ledger") {
+		if e.Kind == ledger.KindRun {
+			run = e
+		}
+	}
+	priced := func(in, out int64, pin, pout float64) float64 { return (float64(in)*pin + float64(out)*pout) / 1e6 }
+	judged := priced(1000, 100, 0.40, 1.60) // gpt-4.1-mini
+	var sum float64
+	var tokens int64
+	for _, r := range run.Fields["results"].([]any) {
+		res := r.(map[string]any)
+		name := res["agent"].(string)
+		in, out := int64(num(t, res["tokens_in"])), int64(num(t, res["tokens_out"]))
+		// The agent's own calls at its model's price, and the judge's.
+		var want float64
+		switch name {
+		case "copilot", "codex": // gpt-4.1, the copilot agent's through its BYOK endpoint
+			want = priced(in-1000, out-100, 2, 8) + judged
+		case "claude": // claude-sonnet-4-5
+			want = priced(in-1000, out-100, 3, 15) + judged
+		}
+		got := num(t, res["cost_usd"])
+		if in <= 1000 || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: cost_usd %g for %d+%d tokens, want %g", name, got, in, out, want)
+		}
+		sum += got
+		tokens += in + out
+	}
+	if cost, err := strconv.ParseFloat(outs["cost-usd"], 64); err != nil || math.Abs(cost-sum) > 1e-12 {
+		t.Errorf("cost-usd = %q, want the agents' sum %g", outs["cost-usd"], sum)
+	}
+	if outs["tokens"] != strconv.FormatInt(tokens, 10) {
+		t.Errorf("tokens = %q, want %d (the judge's included)", outs["tokens"], tokens)
+	}
+	if total := num(t, run.Fields["cost_usd"]); math.Abs(total-sum) > 1e-12 {
+		t.Errorf("the run entry's cost_usd %g, want %g", total, sum)
+	}
+}
+
+// TestUnknownCostOutputIsEmpty: a run of command agents has no known cost:
+// cost-usd is empty, never 0 (issue 22.6).
+func TestUnknownCostOutputIsEmpty(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	gh.AddIssue(repo, 15, "Notes", "Write the release notes.", "ada")
+	j := newJob(t, gh, "941")
+	j.agents("fail", "# Release notes\\n\\nFaster.\\n")
+	j.event("issues", "issues.labeled.json", labeled(15, "ada"))
+	outs, err := j.run()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, j.log.String())
+	}
+	if v, ok := outs["cost-usd"]; !ok || v != "" {
+		t.Errorf("cost-usd = %q (set %v), want set and empty", v, ok)
+	}
+}
+
+// num reads a ledger number.
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	n, ok := v.(json.Number)
+	if !ok {
+		t.Fatalf("%v (%T) is not a number", v, v)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
