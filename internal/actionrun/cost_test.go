@@ -2,9 +2,12 @@ package actionrun
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
@@ -131,4 +134,60 @@ func num(t *testing.T, v any) float64 {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestRunOverTheDaysBudgetOnTheLedgerBranch: the budget counts the ledger
+// branch's ledger, sealed segments included, not the workspace's stale
+// copy: a run over the day's budget fails before the model sees a
+// request, status failed and exit 1, with the figures on the issue.
+func TestRunOverTheDaysBudgetOnTheLedgerBranch(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC) // the job's clock starts at noon
+	spent := func(run string, at time.Duration, usd float64) ledger.Draft {
+		return ledger.Draft{Kind: ledger.KindRun, Run: run, Workflow: "issue-1", Time: day.Add(at),
+			Fields: map[string]any{"tokens": int64(1000), "cost_usd": usd, "results": []any{}}}
+	}
+	entries, err := ledger.Chain(ledger.Head{}, spent("yesterday", -2*time.Hour, 5), spent("early", 8*time.Hour, 0.40), spent("later", 9*time.Hour, 0.50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range entries {
+		l, err := e.Line()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(l))
+	}
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	gh.AddIssue(repo, 16, "Notes", "Write the release notes.", "ada")
+	gh.Commit(repo, "optr-ledger", map[string]string{
+		".optr/ledger.d/" + ledger.SegmentName(1, 2): lines[0] + lines[1],
+		".optr/ledger.jsonl":                         lines[2],
+	}, "earlier runs")
+	openai := llmtest.NewOpenAI(t)
+	j := newJob(t, gh, "942")
+	j.file(".github/optr.yml", "agents:\n  codex: {provider: openai, model: gpt-4.1}\nbudget: {max-usd-per-day: 0.5}\n")
+	j.file(".optr/ledger.jsonl", lines[0]) // the checkout's copy, from before today's runs
+	for k, v := range openai.Env() {
+		j.env[k] = v
+	}
+	j.event("issues", "issues.labeled.json", labeled(16, "ada"))
+	outs, err := j.run()
+	var failed *FailedError
+	if !errors.As(err, &failed) || outs["status"] != "failed" {
+		t.Fatalf("Run = %v, outputs %v; want failed, exit 1\n%s", err, outs, j.log.String())
+	}
+	figures := "budget.max-usd-per-day: $0.90 of $0.50 spent today (UTC)"
+	cs := optrComments(gh, 16)
+	if len(cs) != 1 || !strings.Contains(cs[0], figures) {
+		t.Errorf("comments %q, want one with %q", cs, figures)
+	}
+	if n := len(openai.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+	if n := gh.Count("POST /repos/{owner}/{repo}/git/commits"); n != 0 {
+		t.Errorf("%d commits: a refused run recorded something", n)
+	}
 }

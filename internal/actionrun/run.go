@@ -9,10 +9,12 @@ import (
 	"sync"
 
 	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -50,6 +52,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		Observer:  pr,
 		Asker:     &issueAsker{j: j, trig: trig},
 		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
+		Ledger:    j.ledgerStore(branch, spec),
 	}
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
@@ -57,6 +60,10 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 			var nothing *pipeline.NothingUsableError
 			if errors.As(err, &nothing) {
 				return j.nothingUsable(ctx, trig, nothing)
+			}
+			var refused *budget.RefusedError
+			if errors.As(err, &refused) { // no agent started: the figures on the issue, exit 1
+				return j.failEarly(ctx, trig, runID, &FailedError{Err: err})
 			}
 			if pipeline.IsInputError(err) {
 				return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
@@ -68,6 +75,17 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		return fmt.Errorf("run %s: %w", runID, err)
 	}
 	return j.conclude(rep)
+}
+
+// ledgerStore is the ledger a run's budgets count: the ledger branch's,
+// where runs are committed; the workspace's when they are not (commit:
+// false).
+func (j *Job) ledgerStore(branch string, spec pipeline.Spec) ledger.Store {
+	rel, err := spec.WorkspacePath(spec.LedgerPath)
+	if !j.in.Commit || err != nil {
+		return ledger.Local(spec.LedgerPath)
+	}
+	return &branchLedger{gh: j.gh, branch: branch, path: rel}
 }
 
 // conclude reports a run the driver carried to its end (completed, failed

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
@@ -153,4 +155,59 @@ func number(t *testing.T, v any) float64 {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestRunStopsAtItsCap: once the run reaches its own cap, or what the
+// day's budget had left, no further attempt is launched (agents run one
+// at a time here: the second never starts), and the run says which cap,
+// with the figures.
+func TestRunStopsAtItsCap(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name, budget string
+		before       float64 // recorded today
+		figures      string
+	}{
+		{"the run's own", "max-usd-per-run: 0.001", 0, "budget.max-usd-per-run: $0.0028 of $0.001 spent this run"},
+		{"the day's", "max-usd-per-day: 0.01", 0.0095, "budget.max-usd-per-day: $0.0123 of $0.01 spent today (UTC)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first, second := llmtest.NewOpenAI(t), llmtest.NewOpenAI(t)
+			first.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Notes\n\nFaster.", 10), Usage: agent.Usage{InputTokens: 1000, OutputTokens: 100}})
+			cfg, err := config.Parse("cap.yml", []byte(fmt.Sprintf(`agents:
+  first: {provider: openai, model: gpt-4.1, base-url: %q, api-key-env: FIRST_KEY}
+  second: {provider: openai, model: gpt-4.1, base-url: %q, api-key-env: SECOND_KEY}
+executor: {max-parallel: 1}
+budget: {%s}
+`, first.URL, second.URL, tt.budget)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			sp := spec(t, cfg, "cap-1", dir)
+			if tt.before > 0 {
+				if _, err := ledger.Append(sp.LedgerPath, ledger.Draft{Kind: ledger.KindRun, Run: "earlier", Workflow: "w", Time: now.Add(-time.Hour),
+					Fields: map[string]any{"tokens": int64(10), "cost_usd": tt.before}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			keys := map[string]string{"FIRST_KEY": first.Key, "SECOND_KEY": second.Key}
+			deps := Deps{Getenv: func(k string) string { return keys[k] }, Now: func() time.Time { return now }}
+			rep, err := (&Driver{Deps: deps}).Run(t.Context(), sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(second.Requests()); n != 0 {
+				t.Errorf("the second agent sent %d requests after the cap was reached", n)
+			}
+			if r := rep.result("second"); r == nil || !r.BudgetExhausted || len(r.Attempts) != 0 {
+				t.Errorf("second = %+v, want stopped by the budget before any attempt", r)
+			}
+			if rep.Status != Paused || rep.Trigger != "BUDGET" || !strings.Contains(rep.Message, tt.figures) {
+				t.Errorf("run %s (%s): %q; want paused at BUDGET saying %q", rep.Status, rep.Trigger, rep.Message, tt.figures)
+			}
+		})
+	}
 }

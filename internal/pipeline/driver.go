@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
@@ -35,6 +36,10 @@ type Driver struct {
 	// Deliverer delivers π*'s code change when agents change code
 	// (changes.go); nil delivers nothing.
 	Deliverer Deliverer
+	// Ledger is the ledger the day's and month's budgets are checked
+	// against before a run starts (DESIGN §4.17); nil reads the files at
+	// Spec.LedgerPath. The Action reads the ledger branch's.
+	Ledger ledger.Store
 	// Mode, when set, replaces the mode the config chose (Prepared.SetMode):
 	// a matrix gather brings its tasks' results instead of running agents,
 	// and everything after — selection, record, commit, comment — stays
@@ -106,6 +111,26 @@ func (d *Driver) recorder(spec Spec) Recorder {
 
 func (d *Driver) now() time.Time { return d.Deps.now() }
 
+// checkBudget refuses a run over the day's or month's budget before any
+// agent starts (a *budget.RefusedError, with the figures), and gives the
+// run's meter what those budgets have left. A gather only records what its
+// tasks spent: its plan was the run's start.
+func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
+	if _, gathers := p.mode.(Gatherer); gathers {
+		return nil
+	}
+	st := d.Ledger
+	if st == nil {
+		st = ledger.Local(p.Spec.LedgerPath)
+	}
+	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now())
+	if err != nil {
+		return err
+	}
+	p.meter.Limit(caps...)
+	return nil
+}
+
 // Run carries a run from its spec to its end: completed, failed, or paused
 // at a checkpoint (saved and recorded; answered on the spot when the Asker
 // can). Bad input is an *InputError returned before anything is written or
@@ -122,6 +147,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	}
 	if d.Mode != nil {
 		p.SetMode(d.Mode)
+	}
+	if err := d.checkBudget(ctx, p); err != nil {
+		return nil, err
 	}
 	defer p.Settle(ctx)
 	if d.Observer != nil {
