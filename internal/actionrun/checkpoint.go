@@ -122,10 +122,10 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
 	}
 	if err := drv.Resume(ctx, rep, cp, d); err != nil {
-		j.report(rep, pipeline.Failed)
+		j.report(ctx, rep, pipeline.Failed)
 		return fmt.Errorf("the decision on checkpoint %s could not be recorded: %w", cp.ID, err)
 	}
-	return j.conclude(rep)
+	return j.conclude(ctx, rep)
 }
 
 // noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/mermaidtest"
 )
 
 // TestCopilotOpenAIAnthropicRunCosts: a run of a Copilot agent (the real
@@ -190,4 +192,45 @@ func TestRunOverTheDaysBudgetOnTheLedgerBranch(t *testing.T) {
 	if n := gh.Count("POST /repos/{owner}/{repo}/git/commits"); n != 0 {
 		t.Errorf("%d commits: a refused run recorded something", n)
 	}
+}
+
+// TestStepSummaryEndsWithTheStandings: every run's step summary ends with
+// the agents' standings over the last 30 days of the committed ledger — a
+// table and charts that Mermaid renders.
+func TestStepSummaryEndsWithTheStandings(t *testing.T) {
+	t.Parallel()
+	gh := githubtest.NewServer(t)
+	gh.SetPermission(repo, "ada", "write")
+	var summary string
+	for i, issue := range []int{17, 18} {
+		gh.AddIssue(repo, issue, "Notes", "Write the release notes.", "ada")
+		j := newJob(t, gh, strconv.Itoa(950+i))
+		j.agents("fail", "# Release notes\\n\\nFaster.\\n")
+		j.event("issues", "issues.labeled.json", labeled(issue, "ada"))
+		if _, err := j.run(); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, j.log.String())
+		}
+		data, err := os.ReadFile(j.env["GITHUB_STEP_SUMMARY"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		summary = string(data)
+	}
+	_, tail, ok := strings.Cut(summary, "### Standings over the last 30 days")
+	if !ok {
+		t.Fatalf("the step summary has no standings:\n%s", summary)
+	}
+	for _, want := range []string{"Standings of 2 runs", "| good | 2 | 100.0% |", "| sloppy | 2 | 0.0% |", "xychart-beta"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("the standings lack %q:\n%s", want, tail)
+		}
+	}
+	var charts []string
+	for _, block := range strings.Split(tail, "```mermaid\n")[1:] {
+		charts = append(charts, strings.SplitN(block, "```", 2)[0])
+	}
+	if len(charts) != 1 { // command agents: no cost is known, so no cost chart
+		t.Fatalf("%d charts, want the win rate's", len(charts))
+	}
+	mermaidtest.Check(t, charts...)
 }

@@ -39,6 +39,9 @@ type Job struct {
 	gh   *github.Client
 	// checkpoint is the ledger checkpoint made for head (checkpointOf).
 	checkpoint struct{ head, text string }
+	// committed is the active ledger segment as the last commit-back left
+	// it on the ledger branch.
+	committed []byte
 }
 
 // UsageError is bad input to the Action (inputs, event, config): exit 2.

@@ -153,10 +153,10 @@ func (j *Job) gather(ctx context.Context) error {
 			}
 			return err
 		}
-		j.report(rep, pipeline.Failed)
+		j.report(ctx, rep, pipeline.Failed)
 		return fmt.Errorf("run %s: %w", plan.RunID, err)
 	}
-	return j.conclude(rep)
+	return j.conclude(ctx, rep)
 }
 
 func (j *Job) setOutput(name, value string) {

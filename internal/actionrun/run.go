@@ -71,10 +71,10 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 			j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
 			return err
 		}
-		j.report(rep, pipeline.Failed)
+		j.report(ctx, rep, pipeline.Failed)
 		return fmt.Errorf("run %s: %w", runID, err)
 	}
-	return j.conclude(rep)
+	return j.conclude(ctx, rep)
 }
 
 // ledgerStore is the ledger a run's budgets count: the ledger branch's,
@@ -90,8 +90,8 @@ func (j *Job) ledgerStore(branch string, spec pipeline.Spec) ledger.Store {
 
 // conclude reports a run the driver carried to its end (completed, failed
 // or paused): job log, summary, outputs, and the exit.
-func (j *Job) conclude(rep *pipeline.Report) error {
-	j.report(rep, rep.Status)
+func (j *Job) conclude(ctx context.Context, rep *pipeline.Report) error {
+	j.report(ctx, rep, rep.Status)
 	switch rep.Status {
 	case pipeline.Failed:
 		j.log.Error(fmt.Sprintf("run %s failed: %s", rep.Spec.RunID, rep.Message))
@@ -105,9 +105,9 @@ func (j *Job) conclude(rep *pipeline.Report) error {
 }
 
 // report writes a run's log groups, job summary and step outputs.
-func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
+func (j *Job) report(ctx context.Context, rep *pipeline.Report, status pipeline.RunStatus) {
 	j.logResults(rep)
-	j.summary(rep)
+	j.summary(ctx, rep)
 	msg := rep.Message
 	if status != rep.Status && msg == "" {
 		msg = "the run could not be recorded"

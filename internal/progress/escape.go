@@ -8,8 +8,8 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 )
 
-// duration renders d for people: 850ms, 2.1s, 1m5s.
-func duration(d time.Duration) string {
+// Duration renders d for people: 850ms, 2.1s, 1m5s.
+func Duration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return ""
@@ -27,11 +27,11 @@ func ms(n int64) string {
 	if n <= 0 {
 		return "—"
 	}
-	return duration(time.Duration(n) * time.Millisecond)
+	return Duration(time.Duration(n) * time.Millisecond)
 }
 
-// thousands renders n with thousands separators, "—" when zero.
-func thousands(n int64) string {
+// Thousands renders n with thousands separators, "—" when zero.
+func Thousands(n int64) string {
 	if n == 0 {
 		return "—"
 	}

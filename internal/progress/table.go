@@ -56,7 +56,7 @@ func tableRow(r Row, selected bool) string {
 	}
 	return "| " + strings.Join([]string{
 		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ms(r.TTVms), ms(r.ExecMS),
-		thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
+		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
 	}, " | ") + " |\n"
 }
 
@@ -95,7 +95,7 @@ func TextTable(rows []Row, selected string) string {
 		}
 		cells := []string{
 			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
-			dash(thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
+			dash(Thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
 			cells[i] = strings.ReplaceAll(c, "\t", " ")
