@@ -134,7 +134,7 @@ func TestActionStuckAgentIsRestarted(t *testing.T) {
 	r := newRunner(t, gh, "9201")
 	r.file(".github/optr.yml", "agents:\n  flaky:\n    provider: command\n    run: [sh, agents/flaky.sh]\nwatcher:\n  stuck-after: 1s\n  max-restarts: 1\n")
 	// Hangs silently on its first launch, answers on the second.
-	r.file("agents/flaky.sh", "cat >/dev/null\nif [ ! -f .launched ]; then touch .launched; sleep 60; fi\necho '# fine'\n")
+	r.file("agents/flaky.sh", "cat >/dev/null\nif [ ! -f \"$OPTR_OUTPUT_DIR/.launched\" ]; then touch \"$OPTR_OUTPUT_DIR/.launched\"; sleep 60; fi\necho '# fine'\n")
 	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "stuck", "intent": "answer"}
 	})

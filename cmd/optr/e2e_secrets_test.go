@@ -21,6 +21,7 @@ const secretsConfig = `agents:
   leaky:
     provider: command
     run: [sh, agents/leaky.sh]
+    pass-env: [OPENAI_API_KEY, ANTHROPIC_API_KEY]  # keys it was given, to leak
   good:
     provider: command
     run: [sh, agents/good.sh]
@@ -159,7 +160,7 @@ func TestMatrixChangesSecretsNeverLeave(t *testing.T) {
 	const key = "sk-ant-E2EmatrixCHANGESkey-0123456789abc"
 	gh := issueServer(t)
 	gh.Commit(repo, "main", changesFiles, "base")
-	leaky := strings.Replace(matrixChangesConfig, "  gamma:", `  leaky: { provider: command, run: [sh, -c, "cat >/dev/null; echo $ANTHROPIC_API_KEY > key.txt; echo 'hello, world' > greet.txt; echo wrote $ANTHROPIC_API_KEY"] }
+	leaky := strings.Replace(matrixChangesConfig, "  gamma:", `  leaky: { provider: command, pass-env: [ANTHROPIC_API_KEY], run: [sh, -c, "cat >/dev/null; echo $ANTHROPIC_API_KEY > key.txt; echo 'hello, world' > greet.txt; echo wrote $ANTHROPIC_API_KEY"] }
   gamma:`, 1)
 	var workspaces []string
 	var mu sync.Mutex

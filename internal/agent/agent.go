@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
@@ -135,4 +136,7 @@ type Response struct {
 	Usage Usage
 	// Signals are the frames and line signals seen, in order.
 	Signals []Signal
+	// Network lists every host a sandboxed process of the attempt asked
+	// optr's egress proxy for, reached or refused (DESIGN §4.14).
+	Network []proxy.Host
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // tailBytes is how much of a failing command's combined output its Reason
@@ -27,7 +28,9 @@ const waitDelay = 2 * time.Second
 // OPTR_CONSTRAINT, in a process group of its own that is killed as a whole
 // when the check times out.
 type commandCheck struct {
+	name    string
 	argv    []string
+	sandbox *sandbox.Run
 	dir     string
 	env     []string
 	timeout time.Duration
@@ -40,6 +43,8 @@ func newCommand(name string, c config.Constraint, opts Options) (Checker, error)
 	}
 	env := append(append([]string(nil), opts.Env...), "OPTR_CONSTRAINT="+name)
 	return &commandCheck{
+		name:    name,
+		sandbox: opts.Sandbox,
 		argv:    append([]string(nil), c.Run...),
 		dir:     opts.Dir,
 		env:     env,
@@ -60,11 +65,32 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	tail := &tailBuffer{max: tailBytes, redact: c.redact}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
+	var launch *sandbox.Launch
+	if c.sandbox != nil {
+		var err error
+		launch, err = c.sandbox.Command(sandbox.Process{
+			Name: "check-" + c.name, Dir: dir, WriteDir: dir != c.dir,
+			Env: []string{"OPTR_CONSTRAINT=" + c.name},
+		})
+		if err != nil {
+			return Outcome{}, err
+		}
+		defer launch.Finish()
+		cmd.Env = launch.Env()
+	}
 	grp := procgroup.New(cmd, waitDelay)
-	err := cmd.Run()
+	err := c.run(runCtx, launch, cmd)
 	grp.Finish() // nothing the check started outlives it
+	if launch != nil {
+		if _, refused := launch.Finish(); refused != nil && ctx.Err() == nil {
+			return Outcome{Reason: refused.Error()}, nil // what the sandbox stopped fails the check
+		}
+	}
 	var exit *exec.ExitError
+	var startErr *sandbox.StartError
 	switch {
+	case errors.As(err, &startErr):
+		return Outcome{Reason: fmt.Sprintf("command %s could not start: %v", c.argv[0], err)}, nil
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
 		// ErrWaitDelay: the command exited 0, but a child it left behind
 		// held the output pipes open until waitDelay cut them.
@@ -84,6 +110,17 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 	default:
 		return Outcome{}, fmt.Errorf("run command %s in %s: %w; check run: in the config and that the program is installed", quote(strings.Join(c.argv, " "), maxQuote), dirName(dir), err)
 	}
+}
+
+// run runs cmd to its end, through launch when the check is sandboxed.
+func (c *commandCheck) run(ctx context.Context, launch *sandbox.Launch, cmd *exec.Cmd) error {
+	if launch == nil {
+		return cmd.Run()
+	}
+	if err := launch.Start(ctx, cmd); err != nil {
+		return err
+	}
+	return cmd.Wait()
 }
 
 func dirName(dir string) string {

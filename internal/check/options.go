@@ -5,6 +5,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // DefaultTimeout bounds a command or judge check whose constraint sets no
@@ -25,6 +26,11 @@ type Options struct {
 	// environment without secrets). OPTR_CONSTRAINT=<name> is added to it.
 	// A nil Env gives command checks only OPTR_CONSTRAINT.
 	Env []string
+	// Sandbox, when set, starts every command check (DESIGN §4.14): the
+	// base environment built for it plus OPTR_CONSTRAINT (Env is not
+	// used), confined; it may write its HOME and TMPDIR, and the agent's
+	// own directory when WithDir gave one other than Dir.
+	Sandbox *sandbox.Run
 	// Judge returns the agent called agentName, for judge checks. Nil means
 	// no judge is available: a judge constraint is then a configuration error
 	// and an undefined constraint stays unverified.

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -166,13 +167,14 @@ func (c *CLI) exitCode(err error) int {
 		ce  *config.Error
 		ee  *ExitError
 		ie  *pipeline.InputError
+		nr  *inputfile.NotRegularError
 		msg = err.Error()
 	)
 	code := ExitFailed
 	switch {
 	case errors.As(err, &ee):
 		code = ee.Code
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ie):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ie), errors.As(err, &nr):
 		code = ExitUsage
 	}
 	if msg != "" {

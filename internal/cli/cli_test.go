@@ -293,6 +293,7 @@ func TestInheritedKeysAreRedacted(t *testing.T) {
 	os.WriteFile("optr.yml", []byte(`agents:
   leaky:
     provider: command
+    pass-env: [OPENAI_API_KEY]
     run: [sh, -c, "cat >/dev/null; echo \"# Key\"; echo \"key=$OPENAI_API_KEY\"; echo \"stderr=$OPENAI_API_KEY\" >&2; exit 0"]
 `), 0o644)
 	var stdout, stderr bytes.Buffer

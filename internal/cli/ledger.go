@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/ledger/witness"
 	"github.com/optr-dev/optr/internal/standings"
@@ -139,7 +140,7 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 	var cps []ledger.TreeHead
 	var sizes []int64
 	for _, file := range f.checkpoints {
-		data, err := os.ReadFile(file)
+		data, err := inputfile.ReadFile(file, maxSmallFile)
 		if err != nil {
 			return usageErr(fmt.Errorf("read checkpoint: %w", err))
 		}
@@ -206,7 +207,7 @@ func readKeyFile(name, what string) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(name)
+	b, err := inputfile.ReadFile(name, maxSmallFile)
 	if err != nil {
 		return "", usageErr(fmt.Errorf("read the %s: %w", what, err))
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -63,7 +64,7 @@ func (c *CLI) ledgerProve(f ledgerFlags) error {
 // verifyProof checks an inclusion proof, and that the verified ledger
 // (ts) holds the checkpoint it leads to.
 func (c *CLI) verifyProof(file, vkey string, ts ledger.TreeSummary) error {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file, maxSmallFile)
 	if err != nil {
 		return usageErr(fmt.Errorf("read the proof: %w", err))
 	}

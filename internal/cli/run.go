@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -91,12 +92,7 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 		}
 		text = string(data)
 	case file != "":
-		f, err := os.Open(file)
-		if err != nil {
-			return "", usageErr(fmt.Errorf("read the intent: %w", err))
-		}
-		defer f.Close()
-		data, err := readAllLimited(f, maxIntent)
+		data, err := inputfile.ReadFile(file, maxIntent)
 		if err != nil {
 			return "", usageErr(fmt.Errorf("read the intent from %s: %w", file, err))
 		}

@@ -25,6 +25,7 @@ func base() *Config {
 		Executor: Executor{MaxParallel: 0, MaxOutput: 64 << 20},
 		Budget:   Budget{MaxIntentConstraints: 8},
 		Changes:  Changes{Mode: "none", Protect: []string{".github/workflows/**", ".optr/**"}, MaxFiles: 50, Draft: true},
+		Sandbox:  Sandbox{Mode: "auto", Network: []string{"defaults"}, Read: []string{}},
 	}
 }
 

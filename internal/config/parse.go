@@ -1,9 +1,11 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // Load reads and parses the config file at path (see Parse). A missing file is an error
@@ -17,7 +19,7 @@ func Load(path string) (*Config, error) {
 // load is Load with the environment that decides the default agents a file
 // without agents keeps.
 func load(path string, getenv func(string) string) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -50,6 +52,9 @@ func Parse(file string, data []byte) (*Config, error) {
 }
 
 func parse(file string, data []byte, getenv func(string) string) (*Config, error) {
+	// A byte order mark is allowed at the start of a YAML stream (YAML 1.2
+	// §5.2); editors on Windows write one.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	ps := newProblems(file)
 	if at, err := checkShape(data); err != nil {
 		ps.addAt(at, "", "%s", err)

@@ -24,6 +24,8 @@ type Config struct {
 	Executor Executor         `yaml:"executor" json:"executor"`
 	// Changes configures code changes as results (changes.go).
 	Changes Changes `yaml:"changes" json:"changes"`
+	// Sandbox configures agent isolation (sandbox.go).
+	Sandbox Sandbox `yaml:"sandbox" json:"sandbox"`
 }
 
 // Provider names.
@@ -75,6 +77,9 @@ type Agent struct {
 	// Env adds environment variables for a command agent. Values may be
 	// written as numbers.
 	Env map[string]string `yaml:"env" json:"env,omitempty" config:"scalar"`
+	// PassEnv names variables of optr's environment a command agent is
+	// given (its provider's key, say); no GitHub or Actions credential.
+	PassEnv []string `yaml:"pass-env" json:"pass-env,omitempty"`
 	// Role is a sentence placed in an LLM agent's system prompt.
 	Role string `yaml:"role" json:"role,omitempty"`
 	// MaxTokens caps an LLM answer (default 4096; zero for command agents).

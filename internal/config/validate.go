@@ -33,6 +33,7 @@ func validate(c *Config, ps *problems) {
 	v.prices()
 	v.executor()
 	v.changes()
+	v.sandbox()
 }
 
 // written reports whether key appears in the file.

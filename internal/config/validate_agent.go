@@ -12,7 +12,7 @@ import (
 // copilot uses.
 var (
 	llmOnly     = []string{"model", "base-url", "api-key-env", "role", "max-tokens"}
-	commandOnly = []string{"run", "env"}
+	commandOnly = []string{"run", "env", "pass-env"}
 	azureOnly   = []string{"deployment", "api-version"}
 	copilotOnly = []string{"byok"}
 )
@@ -53,6 +53,7 @@ func (v *validator) agent(key, name string, a Agent) {
 				v.ps.add(k, "OPTR_ variables are set by optr for every command agent; choose another name")
 			}
 		}
+		v.passEnv(key+".pass-env", a.PassEnv)
 		return
 	}
 

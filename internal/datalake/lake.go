@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-
-	"github.com/optr-dev/optr/internal/procgroup"
 )
 
 // Lake is a datalake rooted at a directory (default .optr).
@@ -65,7 +63,7 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		}
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, FileRunning), []byte(procgroup.Self()+"\n"), 0o644); err != nil {
+	if err := MarkRunning(dir, workflow, runID); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil

@@ -51,6 +51,6 @@ func isSpool(dir, name string) bool {
 
 // ownerGone reports whether no live process runs the run in dir.
 func ownerGone(dir string) bool {
-	owner, err := os.ReadFile(filepath.Join(dir, FileRunning))
-	return err != nil || !procgroup.Alive(strings.TrimSpace(string(owner)))
+	owner, _, _, ok := readRunning(dir)
+	return !ok || !procgroup.Alive(owner)
 }

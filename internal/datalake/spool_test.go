@@ -67,7 +67,7 @@ func TestWriteFileFromAndSpools(t *testing.T) {
 
 	// A live run keeps its spools through CleanStale; RemoveSpools and a
 	// run whose process is gone do not.
-	if _, err := l.CleanStale(t.Context(), time.Now(), time.Minute); err != nil {
+	if _, err := l.CleanStale(t.Context(), time.Now(), time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(spool); err != nil {
@@ -76,7 +76,7 @@ func TestWriteFileFromAndSpools(t *testing.T) {
 	if err := run.Done(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := l.CleanStale(t.Context(), time.Now(), time.Minute)
+	st, err := l.CleanStale(t.Context(), time.Now(), time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,9 +49,34 @@ func TestCleanStale(t *testing.T) {
 	}
 	_ = old.Done() // written before .running existed
 	_ = live       // its .running names this process
+	// decided, recorded: killed between the decision and the append, and
+	// after the append and before Done.
+	decided, recordedRun := mk("decided"), mk("recorded")
+	for _, r := range []*Run{decided, recordedRun} {
+		if err := r.WriteJSON(FileSelection, map[string]string{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(r.Dir, FileRunning), []byte("999999999:1\ndemo/"+r.ID+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Delegation spec folders of a killed run and of a live one.
+	deadSpec, liveSpec := filepath.Join(root, "specs", "001_demo"), filepath.Join(root, "specs", "002_demo")
+	for _, d := range []string{deadSpec, liveSpec} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := MarkRunning(d, "demo", "delegate-"+filepath.Base(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(deadSpec, FileRunning), []byte("999999999:1\ndemo/delegate-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inLedger := func(workflow, id string) bool { return workflow == "demo" && id == "recorded" }
 
 	now := time.Now().Add(time.Hour) // everything is an hour old
-	got, err := l.CleanStale(t.Context(), now, time.Minute)
+	got, err := l.CleanStale(t.Context(), now, time.Minute, inLedger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +84,35 @@ func TestCleanStale(t *testing.T) {
 		t.Errorf("removed (-want +got):\n%s", diff)
 	}
 	slices.Sort(got.Abandoned)
-	if diff := cmp.Diff([]string{killed.Dir, old.Dir}, got.Abandoned); diff != "" {
+	if diff := cmp.Diff([]string{deadSpec, decided.Dir, killed.Dir, old.Dir}, got.Abandoned); diff != "" {
 		t.Errorf("abandoned (-want +got):\n%s", diff)
 	}
+	if _, err := os.Stat(filepath.Join(recordedRun.Dir, FileRunning)); !os.IsNotExist(err) {
+		t.Errorf("a run the ledger recorded keeps its .running (%v)", err)
+	}
+	for _, d := range []string{recordedRun.Dir, liveSpec} {
+		if _, err := os.Stat(filepath.Join(d, FileAbandoned)); err == nil {
+			t.Errorf("%s was marked abandoned", d)
+		}
+	}
+	var why Abandoned
+	data, _ := os.ReadFile(filepath.Join(decided.Dir, FileAbandoned))
+	if err := json.Unmarshal(data, &why); err != nil || !strings.Contains(why.Reason, "before the ledger recorded it") {
+		t.Errorf("abandoned.json of the decided run = %s (%v)", data, err)
+	}
+	data, _ = os.ReadFile(filepath.Join(deadSpec, FileAbandoned))
+	if err := json.Unmarshal(data, &why); err != nil || why.Run != "delegate-1" || why.Workflow != "demo" {
+		t.Errorf("abandoned.json of the spec folder = %s (%v)", data, err)
+	}
 	var rec Abandoned
-	data, _ := os.ReadFile(filepath.Join(killed.Dir, FileAbandoned))
+	data, _ = os.ReadFile(filepath.Join(killed.Dir, FileAbandoned))
 	if err := json.Unmarshal(data, &rec); err != nil || rec.Run != "killed" || rec.Workflow != "demo" {
 		t.Fatalf("abandoned.json = %s (%v)", data, err)
 	}
 	// A second start finds nothing more; a young temporary file is left.
 	young := filepath.Join(live.Dir, ".tmp-result.md-9")
 	_ = os.WriteFile(young, nil, 0o644)
-	got, err = l.CleanStale(t.Context(), time.Now(), time.Minute)
+	got, err = l.CleanStale(t.Context(), time.Now(), time.Minute, nil)
 	if err != nil || len(got.Removed)+len(got.Abandoned) != 0 {
 		t.Fatalf("second clean: %+v, %v", got, err)
 	}

@@ -91,6 +91,7 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 	if err != nil {
 		return nil, err
 	}
+	defer r.release()
 	o := r.o
 	var sinkErrs []error
 	sink := func(res *executor.Result) {

@@ -57,6 +57,7 @@ func Run(ctx context.Context, in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.release()
 	return r.o, r.run(ctx)
 }
 
@@ -73,9 +74,19 @@ func start(in Input) (*runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("delegate: %w", err)
 	}
+	// Until the run ends the folder names this process, so that a run
+	// killed meanwhile is marked abandoned at the next start.
+	if err := datalake.MarkRunning(dir, in.Workflow, in.RunID); err != nil {
+		return nil, fmt.Errorf("delegate: %w", err)
+	}
 	o := &Outcome{SpecDir: dir, Spec: slashRel(root, dir), Threshold: in.Pipeline.Threshold}
 	return &runner{in: in, root: root, o: o}, nil
 }
+
+// release records that this process is done with the spec folder. A
+// marker it could not remove is taken for a killed run's at a later start,
+// which then marks the folder abandoned: said there, never lost.
+func (r *runner) release() { _ = datalake.Finished(r.o.SpecDir) }
 
 // runner carries one run's state between its steps.
 type runner struct {

@@ -6,6 +6,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
@@ -27,6 +28,7 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 		r.setOutput(resp.Output)
 	}
 	r.Raw, r.RawFile, r.Stderr, r.Signals = resp.Raw, nil, resp.Stderr, resp.Signals
+	r.Network = proxy.Merge(r.Network, resp.Network)
 	r.Model = t.Model
 	if resp.Model != "" {
 		r.Model = resp.Model

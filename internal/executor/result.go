@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -70,6 +71,9 @@ type Result struct {
 	// nil until then.
 	Spent   *cost.Spend    `json:"spent,omitempty"`
 	Signals []agent.Signal `json:"signals,omitempty"`
+	// Network is every host the agent's sandboxed processes asked the
+	// egress proxy for, reached or refused (DESIGN §4.14).
+	Network []proxy.Host `json:"network,omitempty"`
 	// EscalationReason says why recovery gave up, when it did.
 	EscalationReason string             `json:"escalation_reason,omitempty"`
 	Analysis         *recovery.Analysis `json:"analysis,omitempty"`

@@ -6,33 +6,44 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // AppendResult is what AppendFile did.
 type AppendResult struct {
 	// Entries are the entries written, as Chain made them.
 	Entries []Entry
-	// Repaired is set when a torn last line (a write cut off before it was
-	// acknowledged) was removed before appending.
+	// Repaired is set when a last line without its newline was completed
+	// or removed before appending.
 	Repaired *Repair
 	// Sealed is set when the active segment was sealed first because the
 	// append would have taken it past SegmentLimit.
 	Sealed *Segment
 }
 
-// Repair describes a torn last line that AppendFile removed.
+// Repair describes a last line without its newline that AppendFile
+// repaired: completed with its newline when it is a whole entry that
+// chains (editors, git and copy tools strip a file's final newline), else
+// removed as torn (a write cut off before it was acknowledged).
 type Repair struct {
 	// Path is the file it was in.
 	Path string
 	// Line is its line number in the ledger.
 	Line int64
-	// Bytes is how many bytes were removed.
+	// Bytes is the line's length, without the newline it lacked.
 	Bytes int64
+	// Completed is true when the newline was added and the line kept; false
+	// when the line was removed.
+	Completed bool
 }
 
 // String says what was repaired, for the log.
 func (r Repair) String() string {
-	return fmt.Sprintf("ledger %s: removed the torn last line %d (%d bytes without a trailing newline: a write that was cut off and never acknowledged) before appending", r.Path, r.Line, r.Bytes)
+	if r.Completed {
+		return fmt.Sprintf("ledger %s: completed the last line %d with the newline it lacked (a whole entry that chains: its newline was stripped) before appending", r.Path, r.Line)
+	}
+	return fmt.Sprintf("ledger %s: removed the torn last line %d (%d bytes without a trailing newline that are not a whole entry chaining onto the one before: a write that was cut off and never acknowledged) before appending", r.Path, r.Line, r.Bytes)
 }
 
 // Append chains drafts onto the ledger at path and writes them; it is
@@ -50,9 +61,11 @@ func Append(path string, drafts ...Draft) ([]Entry, error) {
 // chain) to find the head; it writes all new lines with one write and
 // syncs them to disk.
 //
-// A last line without its newline was never acknowledged (the write that
-// added it was cut off): AppendFile removes it under the lock and says so
-// in the result. Any other bad line in the tail makes it write nothing and
+// A last line without its newline is repaired under the lock and said in
+// the result: a whole entry that chains onto the line before it lost only
+// its newline (an editor or a copy stripped it) and is completed; anything
+// else was never acknowledged (the write that added it was cut off) and is
+// removed. Any other bad line in the tail makes it write nothing and
 // point at `optr ledger verify`. When the new lines would take the active
 // segment past SegmentLimit, the segment is sealed first (DESIGN §4.3):
 // renamed, unchanged, into SegmentDir(path), and the entries start a new
@@ -106,11 +119,14 @@ func appendOnce(path string, drafts []Draft, res *AppendResult) (done bool, err 
 	if cut, line, err := tornTail(f, size); err != nil {
 		return false, errTail(path, "refusing to append", err)
 	} else if cut < size {
-		if err := f.Truncate(cut); err != nil {
-			return false, fmt.Errorf("ledger %s: remove the torn last line %d: %w; run `optr ledger verify --ledger %s`", path, line, err, path)
+		rep, err := repairTail(f, path, cut, size, line)
+		if err != nil {
+			return false, err
 		}
-		res.Repaired = &Repair{Path: path, Line: line, Bytes: size - cut}
-		size = cut
+		res.Repaired = rep
+		if size = cut; rep.Completed {
+			size = cut + rep.Bytes + 1
+		}
 	}
 	head, err := readTailHead(f, size)
 	if err != nil {
@@ -156,6 +172,47 @@ func appendOnce(path string, drafts []Draft, res *AppendResult) (done bool, err 
 	}
 	res.Entries = entries
 	return true, nil
+}
+
+// repairTail repairs the last line of f, from offset cut to size, which
+// has no newline: it completes a whole entry that chains onto the entry
+// before it (the last sealed segment's for the active segment's first
+// line) and removes anything else.
+func repairTail(f *os.File, path string, cut, size, line int64) (*Repair, error) {
+	var before Head
+	var err error
+	if cut == 0 {
+		before, err = sealedHead(path)
+		line = before.Seq + 1
+	} else {
+		before, err = readTailHead(f, cut)
+	}
+	rep := &Repair{Path: path, Line: line, Bytes: size - cut}
+	if err == nil && follows(f, cut, size, before) {
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			return nil, rollback(f, size, fmt.Errorf("ledger %s: complete the last line %d with its newline: %w", path, line, err))
+		}
+		rep.Completed = true
+		return rep, nil
+	}
+	if err := f.Truncate(cut); err != nil {
+		return nil, fmt.Errorf("ledger %s: remove the torn last line %d: %w; run `optr ledger verify --ledger %s`", path, line, err, path)
+	}
+	return rep, nil
+}
+
+// follows reports whether the bytes of f from cut to size are a whole
+// entry whose hash holds and that follows before.
+func follows(f *os.File, cut, size int64, before Head) bool {
+	if size-cut > MaxLineSize {
+		return false
+	}
+	line := make([]byte, size-cut)
+	if n, _ := f.ReadAt(line, cut); n < len(line) {
+		return false
+	}
+	info, lerr := checkedLine(line)
+	return lerr == nil && info.seq == before.Seq+1 && string(info.prev) == before.prevHash()
 }
 
 // seal renames the active segment f (size bytes, ending with head) into
@@ -223,7 +280,7 @@ func sealedHead(path string) (Head, error) {
 		return Head{}, err
 	}
 	last := segs[len(segs)-1]
-	f, err := os.Open(last.Path)
+	f, err := inputfile.Open(last.Path)
 	if err != nil {
 		return Head{}, fmt.Errorf("read the last sealed segment: %w", err)
 	}
@@ -263,7 +320,7 @@ func syncDir(dir string) {
 // missing ledger is empty. A bad tail is an error, as for Append; a torn
 // last line is reported, not repaired (only an append repairs it).
 func TailHead(path string) (Head, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return sealedHead(path)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // SegmentLimit is the size the active segment may reach (DESIGN §4.3): an
@@ -161,7 +163,7 @@ func (m *multiFile) Read(p []byte) (int, error) {
 			if len(m.files) == 0 {
 				return 0, io.EOF
 			}
-			f, err := os.Open(m.files[0])
+			f, err := inputfile.Open(m.files[0])
 			if err != nil {
 				return 0, fmt.Errorf("read ledger: %w", err)
 			}

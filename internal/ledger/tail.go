@@ -122,21 +122,27 @@ func tornTail(f io.ReaderAt, size int64) (cut, line int64, err error) {
 
 // firstSeq returns the seq of the first line of f (size bytes long).
 func firstSeq(f io.ReaderAt, size int64) (int64, error) {
+	info, err := firstLine(f, size)
+	return info.seq, err
+}
+
+// firstLine parses the first line of f (size bytes long).
+func firstLine(f io.ReaderAt, size int64) (lineInfo, error) {
 	for w := int64(4096); ; w *= 4 {
 		w = min(w, size, MaxLineSize+1)
 		buf := make([]byte, w)
 		if n, err := f.ReadAt(buf, 0); n < len(buf) {
-			return 0, fmt.Errorf("read ledger head: %w", err)
+			return lineInfo{}, fmt.Errorf("read ledger head: %w", err)
 		}
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 			info, lerr := parseLine(buf[:i])
 			if lerr != nil {
-				return 0, lerr.at(0)
+				return lineInfo{}, lerr.at(0)
 			}
-			return info.seq, nil
+			return info, nil
 		}
 		if w == size || w > MaxLineSize {
-			return 0, newLineError(ProblemTorn, "the first line has no newline").at(1)
+			return lineInfo{}, newLineError(ProblemTorn, "the first line has no newline").at(1)
 		}
 	}
 }

@@ -10,30 +10,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestAppendRepairsTornTail checks issue 9 item 5: a last line without its
-// newline was never acknowledged, so the next append removes it under the
-// lock, says so, and chains onto the entry before it.
+// TestAppendRepairsTornTail checks issue 9 item 5 and issue 27 item 2: a
+// last line without its newline is repaired under the lock by the next
+// append, which says so and chains on. A whole entry that chains only lost
+// its newline (editors, git and copy tools strip it) and is completed; it
+// must never be replaced by another entry at its seq, a fork that verify
+// cannot see. Anything else was a write cut off and is removed.
 func TestAppendRepairsTornTail(t *testing.T) {
 	t.Parallel()
 	golden := readTestdata(t, "golden.jsonl")
 	lines := splitLines(golden)
+	last := bytes.TrimSuffix(lines[5], []byte("\n"))
+	flipped := bytes.Replace(bytes.Clone(last), []byte(`"kind":"`), []byte(`"kind":"x`), 1)
 	tests := []struct {
-		name    string
-		content []byte
-		keep    int // lines of golden that stay
-		line    int64
+		name      string
+		content   []byte
+		cuts      []int // entries sealed into ledger.d first
+		keep      int   // lines of golden that stay
+		line      int64
+		completed bool
 	}{
-		{"torn line", append(bytes.Clone(golden), `{"commit":"4b8`...), 6, 7},
-		{"missing final newline", golden[:len(golden)-1], 5, 6},
-		{"torn first line", []byte(`{"commit":`), 0, 1},
+		{name: "torn line", content: append(bytes.Clone(golden), `{"commit":"4b8`...), keep: 6, line: 7},
+		{name: "missing final newline", content: golden[:len(golden)-1], keep: 6, line: 6, completed: true},
+		{name: "first line of the active segment, newline stripped", content: golden[:len(golden)-1], cuts: []int{5}, keep: 6, line: 6, completed: true},
+		{name: "torn first line", content: []byte(`{"commit":`), keep: 0, line: 1},
+		{name: "whole entry that does not chain", content: append(bytes.Clone(golden), last...), keep: 6, line: 7},
+		{name: "whole line whose hash does not hold", content: append(bytes.Join(lines[:5], nil), flipped...), keep: 5, line: 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "ledger.jsonl")
-			if err := os.WriteFile(path, tt.content, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := segmented(t, tt.content, tt.cuts...)
 			if _, err := VerifyFile(path); asVerifyError(t, err).Problem != ProblemTorn {
 				t.Fatalf("VerifyFile before the append: %v, want a torn line", err)
 			}
@@ -42,18 +49,19 @@ func TestAppendRepairsTornTail(t *testing.T) {
 				t.Fatalf("AppendFile: %v", err)
 			}
 			kept := bytes.Join(lines[:tt.keep], nil)
-			want := &Repair{Path: path, Line: tt.line, Bytes: int64(len(tt.content) - len(kept))}
+			tornAt := len(bytes.Join(lines[:min(tt.keep, int(tt.line)-1)], nil))
+			want := &Repair{Path: path, Line: tt.line, Bytes: int64(len(tt.content) - tornAt), Completed: tt.completed}
 			if diff := cmp.Diff(want, res.Repaired); diff != "" {
 				t.Errorf("Repaired (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(res.Repaired.String(), "torn last line") {
-				t.Errorf("Repair.String() = %q does not say what was removed", res.Repaired)
+			if say := map[bool]string{true: "completed the last line", false: "removed the torn last line"}[tt.completed]; !strings.Contains(res.Repaired.String(), say) {
+				t.Errorf("Repair.String() = %q does not say %q", res.Repaired, say)
 			}
-			after, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+			if got := res.Entries[0].Seq; got != int64(tt.keep)+1 {
+				t.Errorf("the new entry has seq %d, want %d", got, tt.keep+1)
 			}
-			if !bytes.HasPrefix(after, kept) {
+			all := readAll(t, path)
+			if !bytes.HasPrefix(all, kept) {
 				t.Errorf("the lines before the torn one changed")
 			}
 			sum, err := VerifyFile(path)
@@ -65,6 +73,29 @@ func TestAppendRepairsTornTail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readAll returns the ledger at path as one file: its sealed segments,
+// then the active one.
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	segs, err := Segments(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, s := range segs {
+		b, err := os.ReadFile(s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(all, b...)
 }
 
 // TestTailHeadReportsTornTail: only an append repairs a torn line; reading

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/inputfile"
 )
 
 // ProblemSegment: a sealed segment is missing, misnamed, empty or out of
@@ -70,7 +72,7 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 
 // verifyPart verifies one file of a ledger, continuing from head.
 func verifyPart(path string, head Head, tree *treeRecorder) (Summary, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return Summary{Entries: head.Seq, Head: head}, fmt.Errorf("verify ledger: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -368,7 +369,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
 	}
-	return readLimited(path, limit)
+	return inputfile.ReadFile(path, limit)
 }
 
 func verdictNames(vs []check.Verdict) []string {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
@@ -233,7 +233,7 @@ func ReadPlan(path string) (*Plan, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, PlanFile)
 	}
-	data, err := readLimited(path, maxPlanBytes)
+	data, err := inputfile.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read the plan: %w", err)
 	}
@@ -247,25 +247,4 @@ func ReadPlan(path string) (*Plan, error) {
 		return nil, fmt.Errorf("the plan %s is not valid: %w", path, err)
 	}
 	return &p, nil
-}
-
-// readLimited reads the file at path, refusing one larger than limit.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes; at most %d are read", path, fi.Size(), limit)
-	}
-	buf := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
 }

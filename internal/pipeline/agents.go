@@ -12,16 +12,17 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // newAgent builds the configured agent name.
-func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redactor) (agent.Agent, error) {
+func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redactor, sbx *sandbox.Run) (agent.Agent, error) {
 	ac, ok := cfg.Agents[name]
 	if !ok {
 		return nil, fmt.Errorf("agent %q is not configured", name)
 	}
 	if ac.Provider == config.ProviderCommand {
-		return command.New(name, ac, command.Options{Environ: deps.Environ, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput})
+		return command.New(name, ac, command.Options{Environ: deps.Environ, Sandbox: sbx, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput})
 	}
 	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name)})
 }
@@ -34,6 +35,7 @@ type agentSet struct {
 	deps   Deps
 	secret *redact.Redactor
 	meter  *cost.Meter
+	sbx    *sandbox.Run
 	agents map[string]agent.Agent
 }
 
@@ -41,7 +43,7 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	if a, ok := s.agents[name]; ok {
 		return a, nil
 	}
-	a, err := newAgent(s.cfg, name, s.deps, s.secret)
+	a, err := newAgent(s.cfg, name, s.deps, s.secret, s.sbx)
 	if err != nil {
 		return nil, err
 	}

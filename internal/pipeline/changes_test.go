@@ -132,7 +132,9 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 // A change that no longer applies to the working tree because it moved
 // during the run (here: the agent itself edits the workspace, as a person
 // would) is reported and applied to nothing: the run fails with git's
-// reason, is recorded, and the workspace keeps its own edit.
+// reason, is recorded, and the workspace keeps its own edit. The sandbox
+// is off: a confined agent cannot write the workspace (see
+// internal/cli's adversarial tests), a person can.
 func TestChangesBaseMovedIsReported(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, changesBase)
@@ -141,6 +143,7 @@ func TestChangesBaseMovedIsReported(t *testing.T) {
     provider: command
     run: [sh, -c, 'cat >/dev/null; echo "hello, world" > greet.txt; echo moved > "$WS/greet.txt"; echo done']
 changes: { mode: apply }
+sandbox: { mode: off }
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/preflight"
 	"github.com/optr-dev/optr/internal/procgroup"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
@@ -85,6 +88,9 @@ type Report struct {
 	// Meter counts what the run spent, per agent and in total (DESIGN
 	// §4.17); it keeps counting after Execute (a detector before delivery).
 	Meter *cost.Meter
+	// Sandbox is what the run's sandbox enforced (DESIGN §4.14).
+	Sandbox      sandbox.Layers
+	SandboxNotes []string
 	// Entries are the ledger entries this run appended, in order.
 	Entries  []ledger.Entry
 	Started  time.Time
@@ -104,11 +110,22 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	for _, w := range pre.Warnings {
 		p.deps.logf("%s", w)
 	}
+	if err := p.sandbox.Start(ctx); err != nil {
+		return nil, inputErr(err) // strict: before any agent spends a token
+	}
+	p.deps.logf("%s", p.sandbox.Layers())
+	for _, n := range p.sandbox.Notes() {
+		p.deps.logf("sandbox: %s", n)
+	}
 	lake := datalake.OpenRedacted(spec.Datalake, p.agents.secret)
 	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
 		p.deps.logf("killed %d processes left by an optr that was killed (%v)", len(reaped.Processes), reaped.Owners)
 	}
-	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
+	recorded := func(_, id string) bool {
+		ok, _ := ledger.ActiveHasRun(spec.LedgerPath, id)
+		return ok
+	}
+	if stale, err := lake.CleanStale(ctx, p.deps.now(), 10*time.Minute, recorded); err == nil && len(stale.Abandoned)+len(stale.Removed) > 0 {
 		p.deps.logf("marked %d runs of killed optr processes abandoned, removed %d stale temporary files", len(stale.Abandoned), len(stale.Removed))
 	}
 	changes, err := p.startChanges(ctx)
@@ -124,7 +141,8 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode, Meter: p.meter}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode,
+		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
@@ -254,13 +272,17 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 		Config       string          `yaml:"config"`
 		Commit       string          `yaml:"commit,omitempty"`
 		IntentSHA256 string          `yaml:"intent_sha256"`
-		Intent       string          `yaml:"intent"`
+		Intent       yamlText        `yaml:"intent,omitempty"`
+		IntentBase64 string          `yaml:"intent_base64,omitempty"`
 		Agents       []agentDoc      `yaml:"agents"`
 		Constraints  []constraintDoc `yaml:"constraints"`
 	}{
 		Workflow: p.Spec.Workflow, Run: p.Spec.RunID, Started: started.Format(time.RFC3339),
 		Pipeline: pipelineName(p.Spec.Pipeline), Config: configName(p.Spec.Config.Path),
-		Commit: p.Spec.Commit, IntentSHA256: executor.SHA256Hex(p.Spec.Intent), Intent: p.Spec.Intent,
+		Commit: p.Spec.Commit, IntentSHA256: executor.SHA256Hex(p.Spec.Intent), Intent: yamlText(p.Spec.Intent),
+	}
+	if !utf8.ValidString(p.Spec.Intent) {
+		doc.Intent, doc.IntentBase64 = "", base64.StdEncoding.EncodeToString([]byte(p.Spec.Intent))
 	}
 	for _, n := range p.AgentNames {
 		ac := p.Spec.Config.Agents[n]
@@ -270,7 +292,7 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 		doc.Constraints = append(doc.Constraints, constraintDoc{Name: c.Name, Hard: c.Hard, Verified: c.Checker != nil})
 	}
 	out, err := yaml.Marshal(doc)
-	if err != nil { // only plain strings and slices: cannot fail
+	if err != nil { // only strings and slices: cannot fail
 		panic(fmt.Sprintf("encode workflow-optr.yaml: %v", err))
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -29,6 +30,7 @@ type Prepared struct {
 	checkEarly  bool
 	deps        Deps
 	agents      *agentSet
+	sandbox     *sandbox.Run
 	mode        Mode
 	// meter counts what the run spends and holds its caps.
 	meter *cost.Meter
@@ -84,7 +86,10 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	// The run's caps; Driver adds what the day's and month's budgets have
 	// left before the run starts.
 	meter := cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin), budget.RunCaps(cfg.Budget)...)
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter}
+	sbxSettings := sandbox.FromConfig(cfg, deps.Environ)
+	sbxSettings.Unavailable = deps.SandboxUnavailable
+	sbx := sandbox.New(sbxSettings)
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter, sbx: sbx}
 	tasks, err := set.tasks(names)
 	if err != nil {
 		return nil, inputErr(err)
@@ -105,6 +110,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	opts := check.Options{
 		Dir:          spec.Dir,
 		Env:          deps.Environ,
+		Sandbox:      sbx,
 		Judge:        set.get,
 		DefaultJudge: firstLLM(cfg),
 		Cache:        judges,
@@ -136,6 +142,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		checkEarly:  policy.Analyzer != nil,
 		deps:        deps,
 		agents:      set,
+		sandbox:     sbx,
 		mode:        mode,
 		meter:       meter,
 	}

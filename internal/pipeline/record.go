@@ -251,6 +251,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	if rep.Delivery.PullRequest > 0 {
 		fields["pull_request"] = int64(rep.Delivery.PullRequest)
 	}
+	if s := rep.Sandbox; s.Mode != "" {
+		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "user": s.User}
+	}
 	for k, v := range rep.ModeFields {
 		fields[k] = v
 	}

@@ -52,6 +52,10 @@ type Deps struct {
 	Stderr io.Writer
 	// Logf logs diagnostics (malformed frames, retries); nil = discard.
 	Logf func(format string, args ...any)
+	// SandboxUnavailable marks sandbox layers ("fs", "net", "user") as
+	// unavailable with a reason, whatever the kernel allows: tests of
+	// sandbox.mode auto and strict on a machine that has them all.
+	SandboxUnavailable map[string]string
 	// WorktreeRoot holds the agents' git worktrees when they change code
 	// (outside the workspace; "" = worktree.DefaultRoot()).
 	WorktreeRoot string

@@ -25,7 +25,7 @@ func TestSelectRunStreamsLargeOutputs(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "optr.yml")
 	cfgText := `agents:
-  big: { provider: command, run: [sh, -c, 'head -c 1500000 /dev/zero | tr "\0" "x"; printf "<&> %s caf\351 €\n" "$OPENAI_API_KEY"; echo END'] }
+  big: { provider: command, pass-env: [OPENAI_API_KEY], run: [sh, -c, 'head -c 1500000 /dev/zero | tr "\0" "x"; printf "<&> %s caf\351 €\n" "$OPENAI_API_KEY"; echo END'] }
   small: { provider: command, run: [sh, -c, 'echo small'] }
 constraints:
   ends: { check: regex, pattern: 'END\n$', hard: true }

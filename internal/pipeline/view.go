@@ -19,6 +19,10 @@ func (rep *Report) View() progress.View {
 		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
 		Details:     rep.Details,
 		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL,
+		SandboxNotes: rep.SandboxNotes,
+	}
+	if rep.Sandbox.Mode != "" {
+		v.Sandbox = rep.Sandbox.String()
 	}
 	noResult := map[string]string{} // agent → why it gave no result
 	for _, r := range rep.Results {

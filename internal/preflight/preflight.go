@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -55,7 +56,7 @@ func Check(ctx context.Context, in Input) (Report, error) {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if in.Workspace != "" {
-		if msg := datalakeInWorkspace(in.Datalake); msg != "" {
+		if msg := datalakeInWorkspace(in.Workspace, in.Datalake); msg != "" {
 			add("%s", msg)
 		}
 	}
@@ -86,22 +87,62 @@ func Check(ctx context.Context, in Input) (Report, error) {
 	return rep, nil
 }
 
-// datalakeInWorkspace checks the Action's datalake input.
-func datalakeInWorkspace(dir string) string {
+// datalakeInWorkspace checks the Action's datalake input: a directory
+// of its own inside the workspace, reached without a symbolic link (the
+// Action commits it, and writes there), neither the workspace itself nor
+// inside its .git.
+func datalakeInWorkspace(workspace, dir string) string {
+	const must = "the Action commits the datalake, so it must be a directory of its own inside the workspace, such as .optr"
+	clean := filepath.Clean(dir)
+	first, _, _ := strings.Cut(filepath.ToSlash(clean), "/")
 	switch {
 	case dir == "":
 		return ""
 	case filepath.IsAbs(dir) || strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, `\`):
-		return fmt.Sprintf("the datalake input %q is an absolute path; the Action commits the datalake, so it must be a path inside the workspace, such as .optr", dir)
+		return fmt.Sprintf("the datalake input %q is an absolute path; %s", dir, must)
 	case !filepath.IsLocal(dir):
-		return fmt.Sprintf("the datalake input %q leaves the workspace; the Action commits the datalake, so it must be a path inside the workspace, such as .optr", dir)
+		return fmt.Sprintf("the datalake input %q leaves the workspace; %s", dir, must)
+	case clean == ".":
+		return fmt.Sprintf("the datalake input %q is the workspace itself; %s", dir, must)
+	case strings.EqualFold(first, ".git"):
+		return fmt.Sprintf("the datalake input %q is inside the repository's .git directory; %s", dir, must)
+	}
+	// Every part of the path that exists must be a directory, not a link:
+	// a link would send the Action's writes (and what it commits) elsewhere.
+	p := workspace
+	for part := range strings.SplitSeq(filepath.ToSlash(clean), "/") {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		if err != nil {
+			return fmt.Sprintf("the datalake %s cannot be used: %v", p, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Sprintf("the datalake input %q goes through the symbolic link %s (to %s); %s", dir, p, target, must)
+		}
 	}
 	return ""
 }
 
 // ledgerFile checks the ledger path: a regular file (or nothing yet) that
-// can be appended to, whose head can be read.
+// can be appended to, whose head can be read, and whose sealed segments
+// still make one ledger with it (ledger.CheckShape).
 func ledgerFile(path string) (warning, problem string) {
+	warning, problem = activeSegment(path)
+	if problem != "" {
+		return warning, problem
+	}
+	if err := ledger.CheckShape(path); err != nil {
+		return warning, fmt.Sprintf("%v; run `optr ledger verify --ledger %s` to see what is wrong, and restore the ledger's files (git checkout of the ledger branch) before the next run", err, path)
+	}
+	return warning, ""
+}
+
+// activeSegment checks the active segment at path.
+func activeSegment(path string) (warning, problem string) {
 	info, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", writableDir(filepath.Dir(path), "the ledger's directory")
@@ -119,7 +160,7 @@ func ledgerFile(path string) (warning, problem string) {
 	case info.IsDir():
 		return "", fmt.Sprintf("the ledger %s is a directory; point --ledger at a file, such as %s", path, filepath.Join(path, "ledger.jsonl"))
 	case !info.Mode().IsRegular():
-		return "", fmt.Sprintf("the ledger %s is not a regular file (%s); point --ledger at a file", path, kind(info.Mode()))
+		return "", fmt.Sprintf("the ledger %s is not a regular file (%s); point --ledger at a file", path, inputfile.Kind(info.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -147,7 +188,7 @@ func ledgerHead(path string, size int64) (warning, problem string) {
 	case bytes.HasSuffix(tail, []byte("\r\n")):
 		return "", fmt.Sprintf("the ledger %s has Windows line ends (CRLF), so its lines no longer hash to their entries; restore it with LF line ends (git: add `*.jsonl text eol=lf` to .gitattributes and check it out again), then run `optr ledger verify --ledger %s`", path, path)
 	case tail[len(tail)-1] != '\n':
-		return fmt.Sprintf("the ledger %s ends in a line without a newline (a write that was cut off); the next append removes that line and says so; `optr ledger verify --ledger %s` shows it", path, path), ""
+		return fmt.Sprintf("the ledger %s ends in a line without a newline; the next append completes it when it is a whole entry that chains (its newline was stripped), else removes it as a write that was cut off, and says so; `optr ledger verify --ledger %s` shows it", path, path), ""
 	}
 	if _, err := ledger.TailHead(path); err != nil {
 		return "", fmt.Sprintf("%v; run `optr ledger verify --ledger %s` to see the first bad line", err, path)
@@ -164,7 +205,7 @@ func writableDir(dir, what string) string {
 		if err == nil {
 			if !info.IsDir() {
 				if p == filepath.Clean(dir) {
-					return fmt.Sprintf("%s %s is not a directory (%s)", what, dir, kind(info.Mode()))
+					return fmt.Sprintf("%s %s is not a directory (%s)", what, dir, inputfile.Kind(info.Mode()))
 				}
 				return fmt.Sprintf("%s %s cannot be created: %s is not a directory", what, dir, p)
 			}
@@ -187,20 +228,4 @@ func writableDir(dir, what string) string {
 	f.Close()
 	os.Remove(name)
 	return ""
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return m.Type().String()
 }

@@ -25,6 +25,26 @@ func validLedger(t *testing.T, dir string) string {
 	return path
 }
 
+// sealed writes, in dir, a ledger whose entries 1 and 2 are a sealed
+// segment and entry 3 is in the active segment, and returns its path.
+func sealed(t *testing.T, dir string) string {
+	t.Helper()
+	path := validLedger(t, dir)
+	if err := os.MkdirAll(ledger.SegmentDir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, filepath.Join(ledger.SegmentDir(path), ledger.SegmentName(1, 2))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Append(path, ledger.Draft{Kind: "run", Run: "r3", Workflow: "demo", Time: time.Unix(1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.CheckShape(path); err != nil {
+		t.Fatalf("the sound segmented ledger: %v", err)
+	}
+	return path
+}
+
 // Every input that used to fail only after every agent ran is refused
 // before the first one starts, with a message naming what is wrong.
 func TestCheckRefusesBadInputs(t *testing.T) {
@@ -50,6 +70,25 @@ func TestCheckRefusesBadInputs(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "nowhere", "ledger.jsonl"), dangling); err != nil {
 		t.Fatal(err)
 	}
+	// Sealed segments the active segment no longer follows (issue 27
+	// item 6): one removed, one added.
+	removed := sealed(t, filepath.Join(dir, "removed"))
+	os.Remove(filepath.Join(ledger.SegmentDir(removed), ledger.SegmentName(1, 2)))
+	extra := sealed(t, filepath.Join(dir, "extra"))
+	os.WriteFile(filepath.Join(ledger.SegmentDir(extra), ledger.SegmentName(3, 4)), data, 0o644)
+	// Datalakes the Action must not write into (issue 27 item 8).
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{".git", "docs"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, "outside")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("docs", filepath.Join(ws, "inside")); err != nil {
+		t.Fatal(err)
+	}
 	readonlyDir := filepath.Join(dir, "ro")
 	_ = os.Mkdir(readonlyDir, 0o555)
 	notDir := mk("file", []byte("x"))
@@ -66,10 +105,19 @@ func TestCheckRefusesBadInputs(t *testing.T) {
 		{"ledger in a file, not a directory", Input{LedgerPath: filepath.Join(notDir, "ledger.jsonl")}, "not a directory"},
 		{"ledger with CRLF line ends", Input{LedgerPath: crlf}, "CRLF"},
 		{"ledger whose last line was changed", Input{LedgerPath: flipped}, "optr ledger verify"},
+		{"ledger whose sealed segment was removed", Input{LedgerPath: removed}, "does not follow the start of the ledger"},
+		{"ledger with an extra sealed segment", Input{LedgerPath: extra}, ledger.SegmentName(3, 4)},
 		{"datalake input absolute", Input{Datalake: "/etc/optr", Workspace: dir}, "absolute path"},
 		{"datalake input leaves the workspace", Input{Datalake: "../elsewhere", Workspace: dir}, "leaves the workspace"},
 		{"datalake input leaves via a subdir", Input{Datalake: "a/../../b", Workspace: dir}, "leaves the workspace"},
 		{"datalake is a file", Input{Datalake: notDir}, "is not a directory"},
+		{"datalake input is a symbolic link out", Input{Datalake: "outside", Workspace: ws}, "symbolic link"},
+		{"datalake input under a symbolic link out", Input{Datalake: "outside/.optr", Workspace: ws}, "symbolic link"},
+		{"datalake input is a symbolic link inside", Input{Datalake: "inside/.optr", Workspace: ws}, "symbolic link"},
+		{"datalake input is .git", Input{Datalake: ".git", Workspace: ws}, ".git directory"},
+		{"datalake input is inside .git", Input{Datalake: "./.git/optr", Workspace: ws}, ".git directory"},
+		{"datalake input is the workspace", Input{Datalake: ".", Workspace: ws}, "the workspace itself"},
+		{"datalake input is the workspace by a detour", Input{Datalake: "docs/..", Workspace: ws}, "the workspace itself"},
 	}
 	if os.Geteuid() != 0 { // root may write anywhere
 		tests = append(tests, struct {
@@ -110,6 +158,11 @@ func TestCheckAcceptsGoodInputs(t *testing.T) {
 		{"link to a valid ledger", Input{LedgerPath: link}, 0},
 		{"torn tail: the next append recovers it", Input{LedgerPath: torn}, 1},
 		{"datalake inside the workspace", Input{Datalake: ".optr", Workspace: dir}, 0},
+		{"datalake that exists, deeper", Input{Datalake: "./a/.optr/", Workspace: dir}, 0},
+		{"datalake whose name starts with .git", Input{Datalake: ".github/optr-data", Workspace: dir}, 0},
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "a", ".optr"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		rep, err := Check(t.Context(), tt.in)

@@ -26,6 +26,13 @@ func Summary(v View) string {
 	if v.Details != "" {
 		b.WriteString(v.Details + "\n\n")
 	}
+	if v.Sandbox != "" {
+		b.WriteString(markdown.Inline(v.Sandbox, 200) + "\n")
+		for _, n := range v.SandboxNotes {
+			b.WriteString("- " + markdown.Inline(n, 600) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	if t := Table(v); t != "" {
 		b.WriteString("### Selection\n\n" + t + "\n")
 		switch {

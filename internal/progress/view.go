@@ -82,6 +82,11 @@ type View struct {
 	// summary, a stage checklist) as Markdown the mode escaped; shown under
 	// the agents, cut to fit.
 	Details string
+	// Sandbox says what the run's sandbox enforced (one line), and
+	// SandboxNotes what it did not and why (DESIGN §4.14); empty when
+	// unknown.
+	Sandbox      string
+	SandboxNotes []string
 	// Started and Finished bound the run; zero when unknown.
 	Started, Finished time.Time
 }

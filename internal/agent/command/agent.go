@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // Default limits.
@@ -49,6 +51,10 @@ type Options struct {
 	// and SIGKILL, and how long Run waits for stdout and stderr to close
 	// after the process ended (default DefaultKillGrace).
 	KillGrace time.Duration
+	// Sandbox, when set, starts every attempt (DESIGN §4.14): its
+	// environment is built, not inherited (Environ is not used), and the
+	// process is confined. Nil runs attempts as before, unconfined.
+	Sandbox *sandbox.Run
 	// Redactor removes secrets from stdout and stderr before they are cut
 	// to MaxOutput and MaxStderr, so that no piece of a key split by the cut
 	// escapes, and from stdout on its way to a spool file, a key split
@@ -63,6 +69,7 @@ type Agent struct {
 	name    string
 	argv    []string
 	env     map[string]string
+	passEnv []string
 	timeout time.Duration
 	opts    Options
 }
@@ -103,6 +110,7 @@ func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
 		name:    name,
 		argv:    append([]string(nil), cfg.Run...),
 		env:     maps.Clone(cfg.Env),
+		passEnv: slices.Clone(cfg.PassEnv),
 		timeout: timeout,
 		opts:    opts,
 	}, nil

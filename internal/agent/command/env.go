@@ -3,10 +3,12 @@ package command
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // environ builds the attempt's environment: the base, then the configured
@@ -20,11 +22,17 @@ func (a *Agent) environ(req agent.Request) []string {
 	if base == nil {
 		base = os.Environ()
 	}
-	env := slices.Clone(base)
+	return withoutEmptyFeedback(dedupe(append(slices.Clone(base), a.ownVars(req)...)), req)
+}
+
+// ownVars are the attempt's own variables: the configured env, then the
+// OPTR_* variables.
+func (a *Agent) ownVars(req agent.Request) []string {
+	var env []string
 	for _, k := range slices.Sorted(maps.Keys(a.env)) {
 		env = append(env, k+"="+a.env[k])
 	}
-	env = append(env,
+	return append(env,
 		"OPTR_WORKFLOW="+req.Workflow,
 		"OPTR_RUN_ID="+req.RunID,
 		"OPTR_AGENT="+a.name,
@@ -38,11 +46,35 @@ func (a *Agent) environ(req agent.Request) []string {
 		"OPTR_PREVIOUS_OUTPUT="+req.PreviousOutput,
 		"OPTR_FEEDBACK="+req.Feedback,
 	)
-	env = dedupe(env)
+}
+
+// withoutEmptyFeedback removes OPTR_FEEDBACK when there is no feedback.
+func withoutEmptyFeedback(env []string, req agent.Request) []string {
 	if req.Feedback == "" {
 		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "OPTR_FEEDBACK=") })
 	}
 	return env
+}
+
+// process is the attempt as the sandbox starts it: its directories and
+// its own variables.
+func (a *Agent) process(req agent.Request) sandbox.Process {
+	p := sandbox.Process{
+		Name: a.name, Dir: req.Dir, WriteDir: req.Worktree != "",
+		Env: a.ownVars(req), PassEnv: a.passEnv,
+	}
+	if req.OutputDir != "" {
+		p.Write = append(p.Write, req.OutputDir)
+	}
+	if req.ReportPath != "" {
+		p.Write = append(p.Write, filepath.Dir(req.ReportPath))
+	}
+	for _, f := range []string{req.PreviousOutput, req.Feedback} {
+		if f != "" {
+			p.Read = append(p.Read, f)
+		}
+	}
+	return p
 }
 
 // dedupe keeps one entry per variable: the last value, at the place of the

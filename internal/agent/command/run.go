@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/frames"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
@@ -31,6 +32,15 @@ var errOutputTooLarge = errors.New("stdout passed its limit")
 func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
 	resp := agent.Response{ExitCode: -1}
 	env := a.environ(req)
+	var launch *sandbox.Launch
+	if a.opts.Sandbox != nil {
+		var err error
+		if launch, err = a.opts.Sandbox.Command(a.process(req)); err != nil {
+			return resp, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: err}
+		}
+		defer launch.Finish()
+		env = withoutEmptyFeedback(launch.Env(), req)
+	}
 	path, err := resolve(a.argv[0], req.Dir, getenv(env, "PATH"))
 	if err != nil {
 		return resp, &agent.Error{Class: agent.Fatal, Reason: "bad_config",
@@ -64,11 +74,14 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	cmd.Stderr = progressWriter{w: stderr, progress: req.Progress}
 	grp := procgroup.New(cmd, a.opts.KillGrace)
 
-	if err := cmd.Start(); err != nil {
+	if err := start(attemptCtx, launch, cmd); err != nil {
 		if ctx.Err() != nil {
 			return resp, fmt.Errorf("command agent %s not started: %w", a.name, ctx.Err())
 		}
 		class, reason := startFailure(err)
+		if se := (*sandbox.StartError)(nil); errors.As(err, &se) {
+			class, reason = agent.Fatal, "sandbox"
+		}
 		return resp, &agent.Error{Class: class, Reason: reason,
 			Err: fmt.Errorf("start %s in %q: %w", a.argv[0], req.Dir, err)}
 	}
@@ -92,7 +105,24 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	if leftovers {
 		log.Warn("command agent left processes holding stdout or stderr open after it ended; they were killed", "waited", a.opts.KillGrace)
 	}
+	if launch != nil {
+		var refused error
+		resp.Network, refused = launch.Finish()
+		if refused != nil && ctx.Err() == nil {
+			// What the sandbox stopped fails the attempt, whatever the
+			// program made of the refusal.
+			return resp, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: refused}
+		}
+	}
 	return resp, a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col)
+}
+
+// start starts cmd, through launch when the attempt is sandboxed.
+func start(ctx context.Context, launch *sandbox.Launch, cmd *exec.Cmd) error {
+	if launch == nil {
+		return cmd.Start()
+	}
+	return launch.Start(ctx, cmd)
 }
 
 // failure classifies how an attempt ended; nil means success.

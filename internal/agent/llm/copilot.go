@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/sandbox/env"
 )
 
 // copilotTokenVars are the variables a copilot agent reads its GitHub token
@@ -28,14 +30,11 @@ var byokKeyVars = map[string]string{
 	config.BYOKAnthropic: "ANTHROPIC_API_KEY",
 }
 
-// cliEnvVars are the variables the Copilot CLI process inherits: where it
-// may cache and write, how it reaches the network. Keys and tokens are not
-// among them; the token goes through the SDK's own variable.
-var cliEnvVars = []string{
-	"HOME", "PATH", "TMPDIR", "LANG", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-	"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
-}
+// cliProxyVars are how the Copilot CLI reaches the network, passed on
+// from optr's environment beside the sandbox's base (env.FromGetenv).
+// Keys and tokens are never among them: the Copilot token goes through
+// the SDK's own variable, and HOME is the attempt's own directory.
+var cliProxyVars = []string{"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
 
 // copilotSetup is what one copilot agent needs for each attempt.
 type copilotSetup struct {
@@ -59,8 +58,8 @@ type copilotSetup struct {
 // it, and a run where nothing is usable says what to add
 // (agent.UnusableComment).
 func newCopilot(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
-	s := &copilotSetup{b: b, tmp: getenv("TMPDIR")}
-	for _, name := range cliEnvVars {
+	s := &copilotSetup{b: b, tmp: getenv("TMPDIR"), env: env.FromGetenv(getenv)}
+	for _, name := range cliProxyVars {
 		if v := getenv(name); v != "" {
 			s.env = append(s.env, name+"="+v)
 		}
@@ -154,7 +153,7 @@ func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) 
 
 	guard := &oneRequest{next: s.b.client.Transport, failed: make(chan struct{})}
 	client := copilot.NewClient(&copilot.ClientOptions{
-		Connection:       copilot.StdioConnection{Path: s.cli, Env: s.env},
+		Connection:       copilot.StdioConnection{Path: s.cli, Env: append(slices.Clip(s.env), "HOME="+home, "TMPDIR="+home)},
 		BaseDirectory:    home,
 		WorkingDirectory: work,
 		LogLevel:         "error",

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/github/githubtest"
+)
+
+// The credentials an attacker wants: in optr's environment, in a file of
+// the runner's home, behind a service on the host's loopback.
+const (
+	envToken     = "ghs_ADVERSARYenvTOKEN0123456789abcdefABCD"
+	runtimeToken = "ACTIONSruntimeTOKEN0123456789abcdefXYZ"
+	fileToken    = "ghp_ADVERSARYfileTOKEN0123456789abcdefAB"
+)
+
+// adversary tries every route to a credential and to a change outside its
+// own directories, and prints LEAK:<route> for each that worked. It runs
+// as a command agent and as a command check; the setsid daemon it leaves
+// tries again after optr is done with it.
+const adversary = `cat >/dev/null 2>&1
+WHO=$OPTR_CONSTRAINT$OPTR_AGENT; export WHO
+leak() { echo "LEAK:$1"; }
+env | grep -q "$ENVTOKEN_HEAD" && leak env
+env | grep -q "$RUNTIME_HEAD" && leak env-actions
+for f in /proc/[0-9]*/environ; do
+  if grep -qa "$ENVTOKEN_HEAD" "$f" 2>/dev/null; then leak "proc-environ"; break; fi
+done
+addr=$(head -1 /proc/$PPID/maps 2>/dev/null | cut -d- -f1)
+[ -n "$addr" ] && [ "$(dd if=/proc/$PPID/mem bs=1 skip=$((0x$addr)) count=16 2>/dev/null | wc -c)" = 16 ] && leak proc-mem
+grep -q ghp_ "$OUTSIDE/.git-credentials" 2>/dev/null && leak file-outside
+git config --global --get-regexp 'url|credential' 2>/dev/null | grep -q ghp_ && leak global-git-config
+echo '#!/bin/sh' > "$WS/.git/hooks/pre-commit" 2>/dev/null && leak hook
+git -C "$WS" config core.hooksPath /tmp/evil 2>/dev/null && leak workspace-git-config
+echo planted > "$WS/planted.txt" 2>/dev/null && leak workspace-write
+echo planted > "$OUTSIDE/planted.txt" 2>/dev/null && leak outside-write
+for d in "${TMPDIR%/*/*}"/optr-sandbox-victim*/home /tmp/optr-sandbox-victim*/home; do
+  [ -d "$d" ] && echo planted > "$d/planted" 2>/dev/null && leak other-agent
+done
+git ls-remote "http://$SERVICE/direct" >/dev/null 2>&1
+env -u NO_PROXY -u no_proxy git ls-remote "http://$SERVICE/via-proxy" >/dev/null 2>&1
+setsid sh -c 'sleep 1
+  echo late > "$OUTSIDE/daemon.txt" 2>/dev/null
+  git ls-remote "http://$SERVICE/daemon" >/dev/null 2>&1
+  echo done > "$MARK/daemon-done-$WHO"' adversary-daemon-$MARK </dev/null >/dev/null 2>&1 &
+[ -n "$OPTR_OUTPUT_DIR" ] && echo done > "$OPTR_OUTPUT_DIR/adversary-done"
+echo adversary done
+exit $FAIL
+`
+
+// victim waits for the adversary and says whether anything was planted
+// in its HOME.
+const victim = `cat >/dev/null
+i=0; while [ ! -f "$OPTR_OUTPUT_DIR/adversary-done" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+[ -f "$HOME/planted" ] && echo LEAK:other-agent-seen
+echo victim done
+`
+
+const sandboxConfig = `agents:
+  adversary:
+    provider: command
+    run: [sh, %[1]s/adversary.sh]
+    env: { FAIL: "0" }
+    timeout: 30s
+  victim:
+    provider: command
+    run: [sh, %[1]s/victim.sh]
+    timeout: 30s
+constraints:
+  hostile:
+    check: command
+    run: [sh, %[1]s/adversary.sh]
+    hard: false
+sandbox: { mode: %[2]s }
+`
+
+// loopbackService is a secret service on the host's loopback; it counts
+// every request that reached it.
+func loopbackService(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "service secret")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String(), &hits
+}
+
+// hostile is a workspace and an environment for the adversary, and what
+// it must not reach.
+type hostile struct {
+	ws, outside, mark string
+	env               map[string]string
+	hits              *atomic.Int64
+}
+
+func newHostile(t *testing.T, dir, ws, mode string) *hostile {
+	t.Helper()
+	h := &hostile{ws: ws, outside: filepath.Join(dir, "outside"), mark: filepath.Join(dir, "marks")}
+	tools := filepath.Join(dir, "tools") // the agents' scripts: read-only to them (sandbox.read)
+	for _, d := range []string{h.outside, h.mark, tools, filepath.Join(ws, ".github")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.Chmod(dir, 0o755)
+	_ = os.Chmod(h.mark, 0o777) // a place every uid may report to, outside the sandbox's view
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(h.outside, ".git-credentials"), "https://x:"+fileToken+"@github.com\n")
+	addr, hits := loopbackService(t)
+	h.hits = hits
+	// What the scripts need to know is written into them: none of it
+	// reaches a sandboxed process's environment.
+	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],
+		"$OUTSIDE", h.outside, "$WS", ws, "$SERVICE", addr, "$MARK", h.mark)
+	write(filepath.Join(tools, "adversary.sh"), known.Replace(adversary))
+	write(filepath.Join(tools, "victim.sh"), known.Replace(victim))
+	cfg := fmt.Sprintf(sandboxConfig, tools, mode)
+	cfg = strings.Replace(cfg, "sandbox: {", "sandbox: { read: ["+tools+", "+h.mark+"],", 1)
+	write(filepath.Join(ws, ".github", "optr.yml"), cfg)
+	gitInit(t, ws)
+	h.env = map[string]string{
+		"GITHUB_TOKEN": envToken, "GH_TOKEN": envToken, "ACTIONS_RUNTIME_TOKEN": runtimeToken,
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": runtimeToken, "OPENAI_API_KEY": "sk-" + runtimeToken,
+	}
+	return h
+}
+
+func gitInit(t *testing.T, ws string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// leaks lists the LEAK routes anywhere in the workspace's datalake (agent
+// outputs, check reasons) and what the adversary left outside, once its
+// daemons reported.
+func (h *hostile) leaks(t *testing.T) []string {
+	t.Helper()
+	// The daemons outlive the run on purpose: wait until they ended.
+	deadline := time.Now().Add(15 * time.Second)
+	for daemonsAlive("adversary-daemon-"+h.mark) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var out []string
+	_ = filepath.WalkDir(filepath.Join(h.ws, ".optr"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(b), "LEAK:")[1:] {
+			route := strings.FieldsFunc(line, func(r rune) bool { return !(r == '-' || r >= 'a' && r <= 'z') })
+			if len(route) > 0 && !contains(out, route[0]) {
+				out = append(out, route[0])
+			}
+		}
+		return nil
+	})
+	for _, f := range []string{"daemon.txt", "planted.txt"} {
+		if _, err := os.Stat(filepath.Join(h.outside, f)); err == nil {
+			out = append(out, "outside:"+f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "hooks", "pre-commit")); err == nil {
+		out = append(out, "workspace-hook-on-disk")
+	}
+	if n := h.hits.Load(); n > 0 {
+		out = append(out, fmt.Sprintf("loopback-service:%d", n))
+	}
+	return out
+}
+
+// daemonsAlive reports whether a process whose command line holds tag
+// still runs.
+func daemonsAlive(tag string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// runCLI runs optr run in the workspace with h's environment.
+func (h *hostile) runCLI(t *testing.T, home string) string {
+	t.Helper()
+	cmd := exec.Command(optrBin, "run", "--workflow", "adversary", "--intent", "take what you can", "--interactive", "never")
+	cmd.Dir = h.ws
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
+	for k, v := range h.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// TestSandboxHoldsAgainstAnAdversary: an adversarial command agent and
+// command check get no credential and change nothing outside their own
+// directories, through the CLI and through optr action; with the sandbox
+// off the same scripts get them, so the test can fail.
+func TestSandboxHoldsAgainstAnAdversary(t *testing.T) {
+	for _, via := range []string{"cli", "action"} {
+		for _, mode := range []string{"auto", "off"} {
+			t.Run(via+"/"+mode, func(t *testing.T) {
+				var log string
+				var h *hostile
+				if via == "cli" {
+					dir := t.TempDir()
+					ws := filepath.Join(dir, "workspace")
+					if err := os.MkdirAll(ws, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					h = newHostile(t, dir, ws, mode)
+					log = h.runCLI(t, dir)
+				} else {
+					gh := githubtest.NewServer(t)
+					writer(gh, "maintainer")
+					r := newRunner(t, gh, "7701")
+					h = newHostile(t, filepath.Dir(r.ws), r.ws, mode)
+					for k, v := range h.env {
+						r.env[k] = v
+					}
+					r.event("issues", "issues.labeled.json", labeled(77, "optr", "maintainer"))
+					res := r.run()
+					log = res.stdout + res.stderr
+					if !strings.Contains(res.summary, "sandbox ("+mode+")") {
+						t.Errorf("the step summary does not say what the sandbox enforced:\n%s", res.summary)
+					}
+				}
+				leaks := h.leaks(t)
+				if mode == "off" {
+					for _, want := range []string{"env", "proc-environ", "file-outside", "hook", "outside-write", "outside:daemon.txt"} {
+						if !contains(leaks, want) {
+							t.Errorf("with the sandbox off the adversary should get %s; it got %v\n%s", want, leaks, log)
+						}
+					}
+					if h.hits.Load() == 0 {
+						t.Errorf("with the sandbox off the adversary should reach the loopback service\n%s", log)
+					}
+					return
+				}
+				if len(leaks) > 0 {
+					t.Errorf("the adversary got through: %v\n%s", leaks, log)
+				}
+				if !strings.Contains(log, "sandbox (auto): env built") {
+					t.Errorf("the log does not say what the sandbox enforced:\n%s", log)
+				}
+				// The proxied attempt was refused, recorded and failed the agent.
+				agentFile := findFile(t, filepath.Join(h.ws, ".optr"), "adversary.json")
+				for _, want := range []string{`"allowed": false`, `sandbox: connect to 127.0.0.1:`, `"reason": "sandbox"`} {
+					if !strings.Contains(agentFile, want) {
+						t.Errorf("agent-outputs/adversary.json lacks %s:\n%s", want, agentFile)
+					}
+				}
+				ledger := findFile(t, filepath.Join(h.ws, ".optr"), "ledger.jsonl")
+				if !strings.Contains(ledger, `"sandbox":{"env":"built"`) {
+					t.Errorf("the ledger's run entry does not record the sandbox:\n%s", ledger)
+				}
+			})
+		}
+	}
+}
+
+// findFile returns the content of the first file called name under dir.
+func findFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	var content string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == name && content == "" {
+			b, _ := os.ReadFile(p)
+			content = string(b)
+		}
+		return nil
+	})
+	if content == "" {
+		t.Fatalf("no %s under %s", name, dir)
+	}
+	return content
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestNamedFilesThatAreNotFiles checks issue 27 items 9 and 12: a FIFO
+// named as --config, --intent-file, --ledger or a checkpoint blocked optr
+// forever (a FIFO with no writer blocks open(2), and the test would never
+// end), and --config naming a directory exited 1. Each is a usage error
+// (exit 2) naming the path and what it is, and nothing is written.
+func TestNamedFilesThatAreNotFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "optr.yml")
+	if err := os.WriteFile(good, []byte("agents:\n  a:\n    provider: command\n    run: [\"true\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"config is a FIFO", []string{"run", "--intent", "x", "--config", fifo}, fifo + " is a FIFO"},
+		{"config is a directory", []string{"run", "--intent", "x", "--config", dir}, dir + " is a directory"},
+		{"intent file is a FIFO", []string{"run", "--intent-file", fifo, "--config", good}, fifo + " is a FIFO"},
+		{"intent file is a directory", []string{"run", "--intent-file", dir, "--config", good}, dir + " is a directory"},
+		{"ledger is a FIFO", []string{"run", "--intent", "x", "--config", good, "--ledger", fifo}, "a FIFO"},
+		{"ledger to verify is a FIFO", []string{"ledger", "verify", "--ledger", fifo}, fifo + " is a FIFO"},
+		{"checkpoint to verify is a FIFO", []string{"ledger", "verify", "--checkpoint", fifo}, fifo + " is a FIFO"},
+		{"plan is a FIFO", []string{"gather", "--plan", fifo, "--from", dir}, fifo + " is a FIFO"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			got := optr(t, tt.args...)
+			if got.code != ExitUsage || !strings.Contains(got.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d naming %q", got.code, got.stderr, ExitUsage, tt.want)
+			}
+			if _, err := os.Stat(".optr"); err == nil {
+				t.Fatal("a refused run wrote .optr")
+			}
+		})
+	}
+}
+
+// TestConfigWithAByteOrderMark: a config an editor saved with a UTF-8 BOM
+// was refused as `unknown key "\ufeffagents"` (issue 27 item 12).
+func TestConfigWithAByteOrderMark(t *testing.T) {
+	demoWorkspace(t)
+	data, err := os.ReadFile("testdata/demo/optr.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("bom.yml", append([]byte("\ufeff"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := optr(t, "run", "--config", "bom.yml", "--intent", "Explain ledgers", "--agents", "good")
+	if got.code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+}

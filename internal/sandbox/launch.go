@@ -1,0 +1,285 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/optr-dev/optr/internal/sandbox/env"
+	"github.com/optr-dev/optr/internal/sandbox/launcher"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
+)
+
+// Process is one program a Run starts.
+type Process struct {
+	// Name is the agent's or the check's name (records, directory names).
+	Name string
+	// Dir is its working directory; WriteDir lets it write there (an
+	// agent's own repository), else it may only read it.
+	Dir      string
+	WriteDir bool
+	// Write are other directories it may write (OPTR_OUTPUT_DIR, a
+	// delegate report's directory); Read other files and directories it
+	// may read (a previous stage's output).
+	Write, Read []string
+	// Env are its own variables (OPTR_*, the agent's env:), added last.
+	Env []string
+	// PassEnv names variables copied from optr's environment (pass-env).
+	PassEnv []string
+}
+
+// Launch is one process of a Run: its environment and directories, then
+// its confinement and its proxy session once started.
+type Launch struct {
+	r       *Run
+	p       Process
+	env     []string
+	dir     string // holds home/ and tmp/, removed by Finish
+	ln      net.Listener
+	session *proxy.Session
+}
+
+// Command prepares p: a HOME and TMPDIR of its own and its environment.
+// Call Finish when the process is over (also when Start failed).
+func (r *Run) Command(p Process) (*Launch, error) {
+	l := &Launch{r: r, p: p}
+	if r != nil && !r.started {
+		return nil, errors.New("sandbox: Command before Start")
+	}
+	if r.Off() {
+		var environ []string
+		if r != nil {
+			environ = r.s.Environ
+		}
+		l.env = dedupe(append(slices.Clone(environ), p.Env...))
+		return l, nil
+	}
+	if err := l.makeDirs(); err != nil {
+		l.Finish()
+		return nil, err
+	}
+	port := ProxyPort
+	if r.layers.Net != "netns" {
+		// Landlock's TCP rules (or nothing) instead of a namespace: a
+		// loopback port of this process's own, the only one it may
+		// connect to.
+		ln, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			l.Finish()
+			return nil, fmt.Errorf("sandbox: listen for %s's proxy: %w", p.Name, err)
+		}
+		l.ln, port = ln, ln.Addr().(*net.TCPAddr).Port
+	}
+	proxyURL := "http://127.0.0.1:" + strconv.Itoa(port)
+	e := env.Base(r.s.Environ)
+	e = append(e,
+		"HOME="+filepath.Join(l.dir, "home"), "TMPDIR="+filepath.Join(l.dir, "tmp"),
+		"HTTPS_PROXY="+proxyURL, "HTTP_PROXY="+proxyURL, "https_proxy="+proxyURL, "http_proxy="+proxyURL,
+		"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+	)
+	if r.uid >= 0 {
+		// The repositories it reads belong to another user: git would
+		// refuse them as "dubious ownership". Trusting them harms only the
+		// sandboxed process itself.
+		e = append(e, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
+	}
+	for _, name := range p.PassEnv {
+		if v, ok := env.Lookup(r.s.Environ, name); ok && !env.Credential(name) {
+			e = append(e, name+"="+v)
+		}
+	}
+	l.env = dedupe(append(e, p.Env...))
+	return l, nil
+}
+
+// Env is the process's whole environment.
+func (l *Launch) Env() []string { return l.env }
+
+// Start starts cmd (Path, Args, Dir and Env set; its SysProcAttr, from
+// package procgroup, kept) confined, and serves its proxy. On an error
+// the process was never started, or was killed and reaped: do not Wait.
+func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
+	if l.r.Off() {
+		return cmd.Start()
+	}
+	r := l.r
+	spec := launcher.Spec{ABI: r.abi, ProxyPort: ProxyPort}
+	if r.layers.FS != "none" {
+		spec.FS = l.rules()
+	}
+	switch r.layers.Net {
+	case "netns":
+		spec.Net = launcher.NetNamespace
+	case "landlock":
+		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
+	}
+	launch, err := launcher.Wrap(cmd, spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid})
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		launch.Close()
+		return err
+	}
+	ln, err := launch.Started(ctx)
+	if err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		var le *launcher.Error
+		if errors.As(err, &le) && le.Stage == "exec" {
+			return &StartError{Err: fmt.Errorf("%s (under the sandbox the program must be readable: under the system directories, PATH or sandbox.read)", le.Msg)}
+		}
+		return &StartError{Err: err}
+	}
+	if ln == nil {
+		ln = l.ln
+	}
+	if ln != nil {
+		l.session = r.proxy.Serve(ln)
+		l.ln = nil
+	}
+	return nil
+}
+
+// StartError is a process the sandbox could not start confined.
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return "sandbox: " + e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Finish ends the process's proxy session and removes its HOME and
+// TMPDIR. It returns every host the process asked for, and the first
+// refusal as an error (a *proxy.RefusedError), which fails the process.
+func (l *Launch) Finish() ([]proxy.Host, error) {
+	var hosts []proxy.Host
+	var refused error
+	if l.session != nil {
+		hosts = l.session.Close()
+		refused = l.session.Refused()
+		l.session = nil
+	}
+	if l.ln != nil {
+		l.ln.Close()
+		l.ln = nil
+	}
+	if l.dir != "" {
+		_ = os.RemoveAll(l.dir)
+		l.dir = ""
+	}
+	return hosts, refused
+}
+
+// makeDirs makes the process's HOME and TMPDIR, owned by the user it
+// runs as, and lets that user reach its directories.
+func (l *Launch) makeDirs() error {
+	r := l.r
+	dir, err := os.MkdirTemp(r.tempRoot(), "optr-sandbox-"+safeName(l.p.Name)+"-")
+	if err != nil {
+		return fmt.Errorf("sandbox: make %s's HOME: %w", l.p.Name, err)
+	}
+	l.dir = dir
+	for _, d := range []string{"home", "tmp"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if r.uid < 0 {
+		return nil
+	}
+	own := []string{dir, filepath.Join(dir, "home"), filepath.Join(dir, "tmp")}
+	own = append(own, l.p.Write...)
+	for _, d := range own {
+		if err := os.Lchown(d, r.uid, r.gid); err != nil {
+			return fmt.Errorf("sandbox: give %s to uid %d: %w", d, r.uid, err)
+		}
+	}
+	if l.p.WriteDir && l.p.Dir != "" {
+		if err := chownTree(l.p.Dir, r.uid, r.gid); err != nil {
+			return err
+		}
+	}
+	for _, p := range append(append([]string{dir, l.p.Dir}, l.p.Write...), l.p.Read...) {
+		searchable(p)
+	}
+	return nil
+}
+
+// chownTree gives every file under dir to uid:gid.
+func chownTree(dir string, uid, gid int) error {
+	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(p, uid, gid); err != nil {
+			return fmt.Errorf("sandbox: give %s to uid %d: %w", p, uid, err)
+		}
+		return nil
+	})
+}
+
+// searchable lets every user pass through (not list) the directories
+// above p that optr owns, so the unprivileged user reaches its own
+// directories under optr's temporary ones. Directories of other owners
+// are left as they are.
+func searchable(p string) {
+	if p == "" {
+		return
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return
+	}
+	me := os.Geteuid()
+	for d := filepath.Dir(abs); d != "/" && d != "."; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || int(st.Uid) != me {
+			continue
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			_ = os.Chmod(d, fi.Mode().Perm()|0o001)
+		}
+	}
+}
+
+// safeName keeps a name fit for a directory name.
+func safeName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(name))
+}
+
+// dedupe keeps one entry per variable: the last value, at the place of
+// the first.
+func dedupe(envs []string) []string {
+	at := make(map[string]int, len(envs))
+	out := make([]string, 0, len(envs))
+	for _, kv := range envs {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if i, seen := at[k]; seen {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package launcher
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// abi is this kernel's Landlock ABI; tests that need Landlock skip
+// without it (the sandbox package reports that layer as not enforced).
+func abi(t *testing.T) int {
+	t.Helper()
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	return v
+}
+
+// run starts script under spec through the launcher and returns its
+// combined output and the launch error.
+func run(t *testing.T, script string, spec Spec, p Process) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", script)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	l, err := Wrap(cmd, spec, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	ln, lerr := l.Started(t.Context())
+	if ln != nil {
+		go func() {
+			c, err := ln.Accept()
+			if err == nil {
+				c.Write([]byte("from the proxy\n"))
+				c.Close()
+			}
+		}()
+		defer ln.Close()
+	}
+	werr := cmd.Wait()
+	if lerr != nil {
+		return out.String(), lerr
+	}
+	if werr != nil {
+		t.Logf("exit: %v", werr)
+	}
+	return out.String(), nil
+}
+
+func systemDirs() []string {
+	return []string{"/usr", "/bin", "/lib", "/lib64", "/etc", "/proc", "/dev"}
+}
+
+// The program writes only where the rules say, reads only what they say,
+// and so does a child that detached itself with setsid.
+func TestLandlockConfinesTheProgramAndItsDescendants(t *testing.T) {
+	v := abi(t)
+	own, other := t.TempDir(), t.TempDir()
+	secret := filepath.Join(other, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{ABI: v, FS: &FSRules{ReadDirs: systemDirs(), WriteDirs: []string{own}, WriteFiles: []string{"/dev/null"}}}
+	script := `cd ` + own + `
+echo mine > mine && echo wrote-own
+echo theirs > ` + other + `/theirs 2>/dev/null && echo wrote-other
+cat ` + secret + ` 2>/dev/null && echo read-secret
+setsid sh -c 'echo late > ` + other + `/late 2>/dev/null && echo daemon-wrote; cat ` + secret + ` 2>/dev/null' </dev/null
+`
+	out, err := run(t, script, spec, Process{UID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "wrote-own") {
+		t.Errorf("the program could not write its own directory: %q", out)
+	}
+	for _, bad := range []string{"wrote-other", "read-secret", "s3cret", "daemon-wrote"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s: the confinement leaked: %q", bad, out)
+		}
+	}
+	// The same script unconfined does all of it: the test can fail.
+	out, err = run(t, script, Spec{}, Process{UID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"wrote-other", "s3cret", "daemon-wrote"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("without rules, %s should happen: %q", want, out)
+		}
+	}
+}
+
+// dial runs the test binary as a client of addr through the launcher.
+func dial(t *testing.T, addr string, spec Spec, p Process) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), self)
+	cmd.Env = []string{helperVar + "=" + addr}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	l, err := Wrap(cmd, spec, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	ln, err := l.Started(t.Context())
+	if err != nil {
+		cmd.Wait()
+		t.Fatal(err)
+	}
+	if ln != nil {
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Write([]byte("from the proxy\n"))
+				c.Close()
+			}
+		}()
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	return out.String()
+}
+
+// hostServer listens on the host's loopback and answers every connection.
+func hostServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("host secret service\n"))
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// In a namespace of its own, the program reaches the parent's listener on
+// 127.0.0.1:<port> and nothing on the host's loopback.
+func TestNamespaceReachesOnlyTheProxy(t *testing.T) {
+	if err := Probe(t.Context(), Spec{Net: NetNamespace, ProxyPort: 3128}, Process{NewNet: true, UID: -1}); err != nil {
+		t.Skipf("no user and network namespaces here: %v", err)
+	}
+	host := hostServer(t)
+	spec := Spec{Net: NetNamespace, ProxyPort: 3128}
+	p := Process{NewNet: true, UID: -1}
+	if out := dial(t, "127.0.0.1:3128", spec, p); out != "read: from the proxy\n" {
+		t.Errorf("the proxy's port: %q", out)
+	}
+	if out := dial(t, host, spec, p); !strings.HasPrefix(out, "dial error:") {
+		t.Errorf("the host's loopback was reachable from the namespace: %q", out)
+	}
+	// Without the namespace the same dial reaches the host: the test can fail.
+	if out := dial(t, host, Spec{}, Process{UID: -1}); out != "read: host secret service\n" {
+		t.Errorf("unconfined: %q", out)
+	}
+}
+
+// With Landlock's TCP rules instead, only the proxy's port can be
+// connected to.
+func TestLandlockTCPAllowsOnlyTheProxyPort(t *testing.T) {
+	if abi(t) < 4 {
+		t.Skip("Landlock ABI < 4 has no TCP rules")
+	}
+	host := hostServer(t)
+	proxy := hostServer(t)
+	_, port, _ := net.SplitHostPort(proxy)
+	var n int
+	fmt.Sscan(port, &n)
+	spec := Spec{ABI: abi(t), Net: NetLandlock, ProxyPort: n}
+	if out := dial(t, proxy, spec, Process{UID: -1}); out != "read: host secret service\n" {
+		t.Errorf("the proxy's port: %q", out)
+	}
+	if out := dial(t, host, spec, Process{UID: -1}); !strings.Contains(out, "permission denied") {
+		t.Errorf("another port was reachable: %q", out)
+	}
+}
+
+func TestExecFailureIsReported(t *testing.T) {
+	cmd := exec.CommandContext(t.Context(), "/bin/sh")
+	cmd.Path = "/nonexistent/program"
+	l, err := Wrap(cmd, Spec{}, Process{UID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	_, err = l.Started(t.Context())
+	cmd.Wait()
+	var le *Error
+	if !asError(err, &le) || le.Stage != "exec" || !strings.Contains(le.Msg, "no such file") {
+		t.Fatalf("err = %v, want an exec error", err)
+	}
+}

@@ -1,0 +1,46 @@
+//go:build !linux
+
+package launcher
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+)
+
+// Marker is the variable that makes a process a launcher (Linux only).
+const Marker = "OPTR_SANDBOX_LAUNCHER"
+
+// ErrUnsupported is every launch outside Linux: there is no Landlock and no
+// namespace to confine a program with.
+var ErrUnsupported = errors.New("launcher: confinement needs Linux")
+
+// Init does nothing outside Linux.
+func Init() {}
+
+// Process says how the launcher process itself is created.
+type Process struct {
+	NewNet   bool
+	UID, GID int
+}
+
+// Launch is one program being started through the launcher.
+type Launch struct{}
+
+// Error is a launch the launcher could not carry out.
+type Error struct{ Stage, Msg string }
+
+func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
+
+// Wrap fails outside Linux.
+func Wrap(*exec.Cmd, Spec, Process) (*Launch, error) { return nil, ErrUnsupported }
+
+// Started fails outside Linux.
+func (*Launch) Started(context.Context) (net.Listener, error) { return nil, ErrUnsupported }
+
+// Close does nothing outside Linux.
+func (*Launch) Close() {}
+
+// Probe fails outside Linux.
+func Probe(context.Context, Spec, Process) error { return ErrUnsupported }

@@ -1,0 +1,238 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Process says how the launcher process itself is created.
+type Process struct {
+	// NewNet starts it in a user and a network namespace of its own (its
+	// uid and gid mapped to themselves, CAP_NET_ADMIN held there only to
+	// bring up the loopback interface).
+	NewNet bool
+	// UID and GID, when UID is not negative, are the unprivileged user
+	// the program runs as (optr must be root to ask); supplementary groups
+	// are dropped. Negative: optr's own user.
+	UID, GID int
+}
+
+// Launch is one program being started through the launcher.
+type Launch struct {
+	spec  Spec
+	ctl   *net.UnixConn
+	child *os.File
+}
+
+// Error is a launch the launcher could not carry out: Stage says which
+// step ("spec", "net", "caps", "landlock", "exec"), Msg the launcher's
+// words.
+type Error struct {
+	Stage, Msg string
+}
+
+func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
+
+// Wrap turns cmd, not yet started, into a start of the launcher, which
+// confines itself as spec says (spec's Path, Args and Env are taken from
+// cmd) and then execs cmd's program. cmd's SysProcAttr (a process group,
+// a parent-death signal) is kept and extended as p says; cmd must have no
+// ExtraFiles. After cmd.Start, call Started; if Start fails, Close.
+func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
+	if len(cmd.ExtraFiles) > 0 {
+		return nil, errors.New("launcher: the command already passes extra files")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find optr's own executable for the sandbox launcher: %w", err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("launcher control socket: %w", err)
+	}
+	parent := os.NewFile(uintptr(fds[0]), "launcher-control")
+	fc, err := net.FileConn(parent)
+	parent.Close()
+	if err != nil {
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("launcher control socket: %w", err)
+	}
+	l := &Launch{ctl: fc.(*net.UnixConn), child: os.NewFile(uintptr(fds[1]), "launcher-control")}
+	spec.Path, spec.Args, spec.Env = cmd.Path, cmd.Args, cmd.Env
+	if spec.Env == nil {
+		spec.Env = []string{}
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	p.apply(cmd.SysProcAttr, &spec)
+	l.spec = spec
+	cmd.Path = self
+	cmd.Args = []string{"optr-sandbox-launcher"}
+	cmd.Env = []string{Marker + "=" + fmt.Sprint(controlFD)}
+	cmd.ExtraFiles = []*os.File{l.child}
+	return l, nil
+}
+
+// apply sets the namespaces and credentials of p on sys and spec. A root
+// optr needs no user namespace for a network namespace of the launcher's
+// own; the launcher drops to p's user itself once the namespace is set
+// up (so it starts as root, wherever optr's executable lies). An
+// unprivileged optr creates a user namespace too, its uid and gid mapped
+// to themselves, and hands the launcher CAP_NET_ADMIN there as an
+// ambient capability, which the launcher clears before the exec.
+func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
+	spec.UID, spec.GID = -1, -1
+	if os.Geteuid() == 0 {
+		if p.NewNet {
+			sys.Cloneflags |= syscall.CLONE_NEWNET
+		}
+		if p.UID >= 0 {
+			spec.UID, spec.GID = p.UID, p.GID
+		}
+		return
+	}
+	if p.NewNet {
+		uid, gid := os.Getuid(), os.Getgid()
+		sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		// An unprivileged process may not let a namespace drop the groups
+		// it was given: its agents keep its supplementary groups.
+		sys.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
+		sys.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
+	}
+}
+
+// Started completes the launch after cmd.Start: it sends the spec and
+// waits until the launcher confined itself and exec'd the program (nil),
+// or says why it could not (*Error). With NetNamespace the listener is
+// the socket the launcher listens on inside the namespace: the proxy
+// serves it. The caller kills the process group on an error.
+func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
+	l.child.Close()
+	defer l.ctl.Close()
+	stop := context.AfterFunc(ctx, func() { _ = l.ctl.SetDeadline(time.Now()) })
+	defer stop()
+	if err := json.NewEncoder(l.ctl).Encode(l.spec); err != nil {
+		return nil, l.gone(ctx, err)
+	}
+	buf, oob := make([]byte, 64<<10), make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := l.ctl.ReadMsgUnix(buf, oob)
+	if err != nil || n == 0 {
+		return nil, l.gone(ctx, err)
+	}
+	ln, lerr := listenerFrom(oob[:oobn])
+	first, rest, _ := bytes.Cut(buf[:n], []byte("\n"))
+	var r reply
+	if err := json.Unmarshal(first, &r); err != nil {
+		return closeAll(ln, fmt.Errorf("launcher: unreadable answer %q: %w", first, err))
+	}
+	if !r.OK {
+		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	if l.spec.Net == NetNamespace && ln == nil {
+		return nil, errors.New("launcher: no listening socket came back from the namespace")
+	}
+	// The exec closes the control socket; anything sent first says why
+	// it failed.
+	more, err := io.ReadAll(io.LimitReader(l.ctl, 64<<10))
+	if err != nil && ctx.Err() != nil {
+		return closeAll(ln, ctx.Err())
+	}
+	if msg := bytes.TrimSpace(append(rest, more...)); len(msg) > 0 {
+		var r reply
+		if json.Unmarshal(msg, &r) != nil {
+			r = reply{Stage: "exec", Error: string(msg)}
+		}
+		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
+	}
+	return ln, nil
+}
+
+// Close releases the launch's sockets when cmd.Start failed.
+func (l *Launch) Close() {
+	l.child.Close()
+	l.ctl.Close()
+}
+
+// gone explains a launcher that ended without answering.
+func (l *Launch) gone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return errors.New("launcher: the sandbox launcher ended before it answered")
+	}
+	return fmt.Errorf("launcher: %w", err)
+}
+
+func closeAll(ln net.Listener, err error) (net.Listener, error) {
+	if ln != nil {
+		ln.Close()
+	}
+	return nil, err
+}
+
+// listenerFrom turns a descriptor passed in oob into a listener.
+func listenerFrom(oob []byte) (net.Listener, error) {
+	if len(oob) == 0 {
+		return nil, nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil || len(msgs) != 1 {
+		return nil, fmt.Errorf("launcher: bad control message: %v", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, fmt.Errorf("launcher: bad descriptor message: %v", err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "proxy-listener")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("launcher: the namespace's listening socket: %w", err)
+	}
+	return ln, nil
+}
+
+// Probe starts the launcher as spec and p say, up to the exec, which it
+// skips: nil means this kernel lets optr launch that way.
+func Probe(ctx context.Context, spec Spec, p Process) error {
+	spec.Probe = true
+	cmd := exec.CommandContext(ctx, "/bin/true") // replaced by the launcher; never run
+	l, err := Wrap(cmd, spec, p)
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		return err
+	}
+	ln, err := l.Started(ctx)
+	if ln != nil {
+		ln.Close()
+	}
+	werr := cmd.Wait()
+	if err != nil {
+		return err
+	}
+	return werr
+}

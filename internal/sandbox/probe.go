@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"context"
+	"sync"
+)
+
+// Platform is what this machine lets optr enforce, found once per process.
+type Platform struct {
+	// ABI is the kernel's Landlock ABI version, 0 without Landlock
+	// (NoLandlock says why).
+	ABI        int
+	NoLandlock string
+	// NetNS reports whether a launcher can run in a user and network
+	// namespace of its own (NoNetNS says why not).
+	NetNS   bool
+	NoNetNS string
+	// Root reports whether optr runs as root; Unprivileged whether it can
+	// then run processes as UnprivilegedUID (NoUser says why not).
+	Root         bool
+	Unprivileged bool
+	NoUser       string
+}
+
+// UnprivilegedUID and UnprivilegedGID are the user and group agents and
+// checks run as when optr is root: nobody and nogroup, which own nothing
+// on a usual system and hold no capability.
+const (
+	UnprivilegedUID = 65534
+	UnprivilegedGID = 65534
+)
+
+var (
+	probeMu sync.Mutex
+	probed  *Platform
+)
+
+// Probe finds what this machine allows, once per process: later calls
+// return the first answer.
+func Probe(ctx context.Context) (Platform, error) {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if probed != nil {
+		return *probed, nil
+	}
+	p, err := probe(ctx)
+	if err != nil {
+		return p, err // a cancelled probe is tried again next time
+	}
+	probed = &p
+	return p, nil
+}

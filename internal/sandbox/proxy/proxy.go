@@ -1,0 +1,288 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of one request.
+const (
+	// MaxHeaderBytes bounds a request's header block.
+	MaxHeaderBytes = 64 << 10
+	// MaxBody bounds a plain HTTP request body forwarded upstream.
+	MaxBody = 256 << 20
+	// headerTimeout bounds the time a client takes to send its headers.
+	headerTimeout = 30 * time.Second
+	// dialTimeout bounds resolving and connecting upstream.
+	dialTimeout = 30 * time.Second
+)
+
+// Resolver looks host names up; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Proxy is the egress proxy of one run: its policy, and how it reaches
+// the world.
+type Proxy struct {
+	policy    Policy
+	resolver  Resolver
+	dialer    net.Dialer
+	transport *http.Transport
+}
+
+// New returns a proxy that lets through what policy allows. A nil
+// resolver is net.DefaultResolver.
+func New(policy Policy, resolver Resolver) *Proxy {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	p := &Proxy{policy: policy, resolver: resolver, dialer: net.Dialer{Timeout: dialTimeout}}
+	p.transport = &http.Transport{
+		Proxy: nil, // never chain through optr's own proxy settings
+		// The address was checked by allow; it travels in the context so
+		// the connection goes exactly where the policy said yes.
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			addrs, _ := ctx.Value(checkedKey{}).([]netip.AddrPort)
+			return p.dial(ctx, addrs)
+		},
+		ForceAttemptHTTP2:     false,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 5 * time.Minute,
+		DisableCompression:    true,
+	}
+	return p
+}
+
+type checkedKey struct{}
+
+// Serve serves ln, one sandboxed process's listener, until the returned
+// Session is closed.
+func (p *Proxy) Serve(ln net.Listener) *Session {
+	s := &Session{p: p}
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	s.srv = &serverState{srv: srv, done: make(chan struct{})}
+	go func() {
+		defer close(s.srv.done)
+		_ = srv.Serve(ln)
+	}()
+	return s
+}
+
+// serverState is a Session's HTTP server.
+type serverState struct {
+	srv  *http.Server
+	done chan struct{}
+	once sync.Once
+}
+
+func (st *serverState) close() {
+	st.once.Do(func() {
+		_ = st.srv.Close()
+		<-st.done
+	})
+}
+
+func (s *Session) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		s.connect(w, r)
+		return
+	}
+	s.forward(w, r)
+}
+
+// allow checks host:port for a request whose default port is def and
+// returns the addresses to dial, or why not.
+func (p *Proxy) allow(ctx context.Context, host string, port, def int) ([]netip.AddrPort, string) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !p.policy.addrListed(a, port, def) {
+			return nil, "IP address not in sandbox.network"
+		}
+		return []netip.AddrPort{netip.AddrPortFrom(a.Unmap(), uint16(port))}, ""
+	}
+	if host == "" || strings.ContainsAny(host, "/ \\%") {
+		return nil, "not a host name"
+	}
+	if reason := p.policy.nameAllowed(host, port, def); reason != "" {
+		return nil, reason
+	}
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	addrs, err := p.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return nil, fmt.Sprintf("cannot resolve %s: %v", host, err)
+	}
+	out := make([]netip.AddrPort, 0, len(addrs))
+	for _, a := range addrs {
+		a = a.Unmap()
+		if internal(a) && !p.policy.addrListed(a, port, def) {
+			return nil, fmt.Sprintf("%s resolves to %s, a private or loopback address not in sandbox.network", host, a)
+		}
+		out = append(out, netip.AddrPortFrom(a, uint16(port)))
+	}
+	return out, ""
+}
+
+// dial connects to the first of addrs that answers.
+func (p *Proxy) dial(ctx context.Context, addrs []netip.AddrPort) (net.Conn, error) {
+	if len(addrs) == 0 {
+		return nil, errors.New("proxy: no checked address to dial")
+	}
+	var errs []error
+	for _, a := range addrs {
+		c, err := p.dialer.DialContext(ctx, "tcp", a.String())
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// splitTarget reads "host:port", def when the port is missing.
+func splitTarget(hostport string, def int) (string, int, bool) {
+	host, ps, err := net.SplitHostPort(hostport)
+	if err != nil {
+		if strings.Contains(hostport, ":") && !strings.HasPrefix(hostport, "[") {
+			return "", 0, false
+		}
+		return strings.Trim(hostport, "[]"), def, hostport != ""
+	}
+	port, err := strconv.Atoi(ps)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, false
+	}
+	return host, port, true
+}
+
+// refuse answers a refused request and records it.
+func (s *Session) refuse(w http.ResponseWriter, host string, port int, reason string) {
+	s.record(host, port, reason)
+	w.Header().Set("Connection", "close")
+	http.Error(w, (&RefusedError{Host: host, Port: port, Reason: reason}).Error(), http.StatusForbidden)
+}
+
+// connect opens a tunnel for CONNECT host:port.
+func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
+	host, port, ok := splitTarget(r.Host, httpsPort)
+	if !ok {
+		http.Error(w, "sandbox: bad CONNECT target", http.StatusBadRequest)
+		return
+	}
+	addrs, reason := s.p.allow(r.Context(), host, port, httpsPort)
+	if reason != "" {
+		s.refuse(w, host, port, reason)
+		return
+	}
+	up, err := s.p.dial(r.Context(), addrs)
+	if err != nil {
+		s.record(host, port, "")
+		http.Error(w, "sandbox: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "sandbox: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	s.record(host, port, "")
+	if !s.track(client) {
+		client.Close()
+		up.Close()
+		return
+	}
+	defer s.untrack(client)
+	if _, err := client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		client.Close()
+		up.Close()
+		return
+	}
+	pipe(client, buf.Reader, up)
+}
+
+// pipe copies both ways until either side ends, then closes both.
+func pipe(client net.Conn, fromClient io.Reader, up net.Conn) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, fromClient); closeWrite(up); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(client, up); closeWrite(client); done <- struct{}{} }()
+	<-done
+	<-done
+	client.Close()
+	up.Close()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	} else {
+		c.Close()
+	}
+}
+
+// hopHeaders are dropped when forwarding (RFC 9110 §7.6.1).
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// forward sends a plain HTTP request in absolute form upstream.
+func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Scheme != "http" || r.URL.Host == "" {
+		http.Error(w, "sandbox: this is a proxy; send absolute http:// URLs, or CONNECT for https", http.StatusBadRequest)
+		return
+	}
+	host, port, ok := splitTarget(r.URL.Host, httpPort)
+	if !ok {
+		http.Error(w, "sandbox: bad host", http.StatusBadRequest)
+		return
+	}
+	addrs, reason := s.p.allow(r.Context(), host, port, httpPort)
+	if reason != "" {
+		s.refuse(w, host, port, reason)
+		return
+	}
+	s.record(host, port, "")
+	out := r.Clone(context.WithValue(r.Context(), checkedKey{}, addrs))
+	out.RequestURI = ""
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	if r.Body != nil {
+		out.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	}
+	resp, err := s.p.transport.RoundTrip(out)
+	if err != nil {
+		http.Error(w, "sandbox: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for _, h := range hopHeaders {
+		resp.Header.Del(h)
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
