@@ -2,6 +2,7 @@ package actionrun
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/github"
@@ -23,11 +24,12 @@ type branchLedger struct {
 }
 
 // Active implements ledger.Store.
-func (b *branchLedger) Active(ctx context.Context) ([]byte, error) {
+func (b *branchLedger) Active(ctx context.Context) (io.ReadCloser, error) {
 	if b.active != nil {
-		return b.active, nil
+		return ledger.InMemory(b.active), nil
 	}
-	return b.gh.ReadFile(ctx, b.branch, b.path)
+	data, err := b.gh.ReadFile(ctx, b.branch, b.path)
+	return ledger.InMemory(data), err
 }
 
 // Sealed implements ledger.Store.
@@ -40,7 +42,8 @@ func (b *branchLedger) Sealed(ctx context.Context) ([]ledger.Segment, error) {
 	return ledger.SegmentsIn(dir, names)
 }
 
-// Read implements ledger.Store.
-func (b *branchLedger) Read(ctx context.Context, s ledger.Segment) ([]byte, error) {
-	return b.gh.ReadFile(ctx, b.branch, filepath.ToSlash(s.Path))
+// Open implements ledger.Store.
+func (b *branchLedger) Open(ctx context.Context, s ledger.Segment) (io.ReadCloser, error) {
+	data, err := b.gh.ReadFile(ctx, b.branch, filepath.ToSlash(s.Path))
+	return ledger.InMemory(data), err
 }

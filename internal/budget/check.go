@@ -150,7 +150,7 @@ func Recorded(ctx context.Context, st ledger.Store, since time.Time) (Spending, 
 				return fmt.Errorf("run %s (seq %d): %w", e.Run, e.Seq, err)
 			}
 		}
-		s.runs[e.Run] = r
+		s.runs[strings.Clone(e.Run)] = r // not the line's memory, kept for the window
 		return nil
 	})
 	return s, err

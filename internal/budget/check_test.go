@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -155,7 +156,7 @@ type reads struct {
 	n atomic.Int64
 }
 
-func (r *reads) Active(ctx context.Context) ([]byte, error) {
+func (r *reads) Active(ctx context.Context) (io.ReadCloser, error) {
 	r.n.Add(1)
 	return r.Store.Active(ctx)
 }

@@ -1,48 +1,60 @@
 package ledger
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // Store is where a ledger's segments are read from: a checkout (Local) or
 // a branch through an API.
 type Store interface {
-	// Active returns the active segment (ledger.jsonl), empty when there
-	// is none.
-	Active(ctx context.Context) ([]byte, error)
-	// Sealed lists the sealed segments in seq order; Path is what Read
+	// Active opens the active segment (ledger.jsonl); a missing one reads
+	// as empty.
+	Active(ctx context.Context) (io.ReadCloser, error)
+	// Sealed lists the sealed segments in seq order; Path is what Open
 	// takes.
 	Sealed(ctx context.Context) ([]Segment, error)
-	// Read returns a sealed segment's bytes.
-	Read(ctx context.Context, s Segment) ([]byte, error)
+	// Open opens a sealed segment.
+	Open(ctx context.Context, s Segment) (io.ReadCloser, error)
 }
 
+// InMemory is a segment held in memory (as an API returns a file), for a
+// Store to return from Active or Open: a window's start is found in it by
+// bisection, as in a file.
+func InMemory(data []byte) io.ReadCloser { return memSegment{bytes.NewReader(data)} }
+
+type memSegment struct{ *bytes.Reader }
+
+func (memSegment) Close() error { return nil }
+
 // Local is the Store of the ledger whose active segment is the file at
-// its path.
+// its path. Its segments are streamed, never held whole.
 type Local string
 
 // Active implements Store: a missing file is an empty segment.
-func (l Local) Active(context.Context) ([]byte, error) {
-	data, err := os.ReadFile(string(l))
+func (l Local) Active(context.Context) (io.ReadCloser, error) {
+	f, err := os.Open(string(l))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return InMemory(nil), nil
 	}
-	return data, err
+	return f, err
 }
 
 // Sealed implements Store.
 func (l Local) Sealed(context.Context) ([]Segment, error) { return Segments(string(l)) }
 
-// Read implements Store.
-func (l Local) Read(_ context.Context, s Segment) ([]byte, error) { return os.ReadFile(s.Path) }
+// Open implements Store.
+func (l Local) Open(_ context.Context, s Segment) (io.ReadCloser, error) { return os.Open(s.Path) }
 
 // WindowEntry is one entry of a window (ReadWindow): its common members
 // and the run's totals, read without decoding the rest of its line.
@@ -68,15 +80,11 @@ type WindowEntry struct {
 // first one that starts before since (entries are appended in time
 // order; one segment more is read than the window holds, at most). The
 // entries come segment by segment, newest segment first, in order within
-// a segment. Lines are checked for form (canonical JSON, the common
-// members), not chained: verify does that. A bad line stops ReadWindow
-// with an error naming the segment and the line.
+// a segment. Each line must be a JSON object with the common members;
+// its canonical form and its place in the chain are verify's to check. A
+// bad line stops ReadWindow with an error naming the segment and the line.
 func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
-	data, err := st.Active(ctx)
-	if err != nil {
-		return fmt.Errorf("read the ledger: %w", err)
-	}
-	first, err := readWindowPart("ledger.jsonl", data, since, fn)
+	first, err := readWindowPart("ledger.jsonl", func() (io.ReadCloser, error) { return st.Active(ctx) }, since, fn)
 	if err != nil {
 		return err
 	}
@@ -92,11 +100,7 @@ func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEn
 			return err
 		}
 		s := segs[i]
-		data, err := st.Read(ctx, s)
-		if err != nil {
-			return fmt.Errorf("read ledger segment %s: %w", filepath.Base(s.Path), err)
-		}
-		first, err := readWindowPart(filepath.Base(s.Path), data, since, fn)
+		first, err := readWindowPart(filepath.Base(s.Path), func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, fn)
 		if err != nil {
 			return err
 		}
@@ -115,21 +119,34 @@ type windowStart struct {
 
 // readWindowPart calls fn with the entries of one segment recorded at or
 // after since, and returns the segment's first entry (zero when empty).
-func readWindowPart(name string, data []byte, since time.Time, fn func(WindowEntry) error) (windowStart, error) {
+// When the window starts after the segment's first entry and the segment
+// can be read at any offset (a file, bytes in memory), the window's start
+// is found by bisection, so the entries before it are not read.
+func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, fn func(WindowEntry) error) (windowStart, error) {
 	var first windowStart
-	for n := int64(1); len(data) > 0; n++ {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return first, fmt.Errorf("ledger %s: %w", name, newLineError(ProblemTorn, "the last line has no trailing newline: the write that added it was cut off").at(n))
+	rc, err := open()
+	if err != nil {
+		return first, fmt.Errorf("read ledger %s: %w", name, err)
+	}
+	defer rc.Close()
+	sr := &segmentReader{name: name, br: bufio.NewReaderSize(rc, 64<<10)}
+	e, ok, err := sr.next()
+	if !ok || err != nil {
+		return first, err
+	}
+	first = windowStart{seq: e.Seq, time: e.Time}
+	if e.Time.Before(since) {
+		if ra, size, ok := readerAt(rc); ok {
+			off, err := bisect(ra, size, sr.offset, since)
+			if err != nil {
+				return first, fmt.Errorf("read ledger %s: %w", name, err)
+			}
+			sr.seek(io.NewSectionReader(ra, off, size-off), off)
 		}
-		line := data[:i]
-		data = data[i+1:]
-		e, lerr := windowEntry(line)
-		if lerr != nil {
-			return first, fmt.Errorf("ledger %s: %w; run optr ledger verify", name, lerr.at(n))
-		}
-		if n == 1 {
-			first = windowStart{seq: e.Seq, time: e.Time}
+	}
+	for ; ; e, ok, err = sr.next() {
+		if !ok || err != nil {
+			return first, err
 		}
 		if e.Time.Before(since) {
 			continue
@@ -138,36 +155,187 @@ func readWindowPart(name string, data []byte, since time.Time, fn func(WindowEnt
 			return first, err
 		}
 	}
-	return first, nil
 }
 
-// windowEntry reads one line's common members and totals.
-func windowEntry(line []byte) (WindowEntry, *lineError) {
-	info, lerr := parseLine(line)
+// segmentReader reads a segment's entries line by line, knowing where
+// each line is, for errors.
+type segmentReader struct {
+	name string
+	br   *bufio.Reader
+	// line is the number of the last line read, 0 once the reader moved
+	// to an offset (bisect) and no longer knows it; offset is where the
+	// next line starts.
+	line   int64
+	offset int64
+	seeked bool
+}
+
+// next reads the next entry; ok is false at the end of the segment.
+func (r *segmentReader) next() (WindowEntry, bool, error) {
+	line, err := readLine(r.br)
+	n, off := r.line+1, r.offset
+	at := func() string { // the line's place, named only in an error
+		if r.seeked {
+			return fmt.Sprintf("the line at byte %d", off)
+		}
+		return fmt.Sprintf("line %d", n)
+	}
+	r.line++
+	r.offset += int64(len(line)) + 1
+	switch {
+	case len(line) == 0 && errors.Is(err, io.EOF):
+		return WindowEntry{}, false, nil
+	case errors.Is(err, io.EOF):
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the last line has no trailing newline: the write that added it was cut off", r.name, at())
+	case errors.Is(err, errLineTooLong):
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the line is longer than %d bytes", r.name, at(), MaxLineSize)
+	case err != nil:
+		return WindowEntry{}, false, fmt.Errorf("read ledger %s: %w", r.name, err)
+	}
+	e, lerr := windowEntry(line)
 	if lerr != nil {
-		return WindowEntry{}, lerr
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: %s; run optr ledger verify", r.name, at(), lerr.reason)
 	}
-	m := &info.members
-	ts, _ := stringBody(line, m.time) // parseLine checked it
-	t, err := time.Parse(timeLayout, string(ts))
+	return e, true, nil
+}
+
+// seek continues reading from rd, which starts at offset.
+func (r *segmentReader) seek(rd io.Reader, offset int64) {
+	r.br.Reset(rd)
+	r.offset, r.seeked = offset, true
+}
+
+// readerAt returns rc's random access and size when it has them (a
+// file, a bytes.Reader).
+func readerAt(rc io.ReadCloser) (io.ReaderAt, int64, bool) {
+	switch v := rc.(type) {
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil {
+			return nil, 0, false
+		}
+		return v, st.Size(), true
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}:
+		return v, v.Size(), true
+	}
+	return nil, 0, false
+}
+
+// bisectSpan is how near bisect comes to the window's start: below it,
+// reading on is cheaper than bisecting further.
+const bisectSpan = 64 << 10
+
+// bisect returns the offset of a line start in ra (size bytes) at or
+// before the first entry recorded at or after since, from lo, a line
+// start whose entry is before since. Entries are in time order (within
+// the runners' clock skew); a line bisect cannot read ends the search
+// where it is, and the reader reports it.
+func bisect(ra io.ReaderAt, size, lo int64, since time.Time) (int64, error) {
+	hi := size
+	buf := make([]byte, 16<<10)
+	for hi-lo > bisectSpan {
+		mid := lo + (hi-lo)/2
+		start, line, err := nextLineAt(ra, size, mid, buf)
+		if err != nil {
+			return 0, err
+		}
+		if start < 0 || start >= hi {
+			hi = mid
+			continue
+		}
+		e, lerr := windowEntry(line)
+		if lerr != nil {
+			return lo, nil
+		}
+		if e.Time.Before(since) {
+			lo = start
+		} else {
+			hi = start
+		}
+	}
+	return lo, nil
+}
+
+// nextLineAt returns the first whole line that starts after offset off,
+// and where it starts (-1 when none does).
+func nextLineAt(ra io.ReaderAt, size, off int64, buf []byte) (int64, []byte, error) {
+	var acc []byte
+	start := int64(-1)
+	for pos := off; pos < size; {
+		n, err := ra.ReadAt(buf, pos)
+		if n == 0 && err != nil {
+			return -1, nil, err
+		}
+		chunk := buf[:n]
+		if start < 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				pos += int64(n)
+				continue
+			}
+			start = pos + int64(i) + 1
+			chunk = chunk[i+1:]
+		}
+		if j := bytes.IndexByte(chunk, '\n'); j >= 0 {
+			return start, append(acc, chunk[:j]...), nil
+		}
+		acc = append(acc, chunk...)
+		if len(acc) > MaxLineSize {
+			return start, nil, nil // too long: the reader reports it
+		}
+		pos += int64(n)
+	}
+	return -1, nil, nil
+}
+
+// windowEntry reads one line's common members and totals. gjson walks
+// the line's top level without decoding the rest (the results, the bulk of
+// a run entry), or checking it: several times faster than a full decode
+// or a canonical check, which verify makes. A line that is not an object
+// with the common members is refused.
+func windowEntry(line []byte) (WindowEntry, *lineError) {
+	top := gjson.ParseBytes(line)
+	if !top.IsObject() {
+		return WindowEntry{}, newLineError(ProblemNotJSON, "the line is not a JSON object")
+	}
+	e := WindowEntry{Line: line}
+	var ts string
+	var have int
+	top.ForEach(func(k, v gjson.Result) bool {
+		var dst *string
+		switch k.Str {
+		case memberTime:
+			dst = &ts
+		case memberKind:
+			dst = &e.Kind
+		case memberRun:
+			dst = &e.Run
+		case memberWorkflow:
+			dst = &e.Workflow
+		case memberSeq:
+			if v.Type == gjson.Number {
+				e.Seq, have = v.Int(), have+1
+			}
+		case memberTokens:
+			e.Tokens, e.HasTokens = v.Int(), v.Type == gjson.Number
+		case memberCostUSD:
+			e.CostUSD, e.HasCost = v.Float(), v.Type == gjson.Number
+		}
+		if dst != nil && v.Type == gjson.String {
+			*dst, have = v.Str, have+1
+		}
+		return true
+	})
+	if have != 5 || e.Seq < 1 || e.Kind == "" || e.Run == "" {
+		return WindowEntry{}, newLineError(ProblemMember, "a common member is missing or of the wrong type; every entry has seq, time, kind, run and workflow")
+	}
+	t, err := time.Parse(timeLayout, ts)
 	if err != nil {
-		return WindowEntry{}, newLineError(ProblemMember, "member \"time\" is not an RFC 3339 time: %v", err)
+		return WindowEntry{}, newLineError(ProblemMember, "member \"time\" is %q, not an RFC 3339 time", ts)
 	}
-	wf, _ := stringBody(line, m.workflow)
-	e := WindowEntry{Seq: info.seq, Time: t, Kind: string(info.kind), Run: string(info.run), Workflow: string(wf), Line: line}
-	if m.tokens.found {
-		v, err := strconv.ParseInt(string(line[m.tokens.val:m.tokens.end]), 10, 64)
-		if err != nil {
-			return WindowEntry{}, newLineError(ProblemMember, "member \"tokens\" is %s, not an integer", clip(line[m.tokens.val:m.tokens.end]))
-		}
-		e.Tokens, e.HasTokens = v, true
-	}
-	if m.costUSD.found {
-		v, err := strconv.ParseFloat(string(line[m.costUSD.val:m.costUSD.end]), 64)
-		if err != nil {
-			return WindowEntry{}, newLineError(ProblemMember, "member \"cost_usd\" is %s, not a number", clip(line[m.costUSD.val:m.costUSD.end]))
-		}
-		e.CostUSD, e.HasCost = v, true
-	}
+	e.Time = t
 	return e, nil
 }

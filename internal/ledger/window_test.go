@@ -1,12 +1,17 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,14 +59,14 @@ type counting struct {
 	read []string
 }
 
-func (c *counting) Active(ctx context.Context) ([]byte, error) {
+func (c *counting) Active(ctx context.Context) (io.ReadCloser, error) {
 	c.note("active")
 	return c.Local.Active(ctx)
 }
 
-func (c *counting) Read(ctx context.Context, s Segment) ([]byte, error) {
+func (c *counting) Open(ctx context.Context, s Segment) (io.ReadCloser, error) {
 	c.note(filepath.Base(s.Path))
-	return c.Local.Read(ctx, s)
+	return c.Local.Open(ctx, s)
 }
 
 func (c *counting) note(s string) {
@@ -175,4 +180,78 @@ func TestReadWindowBadLines(t *testing.T) {
 	if err := ReadWindow(t.Context(), Local(missing), windowBase, func(WindowEntry) error { t.Error("an entry in no ledger"); return nil }); err != nil {
 		t.Errorf("a missing ledger: %v", err)
 	}
+}
+
+// TestReadWindowBisects: in a large segment the window's start is found by
+// bisection: the entries before it are not read, and none in it is missed.
+func TestReadWindowBisects(t *testing.T) {
+	t.Parallel()
+	const n = 5000
+	at := func(i int) time.Time { return windowBase.Add(time.Duration(i) * time.Minute) }
+	var buf bytes.Buffer
+	if _, err := WriteSyntheticWith(&buf, n, SyntheticOptions{Spend: true, Time: at}); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []int{1, 2500, 4990, n - 1} {
+		st := &memory{data: buf.Bytes()}
+		var seqs []int64
+		err := ReadWindow(t.Context(), st, at(from), func(e WindowEntry) error {
+			seqs = append(seqs, e.Seq)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seqs) != n-from || seqs[0] != int64(from+1) {
+			t.Errorf("from entry %d: %d entries, the first %v", from, len(seqs), seqs[:min(1, len(seqs))])
+		}
+		// The window's bytes, the first 64 KiB buffered, and the bisection.
+		limit := int64(buf.Len())*int64(n-from)/n + 256<<10
+		if st.read.Load() > limit {
+			t.Errorf("from entry %d: read %d of %d bytes (more than %d): the entries before the window were read", from, st.read.Load(), buf.Len(), limit)
+		}
+	}
+	// A bad line past the bisected start is named by its offset.
+	bad := append(bytes.Clone(buf.Bytes()), "{\"kind\":\"run\"}\n"...)
+	err := ReadWindow(t.Context(), &memory{data: bad}, at(4000), func(WindowEntry) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the line at byte %d", buf.Len())) {
+		t.Errorf("ReadWindow = %v, want the bad line named by its offset", err)
+	}
+}
+
+// memory is a Store of one active segment held in memory, counting the
+// bytes read from it.
+type memory struct {
+	data []byte
+	read atomic.Int64
+}
+
+func (m *memory) Active(context.Context) (io.ReadCloser, error) {
+	return &countedReader{Reader: bytes.NewReader(m.data), n: &m.read}, nil
+}
+
+func (m *memory) Sealed(context.Context) ([]Segment, error) { return nil, nil }
+
+func (m *memory) Open(context.Context, Segment) (io.ReadCloser, error) {
+	return nil, errors.New("no sealed segment")
+}
+
+// countedReader is a bytes.Reader that counts what is read through it.
+type countedReader struct {
+	*bytes.Reader
+	n *atomic.Int64
+}
+
+func (c *countedReader) Close() error { return nil }
+
+func (c *countedReader) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countedReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.Reader.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
 }
