@@ -40,11 +40,9 @@ type member struct {
 }
 
 // topMembers are the common members of an entry, found while checking its
-// line, and a run's totals (tokens, cost_usd) that budget checks read
-// without decoding the rest.
+// line.
 type topMembers struct {
 	seq, time, kind, run, workflow, prev, hash member
-	tokens, costUSD                            member
 }
 
 func (t *topMembers) slot(key []byte) *member {
@@ -63,10 +61,6 @@ func (t *topMembers) slot(key []byte) *member {
 		return &t.prev
 	case memberHash:
 		return &t.hash
-	case memberTokens:
-		return &t.tokens
-	case memberCostUSD:
-		return &t.costUSD
 	}
 	return nil
 }
