@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/filelock"
 )
 
 // Version is the Mermaid CLI release the checks install.
@@ -83,7 +85,7 @@ func setup(ctx context.Context) (mmdc, browser, skip string, err error) {
 	}
 	// Test binaries of several packages may set up at once: one installs,
 	// the others wait for it.
-	unlock, err := lockFile(filepath.Join(dir, ".lock"))
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
 	if err != nil {
 		return "", "", "", err
 	}
