@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -92,26 +93,15 @@ func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) 
 	var bytesPer []int64
 	var times []time.Duration
 	for i := range count {
-		mine, err := ledger.Chain(head, ledger.Draft{Kind: ledger.KindRun, Run: fmt.Sprintf("%s-%d", c.name, i), Workflow: "bench", Time: time.Now().UTC(),
-			Fields: map[string]any{"selected": "a", "intent_sha256": strings.Repeat("0", 64)}})
-		if err != nil {
-			st.err = err
-			return st
-		}
 		run := fmt.Sprintf(".optr/workflows/bench/runs/%s-%d/", c.name, i)
 		s.ResetRequests()
 		start := time.Now()
-		res, err := client.CommitBack(ctx, github.CommitRequest{
+		res, err := commitback.Commit(ctx, client, commitback.Request{
 			Branch: "optr-ledger", Message: "optr: record run", LedgerPath: ".optr/ledger.jsonl",
 			VerifyPublished: true,
 			Known:           known, // the workspace's copy, as the driver has it
-			Rechain: func(remote []byte) ([]byte, error) {
-				appended, _, err := ledger.Rechain(remote, mine)
-				if err != nil {
-					return nil, err
-				}
-				return append(append([]byte(nil), remote...), appended...), nil
-			},
+			Drafts: []ledger.Draft{{Kind: ledger.KindRun, Run: fmt.Sprintf("%s-%d", c.name, i), Workflow: "bench", Time: time.Now().UTC(),
+				Fields: map[string]any{"selected": "a", "intent_sha256": strings.Repeat("0", 64)}}},
 			Files: map[string][]byte{
 				run + "result.md":            []byte(strings.Repeat("All good. ", 200)),
 				run + "optr-selection.json":  []byte(`{"selected":"a"}`),
@@ -123,7 +113,7 @@ func commitBackOnce(ctx context.Context, b *testing.B, c commitCase, count int) 
 			st.err = err
 			return st
 		}
-		head, known = res.Head, res.Ledger
+		known = res.Ledger
 		var n int64
 		for _, r := range s.Requests() {
 			n += r.RequestBytes + r.ResponseBytes

@@ -23,6 +23,10 @@
 //	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
 //	P11 GitHub requests of a labelled-issue run (optr action against the
 //	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
+//	P12 commit-back under contention: 1, 8 and 32 runs committing onto one
+//	   ledger branch at once (githubtest, -p12-latency per request):
+//	   requests per commit, and the time until the last landed / a serial
+//	   queue of the same commit-backs (goal at 8: ≤ 2);
 //	P13 optr ledger stats --since 30d on a 1M-entry ledger whose last 30 days
 //	   are 10,000 entries: time (goal ≤ 0.5 s) and peak RSS (goal ≤ 64 MiB);
 //	   the budget check before a run on the same ledger (goal ≤ 50 ms);
@@ -119,6 +123,8 @@ func run(ctx context.Context) error {
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
+	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
+	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
 	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
@@ -148,6 +154,7 @@ func run(ctx context.Context) error {
 		}},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
+		{[]string{"P12"}, func() ([]row, error) { return contentionRows(ctx, []int{1, 8, 32}, *p12Runs, *p12Latency) }},
 		{[]string{"P2"}, func() ([]row, error) {
 			l, err := ledgerOf()
 			if err != nil {

@@ -40,21 +40,25 @@ func TestKilledRunsAreMarkedAbandoned(t *testing.T) {
 	lake := filepath.Join(dir, ".optr")
 	ledger := filepath.Join(lake, "ledger.jsonl")
 	cfg := filepath.Join(dir, "optr.yml")
-	mark := filepath.Join(dir, "specialist-started")
-	waiting, goOn := filepath.Join(dir, "agent-waits"), filepath.Join(dir, "go-on")
+	// The agents say where they are by a file in $OPTR_OUTPUT_DIR (the one
+	// place besides their own directories they may write) and wait for
+	// one in the workspace (which they may read).
+	runs := filepath.Join(lake, "workflows", "local", "runs")
+	mark := filepath.Join(runs, "research", "agent-files", "specialist-started")
+	waiting, goOn := filepath.Join(runs, "decided", "agent-files", "agent-waits"), filepath.Join(dir, "go-on")
 	if err := os.WriteFile(cfg, []byte(`agents:
   fast:
     provider: command
     run: [sh, -c, 'cat >/dev/null; printf "# Answer\n\nfast\n"']
   waiter:
     provider: command
-    run: [sh, -c, 'cat >/dev/null; touch "`+waiting+`"; while [ ! -e "`+goOn+`" ]; do sleep 0.05; done; printf "# Answer\n\nwaited\n"']
+    run: [sh, -ec, 'cat >/dev/null; touch "$OPTR_OUTPUT_DIR/agent-waits"; while [ ! -e "`+goOn+`" ]; do sleep 0.05; done; printf "# Answer\n\nwaited\n"']
   planner:
     provider: command
     run: [sh, -c, 'cat >/dev/null; echo "INVOCATION_PLAN_READY: 1"; echo "[{\"topic\":\"one\",\"focus\":\"f\"}]"; echo "RESEARCH_COORDINATOR_COMPLETE: SUCCESS"']
   stuck:
     provider: command
-    run: [sh, -c, 'cat >/dev/null; touch "`+mark+`"; sleep 300']
+    run: [sh, -ec, 'cat >/dev/null; touch "$OPTR_OUTPUT_DIR/specialist-started"; exec sleep 300']
 pipelines:
   research: {mode: delegate, coordinator: planner, agents: [stuck]}
 `), 0o644); err != nil {

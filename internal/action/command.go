@@ -63,6 +63,9 @@ type Trigger struct {
 	RejectedConstraints []string
 	// Workflow is the validated workflow slug (Run, Choose, Abort).
 	Workflow string
+	// Notice says something the user should know about how the event was
+	// read (a workflow name taken from GITHUB_WORKFLOW); the caller logs it.
+	Notice string
 	// Pipeline is the pipeline to run, empty for the default.
 	Pipeline string
 	// Choice is N of /optr choose N (1-based).

@@ -35,6 +35,9 @@ type Env struct {
 	SummaryPath string
 	// Actor is GITHUB_ACTOR, the user who triggered the workflow.
 	Actor string
+	// WorkflowName is GITHUB_WORKFLOW, the name of the GitHub workflow
+	// (its file path when it has no name).
+	WorkflowName string
 }
 
 // LoadEnv reads the GITHUB_* variables through getenv.
@@ -53,6 +56,7 @@ func LoadEnv(getenv func(string) string) Env {
 		OutputPath:    get("GITHUB_OUTPUT"),
 		SummaryPath:   get("GITHUB_STEP_SUMMARY"),
 		Actor:         get("GITHUB_ACTOR"),
+		WorkflowName:  get("GITHUB_WORKFLOW"),
 	}
 	if e.APIURL == "" {
 		e.APIURL = DefaultAPIURL

@@ -23,7 +23,7 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":2},"comment":{"body":"/optr choose 1 x"}}`))
 	f.Fuzz(func(t *testing.T, event string, payload []byte) {
 		in := defaultInputs()
-		got, err := parseEvent(event, payload, in)
+		got, err := parseEvent(event, payload, in, "")
 		if err != nil {
 			return
 		}

@@ -51,10 +51,12 @@ func Parse(env Env, in Inputs) (Trigger, error) {
 	if err != nil {
 		return Trigger{}, fmt.Errorf("read the event payload: %w", err)
 	}
-	return parseEvent(env.EventName, payload, in)
+	return parseEvent(env.EventName, payload, in, env.WorkflowName)
 }
 
-func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
+// parseEvent reads the event's payload; ghWorkflow is GITHUB_WORKFLOW,
+// the workflow name's last resort.
+func parseEvent(name string, payload []byte, in Inputs, ghWorkflow string) (Trigger, error) {
 	ev, err := decodeEvent(name, payload)
 	if err != nil {
 		return Trigger{}, err
@@ -93,9 +95,9 @@ func parseEvent(name string, payload []byte, in Inputs) (Trigger, error) {
 
 	switch t.Command {
 	case Run:
-		err = resolveRun(&t, ev, in)
+		err = resolveRun(&t, ev, in, ghWorkflow)
 	case Choose, Abort:
-		t.Workflow, err = resolveWorkflow(t, ev, in)
+		t.Workflow, t.Notice, err = resolveWorkflow(t, ev, in, ghWorkflow)
 	}
 	if err != nil {
 		return Trigger{}, err
@@ -160,12 +162,12 @@ func hasLabel(ev event, name string) bool {
 }
 
 // resolveRun fills Workflow, Intent, Constraints and Pipeline of a run.
-func resolveRun(t *Trigger, ev event, in Inputs) error {
-	wf, err := resolveWorkflow(*t, ev, in)
+func resolveRun(t *Trigger, ev event, in Inputs, ghWorkflow string) error {
+	wf, notice, err := resolveWorkflow(*t, ev, in, ghWorkflow)
 	if err != nil {
 		return err
 	}
-	t.Workflow = wf
+	t.Workflow, t.Notice = wf, notice
 
 	switch {
 	case in.Intent != "":
@@ -201,8 +203,10 @@ func resolveRun(t *Trigger, ev event, in Inputs) error {
 }
 
 // resolveWorkflow picks the workflow name: the workflow input, else the
-// dispatch event's workflow input, else issue-<number>; and validates it.
-func resolveWorkflow(t Trigger, ev event, in Inputs) (string, error) {
+// dispatch event's workflow input, else issue-<number>, else a slug of
+// GITHUB_WORKFLOW (a dispatch without inputs: GitHub's own example
+// payloads have none), said in notice; and validates it.
+func resolveWorkflow(t Trigger, ev event, in Inputs, ghWorkflow string) (name, notice string, err error) {
 	name, from := in.Workflow, "the workflow input"
 	if name == "" {
 		name, from = strings.TrimSpace(ev.inputs["workflow"]), "the workflow_dispatch input workflow"
@@ -211,12 +215,43 @@ func resolveWorkflow(t Trigger, ev event, in Inputs) (string, error) {
 		name, from = fmt.Sprintf("issue-%d", t.Issue), "the issue number"
 	}
 	if name == "" {
-		return "", fmt.Errorf("the %s event gives no workflow name: set the workflow input (with: workflow: …) or the workflow_dispatch input workflow", ev.name)
+		if name = Slug(ghWorkflow); name != "" {
+			from = "GITHUB_WORKFLOW"
+			notice = fmt.Sprintf("the %s event gives no workflow name, so the run is filed under %q, a slug of this GitHub workflow's name %q; set the workflow input (with: workflow: …) to choose one", ev.name, name, ghWorkflow)
+		}
+	}
+	if name == "" {
+		return "", "", fmt.Errorf("the %s event gives no workflow name: set the workflow input (with: workflow: …) or the workflow_dispatch input workflow", ev.name)
 	}
 	if err := datalake.ValidateWorkflow(name); err != nil {
-		return "", fmt.Errorf("%s: %w", from, err)
+		return "", "", fmt.Errorf("%s: %w", from, err)
 	}
-	return name, nil
+	return name, notice, nil
+}
+
+// Slug turns a name into a workflow slug ([a-z0-9._-], at most 64
+// characters, no leading dot or dash): lower case, every other run of
+// characters one '-'. "" when nothing is left.
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	s := strings.TrimLeft(b.String(), ".-_")
+	if len(s) > 64 {
+		s = strings.TrimRight(s[:64], ".-_")
+	}
+	return s
 }
 
 // issueIntent is the intent an issue carries: its title, a blank line and

@@ -414,3 +414,38 @@ func TestParseSkipsUnhandledEventWithAnyPayload(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchWithoutInputsTakesTheGitHubWorkflowName checks issue 22
+// item 14: GitHub's own example workflow_dispatch payload has no inputs,
+// and exited 2 "no workflow name". The run is filed under a slug of
+// GITHUB_WORKFLOW, and the trigger says so.
+func TestDispatchWithoutInputsTakesTheGitHubWorkflowName(t *testing.T) {
+	t.Parallel()
+	env := Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json"), WorkflowName: "Nightly research (optr)"}
+	got, err := Parse(env, Inputs{Intent: "Summarise the week."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Workflow != "nightly-research-optr" || !strings.Contains(got.Notice, `"nightly-research-optr"`) || !strings.Contains(got.Notice, "set the workflow input") {
+		t.Errorf("workflow %q, notice %q", got.Workflow, got.Notice)
+	}
+	if got, err := Parse(env, Inputs{Intent: "x", Workflow: "chosen"}); err != nil || got.Workflow != "chosen" || got.Notice != "" {
+		t.Errorf("a workflow input still wins: %q, %q, %v", got.Workflow, got.Notice, err)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"optr":                          "optr",
+		"Nightly research (optr)":       "nightly-research-optr",
+		".github/workflows/optr.yml":    "github-workflows-optr.yml",
+		"  --Ünïcode ☃ name__ ":         "n-code-name__",
+		"...":                           "",
+		strings.Repeat("abcdefghij", 8): strings.Repeat("abcdefghij", 6) + "abcd",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

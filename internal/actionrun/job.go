@@ -104,6 +104,9 @@ func (j *Job) dispatch(ctx context.Context) error {
 		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID()})
 		return &UsageError{Err: err}
 	}
+	if trig.Notice != "" {
+		j.log.Notice(trig.Notice)
+	}
 	if trig.IsBot() {
 		j.log.Infof("skipped: the event was sent by a bot (%s); optr never answers bots", trig.Sender)
 		return j.skip("")

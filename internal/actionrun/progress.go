@@ -10,8 +10,6 @@ import (
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/executor"
-	"github.com/optr-dev/optr/internal/github"
-	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
@@ -165,54 +163,6 @@ func (pc *progressComment) publishBody(ctx context.Context, body string) {
 func (j *Job) commitURL(sha string) string {
 	return strings.TrimSuffix(j.serverURL(), "/") + "/" + j.env.Repository + "/commit/" + sha
 }
-
-// checkpointOf is the C2SP checkpoint of the ledger the run recorded,
-// signed with OPTR_LEDGER_KEY when that is set (DESIGN §4.13); "" when the
-// run recorded nothing or the checkpoint cannot be made (said in the log).
-// It is computed once per ledger head: from the commit-back's result
-// (keepCheckpoint) when the run committed, else from the workspace's
-// ledger.
-func (j *Job) checkpointOf(rep *pipeline.Report) string {
-	if rep.LedgerHash == "" {
-		return ""
-	}
-	if j.checkpoint.head == rep.LedgerHash {
-		return j.checkpoint.text
-	}
-	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.ledgerKey())
-	if err != nil {
-		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
-		return ""
-	}
-	j.checkpoint.head, j.checkpoint.text = rep.LedgerHash, string(cp)
-	return j.checkpoint.text
-}
-
-// keepCheckpoint makes the checkpoint of the ledger a commit-back
-// committed, from what it returned: the branch's active segment and the
-// newest sealed segment's tree file. The workspace holds only the active
-// segment when the ledger lives on its own branch, and hashing the whole
-// ledger would cost time that grows with it; this costs the active
-// segment only.
-func (j *Job) keepCheckpoint(res github.CommitResult) {
-	cp, err := ledger.TreeHeadOf(ledger.Origin(j.env.Repository), res.LastTree, res.Ledger)
-	if err != nil {
-		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
-		return
-	}
-	text := []byte(cp.Text())
-	if key := j.ledgerKey(); key != "" {
-		if text, err = cp.Sign(key); err != nil {
-			j.log.Warning("could not sign the ledger checkpoint: " + err.Error())
-			return
-		}
-	}
-	j.checkpoint.head, j.checkpoint.text = res.Head.Hash, string(text)
-}
-
-// ledgerKey is OPTR_LEDGER_KEY, the signed-note private key of the
-// ledger's checkpoints, "" when unset.
-func (j *Job) ledgerKey() string { return strings.TrimSpace(j.Getenv("OPTR_LEDGER_KEY")) }
 
 // runURL is the page of the Actions run that runs this job.
 func (j *Job) runURL() string {

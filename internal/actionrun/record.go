@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -59,27 +60,14 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 	if err != nil {
 		return pipeline.Recorded{}, fmt.Errorf("commit the ledger: %w", err)
 	}
-	// The drafts are chained once, on an empty head, only to give them
-	// their identity; Rechain places them on the branch's ledger.
-	mine, err := ledger.Chain(ledger.Head{}, drafts...)
-	if err != nil {
-		return pipeline.Recorded{}, err
-	}
-	var placed []ledger.Entry
-	res, err := j.gh.CommitBack(ctx, github.CommitRequest{
+	committer := commitback.Committer{Store: j.gh, Sleep: j.Sleep}
+	res, err := committer.Commit(ctx, commitback.Request{
 		Branch:     r.branch,
 		Message:    commitMessage(rep),
 		LedgerPath: ledgerRel,
+		Drafts:     drafts,
 		Files:      files,
 		Paths:      local,
-		Rechain: func(remote []byte) ([]byte, error) {
-			appended, re, err := ledger.Rechain(remote, mine)
-			if err != nil {
-				return nil, err
-			}
-			placed = re
-			return append(append([]byte(nil), remote...), appended...), nil
-		},
 	})
 	if err != nil {
 		return pipeline.Recorded{}, fmt.Errorf("commit the ledger to %s: %w", r.branchName(), err)
@@ -91,7 +79,7 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
-	return pipeline.Recorded{Entries: placed, Commit: res.CommitSHA}, nil
+	return pipeline.Recorded{Entries: res.Entries, Commit: res.CommitSHA}, nil
 }
 
 func (r *commitRecorder) branchName() string {
@@ -119,3 +107,44 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// checkpointOf is the C2SP checkpoint of the ledger the run recorded,
+// signed with OPTR_LEDGER_KEY when that is set (DESIGN §4.13); "" when the
+// run recorded nothing or the checkpoint cannot be made (said in the log).
+// It is computed once per ledger head: from the commit-back's result
+// (keepCheckpoint) when the run committed, else from the workspace's
+// ledger.
+func (j *Job) checkpointOf(rep *pipeline.Report) string {
+	if rep.LedgerHash == "" {
+		return ""
+	}
+	if j.checkpoint.head == rep.LedgerHash {
+		return j.checkpoint.text
+	}
+	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.ledgerKey())
+	if err != nil {
+		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
+		return ""
+	}
+	j.checkpoint.head, j.checkpoint.text = rep.LedgerHash, string(cp)
+	return j.checkpoint.text
+}
+
+// keepCheckpoint keeps the checkpoint of the ledger a commit-back
+// committed, made from what it committed (commitback.Result.Checkpoint).
+//
+// This is where a commit-back that moved the ledger (res.Moved()) hands
+// its signed checkpoint to the C2SP witnesses (DESIGN §4.13), with
+// res.Previous.Seq as the size they last saw.
+func (j *Job) keepCheckpoint(res commitback.Result) {
+	cp, err := res.Checkpoint(ledger.Origin(j.env.Repository), j.ledgerKey())
+	if err != nil {
+		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
+		return
+	}
+	j.checkpoint.head, j.checkpoint.text = res.Head.Hash, string(cp)
+}
+
+// ledgerKey is OPTR_LEDGER_KEY, the signed-note private key of the
+// ledger's checkpoints, "" when unset.
+func (j *Job) ledgerKey() string { return strings.TrimSpace(j.Getenv("OPTR_LEDGER_KEY")) }

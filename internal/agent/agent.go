@@ -124,6 +124,11 @@ type Response struct {
 	// TTV is the agent's own time-to-value estimate (RESULT frame or
 	// ttv_estimate_ms); zero when the agent did not say.
 	TTV time.Duration
+	// FirstOutput is how long after the attempt started its answer first
+	// appeared: the first byte of a command agent's output (frames
+	// removed), an LLM's answer arriving. Zero when there was none. A TTV
+	// claim below it is bounded to it: no value exists before its output.
+	FirstOutput time.Duration
 	// Raw is the unparsed model text for LLM agents, kept when parsing fails.
 	Raw string
 	// Stderr is what a command agent wrote to stderr (bounded).

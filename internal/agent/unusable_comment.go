@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // Failure is one agent's final failure as a run records it (an executor
@@ -24,8 +26,9 @@ const maxProblem = 300
 // returns ok false, and no body, when failures is empty or any failure has
 // another reason (then the run's ordinary report applies). The body says
 // exactly what a maintainer can add to make a run work: the Copilot
-// permission and organisation policy, or an OpenAI or Anthropic key. It is
-// a pure function of its arguments.
+// permission and organisation policy, or an OpenAI or Anthropic key (the
+// providers of the embedded default config). It is a pure function of its
+// arguments.
 func UnusableComment(runID string, failures []Failure) (body string, ok bool) {
 	if len(failures) == 0 {
 		return "", false
@@ -44,7 +47,7 @@ func UnusableComment(runID string, failures []Failure) (body string, ok bool) {
 		}
 		b.WriteString(": " + markdown.Inline(Problem(f.Message), maxProblem) + "\n")
 	}
-	b.WriteString(unusableFix)
+	b.WriteString(unusableFix())
 	return b.String(), true
 }
 
@@ -57,18 +60,20 @@ func Problem(msg string) string {
 
 var unusablePrefix = lazyregexp.New(`^(` + string(Fatal) + ` ` + ReasonUnusable + `( \(HTTP \d+\))?: )+`)
 
-// unusableFix says what to add; any one of the three makes a run work.
-const unusableFix = `
-Add **one** of these, then run again:
-
-1. **GitHub Copilot** (no secret needed): give the workflow job the permission
-
-   ` + "```yaml" + `
-   permissions:
-     copilot-requests: write
-   ` + "```" + `
-
-   and, for a repository owned by an organisation, have an organisation owner enable the policy **"Allow use of Copilot CLI billed to the organization"** (organisation settings → Copilot → Policies). The Copilot CLI comes with the optr image; outside it, install ` + "`@github/copilot`" + ` from npm or set ` + "`OPTR_COPILOT_CLI`" + ` to its path.
-2. **OpenAI**: add a repository secret ` + "`OPENAI_API_KEY`" + ` and pass it to the step as ` + "`env: OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}`" + `.
-3. **Anthropic**: add a repository secret ` + "`ANTHROPIC_API_KEY`" + ` and pass it to the step as ` + "`env: ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}`" + `.
-`
+// unusableFix says what to add, one item per provider of the embedded
+// default config (provider.Provider.DefaultAgent): any one of them makes a
+// run work.
+func unusableFix() string {
+	var b strings.Builder
+	b.WriteString("\nAdd **one** of these, then run again:\n\n")
+	for i, p := range provider.Defaults() {
+		fmt.Fprintf(&b, "%d. **%s**", i+1, p.Title)
+		if p.Setup != "" {
+			b.WriteString(" " + p.Setup + "\n")
+			continue
+		}
+		k := p.KeyEnv[0]
+		fmt.Fprintf(&b, ": add a repository secret `%s` and pass it to the step as `env: %s: ${{ secrets.%s }}`.\n", k, k, k)
+	}
+	return b.String()
+}

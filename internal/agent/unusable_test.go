@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // TestProblem: the comment shows what is missing, not the classification.
@@ -65,6 +66,25 @@ func TestUnusableComment(t *testing.T) {
 		}
 		if strings.Contains(body, "fatal unusable") {
 			t.Errorf("%s: the comment shows the classification:\n%s", tt.name, body)
+		}
+	}
+}
+
+// TestUnusableCommentNamesEveryDefaultProvider: the fixes offered are the
+// providers of the embedded default config, each with its key.
+func TestUnusableCommentNamesEveryDefaultProvider(t *testing.T) {
+	t.Parallel()
+	body, ok := agent.UnusableComment("7-1", []agent.Failure{{Agent: "copilot", Provider: "copilot", Reason: agent.ReasonUnusable, Message: "no CLI"}})
+	if !ok {
+		t.Fatal("no comment")
+	}
+	for i, p := range provider.Defaults() {
+		item := fmt.Sprintf("%d. **%s**", i+1, p.Title)
+		if !strings.Contains(body, item) {
+			t.Errorf("the comment lacks %q:\n%s", item, body)
+		}
+		if p.Setup == "" && !strings.Contains(body, "secrets."+p.KeyEnv[0]) {
+			t.Errorf("the comment does not say to pass %s from a secret:\n%s", p.KeyEnv[0], body)
 		}
 	}
 }

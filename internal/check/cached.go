@@ -7,14 +7,14 @@ import (
 	"runtime"
 )
 
-// cachedCheck serves a deterministic check's verdicts (contains, regex,
-// not-regex, max-length, json, json-schema, command) from the run's cache:
-// the same output checked again, or produced by several agents, is
-// checked once. The key is the constraint and the output's SHA-256; a
-// command check that runs in a result's own directory (WithDir, code
-// changes) is keyed by that result's patch too (WithPatch), and is not
-// cached when the patch is not known, since the directory's files may
-// differ. Errors (an unverified constraint) are not cached.
+// cachedCheck serves a deterministic check's verdicts (every kind but those
+// that ask an agent, kind.judged) from the run's cache: the same output
+// checked again, or produced by several agents, is checked once. The key is
+// the constraint and the output's SHA-256; a check that runs a program in a
+// result's own directory (kind.program; WithDir, code changes) is keyed by
+// that result's patch too (WithPatch), and is not cached when the patch is
+// not known, since the directory's files may differ. Errors (an unverified
+// constraint) are not cached.
 type cachedCheck struct {
 	Checker
 	name    string

@@ -23,6 +23,16 @@ const tailBytes = 1024
 // pipes open through a leftover child process.
 const waitDelay = 2 * time.Second
 
+func init() {
+	register(config.CheckCommand, kind{
+		build: newCommand,
+		describe: func(c config.Constraint) string {
+			return fmt.Sprintf("the command %s exits 0 with the output on its stdin", quote(strings.Join(c.Run, " "), maxQuote))
+		},
+		program: true,
+	})
+}
+
 // commandCheck runs an executable with the output on stdin; exit status 0
 // passes. It runs in the workspace (or the directory WithDir gives) with the base environment plus
 // OPTR_CONSTRAINT, in a process group of its own that is killed as a whole

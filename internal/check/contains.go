@@ -5,7 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/config"
 )
+
+func init() {
+	register(config.CheckContains, kind{
+		build: func(_ string, c config.Constraint, _ Options) (Checker, error) { return newContains(c.Value) },
+		describe: func(c config.Constraint) string {
+			return "the output contains " + quote(c.Value, maxQuote)
+		},
+	})
+}
 
 // containsCheck passes when the output contains a substring.
 type containsCheck struct{ needle string }

@@ -1,6 +1,9 @@
-// Package check turns named constraints into real checks of an agent's output:
-// contains, regex, not-regex, max-length, json, json-schema, command and judge
-// (an LLM agent that answers pass or fail with a reason).
+// Package check turns named constraints into real checks of an agent's output,
+// one kind per file: contains, regex and not-regex, max-length, json,
+// json-schema, command and judge (an LLM agent that answers pass or fail with
+// a reason). The kinds, their keys and their validation are the config's
+// registry (config.CheckKinds); each kind's file registers how it is built
+// and described (kinds.go).
 //
 // Resolve binds a run's constraints — every constraint the config defines, in
 // file order, plus those an intent or pipeline names — to their checkers. A

@@ -7,7 +7,18 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/config"
 )
+
+func init() {
+	register(config.CheckJSON, kind{
+		build: func(string, config.Constraint, Options) (Checker, error) { return jsonCheck{}, nil },
+		describe: func(config.Constraint) string {
+			return "the output is one valid JSON value and nothing else"
+		},
+	})
+}
 
 // jsonCheck passes when the output is exactly one JSON value, with nothing
 // but JSON whitespace around it.

@@ -16,6 +16,14 @@ import (
 // maxJudgeReason bounds the judge's reason kept in an Outcome.
 const maxJudgeReason = 500
 
+func init() {
+	register(config.CheckJudge, kind{
+		build:    newJudgeFromConfig,
+		describe: func(c config.Constraint) string { return c.Criterion },
+		judged:   true,
+	})
+}
+
 // judgeCheck asks an agent whether an output meets a criterion. Each output
 // is judged on its own (absolute grading, never side by side with another
 // output), and verdicts are cached per run by output, constraint and

@@ -6,7 +6,18 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/config"
 )
+
+func init() {
+	register(config.CheckMaxLength, kind{
+		build: func(_ string, c config.Constraint, _ Options) (Checker, error) { return newMaxLength(c.Value) },
+		describe: func(c config.Constraint) string {
+			return fmt.Sprintf("the output is at most %s characters long", strings.TrimSpace(c.Value))
+		},
+	})
+}
 
 // maxLengthCheck passes when the output has at most limit characters
 // (Unicode code points, not bytes).

@@ -20,17 +20,33 @@ func New(name string, c config.Constraint, opts Options) (Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("constraint %q (check: %s): %w", name, c.Check, err)
 	}
-	if c.Check != config.CheckJudge {
-		// Every other kind gives the same verdict for the same output
-		// (a command check in a result's own directory: and the same
-		// patch), so its verdicts are cached for the run.
-		cache := opts.Cache
-		if cache == nil {
-			cache = NewVerdicts()
-		}
-		ch = cachedCheck{Checker: ch, name: name, cache: cache, command: c.Check == config.CheckCommand}
+	return ch, nil
+}
+
+// build makes the checker with its kind's builder, cached and redacted.
+func build(name string, c config.Constraint, opts Options) (Checker, error) {
+	k, err := kindOf(c)
+	if err != nil {
+		return nil, err
 	}
-	return redacted(ch, opts), nil
+	ch, err := k.build(name, c, opts)
+	if err != nil {
+		return nil, err
+	}
+	return redacted(cached(name, k, ch, opts), opts), nil
+}
+
+// cached serves ch's verdicts from the run's cache (cachedCheck), unless
+// it asks an agent and caches its verdicts itself.
+func cached(name string, k kind, ch Checker, opts Options) Checker {
+	if k.judged {
+		return ch
+	}
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewVerdicts()
+	}
+	return cachedCheck{Checker: ch, name: name, cache: cache, command: k.program}
 }
 
 // redacted wraps ch so Evaluate redacts its reasons with opts.Redactor.
@@ -39,29 +55,4 @@ func redacted(ch Checker, opts Options) Checker {
 		return ch
 	}
 	return withRedactor{Checker: ch, r: opts.Redactor}
-}
-
-func build(name string, c config.Constraint, opts Options) (Checker, error) {
-	switch c.Check {
-	case config.CheckContains:
-		return newContains(c.Value)
-	case config.CheckRegex:
-		return newRegex(c.Pattern, false)
-	case config.CheckNotRegex:
-		return newRegex(c.Pattern, true)
-	case config.CheckMaxLength:
-		return newMaxLength(c.Value)
-	case config.CheckJSON:
-		return jsonCheck{}, nil
-	case config.CheckJSONSchema:
-		return newSchema(c.Schema, opts.Dir)
-	case config.CheckCommand:
-		return newCommand(name, c, opts)
-	case config.CheckJudge:
-		return newJudgeFromConfig(name, c, opts)
-	case "":
-		return nil, fmt.Errorf("no check kind: set check: to one of contains, regex, not-regex, max-length, json, json-schema, command, judge")
-	default:
-		return nil, fmt.Errorf("unknown check kind %q: use one of contains, regex, not-regex, max-length, json, json-schema, command, judge", c.Check)
-	}
 }

@@ -6,10 +6,28 @@ import (
 	"fmt"
 	"regexp"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/config"
 )
 
+func init() {
+	register(config.CheckRegex, kind{
+		build: func(_ string, c config.Constraint, _ Options) (Checker, error) { return newRegex(c.Pattern, false) },
+		describe: func(c config.Constraint) string {
+			return fmt.Sprintf("the output matches the regular expression /%s/", c.Pattern)
+		},
+	})
+	register(config.CheckNotRegex, kind{
+		build: func(_ string, c config.Constraint, _ Options) (Checker, error) { return newRegex(c.Pattern, true) },
+		describe: func(c config.Constraint) string {
+			return fmt.Sprintf("the output does not match the regular expression /%s/", c.Pattern)
+		},
+	})
+}
+
 // regexCheck passes when the output matches an RE2 pattern (regex) or when
-// it does not (not-regex). The pattern is compiled once, in New.
+// it does not (not-regex). The pattern is compiled by config.CompilePattern,
+// the one owner of that compilation: once for validation and use alike.
 type regexCheck struct {
 	re     *regexp.Regexp
 	negate bool
@@ -19,7 +37,7 @@ func newRegex(pattern string, negate bool) (Checker, error) {
 	if pattern == "" {
 		return nil, errors.New("pattern is empty: set pattern: to an RE2 regular expression")
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := config.CompilePattern(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("pattern %s is not a valid RE2 regular expression: %w", quote(pattern, maxQuote), err)
 	}

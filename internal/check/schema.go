@@ -10,8 +10,20 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/jsonschema"
 )
+
+func init() {
+	register(config.CheckJSONSchema, kind{
+		build: func(_ string, c config.Constraint, opts Options) (Checker, error) {
+			return newSchema(c.Schema, opts.Dir)
+		},
+		describe: func(c config.Constraint) string {
+			return "the output is JSON valid against the schema " + c.Schema
+		},
+	})
+}
 
 // schemaCheck passes when the output is JSON valid against a JSON Schema.
 // The schema is compiled once, on first use, so every output of a run is

@@ -67,3 +67,33 @@ func TestConfigWithAByteOrderMark(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
 	}
 }
+
+// TestARunIDIsRecordedOnce checks issue 27 item 13: the same --run-id
+// under another workflow, or after its directory was removed, was recorded
+// a second time. Both are refused before any agent starts (exit 2), and
+// the ledger keeps one entry of it.
+func TestARunIDIsRecordedOnce(t *testing.T) {
+	demoWorkspace(t)
+	run := func(args ...string) run {
+		return optr(t, append([]string{"run", "--config", "testdata/demo/optr.yml", "--agents", "good", "--intent", "Explain ledgers"}, args...)...)
+	}
+	if got := run("--run-id", "once", "--workflow", "first"); got.code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s", got.code, got.stderr)
+	}
+	if got := run("--run-id", "once", "--workflow", "second"); got.code != ExitUsage || !strings.Contains(got.stderr, `run id "once" is already in the ledger`) {
+		t.Errorf("the same run id under another workflow: exit %d, %q", got.code, got.stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(".optr", "workflows", "first", "runs", "once")); err != nil {
+		t.Fatal(err)
+	}
+	if got := run("--run-id", "once", "--workflow", "first"); got.code != ExitUsage || !strings.Contains(got.stderr, "already in the ledger") {
+		t.Errorf("the same run id after its directory was removed: exit %d, %q", got.code, got.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(".optr", "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"run":"once"`); n != 1 {
+		t.Errorf("the ledger holds %d entries of run once", n)
+	}
+}

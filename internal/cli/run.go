@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/inputfile"
+	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -104,6 +105,17 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 	return text, nil
 }
 
+// runIDUnused refuses a run id the ledger already records (a run id is
+// recorded once, DESIGN §4.3), reading the active segment and the sealed
+// segments' run indexes, never the whole ledger. A ledger that cannot be
+// read is left to the preflight, which says what is wrong with it.
+func runIDUnused(runID, ledgerPath string) error {
+	if ok, err := ledger.HasRun(ledgerPath, runID); err == nil && ok {
+		return usageErr(fmt.Errorf("run id %q is already in the ledger %s (a run id is recorded once); choose another --run-id, or leave it out to get a new one", runID, ledgerPath))
+	}
+	return nil
+}
+
 // maxIntent bounds an intent: larger ones are almost certainly a mistake.
 const maxIntent = 1 << 20
 
@@ -149,7 +161,9 @@ func (c *CLI) spec(f *runFlags, configChanged bool) (pipeline.Spec, error) {
 		return pipeline.Spec{}, err
 	}
 	if f.runID == "" {
-		f.runID = c.localRunID()
+		f.runID = c.localRunID() // the time and 24 random bits: new
+	} else if err := runIDUnused(f.runID, ledgerPath(f.ledger, f.datalake)); err != nil {
+		return pipeline.Spec{}, err
 	}
 	wd, err := os.Getwd()
 	if err != nil {

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/optr-dev/optr/internal/provider"
+)
 
 // The defaults. DESIGN §2 and §4.8 fix the weights, the no-admissible
 // policy, the recovery bounds and the delegate threshold.
@@ -41,10 +45,10 @@ var defaultWeights = Weights{Invariants: 40, TTV: 30, Exec: 20, Preference: 10}
 // applyDefaults fills every key the file did not write; it is the one place
 // defaults are set. written reports whether a dotted key appears in the
 // file, so that a written zero or false (hard: false, max-alternatives: 0)
-// is kept. Keys that only some kinds use (max-tokens for LLM agents, timeout
-// for command and judge checks, the delegate keys for delegate
-// pipelines) get their defaults only there and stay zero elsewhere, so that
-// a resolved config written back out parses again.
+// is kept. Keys that only some kinds use (max-tokens for LLM agents,
+// timeout and criterion for the check kinds that use them, the delegate
+// keys for delegate pipelines) get their defaults only there and stay zero
+// elsewhere, so that a resolved config written back out parses again.
 func applyDefaults(c *Config, written func(key string) bool) {
 	unset := func(key string) bool { return !written(key) }
 
@@ -56,7 +60,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 		if unset(k + ".attempt-timeout") {
 			a.AttemptTimeout = a.Timeout
 		}
-		if IsLLM(a.Provider) && unset(k+".max-tokens") {
+		if provider.IsLLM(a.Provider) && unset(k+".max-tokens") {
 			a.MaxTokens = defaultMaxTokens
 		}
 		c.Agents[name] = a
@@ -67,10 +71,10 @@ func applyDefaults(c *Config, written func(key string) bool) {
 		if unset(k + ".hard") {
 			cs.Hard = true
 		}
-		if (cs.Check == CheckCommand || cs.Check == CheckJudge) && unset(k+".timeout") {
+		if CheckUses(cs.Check, "timeout") && unset(k+".timeout") {
 			cs.Timeout = Duration(defaultCheckTimeout)
 		}
-		if cs.Check == CheckJudge && unset(k+".criterion") {
+		if CheckUses(cs.Check, "criterion") && unset(k+".criterion") {
 			cs.Criterion = name
 		}
 		c.Constraints[name] = cs

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 func TestErrorString(t *testing.T) {
@@ -43,7 +45,7 @@ func TestErrorsAreRecognisable(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`optr.yml:2: agents.a.provider: unknown provider "opnai" (want one of openai, anthropic, copilot, azure-openai, command)`,
+		`optr.yml:2: agents.a.provider: unknown provider "opnai" (want one of ` + strings.Join(provider.Names(), ", ") + ")",
 		"optr.yml:3: agents.b.run: run is required: the program and its arguments as a list, such as [./agent.sh]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

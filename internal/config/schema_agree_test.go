@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // schemaDoc returns schema.json as plain JSON values.
@@ -53,8 +55,9 @@ func TestSchemaEnums(t *testing.T) {
 		pointer string
 		want    []string
 	}{
-		{"/$defs/agent/properties/provider/enum", providers},
-		{"/$defs/constraint/properties/check/enum", checkKinds},
+		{"/$defs/agent/properties/provider/enum", provider.Names()},
+		{"/$defs/agent/properties/byok/enum", byokKinds},
+		{"/$defs/constraint/properties/check/enum", CheckKinds()},
 		{"/$defs/pipeline/properties/mode/enum", modes},
 		{"/$defs/selection/properties/on-no-admissible/enum", noAdmissibles},
 		{"/$defs/checkpoints/properties/recommend/propertyNames/enum", triggers},
@@ -155,29 +158,85 @@ func forbidden(then map[string]any) []string {
 }
 
 // TestSchemaKindKeys checks that the schema forbids on each check kind and
-// provider exactly the keys Parse rejects there.
+// provider exactly the keys Parse rejects there, as the registries say
+// (checks.go, package provider), and requires what Parse requires.
 func TestSchemaKindKeys(t *testing.T) {
 	t.Parallel()
 	doc := schemaDoc(t)
-	for _, kind := range checkKinds {
-		var want []string
-		for _, k := range kindSpecific {
-			if !slices.Contains(kindKeys[kind], k) {
-				want = append(want, k)
-			}
-		}
+	for _, kind := range CheckKinds() {
+		want := slices.DeleteFunc(kindKeys(), func(k string) bool { return CheckUses(kind, k) })
 		slices.Sort(want)
 		if diff := cmp.Diff(want, forbidden(ruleFor(t, doc, "/$defs/constraint", "check", kind))); diff != "" {
 			t.Errorf("check %s: keys forbidden by the schema differ from Go (-go +schema):\n%s", kind, diff)
 		}
 	}
-	command := slices.Sorted(slices.Values(slices.Concat(llmOnly, azureOnly, copilotOnly)))
-	if diff := cmp.Diff(command, forbidden(ruleFor(t, doc, "/$defs/agent", "provider", ProviderCommand))); diff != "" {
-		t.Errorf("command agents: keys forbidden by the schema differ from Go (-go +schema):\n%s", diff)
+	for _, p := range provider.All() {
+		then := providerRules(t, doc, p.Name)
+		want := slices.DeleteFunc(agentKeys(), p.Uses)
+		slices.Sort(want)
+		if diff := cmp.Diff(want, forbidden(then)); diff != "" {
+			t.Errorf("%s agents: keys forbidden by the schema differ from Go (-go +schema):\n%s", p.Name, diff)
+		}
+		required, _ := then["required"].([]any)
+		if got := slices.Contains(required, any("model")); got != p.NeedsModel {
+			t.Errorf("%s agents: the schema requires model: %v; the registry's NeedsModel: %v", p.Name, got, p.NeedsModel)
+		}
+		if got := slices.Contains(required, any("run")); got != p.Program {
+			t.Errorf("%s agents: the schema requires run: %v; the registry's Program: %v", p.Name, got, p.Program)
+		}
 	}
-	azure := slices.Sorted(slices.Values(slices.Concat(commandOnly, copilotOnly)))
-	if diff := cmp.Diff(azure, forbidden(ruleFor(t, doc, "/$defs/agent", "provider", ProviderAzureOpenAI))); diff != "" {
-		t.Errorf("azure-openai agents: keys forbidden by the schema differ from Go (-go +schema):\n%s", diff)
+}
+
+// providerRules merges the then-branches of the agent rules that apply to
+// every agent of provider name: those whose if names only the provider
+// (const name, or an enum that holds name).
+func providerRules(t *testing.T, doc map[string]any, name string) map[string]any {
+	t.Helper()
+	props := map[string]any{}
+	var required []any
+	for _, r := range at(t, doc, "/$defs/agent/allOf").([]any) {
+		rule := r.(map[string]any)
+		cond, _ := rule["if"].(map[string]any)
+		if len(cond) != 2 || !slices.Equal(cond["required"].([]any), []any{"provider"}) {
+			continue
+		}
+		ps, _ := cond["properties"].(map[string]any)
+		p, _ := ps["provider"].(map[string]any)
+		enum, _ := p["enum"].([]any)
+		if len(ps) != 1 || (p["const"] != name && !slices.Contains(enum, any(name))) {
+			continue
+		}
+		then, _ := rule["then"].(map[string]any)
+		tp, _ := then["properties"].(map[string]any)
+		for k, v := range tp {
+			props[k] = v
+		}
+		req, _ := then["required"].([]any)
+		required = append(required, req...)
+	}
+	if len(props) == 0 && len(required) == 0 {
+		t.Fatalf("schema.json has no rule for provider %s", name)
+	}
+	return map[string]any{"properties": props, "required": required}
+}
+
+// TestSchemaNamesKeyVariables: the schema's descriptions of api-key-env and
+// base-url name every variable a key or an endpoint comes from by default,
+// as the registry of providers says.
+func TestSchemaNamesKeyVariables(t *testing.T) {
+	t.Parallel()
+	doc := schemaDoc(t)
+	keyDoc := at(t, doc, "/$defs/agent/properties/api-key-env/description").(string)
+	urlDoc := at(t, doc, "/$defs/agent/properties/base-url/description").(string)
+	for _, p := range provider.All() {
+		for _, k := range p.KeyEnv {
+			if !strings.Contains(keyDoc, k) {
+				t.Errorf("the description of api-key-env does not name %s (%s's key):\n%s", k, p.Name, keyDoc)
+			}
+		}
+		if p.BaseURLEnv != "" && !strings.Contains(urlDoc, p.BaseURLEnv) {
+			t.Errorf("the description of base-url does not name %s (%s's endpoint):\n%s", p.BaseURLEnv, p.Name, urlDoc)
+		}
 	}
 }
 

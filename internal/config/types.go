@@ -1,5 +1,7 @@
 package config
 
+import "github.com/optr-dev/optr/internal/provider"
+
 // Config is a whole, validated configuration with defaults filled in.
 type Config struct {
 	// Path is the file the config was read from, empty for the embedded default.
@@ -28,21 +30,14 @@ type Config struct {
 	Sandbox Sandbox `yaml:"sandbox" json:"sandbox"`
 }
 
-// Provider names.
+// Provider names, as the registry of providers defines them (package
+// provider, which says what optr knows of each).
 const (
-	ProviderOpenAI      = "openai"
-	ProviderAnthropic   = "anthropic"
-	ProviderCopilot     = "copilot"
-	ProviderAzureOpenAI = "azure-openai"
-	ProviderCommand     = "command"
-)
-
-// RetiredGitHubModels is the provider name of GitHub Models, which GitHub
-// retired on GitHubModelsRetired; a config that names it is refused with an
-// error that points at ProviderCopilot.
-const (
-	RetiredGitHubModels = "github-models"
-	GitHubModelsRetired = "2026-07-30"
+	ProviderOpenAI      = provider.OpenAI
+	ProviderAnthropic   = provider.Anthropic
+	ProviderCopilot     = provider.Copilot
+	ProviderAzureOpenAI = provider.AzureOpenAI
+	ProviderCommand     = provider.Command
 )
 
 // BYOK endpoints a copilot agent may use instead of Copilot's own models.
@@ -89,18 +84,6 @@ type Agent struct {
 	// AttemptTimeout bounds one attempt (default: Timeout).
 	AttemptTimeout Duration `yaml:"attempt-timeout" json:"attempt-timeout,omitempty"`
 }
-
-// Check kinds.
-const (
-	CheckContains   = "contains"
-	CheckRegex      = "regex"
-	CheckNotRegex   = "not-regex"
-	CheckMaxLength  = "max-length"
-	CheckJSON       = "json"
-	CheckJSONSchema = "json-schema"
-	CheckCommand    = "command"
-	CheckJudge      = "judge"
-)
 
 // Constraint configures one named constraint.
 type Constraint struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // validator checks a decoded config with its defaults filled in, reporting
@@ -69,8 +70,8 @@ func (v *validator) agentRef(key, name string) (Agent, bool) {
 // llmRef checks that name, written at key, is a configured LLM agent; what
 // says what it is used for ("a judge").
 func (v *validator) llmRef(key, name, what string) {
-	if a, ok := v.agentRef(key, name); ok && !IsLLM(a.Provider) {
-		v.ps.add(key, "agent %q is a %s agent, but %s must be an LLM agent (provider %s)", name, a.Provider, what, oneOf(llmProviders()))
+	if a, ok := v.agentRef(key, name); ok && !provider.IsLLM(a.Provider) {
+		v.ps.add(key, "agent %q is a %s agent, but %s must be an LLM agent (provider %s)", name, a.Provider, what, oneOf(provider.LLMNames()))
 	}
 }
 
@@ -138,10 +139,6 @@ func known(what string, names []string) string {
 // deterministically.
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
-}
-
-func llmProviders() []string {
-	return slices.DeleteFunc(slices.Clone(providers), func(p string) bool { return !IsLLM(p) })
 }
 
 // envNameRE matches a portable environment variable name.

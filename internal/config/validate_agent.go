@@ -3,18 +3,10 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
-)
 
-// llmOnly are the agent keys only LLM providers use; commandOnly those
-// only command agents use; azureOnly those only azure-openai uses (and
-// api-version a copilot agent with byok: azure); copilotOnly those only
-// copilot uses.
-var (
-	llmOnly     = []string{"model", "base-url", "api-key-env", "role", "max-tokens"}
-	commandOnly = []string{"run", "env", "pass-env"}
-	azureOnly   = []string{"deployment", "api-version"}
-	copilotOnly = []string{"byok"}
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 func (v *validator) agents() {
@@ -27,49 +19,50 @@ func (v *validator) agents() {
 	}
 }
 
+// agent checks one agent against the registry of providers (package
+// provider): the provider exists, no key it does not use is written, and
+// what it needs is there.
 func (v *validator) agent(key, name string, a Agent) {
 	v.name(key, "agent", name)
 	if a.AttemptTimeout > a.Timeout {
 		v.ps.add(key+".attempt-timeout", "%s is longer than the agent's timeout (%s), which bounds every attempt together; shorten it or raise timeout", a.AttemptTimeout, a.Timeout)
 	}
-	if a.Provider == RetiredGitHubModels {
-		v.ps.add(key+".provider", "provider github-models is retired: GitHub shut GitHub Models down on %s and its endpoint answers 410 Gone; use provider: copilot, which runs GitHub Copilot on the workflow's token (grant permissions: copilot-requests: write)", GitHubModelsRetired)
+	if a.Provider == provider.GitHubModels {
+		v.ps.add(key+".provider", "provider github-models is retired: GitHub shut GitHub Models down on %s and its endpoint answers 410 Gone; use provider: copilot, which runs GitHub Copilot on the workflow's token (grant permissions: copilot-requests: write)", provider.GitHubModelsRetired)
 		return
 	}
-	if !v.enum(key+".provider", "provider", a.Provider, providers) {
+	if !v.enum(key+".provider", "provider", a.Provider, provider.Names()) {
 		return
 	}
-	if a.Provider != ProviderCopilot {
-		v.notUsed(key, a.Provider+" agents (only copilot)", copilotOnly...)
+	p, _ := provider.Lookup(a.Provider)
+	for _, k := range agentKeys() {
+		if !p.Uses(k) {
+			v.notUsed(key, notUsedBy(p, k), k)
+		}
 	}
-	if a.Provider == ProviderCommand {
-		v.notUsed(key, "command agents", llmOnly...)
-		v.notUsed(key, "command agents", azureOnly...)
+	if p.Program {
 		v.argv(key+".run", a.Run, "./agent.sh")
 		for _, env := range sortedKeys(a.Env) {
 			k := key + ".env." + env
 			v.envName(k, env)
 			if strings.HasPrefix(strings.ToUpper(env), "OPTR_") {
-				v.ps.add(k, "OPTR_ variables are set by optr for every command agent; choose another name")
+				v.ps.add(k, "OPTR_ variables are set by optr for every %s agent; choose another name", p.Name)
 			}
 		}
 		v.passEnv(key+".pass-env", a.PassEnv)
 		return
 	}
-
-	v.notUsed(key, a.Provider+" agents (only command agents run a program)", commandOnly...)
-	switch a.Provider {
-	case ProviderAzureOpenAI:
+	// The providers with rules of their own.
+	switch p.Name {
+	case provider.AzureOpenAI:
 		if a.Model == "" && a.Deployment == "" {
 			v.ps.add(key+".model", "azure-openai agents need a model or a deployment: the name of the model deployment in your Azure OpenAI resource")
 		}
-	case ProviderCopilot:
+	case provider.Copilot:
 		v.copilot(key, a)
-	default:
-		v.notUsed(key, a.Provider+" agents (only azure-openai)", azureOnly...)
-		if a.Model == "" {
-			v.ps.add(key+".model", "model is required for %s agents, such as %s", a.Provider, exampleModel(a.Provider))
-		}
+	}
+	if p.NeedsModel && a.Model == "" {
+		v.ps.add(key+".model", "model is required for %s agents, such as %s", p.Name, p.ExampleModel)
 	}
 	if a.APIKeyEnv != "" {
 		v.envName(key+".api-key-env", a.APIKeyEnv)
@@ -80,11 +73,33 @@ func (v *validator) agent(key, name string, a Agent) {
 	v.atLeast(key+".max-tokens", a.MaxTokens, 1)
 }
 
+// agentKeys returns the agent keys that some provider uses, each once, in
+// registry order.
+func agentKeys() []string {
+	var lists [][]string
+	for _, p := range provider.All() {
+		lists = append(lists, p.Keys)
+	}
+	return distinct(lists...)
+}
+
+// notUsedBy says, for a "key is not used by …" message, what p's agents are
+// and which agents do use key.
+func notUsedBy(p provider.Provider, key string) string {
+	users := provider.Using(key)
+	switch {
+	case slices.Equal(users, provider.LLMNames()):
+		return p.Name + " agents"
+	case !slices.ContainsFunc(users, provider.IsLLM):
+		return fmt.Sprintf("%s agents (only %s agents run a program)", p.Name, oneOf(users))
+	}
+	return fmt.Sprintf("%s agents (only %s)", p.Name, oneOf(users))
+}
+
 // copilot checks what only copilot agents have: without byok, Copilot's
 // own models (model optional, no base-url); with byok, an endpoint of that
 // kind, which needs base-url and a model.
 func (v *validator) copilot(key string, a Agent) {
-	v.notUsed(key, "copilot agents (only azure-openai)", "deployment")
 	if a.BYOK == "" {
 		if v.written(key + ".base-url") {
 			v.ps.add(key+".base-url", "base-url is used by copilot agents only with byok (openai, azure or anthropic); add byok or remove base-url")
@@ -98,11 +113,12 @@ func (v *validator) copilot(key string, a Agent) {
 	if a.BYOK != BYOKAzure {
 		v.notUsed(key, "copilot agents without byok: azure", "api-version")
 	}
+	endpoint, _ := provider.ForBYOK(a.BYOK)
 	if a.BaseURL == "" {
-		v.ps.add(key+".base-url", "byok: %s needs base-url: the endpoint's base URL, such as %s", a.BYOK, exampleBYOKURL(a.BYOK))
+		v.ps.add(key+".base-url", "byok: %s needs base-url: the endpoint's base URL, such as %s", a.BYOK, endpoint.ExampleURL)
 	}
 	if a.Model == "" {
-		v.ps.add(key+".model", "byok: %s needs a model: the model id the endpoint serves, such as %s", a.BYOK, exampleModel(a.BYOK))
+		v.ps.add(key+".model", "byok: %s needs a model: the model id the endpoint serves, such as %s", a.BYOK, endpoint.ExampleModel)
 	}
 }
 
@@ -130,23 +146,4 @@ func (v *validator) baseURL(key, raw string) {
 	case u.User != nil:
 		v.ps.add(key, "do not put credentials in base-url; name the variable that holds the key in api-key-env")
 	}
-}
-
-// exampleModel is a model id to show in messages.
-func exampleModel(provider string) string {
-	if provider == ProviderAnthropic {
-		return "claude-sonnet-4-5"
-	}
-	return "gpt-4.1"
-}
-
-// exampleBYOKURL is a base URL to show in messages.
-func exampleBYOKURL(kind string) string {
-	switch kind {
-	case BYOKAzure:
-		return "https://my-resource.openai.azure.com"
-	case BYOKAnthropic:
-		return "https://api.anthropic.com"
-	}
-	return "https://api.openai.com/v1"
 }

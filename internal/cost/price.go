@@ -23,7 +23,8 @@ func (p Price) Of(u agent.Usage, requests int64) float64 {
 	return (float64(u.InputTokens)*p.Input+float64(u.OutputTokens)*p.Output)/1e6 + float64(requests)*p.Request
 }
 
-// Table is a price list: by provider (config.Provider*), by model id.
+// Table is a price list: by provider (package provider's names), by model
+// id.
 type Table map[string]map[string]Price
 
 // Lookup returns the price of model at provider: the model id as given,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 func TestModelKey(t *testing.T) {
@@ -33,22 +34,22 @@ func TestBuiltinTable(t *testing.T) {
 	if _, err := time.Parse(time.DateOnly, PricesChecked); err != nil {
 		t.Errorf("PricesChecked = %q: %v", PricesChecked, err)
 	}
-	for provider, models := range Builtin {
-		if !config.IsLLM(provider) {
-			t.Errorf("table of %q, which is not an LLM provider", provider)
+	for name, models := range Builtin {
+		if !provider.IsLLM(name) {
+			t.Errorf("table of %q, which is not an LLM provider", name)
 		}
 		for model, p := range models {
 			if ModelKey(model) != model {
-				t.Errorf("%s/%s is not in its ModelKey form %q: lookups would miss it", provider, model, ModelKey(model))
+				t.Errorf("%s/%s is not in its ModelKey form %q: lookups would miss it", name, model, ModelKey(model))
 			}
 			if p.Input <= 0 || p.Output <= 0 || p.Output < p.Input || p.Request != 0 {
-				t.Errorf("%s/%s = %+v: want positive token prices, output dearer than input, no request price", provider, model, p)
+				t.Errorf("%s/%s = %+v: want positive token prices, output dearer than input, no request price", name, model, p)
 			}
 		}
 	}
-	for _, p := range []string{config.ProviderOpenAI, config.ProviderAzureOpenAI, config.ProviderAnthropic, config.ProviderCopilot} {
-		if len(Builtin[p]) == 0 {
-			t.Errorf("no prices for provider %s", p)
+	for _, name := range provider.LLMNames() { // a provider added to the registry needs its prices
+		if len(Builtin[name]) == 0 {
+			t.Errorf("no prices for provider %s", name)
 		}
 	}
 	d := config.Default(func(string) string { return "set" })

@@ -6,6 +6,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // Rate says how one agent's calls are priced: by the table of Provider,
@@ -19,22 +20,19 @@ type Rate struct {
 }
 
 // RateOf is the rate of a configured agent. A copilot agent with byok:
-// is priced by its own endpoint's provider: Copilot bills it nothing.
+// is priced by its own endpoint's provider (the registry's ForBYOK):
+// Copilot bills it nothing. An agent of a provider that is no LLM (a
+// command) is opaque.
 func RateOf(a config.Agent) Rate {
-	switch {
-	case a.Provider == config.ProviderCommand:
+	if !provider.IsLLM(a.Provider) {
 		return Rate{Provider: a.Provider, Opaque: true}
-	case a.Provider == config.ProviderCopilot && a.BYOK != "":
-		return Rate{Provider: byokProvider[a.BYOK], Model: a.Model}
+	}
+	if a.Provider == provider.Copilot && a.BYOK != "" {
+		if p, ok := provider.ForBYOK(a.BYOK); ok {
+			return Rate{Provider: p.Name, Model: a.Model}
+		}
 	}
 	return Rate{Provider: a.Provider, Model: a.Model}
-}
-
-// byokProvider is the price table of each BYOK kind.
-var byokProvider = map[string]string{
-	config.BYOKOpenAI:    config.ProviderOpenAI,
-	config.BYOKAzure:     config.ProviderAzureOpenAI,
-	config.BYOKAnthropic: config.ProviderAnthropic,
 }
 
 // Pricer prices calls: a config's prices: first, then a table.

@@ -1,13 +1,14 @@
 package cost
 
-import "github.com/optr-dev/optr/internal/config"
+import "github.com/optr-dev/optr/internal/provider"
 
 // PricesChecked is the day the built-in table was last checked against
 // the providers' published prices. README's "What the agents cost" says how
 // to update the table; a config's prices: overrides any line of it.
 const PricesChecked = "2026-11-25"
 
-// Builtin is the built-in price table: US dollars per million tokens, each
+// Builtin is the built-in price table, by provider (the registry's names):
+// US dollars per million tokens, each
 // provider's list price for standard (not batch, flex or priority)
 // processing of a prompt below the long-context threshold. Cache reads and
 // writes are priced as ordinary input: the figures are what a call costs
@@ -32,10 +33,10 @@ const PricesChecked = "2026-11-25"
 //     with request: (see Price). A copilot agent with byok: is priced by
 //     its own provider's table: Copilot bills it nothing.
 var Builtin = Table{
-	config.ProviderOpenAI:      openAI,
-	config.ProviderAzureOpenAI: openAI,
-	config.ProviderAnthropic:   anthropic,
-	config.ProviderCopilot:     copilot,
+	provider.OpenAI:      openAI,
+	provider.AzureOpenAI: openAI,
+	provider.Anthropic:   anthropic,
+	provider.Copilot:     copilot,
 }
 
 var openAI = map[string]Price{

@@ -54,6 +54,11 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		return nil, err
 	}
 	dir := l.RunDir(workflow, runID)
+	// A run id is recorded once, whatever its workflow (DESIGN §4.3).
+	if others, _ := filepath.Glob(filepath.Join(l.Root, "workflows", "*", "runs", runID)); len(others) > 0 && others[0] != dir {
+		other := filepath.Base(filepath.Dir(filepath.Dir(others[0])))
+		return nil, fmt.Errorf("%w: run id %s is already used by workflow %s (%s); choose another run id", ErrRunExists, runID, other, others[0])
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create datalake: %w", err)
 	}

@@ -235,3 +235,19 @@ func TestWriteJSONIndentsSmallDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRunRefusesARunIDOfAnotherWorkflow: a run id is recorded once,
+// whatever its workflow (issue 27 item 13).
+func TestNewRunRefusesARunIDOfAnotherWorkflow(t *testing.T) {
+	t.Parallel()
+	l := Open(filepath.Join(t.TempDir(), ".optr"))
+	if _, err := l.NewRun("first", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.NewRun("second", "r1"); !errors.Is(err, ErrRunExists) || !strings.Contains(err.Error(), "already used by workflow first") {
+		t.Errorf("NewRun of r1 under another workflow = %v", err)
+	}
+	if _, err := l.NewRun("second", "r2"); err != nil {
+		t.Errorf("NewRun of a new run id: %v", err)
+	}
+}

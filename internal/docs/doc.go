@@ -1,6 +1,6 @@
 // Package docs keeps the documentation honest: its tests read README.md,
-// action.yml and the repository's workflows and fail when what they say
-// and what the code does drift apart.
+// CONTRIBUTING.md, action.yml and the repository's workflows and fail when
+// what they say and what the code does drift apart.
 //
 //   - Every ```yaml block in README.md parses. A block is classified by its
 //     top-level keys, and checked as what it is: a GitHub workflow (on: and
@@ -19,6 +19,9 @@
 //     writes; README.md's inputs table and outputs paragraph name the same
 //     ones, with the same defaults, and every value the README shows for an
 //     input is one the binary accepts.
+//   - CONTRIBUTING.md's map of the code has a row for every package and none
+//     for a package that is gone, and every file its recipes ("Where to add
+//     …") name exists.
 //
 // The package has no code of its own beyond this comment; host/action.yml
 // is held equal to action.yml by scripts/host_test.go.

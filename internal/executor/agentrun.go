@@ -37,7 +37,7 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, r
 	if err := x.ctx.Err(); err != nil {
 		r.Status, r.Error = Cancelled, fmt.Sprintf("not started: %v", context.Cause(x.ctx))
 		r.OutputSHA256 = SHA256Hex("")
-		r.FinishedAt, r.TTVSource = start.UTC(), "measured"
+		r.FinishedAt, r.TTVSource = start.UTC(), TTVMeasured
 		return r, nil
 	}
 	x.emit(Event{Agent: name, Status: Running, Attempt: 1})
@@ -74,7 +74,7 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, r
 	r.FinishedAt = end.UTC()
 	r.ExecMS = end.Sub(start).Milliseconds()
 	if r.TTVms == 0 {
-		r.TTVms, r.TTVSource = r.ExecMS, "measured"
+		r.TTVms, r.TTVSource = r.ExecMS, TTVMeasured
 	}
 	return r, esc
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"errors"
+	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
@@ -38,11 +39,14 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 		code := resp.ExitCode
 		r.ExitCode = &code
 	}
-	r.TTVms, r.TTVSource = 0, ""
-	if resp.TTV > 0 {
-		r.TTVms, r.TTVSource = resp.TTV.Milliseconds(), "agent"
-	}
 	r.Attempts = append(r.Attempts, out.Attempts...)
+	r.TTVms, r.TTVSource, r.TTVClaimedMS = 0, "", 0
+	if resp.TTV > 0 {
+		r.TTVms, r.TTVSource = resp.TTV.Milliseconds(), TTVAgent
+		if floor := firstOutputAt(r, out); resp.TTV < floor {
+			r.TTVms, r.TTVSource, r.TTVClaimedMS = floor.Milliseconds(), TTVBounded, resp.TTV.Milliseconds()
+		}
+	}
 	r.Usage = r.Usage.Add(out.Usage)
 	r.Analysis, r.BudgetExhausted = out.Analysis, out.BudgetExhausted
 	r.Error, r.Class, r.Reason, r.EscalationReason = "", "", "", ""
@@ -77,4 +81,26 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 			}
 		}
 	}
+}
+
+// Where a result's TTVms comes from (Result.TTVSource).
+const (
+	TTVAgent    = "agent"    // the agent's own claim
+	TTVBounded  = "bounded"  // a claim earlier than its first output, raised to it
+	TTVMeasured = "measured" // no claim: the measured execution time
+)
+
+// firstOutputAt is when the last attempt's answer first appeared, from the
+// start of the agent's first attempt (every attempt before it took time
+// too); 0 when unknown.
+func firstOutputAt(r *Result, out recovery.Outcome) time.Duration {
+	first := out.Response.FirstOutput
+	if first <= 0 || len(r.Attempts) == 0 {
+		return first
+	}
+	begin, last := r.Attempts[0].Start, r.Attempts[len(r.Attempts)-1].Start
+	if begin.IsZero() || last.Before(begin) {
+		return first
+	}
+	return last.Sub(begin) + first
 }

@@ -55,9 +55,13 @@ type Result struct {
 	Class  string `json:"class,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// TTVms is the time-to-value: the agent's own estimate when it gave
-	// one (TTVSource "agent"), else the measured time ("measured").
-	TTVms     int64  `json:"ttv_ms"`
-	TTVSource string `json:"ttv_source"`
+	// one (TTVSource "agent"), else the measured time ("measured"). A
+	// claim earlier than the agent's first output (from the start of its
+	// first attempt) is bounded to it (TTVSource "bounded", the claim in
+	// TTVClaimedMS): no value exists before an output does.
+	TTVms        int64  `json:"ttv_ms"`
+	TTVSource    string `json:"ttv_source"`
+	TTVClaimedMS int64  `json:"ttv_claimed_ms,omitempty"`
 	// ExecMS is the measured wall time of the agent, every attempt included.
 	ExecMS     int64              `json:"exec_ms"`
 	StartedAt  time.Time          `json:"started_at"`

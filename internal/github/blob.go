@@ -6,45 +6,36 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 
 	gh "github.com/google/go-github/v60/github"
 )
 
-// CreateBlobFromFile stores the file at path as a git blob in the
+// CreateBlob stores size bytes read from open as a git blob in the
 // repository (POST git/blobs) and returns its sha. The request body is
-// streamed from the file, base64-encoded on the way: a file of tens of MiB
-// is never held in memory, as go-github's CreateBlob would hold it (its
-// content and then its JSON). A retried request reads the file again.
-func (c *Client) CreateBlobFromFile(ctx context.Context, path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("store %s as a blob: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("store %s as a blob: not a regular file", path)
-	}
-	size := st.Size()
+// streamed, base64-encoded on the way: a file of tens of MiB is never held
+// in memory, as go-github's CreateBlob would hold it (its content and then
+// its JSON). A retried request calls open again.
+func (c *Client) CreateBlob(ctx context.Context, size int64, open func() (io.ReadCloser, error)) (string, error) {
 	req, err := c.gh.NewRequest(http.MethodPost, fmt.Sprintf("repos/%s/%s/git/blobs", c.owner, c.repo), nil)
 	if err != nil {
 		return "", err
 	}
 	const head, tail = `{"encoding":"base64","content":"`, `"}`
 	body := func() (io.ReadCloser, error) {
-		f, err := os.Open(path)
+		src, err := open()
 		if err != nil {
 			return nil, err
 		}
 		pr, pw := io.Pipe()
 		go func() {
-			defer f.Close()
+			defer src.Close()
 			_, err := io.WriteString(pw, head)
 			if err == nil {
 				enc := base64.NewEncoder(base64.StdEncoding, pw)
 				var n int64
-				n, err = io.Copy(enc, io.LimitReader(f, size+1))
+				n, err = io.Copy(enc, io.LimitReader(src, size+1))
 				if err == nil && n != size {
-					err = fmt.Errorf("%s changed while it was being stored: %d bytes, not %d", path, n, size)
+					err = fmt.Errorf("it changed while it was being stored: %d bytes, not %d", n, size)
 				}
 				if err == nil {
 					err = enc.Close()
@@ -58,17 +49,17 @@ func (c *Client) CreateBlobFromFile(ctx context.Context, path string) (string, e
 		return pr, nil
 	}
 	if req.Body, err = body(); err != nil {
-		return "", fmt.Errorf("store %s as a blob: %w", path, err)
+		return "", fmt.Errorf("store a blob: %w", err)
 	}
 	req.GetBody = body
 	req.ContentLength = int64(len(head)) + int64(base64.StdEncoding.EncodedLen(int(size))) + int64(len(tail))
 	req.Header.Set("Content-Type", "application/json")
 	var blob gh.Blob
 	if _, err := c.gh.Do(ctx, req, &blob); err != nil {
-		return "", err
+		return "", fmt.Errorf("store a blob: %w", err)
 	}
 	if blob.GetSHA() == "" {
-		return "", fmt.Errorf("store %s as a blob: the answer holds no sha", path)
+		return "", fmt.Errorf("store a blob: the answer holds no sha")
 	}
 	return blob.GetSHA(), nil
 }

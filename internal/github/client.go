@@ -51,11 +51,6 @@ type Options struct {
 	// RequestTimeout bounds one attempt of one request, body included;
 	// 0 means 60 seconds.
 	RequestTimeout time.Duration
-	// CommitAttempts bounds the read-rechain-update rounds of CommitBack
-	// when the branch keeps moving; 0 means 20. Each round lost is lost to
-	// a writer that succeeded, so n writers racing need at most n rounds;
-	// 20 covers a 16-job matrix committing at once with room to spare.
-	CommitAttempts int
 	// DefaultBranch is the repository's default branch when the caller
 	// already knows it, e.g. from the event payload (DefaultBranchOf);
 	// then DefaultBranch asks GitHub nothing. Empty: asked once, when
@@ -69,8 +64,6 @@ type Client struct {
 	tr          *transport
 	owner, repo string
 	author      string
-	sleep       func(ctx context.Context, d time.Duration) error
-	attempts    int
 
 	mu            sync.Mutex
 	defaultBranch string
@@ -120,17 +113,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		owner:    owner,
 		repo:     repo,
 		author:   opts.Author,
-		sleep:    tr.sleep,
-		attempts: opts.CommitAttempts,
 		comments: map[commentKey]int64{},
 
 		defaultBranch: opts.DefaultBranch,
 	}
 	if c.author == "" {
 		c.author = DefaultAuthor
-	}
-	if c.attempts <= 0 {
-		c.attempts = 20
 	}
 	return c, nil
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	gh "github.com/google/go-github/v60/github"
 )
 
 // readFile returns the content of a repository file at ref, or nil when it
@@ -56,29 +54,4 @@ func (c *Client) ReadFile(ctx context.Context, branch, path string) ([]byte, err
 		branch = b
 	}
 	return c.readFile(ctx, path, "heads/"+branch)
-}
-
-// ListDir returns the names of the entries of the repository directory dir
-// on branch (empty: the default branch), or nil when it does not exist
-// there.
-func (c *Client) ListDir(ctx context.Context, branch, dir string) ([]string, error) {
-	if branch == "" {
-		b, err := c.DefaultBranch(ctx)
-		if err != nil {
-			return nil, err
-		}
-		branch = b
-	}
-	_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(dir), &gh.RepositoryContentGetOptions{Ref: "heads/" + branch})
-	if err != nil {
-		if statusOf(err) == http.StatusNotFound {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list %s on %s: %w", dir, branch, err)
-	}
-	names := make([]string, 0, len(list))
-	for _, e := range list {
-		names = append(names, e.GetName())
-	}
-	return names, nil
 }

@@ -1,8 +1,11 @@
 // Package github is optr's GitHub client, built on go-github: who may act
 // (repository permission), reactions, the progress, checkpoint and
 // escalation comments (found again by hidden marker and author, edited in
-// place), and the commit-back of the ledger and a run's files through the
-// Git Data API with compare-and-swap on the branch.
+// place), pull requests, and the Git Data API that commit-back writes
+// through (the client is a gitdata.Store: read a branch's tip, files and
+// directories; create blobs, trees and commits; move a branch with
+// compare-and-swap). What a commit-back commits is package commitback's;
+// this package knows nothing of the ledger.
 //
 // Every request goes through one transport that waits out GitHub's rate
 // limits (403 primary and secondary, and 429, which go-github v60 does not

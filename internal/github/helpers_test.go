@@ -12,26 +12,16 @@ import (
 
 const repo = githubtest.DefaultRepo
 
-// sleeper records the waits a Client asks for. With scale > 0 it also
-// sleeps d/scale, so that concurrent writers still spread out.
+// sleeper records the waits a Client asks for, without waiting.
 type sleeper struct {
 	mu    sync.Mutex
 	waits []time.Duration
-	scale time.Duration
 }
 
 func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	s.waits = append(s.waits, d)
 	s.mu.Unlock()
-	if s.scale > 0 {
-		timer := time.NewTimer(d / s.scale)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		}
-	}
 	return ctx.Err()
 }
 

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/optr-dev/optr/internal/gitdata"
 )
 
 // Tip is a branch's head commit and that commit's tree.
@@ -28,17 +30,16 @@ func (c *Client) BranchTip(ctx context.Context, branch string) (Tip, error) {
 		}
 		branch = b
 	}
-	t, err := c.headOf(ctx, branch)
-	if err != nil {
-		if errors.Is(err, errEmptyRepo) {
-			return Tip{}, fmt.Errorf("read branch %s of %s: the repository has no commit yet", branch, c.Repository())
-		}
-		if statusOf(err) == http.StatusNotFound || statusOf(err) == http.StatusUnprocessableEntity {
-			return Tip{}, fmt.Errorf("read branch %s of %s: no such branch: check changes.base", branch, c.Repository())
-		}
-		return Tip{}, fmt.Errorf("read branch %s of %s: %w", branch, c.Repository(), err)
+	t, err := c.ReadTip(ctx, branch)
+	switch {
+	case errors.Is(err, gitdata.ErrEmptyRepository):
+		return Tip{}, fmt.Errorf("read branch %s of %s: the repository has no commit yet", branch, c.Repository())
+	case errors.Is(err, gitdata.ErrNoBranch):
+		return Tip{}, fmt.Errorf("read branch %s of %s: no such branch: check changes.base", branch, c.Repository())
+	case err != nil:
+		return Tip{}, fmt.Errorf("%s: %w", c.Repository(), err)
 	}
-	return Tip{Commit: t.sha, Tree: t.tree}, nil
+	return Tip{Commit: t.SHA, Tree: t.Tree}, nil
 }
 
 // File is a repository file: its content and mode (100644, 100755, or
@@ -88,7 +89,7 @@ func (c *Client) ReadFiles(ctx context.Context, tip Tip, paths []string) ([]File
 	}
 	var out []File
 	for _, p := range paths {
-		if !validPath(p) {
+		if !gitdata.ValidPath(p) {
 			return nil, fmt.Errorf("read files: %q is not a clean repository-relative path", p)
 		}
 		entries, err := list(parentDir(p))
@@ -150,7 +151,7 @@ func (c *Client) PushChange(ctx context.Context, req ChangeRequest) (string, err
 	switch {
 	case req.Tip.Commit == "" || req.Tip.Tree == "":
 		return "", errors.New("push the change: no base commit given: read it with BranchTip")
-	case !validPath(req.Branch) || strings.Contains(req.Branch, ".."):
+	case !gitdata.ValidPath(req.Branch) || strings.Contains(req.Branch, ".."):
 		return "", fmt.Errorf("push the change: %q is not a valid branch name", req.Branch)
 	case req.Message == "":
 		return "", errors.New("push the change: the commit message is empty")
@@ -162,7 +163,7 @@ func (c *Client) PushChange(ctx context.Context, req ChangeRequest) (string, err
 	entries := make([]*gh.TreeEntry, 0, len(req.Files))
 	seen := map[string]bool{}
 	for _, f := range req.Files {
-		if !validPath(f.Path) || seen[f.Path] {
+		if !gitdata.ValidPath(f.Path) || seen[f.Path] {
 			return "", fmt.Errorf("push the change: file path %q is not a clean repository-relative path, or is given twice", f.Path)
 		}
 		seen[f.Path] = true
@@ -191,29 +192,24 @@ func (c *Client) PushChange(ctx context.Context, req ChangeRequest) (string, err
 	if err != nil {
 		return "", fmt.Errorf("push the change: create the tree: %w", err)
 	}
-	nc := &gh.Commit{
-		Message: gh.String(req.Message),
-		Tree:    &gh.Tree{SHA: tree.SHA},
-		Parents: []*gh.Commit{{SHA: gh.String(req.Tip.Commit)}},
-	}
-	if req.AuthorName != "" {
-		nc.Author = &gh.CommitAuthor{Name: gh.String(req.AuthorName), Email: gh.String(req.AuthorEmail)}
-	}
-	commit, _, err := c.gh.Git.CreateCommit(ctx, c.owner, c.repo, nc, nil)
+	commit, err := c.CreateCommit(ctx, gitdata.NewCommit{
+		Message: req.Message, Tree: tree.GetSHA(), Parent: req.Tip.Commit,
+		Author: gitdata.Author{Name: req.AuthorName, Email: req.AuthorEmail},
+	})
 	if err != nil {
-		return "", fmt.Errorf("push the change: create the commit: %w", err)
+		return "", fmt.Errorf("push the change: %w", err)
 	}
 	ref := "refs/heads/" + req.Branch
-	_, _, err = c.gh.Git.CreateRef(ctx, c.owner, c.repo, &gh.Reference{Ref: gh.String(ref), Object: &gh.GitObject{SHA: commit.SHA}})
+	_, _, err = c.gh.Git.CreateRef(ctx, c.owner, c.repo, &gh.Reference{Ref: gh.String(ref), Object: &gh.GitObject{SHA: gh.String(commit)}})
 	if err == nil {
-		return commit.GetSHA(), nil
+		return commit, nil
 	}
 	if statusOf(err) != http.StatusUnprocessableEntity {
 		return "", fmt.Errorf("push the change: create branch %s: %w", req.Branch, err)
 	}
 	existing, _, gerr := c.gh.Git.GetRef(ctx, c.owner, c.repo, "heads/"+req.Branch)
-	if gerr == nil && existing.GetObject().GetSHA() == commit.GetSHA() {
-		return commit.GetSHA(), nil
+	if gerr == nil && existing.GetObject().GetSHA() == commit {
+		return commit, nil
 	}
 	return "", fmt.Errorf("push the change: branch %s of %s: %w (%s); optr never force-pushes, a new run gets a new branch",
 		req.Branch, c.Repository(), ErrBranchExists, messageOf(err))

@@ -4,8 +4,9 @@ import (
 	"context"
 	"maps"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/optr-dev/optr/internal/gitdata"
 )
 
 // Stats counts the requests a Client sent.
@@ -31,9 +32,7 @@ type counter struct {
 func newCounter() *counter { return &counter{s: Stats{ByOperation: map[string]int{}}} }
 
 func (c *counter) request(ctx context.Context, op string, retry bool) {
-	if n, ok := ctx.Value(requestCountKey{}).(*atomic.Int64); ok {
-		n.Add(1)
-	}
+	gitdata.CountRequest(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.s.Requests++
@@ -61,14 +60,4 @@ func (c *counter) snapshot() Stats {
 	s := c.s
 	s.ByOperation = maps.Clone(c.s.ByOperation)
 	return s
-}
-
-// requestCountKey marks a context whose requests are also counted in an
-// *atomic.Int64, so one operation can report its own request count while
-// others run concurrently.
-type requestCountKey struct{}
-
-func withRequestCount(ctx context.Context) (context.Context, *atomic.Int64) {
-	n := new(atomic.Int64)
-	return context.WithValue(ctx, requestCountKey{}, n), n
 }

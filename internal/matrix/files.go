@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/optr-dev/optr/internal/datalake"
 )
@@ -78,49 +77,37 @@ func copyFile(src, dst string) (string, error) {
 
 // agentFile is one file a task left, verified, to be put into the run.
 type agentFile struct {
-	rel string // slash-separated, below agent-files/
-	src string // its path in the task folder
+	rel     string // slash-separated, below agent-files/
+	taskDir string // the task folder it is in, below FilesDir
+	sha256  string // what it hashed to when it was verified
 }
 
 // verifyFiles checks the files a task result lists: safe relative paths,
-// regular files of at most datalake.MaxAgentFile bytes, with the listed
-// hashes. The error says which one is wrong.
+// regular files of at most datalake.MaxAgentFile bytes reached without a
+// link (openBeneath), with the listed hashes. The error says which one is
+// wrong.
 func verifyFiles(taskDir string, files map[string]string) ([]agentFile, error) {
 	var out []agentFile
 	for rel, want := range files {
-		local := filepath.FromSlash(rel)
-		if rel == "" || strings.Contains(rel, `\`) || !filepath.IsLocal(local) || filepath.ToSlash(filepath.Clean(local)) != rel {
-			return nil, fmt.Errorf("tampered: agent file %q is not a plain relative path", rel)
-		}
-		src := filepath.Join(taskDir, FilesDir, local)
-		fi, err := os.Lstat(src)
+		got, err := hashBeneath(filepath.Join(taskDir, FilesDir), rel, datalake.MaxAgentFile)
 		if err != nil {
-			return nil, fmt.Errorf("agent file %s: %w", rel, err)
-		}
-		if !fi.Mode().IsRegular() || fi.Size() > datalake.MaxAgentFile {
-			return nil, fmt.Errorf("tampered: agent file %s is not a regular file of at most %d bytes", rel, datalake.MaxAgentFile)
-		}
-		got, err := hashFile(src)
-		if err != nil {
-			return nil, fmt.Errorf("agent file %s: %w", rel, err)
+			return nil, fmt.Errorf("tampered: agent file %q: %w", rel, err)
 		}
 		if got != want {
 			return nil, fmt.Errorf("tampered: agent file %s hashes to %s, but the result says %s", rel, got, want)
 		}
-		out = append(out, agentFile{rel: rel, src: src})
+		out = append(out, agentFile{rel: rel, taskDir: taskDir, sha256: want})
 	}
 	return out, nil
 }
 
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+// put copies the file into the run's $OPTR_OUTPUT_DIR, out, checking that
+// it is still the file verified.
+func (f agentFile) put(out string) error {
+	return copyBeneath(filepath.Join(f.taskDir, FilesDir), f.rel, datalake.MaxAgentFile, filepath.Join(out, filepath.FromSlash(f.rel)), f.sha256)
+}
+
+// path is where the file is, for messages.
+func (f agentFile) path() string {
+	return filepath.Join(f.taskDir, FilesDir, filepath.FromSlash(f.rel))
 }

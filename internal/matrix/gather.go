@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/executor"
-	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -166,7 +164,7 @@ func (g *Gathered) addFiles(task string, files []agentFile) {
 	slices.SortFunc(files, func(a, b agentFile) int { return strings.Compare(a.rel, b.rel) })
 	for _, f := range files {
 		if i := slices.IndexFunc(g.files, func(o agentFile) bool { return o.rel == f.rel }); i >= 0 {
-			g.Refused = append(g.Refused, Refusal{Path: f.src, Task: task,
+			g.Refused = append(g.Refused, Refusal{Path: f.path(), Task: task,
 				Reason: fmt.Sprintf("agent file %s was left by an earlier task too; the first is kept", f.rel)})
 			continue
 		}
@@ -210,7 +208,8 @@ func findResults(from string) ([]string, error) {
 
 // load reads and verifies one task result; the error says why it is refused.
 func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, []byte, error) {
-	data, err := readRegular(path, maxResultBytes)
+	dir := filepath.Dir(path)
+	data, err := readBeneath(dir, ResultFile, maxResultBytes)
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
 	}
@@ -237,7 +236,7 @@ func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Resul
 	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) && !unchecked(tr) {
 		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
-	output, err := readRegular(filepath.Join(filepath.Dir(path), OutputFile), outputLimit(plan))
+	output, err := readBeneath(dir, OutputFile, outputLimit(plan))
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
@@ -249,13 +248,13 @@ func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Resul
 			return nil, nil, nil, nil, nil, fmt.Errorf("tampered: an escalation of run %q, kind %q", e.Run, e.Kind)
 		}
 	}
-	files, err := verifyFiles(filepath.Dir(path), tr.Files)
+	files, err := verifyFiles(dir, tr.Files)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
 	var report *string
 	if tr.ReportSHA256 != "" {
-		data, err := readRegular(filepath.Join(filepath.Dir(path), ReportFile), outputLimit(plan))
+		data, err := readBeneath(dir, ReportFile, outputLimit(plan))
 		if err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
 		}
@@ -265,7 +264,7 @@ func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Resul
 		text := string(data)
 		report = &text
 	}
-	patch, err := loadPatch(plan, filepath.Dir(path), tr.Result)
+	patch, err := loadPatch(plan, dir, tr.Result)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
@@ -292,7 +291,7 @@ func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
 	if ch.Base != plan.Commit {
 		return nil, fmt.Errorf("foreign: the change starts from commit %s, but the plan's changes start from %q", ch.Base, plan.Commit)
 	}
-	data, err := readRegular(filepath.Join(dir, PatchFile), maxPatchBytes)
+	data, err := readBeneath(dir, PatchFile, maxPatchBytes)
 	if err != nil {
 		return nil, fmt.Errorf("unreadable change: %w", err)
 	}
@@ -358,18 +357,6 @@ func outputLimit(plan *Plan) int64 {
 func unchecked(tr TaskResult) bool {
 	c := tr.Checks
 	return len(c.Verdicts) == 0 && len(c.Invariants) == 0 && !c.Admissible && tr.Result.Status != executor.Succeeded
-}
-
-// readRegular reads a regular file (not a link) of at most limit bytes.
-func readRegular(path string, limit int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
-	}
-	return inputfile.ReadFile(path, limit)
 }
 
 func verdictNames(vs []check.Verdict) []string {

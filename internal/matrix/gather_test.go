@@ -112,7 +112,7 @@ func TestGatherRefuses(t *testing.T) {
 			change: editResult("good", func(m map[string]any) {
 				m["files"] = map[string]any{"../../etc/passwd": strings.Repeat("0", 64)}
 			}),
-			refused: []string{`good: tampered: agent file "../../etc/passwd" is not a plain relative path`},
+			refused: []string{`good: tampered: agent file "../../etc/passwd": not a plain relative path`},
 			failed:  []string{"good"},
 		},
 		{
@@ -192,8 +192,40 @@ func TestGatherRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			refused: []string{"good: unreadable: result.json is not a regular file"},
+			refused: []string{"good: unreadable: result.json is a symbolic link"},
 			failed:  []string{"good"},
+		},
+		{
+			// Issue 27 item 4: only the last component was checked, so a
+			// linked directory in files/ committed /etc/passwd.
+			name: "agent file below a linked directory",
+			change: func(t *testing.T, dir string) {
+				outside := t.TempDir()
+				writeFile(t, filepath.Join(outside, "secret.txt"), "root:x:0:0\n")
+				if err := os.Symlink(outside, filepath.Join(dir, "optr-task-good", FilesDir, "evil")); err != nil {
+					t.Fatal(err)
+				}
+				editResult("good", func(m map[string]any) {
+					m["files"].(map[string]any)["evil/secret.txt"] = executor.SHA256Hex("root:x:0:0\n")
+				})(t, dir)
+			},
+			refused: []string{`good: tampered: agent file "evil/secret.txt": evil is a symbolic link`},
+			failed:  []string{"good"},
+		},
+		{
+			name: "output is a link",
+			change: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, "optr-task-sloppy", OutputFile)
+				other := filepath.Join(t.TempDir(), "output.md")
+				if err := os.Rename(p, other); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			refused: []string{"sloppy: unreadable output: output.md is a symbolic link"},
+			failed:  []string{"sloppy"},
 		},
 	}
 	for _, tt := range tests {
@@ -257,11 +289,11 @@ func TestRunTaskUnknown(t *testing.T) {
 func TestGatherKeepsTheFirstOfClashingAgentFiles(t *testing.T) {
 	t.Parallel()
 	g := &Gathered{}
-	g.addFiles("a", []agentFile{{rel: "x.md", src: "a/x.md"}, {rel: "a.md", src: "a/a.md"}})
-	g.addFiles("b", []agentFile{{rel: "x.md", src: "b/x.md"}, {rel: "b.md", src: "b/b.md"}})
+	g.addFiles("a", []agentFile{{rel: "x.md", taskDir: "a"}, {rel: "a.md", taskDir: "a"}})
+	g.addFiles("b", []agentFile{{rel: "x.md", taskDir: "b"}, {rel: "b.md", taskDir: "b"}})
 	var kept []string
 	for _, f := range g.files {
-		kept = append(kept, f.src)
+		kept = append(kept, f.taskDir+"/"+f.rel)
 	}
 	if diff := cmp.Diff([]string{"a/a.md", "a/x.md", "b/b.md"}, kept); diff != "" {
 		t.Errorf("kept files (-want +got):\n%s", diff)

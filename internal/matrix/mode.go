@@ -83,7 +83,7 @@ func charge(ctx context.Context, x *pipeline.Execution, g *Gathered) {
 // pipeline sanitises that folder after the mode ran).
 func putFiles(x *pipeline.Execution, g *Gathered) error {
 	for _, f := range g.files {
-		if _, err := copyFile(f.src, filepath.Join(x.Options.Request.OutputDir, filepath.FromSlash(f.rel))); err != nil {
+		if err := f.put(x.Options.Request.OutputDir); err != nil {
 			return fmt.Errorf("put agent file %s into the run: %w", f.rel, err)
 		}
 	}

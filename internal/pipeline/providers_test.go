@@ -147,11 +147,15 @@ func faultsFor(provider string) []fault {
 		{"429", llmtest.Reply{Status: 429, Headers: map[string]string{"retry-after-ms": "5"}}, "transient"},
 		{"500", llmtest.Reply{Status: 500}, "transient"},
 		{"truncated", llmtest.Reply{Truncate: true}, "transient"},
-		{"not json", llmtest.Reply{Text: "Sure! Here is my answer, in prose."}, "systematic"},
 		{"400", llmtest.Reply{Status: 400}, "fatal"},
 	}
 	if provider == "anthropic" {
-		fs = append(fs, fault{"529", llmtest.Reply{Status: 529}, "transient"})
+		// Prose is a text-answering model's output; optr's form with
+		// nothing in it is not.
+		fs = append(fs, fault{"529", llmtest.Reply{Status: 529}, "transient"},
+			fault{"empty output", llmtest.Reply{Text: `{"output": " "}`}, "systematic"})
+	} else {
+		fs = append(fs, fault{"not json", llmtest.Reply{Text: "Sure! Here is my answer, in prose."}, "systematic"})
 	}
 	return fs
 }

@@ -120,7 +120,10 @@ type TableRow struct {
 	Invariants []string             `json:"invariants"`
 	Failed     []string             `json:"failed"`
 	TTVms      int64                `json:"ttv_ms"`
-	ExecMS     int64                `json:"exec_ms"`
+	// TTVClaimedMS is the agent's own TTV claim when it was earlier than
+	// its first output and TTVms was bounded to that.
+	TTVClaimedMS int64 `json:"ttv_claimed_ms,omitempty"`
+	ExecMS       int64 `json:"exec_ms"`
 	// Tokens and CostUSD are everything spent for the agent: its
 	// attempts, analyses and the judges of its output. CostUSD is null
 	// when the cost is unknown (an unpriced model, a command agent).
@@ -139,7 +142,7 @@ func (rep *Report) Table() []TableRow {
 		r := byAgent[row.Agent]
 		tr := TableRow{Row: row}
 		if r != nil {
-			tr.Status, tr.TTVms, tr.ExecMS = r.Status, r.TTVms, r.ExecMS
+			tr.Status, tr.TTVms, tr.TTVClaimedMS, tr.ExecMS = r.Status, r.TTVms, r.TTVClaimedMS, r.ExecMS
 			spent := rep.Spent(r.Agent)
 			tr.Tokens, tr.CostUSD = spent.Tokens(), spent.USDOrNil()
 			tr.Invariants = r.Checks.Invariants
@@ -220,6 +223,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 			"attempts":      int64(len(r.Attempts)),
 		}
 		addSpend(res, rep.Spent(r.Agent), "tokens_in", "tokens_out")
+		if r.TTVClaimedMS > 0 {
+			res["ttv_claimed_ms"] = r.TTVClaimedMS
+		}
 		if r.Change != nil { // the result's code change (DESIGN §4.12)
 			res["patch_sha256"] = r.Change.PatchSHA256
 			res["files_changed"] = int64(len(r.Change.Files))

@@ -39,7 +39,7 @@ func (rep *Report) View() progress.View {
 	for _, t := range rep.Table() {
 		v.Table = append(v.Table, progress.Row{
 			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: t.Failed,
-			TTVms: t.TTVms, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
+			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
 			Error: noResult[t.Agent],
 		})
 	}

@@ -55,9 +55,19 @@ func tableRow(r Row, selected bool) string {
 		admissible = "yes"
 	}
 	return "| " + strings.Join([]string{
-		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ms(r.TTVms), ms(r.ExecMS),
+		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ttv(r), ms(r.ExecMS),
 		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
 	}, " | ") + " |\n"
+}
+
+// ttv renders the TTV cell: a claim raised to the agent's first output
+// (it cannot have given value before it gave anything) says what was
+// claimed.
+func ttv(r Row) string {
+	if r.TTVClaimedMS > 0 {
+		return ms(r.TTVms) + " (claimed " + ms(r.TTVClaimedMS) + ")"
+	}
+	return ms(r.TTVms)
 }
 
 // list renders untrusted items as one table cell.
@@ -94,7 +104,7 @@ func TextTable(rows []Row, selected string) string {
 			ok = "yes"
 		}
 		cells := []string{
-			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ms(r.TTVms)), dash(ms(r.ExecMS)),
+			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ttv(r)), dash(ms(r.ExecMS)),
 			dash(Thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {

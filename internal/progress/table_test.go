@@ -112,3 +112,20 @@ func TestTextTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
 		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestTableSaysWhenATTVClaimWasBounded: a TTV raised to the agent's first
+// output says what the agent claimed (issue 22 item 7).
+func TestTableSaysWhenATTVClaimWasBounded(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "liar", Admissible: true, TTVms: 1000, TTVClaimedMS: 1, ExecMS: 1000, Score: 50},
+		{Agent: "honest", Admissible: true, TTVms: 17, ExecMS: 17, Score: 90},
+	}
+	md := Table(View{Table: rows, Selected: "honest"})
+	if !strings.Contains(md, "(claimed 1ms)") || strings.Count(md, "claimed") != 1 {
+		t.Errorf("the Markdown table does not say which claim was bounded:\n%s", md)
+	}
+	if text := TextTable(rows, "honest"); !strings.Contains(text, "claimed 1ms") {
+		t.Errorf("the terminal table does not say which claim was bounded:\n%s", text)
+	}
+}

@@ -120,8 +120,12 @@ type Row struct {
 	// Error is why the agent gave no result, its final error (untrusted);
 	// empty when it gave one.
 	Error string
-	// TTVms is the agent's time-to-value estimate in milliseconds.
+	// TTVms is the agent's time-to-value in milliseconds: its own claim,
+	// or what was measured.
 	TTVms int64
+	// TTVClaimedMS is the agent's claim when it was earlier than its first
+	// output: TTVms was bounded to that, and the table says so.
+	TTVClaimedMS int64
 	// ExecMS is the measured execution time in milliseconds.
 	ExecMS int64
 	// Score is the weighted score (0–100).

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // Placeholder replaces each secret value.
@@ -20,13 +22,18 @@ const Placeholder = "[redacted]"
 // shortest fragment of a secret treated as the secret at a cut edge.
 const minLen = 8
 
-// Names lists the environment variables that hold secrets optr knows of.
+// Names lists the environment variables that hold secrets optr knows of:
+// the github-token input in both spellings, GitHub's tokens, every
+// provider's key variables (from the registry of providers), the runner's
+// tokens and the ledger's signing key.
 func Names() []string {
-	return []string{
-		"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN",
-		"COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY",
-		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "OPTR_LEDGER_KEY",
+	names := []string{"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"}
+	for _, k := range provider.KeyVars() {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
 	}
+	return append(names, "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "OPTR_LEDGER_KEY")
 }
 
 // Redactor replaces known secret values. The zero value and nil redact

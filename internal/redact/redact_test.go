@@ -1,6 +1,11 @@
 package redact
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/provider"
+)
 
 func TestRedactor(t *testing.T) {
 	t.Parallel()
@@ -114,4 +119,19 @@ func FuzzRedactorCut(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNamesHoldEveryProviderKey: the key variables of every provider in the
+// registry are secrets, with GitHub's and the runner's tokens.
+func TestNamesHoldEveryProviderKey(t *testing.T) {
+	t.Parallel()
+	names := Names()
+	for _, k := range append(provider.KeyVars(), "GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN", "OPTR_LEDGER_KEY") {
+		if !slices.Contains(names, k) {
+			t.Errorf("Names lacks %s: %v", k, names)
+		}
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+		t.Errorf("Names lists a variable twice: %v", names)
+	}
 }

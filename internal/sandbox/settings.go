@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // Settings are what a Run is made from.
@@ -54,18 +55,11 @@ var registryHosts = map[string][]string{
 	"python": {"pypi.org", "files.pythonhosted.org"},
 }
 
-// providerKeys map a provider key's variable to its API host, so that a
-// command agent given OPENAI_API_KEY through pass-env (Codex CLI, say)
-// reaches its provider under "defaults".
-var providerKeys = map[string]string{
-	"OPENAI_API_KEY":    "api.openai.com",
-	"ANTHROPIC_API_KEY": "api.anthropic.com",
-}
-
 // Hosts expands the entries of sandbox.network: "defaults" becomes the
 // configured LLM providers' API hosts (their base-url, the provider's own
-// host, the host of AZURE_OPENAI_ENDPOINT, the host a pass-env key
-// belongs to) and GitHub's (with GITHUB_SERVER_URL and GITHUB_API_URL on
+// host or the host of its endpoint variable such as AZURE_OPENAI_ENDPOINT,
+// as the registry of providers says: provider.Provider.APIHost; the host
+// a pass-env key belongs to) and GitHub's (with GITHUB_SERVER_URL and GITHUB_API_URL on
 // GitHub Enterprise Server); go, node and python become their registries;
 // anything else is kept. Duplicates are dropped.
 func Hosts(cfg *config.Config, entries []string, environ []string) []string {
@@ -104,18 +98,16 @@ func defaultHosts(cfg *config.Config, environ []string) []string {
 	for _, name := range cfg.AgentNames {
 		a := cfg.Agents[name]
 		out = append(out, hostOf(a.BaseURL))
-		switch a.Provider {
-		case config.ProviderOpenAI:
-			out = append(out, providerKeys["OPENAI_API_KEY"])
-		case config.ProviderAnthropic:
-			out = append(out, providerKeys["ANTHROPIC_API_KEY"])
-		case config.ProviderAzureOpenAI:
-			out = append(out, hostOf(get("AZURE_OPENAI_ENDPOINT")))
+		if p, ok := provider.Lookup(a.Provider); ok {
+			out = append(out, p.APIHost(get))
 		}
+		// A provider key passed to a command agent (Codex CLI, say)
+		// reaches its provider's API.
 		for _, k := range a.PassEnv {
-			out = append(out, providerKeys[k])
-			if k == "AZURE_OPENAI_API_KEY" {
-				out = append(out, hostOf(get("AZURE_OPENAI_ENDPOINT")))
+			for _, p := range provider.All() {
+				if slices.Contains(p.KeyEnv, k) {
+					out = append(out, p.APIHost(get))
+				}
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/redact"
@@ -50,6 +52,24 @@ func (t *tailBuffer) String() string {
 	b, cut = kept, cut+int64(len(b)-len(kept))
 	return fmt.Sprintf("[optr: the first %d bytes of stderr were cut, the last %d are kept]\n", cut, len(b)) + string(b)
 }
+
+// firstOutput passes the answer on to w and remembers when its first byte
+// came, after start.
+type firstOutput struct {
+	w     io.Writer
+	start time.Time
+	at    atomic.Int64 // nanoseconds after start, 0 until the first byte
+}
+
+func (f *firstOutput) Write(b []byte) (int, error) {
+	if len(b) > 0 && f.at.Load() == 0 {
+		f.at.CompareAndSwap(0, max(1, int64(time.Since(f.start))))
+	}
+	return f.w.Write(b)
+}
+
+// after is when the first byte came after start, 0 when none did.
+func (f *firstOutput) after() time.Duration { return time.Duration(f.at.Load()) }
 
 // progressWriter reports every chunk written through it as a sign of life.
 type progressWriter struct {

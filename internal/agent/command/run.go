@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/optr-dev/optr/internal/procgroup"
 
@@ -62,7 +63,8 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		Max: int64(a.opts.MaxOutput), InMemory: a.opts.InMemory, Redactor: a.opts.Redactor,
 		OnOver: func() { stop(errOutputTooLarge) },
 	})
-	parser := frames.New(stdout, frames.Options{OnEvent: col.event, OnMalformed: col.malformed})
+	first := &firstOutput{w: stdout, start: time.Now()}
+	parser := frames.New(first, frames.Options{OnEvent: col.event, OnMalformed: col.malformed})
 	stderr := &tailBuffer{max: a.opts.MaxStderr, redact: a.opts.Redactor}
 
 	cmd := exec.CommandContext(attemptCtx, path, a.argv[1:]...)
@@ -98,7 +100,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	resp.Output, resp.Spool = kept.Text, kept.File
 	resp.Stderr = stderr.String()
 	resp.Signals = col.signals
-	resp.TTV = col.ttv
+	resp.TTV, resp.FirstOutput = col.ttv, first.after()
 	if cmd.ProcessState != nil {
 		resp.ExitCode = cmd.ProcessState.ExitCode()
 	}

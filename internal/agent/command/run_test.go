@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 )
@@ -130,6 +132,10 @@ printf 'a warning\n' >&2
 			{Kind: "REPORT_CREATED", Payload: "reports/a.md"},
 		},
 	}
+	if resp.FirstOutput <= 0 {
+		t.Errorf("FirstOutput = %v, want when \"line one\" came", resp.FirstOutput)
+	}
+	resp.FirstOutput = 0
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Fatalf("response (-want +got):\n%s", diff)
 	}
@@ -141,6 +147,48 @@ printf 'a warning\n' >&2
 	}
 	if l := logs.String(); !strings.Contains(l, "BOGUS") || !strings.Contains(l, "agent=scripted") {
 		t.Fatalf("the malformed frame was not logged with the agent's name:\n%s", l)
+	}
+}
+
+// TestRunFirstOutputIsTheAnswers checks issue 22 item 7's measure: when a
+// command agent's answer first appeared, frames not counted. The agent
+// claims its TTV in a frame at once and answers only after the test lets
+// it, gap later: its first output comes at least gap after the frame. (A
+// measure that counted the frame would say less whenever the agent
+// started within gap; it can never say more.)
+func TestRunFirstOutputIsTheAnswers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release")
+	body := `printf '<<<OPTR:RESULT:{"ttv_ms":1}>>>\n'
+while [ ! -e ` + release + ` ]; do sleep 0.01; done
+printf 'the answer\n'
+`
+	const gap = 200 * time.Millisecond
+	framed := make(chan struct{}, 1)
+	a := newAgent(t, config.Agent{Run: []string{"sh", script(t, body)}}, Options{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-framed
+		time.Sleep(gap) // the gap the measure must see; nothing waits on it
+		if err := os.WriteFile(release, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}()
+	var once sync.Once
+	resp, err := a.Run(t.Context(), agent.Request{Dir: dir, Progress: func(agent.Progress) {
+		once.Do(func() { framed <- struct{}{} })
+	}})
+	<-done
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if resp.Output != "the answer\n" || resp.TTV != time.Millisecond {
+		t.Fatalf("output %q, TTV %v", resp.Output, resp.TTV)
+	}
+	if resp.FirstOutput < gap {
+		t.Errorf("FirstOutput = %v, but the answer came at least %v after the frame", resp.FirstOutput, gap)
 	}
 }
 
@@ -217,7 +265,7 @@ func TestRunExitKeepsOutputAndStderr(t *testing.T) {
 	if err == nil {
 		t.Fatal("exit 3 succeeded")
 	}
-	if diff := cmp.Diff(agent.Response{Output: "partial\n", Stderr: "boom\n", ExitCode: 3}, resp); diff != "" {
+	if diff := cmp.Diff(agent.Response{Output: "partial\n", Stderr: "boom\n", ExitCode: 3}, resp, cmpopts.IgnoreFields(agent.Response{}, "FirstOutput")); diff != "" {
 		t.Fatalf("response (-want +got):\n%s", diff)
 	}
 }

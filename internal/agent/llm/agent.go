@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -47,6 +48,11 @@ type completion struct {
 	// model is the model the API reports.
 	model string
 	usage agent.Usage
+	// structured is true when the request held the model to the answer
+	// schema (a json_schema response format): then only JSON is an
+	// answer. Otherwise the prompt alone asked for it, and a model may
+	// answer the question in plain text instead.
+	structured bool
 }
 
 // caller sends one request. raw receives the HTTP response when there was
@@ -93,7 +99,7 @@ func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, 
 		slog.Duration("elapsed", elapsed), slog.Int64("input_tokens", c.usage.InputTokens),
 		slog.Int64("output_tokens", c.usage.OutputTokens), slog.String("stop", c.stop))
 
-	resp := agent.Response{Model: c.model, Usage: c.usage}
+	resp := agent.Response{Model: c.model, Usage: c.usage, FirstOutput: elapsed}
 	if req.Progress != nil {
 		req.Progress(agent.Progress{Bytes: len(c.text), Tokens: c.usage.OutputTokens})
 	}
@@ -114,7 +120,13 @@ func (a *llmAgent) finish(resp agent.Response, c completion) (agent.Response, er
 			return resp, agent.Errorf(agent.Systematic, "unparseable_output",
 				"the answer stopped at the output limit of %d tokens before its JSON was complete; raise max-tokens or ask for a shorter output: %w", a.maxTokens, err)
 		}
-		return resp, agent.Errorf(agent.Systematic, "unparseable_output", "%w", err)
+		if c.structured || strings.TrimSpace(c.text) == "" || wrapped(c.text) {
+			return resp, agent.Errorf(agent.Systematic, "unparseable_output", "%w", err)
+		}
+		// A model asked for JSON by the prompt alone that answered the
+		// question in plain text (the Copilot CLI has no structured-output
+		// switch): its answer is the output, with no TTV estimate.
+		ans, resp.Raw = answer{Output: c.text}, ""
 	}
 	resp.Output = ans.Output
 	resp.TTV = ans.TTV

@@ -43,6 +43,30 @@ func parseAnswer(text string) (answer, error) {
 	return answer{}, errNoOutput
 }
 
+// wrapped reports whether text holds a JSON object with an "output" member
+// (usable or not): the model meant to answer in optr's form, so an empty
+// or unusable output there is a failure, not a plain-text answer.
+func wrapped(text string) bool {
+	var w outputMember
+	return extract.Object(text, &w) == nil
+}
+
+// outputMember decodes only an object with an "output" member, so that
+// extract.Object moves on to the next candidate otherwise.
+type outputMember struct{}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (*outputMember) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if _, ok := m["output"]; !ok {
+		return errNoOutput
+	}
+	return nil
+}
+
 // wireAnswer decodes only when the object has a usable output, so that
 // extract.Object moves on to the next candidate object otherwise.
 type wireAnswer answer

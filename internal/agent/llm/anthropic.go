@@ -9,29 +9,26 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
-// DefaultAnthropicURL is the Anthropic API's base URL.
-const DefaultAnthropicURL = "https://api.anthropic.com/"
+func init() { register(provider.Anthropic, newAnthropic) }
 
 // newAnthropic returns the caller for the Messages API. Anthropic has no
 // JSON mode every model supports, so the format is asked for in the system
 // prompt and the answer is read tolerantly.
-func newAnthropic(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
+func newAnthropic(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	if err := requireModel(b.name, cfg); err != nil {
 		return nil, err
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, "ANTHROPIC_API_KEY")
+	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
 	if err != nil {
 		return nil, err
 	}
 	b.secret, b.keyVar = key, keyVar
-	baseURL, from := cfg.BaseURL, "base-url"
+	baseURL, from := endpoint(p, cfg, getenv)
 	if baseURL == "" {
-		baseURL, from = getenv("ANTHROPIC_BASE_URL"), "ANTHROPIC_BASE_URL"
-	}
-	if baseURL == "" {
-		baseURL = DefaultAnthropicURL
+		baseURL = p.DefaultURL
 	}
 	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
 		return nil, err

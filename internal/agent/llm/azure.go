@@ -6,39 +6,39 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
+
+func init() { register(provider.AzureOpenAI, newAzure) }
 
 // newAzure returns the caller for Azure OpenAI: Chat Completions at
 // <endpoint>/openai/deployments/<deployment>/chat/completions?api-version=…
 // with the key in the api-key header, both produced by the SDK's azure
 // package. azure.WithEndpoint also keeps ambient OPENAI_* settings out.
-func newAzure(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
+func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	b.model = pick(cfg.Deployment, cfg.Model)
 	if b.model == "" {
 		return nil, badConfig("agent %q (%s): no deployment; add deployment: <name> (or model: <name>) to the agent's config", b.name, cfg.Provider)
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, "AZURE_OPENAI_API_KEY")
+	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
 	if err != nil {
 		return nil, err
 	}
 	b.secret, b.keyVar = key, keyVar
-	endpoint, from := cfg.BaseURL, "base-url"
-	if endpoint == "" {
-		endpoint, from = getenv("AZURE_OPENAI_ENDPOINT"), "AZURE_OPENAI_ENDPOINT"
+	url, from := endpoint(p, cfg, getenv)
+	if url == "" {
+		return nil, badConfig("agent %q (%s): no endpoint; set %s or base-url to https://<resource>.openai.azure.com", b.name, cfg.Provider, p.BaseURLEnv)
 	}
-	if endpoint == "" {
-		return nil, badConfig("agent %q (%s): no endpoint; set AZURE_OPENAI_ENDPOINT or base-url to https://<resource>.openai.azure.com", b.name, cfg.Provider)
-	}
-	u, err := checkEndpoint(b.name, cfg.Provider, endpoint, from)
+	u, err := checkEndpoint(b.name, cfg.Provider, url, from)
 	if err != nil {
 		return nil, err
 	}
 	if u.Scheme != "https" {
 		// The SDK sends Azure keys over https only.
-		return nil, badConfig("agent %q (%s): %s is %q: Azure OpenAI endpoints must use https", b.name, cfg.Provider, from, endpoint)
+		return nil, badConfig("agent %q (%s): %s is %q: Azure OpenAI endpoints must use https", b.name, cfg.Provider, from, url)
 	}
 	opts := []option.RequestOption{
-		azure.WithEndpoint(endpoint, pick(cfg.APIVersion, DefaultAzureAPIVersion)),
+		azure.WithEndpoint(url, pick(cfg.APIVersion, DefaultAzureAPIVersion)),
 		azure.WithAPIKey(key),
 		option.WithHTTPClient(b.client),
 		// One retry layer only: package recovery retries, the SDK does not.

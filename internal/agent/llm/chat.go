@@ -53,7 +53,9 @@ func chatCaller(svc openai.ChatCompletionService, model string, maxTokens int64,
 		if err != nil {
 			return completion{}, err
 		}
-		return chatCompletion(res), nil
+		c := chatCompletion(res)
+		c.structured = schema
+		return c, nil
 	}
 }
 

@@ -15,20 +15,9 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 	"github.com/optr-dev/optr/internal/sandbox/env"
 )
-
-// copilotTokenVars are the variables a copilot agent reads its GitHub token
-// from, in order, when api-key-env names none: the token meant for Copilot,
-// a developer's gh token, the workflow's token.
-var copilotTokenVars = []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"}
-
-// byokKeyVars are the default key variables of the BYOK endpoint kinds.
-var byokKeyVars = map[string]string{
-	config.BYOKOpenAI:    "OPENAI_API_KEY",
-	config.BYOKAzure:     "AZURE_OPENAI_API_KEY",
-	config.BYOKAnthropic: "ANTHROPIC_API_KEY",
-}
 
 // cliProxyVars are how the Copilot CLI reaches the network, passed on
 // from optr's environment beside the sandbox's base (env.FromGetenv).
@@ -47,6 +36,8 @@ type copilotSetup struct {
 	tmp  string
 }
 
+func init() { register(provider.Copilot, newCopilot) }
+
 // newCopilot returns the caller for the copilot provider: GitHub Copilot
 // through the Copilot CLI, driven by the official Go SDK. Each attempt
 // starts the CLI, opens one session with no tools and the prompt as its
@@ -57,7 +48,7 @@ type copilotSetup struct {
 // fails at once with it, so a run whose other agents work goes on without
 // it, and a run where nothing is usable says what to add
 // (agent.UnusableComment).
-func newCopilot(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
+func newCopilot(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	s := &copilotSetup{b: b, tmp: getenv("TMPDIR"), env: env.FromGetenv(getenv)}
 	for _, name := range cliProxyVars {
 		if v := getenv(name); v != "" {
@@ -69,7 +60,10 @@ func newCopilot(b *base, cfg config.Agent, getenv func(string) string) (caller, 
 			return nil, err
 		}
 	} else {
-		vars := copilotTokenVars
+		// The GitHub token, from the registry's variables in order (the
+		// token meant for Copilot, a developer's gh token, the
+		// workflow's token) when api-key-env names none.
+		vars := p.KeyEnv
 		if cfg.APIKeyEnv != "" {
 			vars = []string{cfg.APIKeyEnv}
 		}
@@ -105,11 +99,11 @@ func (s *copilotSetup) setBYOK(cfg config.Agent, getenv func(string) string) err
 	if _, err := checkEndpoint(b.name, cfg.Provider, cfg.BaseURL, "base-url"); err != nil {
 		return err
 	}
-	defVar, ok := byokKeyVars[cfg.BYOK]
+	endpoint, ok := provider.ForBYOK(cfg.BYOK)
 	if !ok {
 		return badConfig("agent %q (copilot): byok %q is not one of openai, azure, anthropic", b.name, cfg.BYOK)
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, defVar)
+	key, keyVar, err := apiKey(b.name, cfg, getenv, endpoint.KeyEnv[0])
 	if err != nil {
 		return err
 	}

@@ -30,5 +30,7 @@
 // Keys and base URLs come only from Options.Getenv and the agent's config,
 // never from the process environment the SDKs would otherwise read, so a
 // stray OPENAI_API_KEY or OPENAI_BASE_URL cannot redirect a configured agent.
-// Keys never appear in an error message.
+// Keys never appear in an error message. Which variables a provider's key
+// and endpoint come from by default is the registry's (package provider);
+// each provider's file registers its constructor (see register).
 package llm

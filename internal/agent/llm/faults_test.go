@@ -27,9 +27,13 @@ type classified struct {
 type fault struct {
 	name string
 	// only limits the fault to one provider; empty means all.
-	only  string
-	reply llmtest.Reply
-	want  classified
+	only string
+	// structured limits the fault to the providers that hold the model to
+	// the answer schema: a text-answering one takes plain text as the
+	// output (TestTextAnswerIsTheOutput).
+	structured bool
+	reply      llmtest.Reply
+	want       classified
 	// raw is the Response.Raw the failure must keep.
 	raw string
 }
@@ -80,9 +84,9 @@ func faults() []fault {
 			want: classified{agent.Transient, "bad_response", 200, 0}},
 		{name: "connection reset", reply: llmtest.Reply{Reset: true},
 			want: classified{agent.Transient, "connection", 0, 0}},
-		{name: "prose instead of JSON", reply: llmtest.Reply{Text: "Sure! Here is a haiku about ledgers."},
+		{name: "prose instead of JSON", structured: true, reply: llmtest.Reply{Text: "Sure! Here is a haiku about ledgers."},
 			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: "Sure! Here is a haiku about ledgers."},
-		{name: "JSON without output", reply: llmtest.Reply{Text: `{"answer": "x", "ttv_estimate_ms": 3}`},
+		{name: "JSON without output", structured: true, reply: llmtest.Reply{Text: `{"answer": "x", "ttv_estimate_ms": 3}`},
 			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: `{"answer": "x", "ttv_estimate_ms": 3}`},
 		{name: "empty output", reply: llmtest.Reply{Text: `{"output": "  ", "ttv_estimate_ms": 3}`},
 			want: classified{agent.Systematic, "unparseable_output", 0, 0}, raw: `{"output": "  ", "ttv_estimate_ms": 3}`},
@@ -97,7 +101,7 @@ func TestRunFaults(t *testing.T) {
 	t.Parallel()
 	for _, p := range providers() {
 		for _, f := range faults() {
-			if f.only != "" && f.only != p.name {
+			if f.only != "" && f.only != p.name || f.structured && !structuredProvider(p.name) {
 				continue
 			}
 			t.Run(p.name+"/"+f.name, func(t *testing.T) {
@@ -263,5 +267,58 @@ func TestRunWrongKeyNeverLeaks(t *testing.T) {
 				t.Errorf("error %q does not name the variable %s to fix", err, keyVar)
 			}
 		})
+	}
+}
+
+// structuredProvider reports whether the provider holds the model to the
+// answer schema (a json_schema response format).
+func structuredProvider(name string) bool {
+	return name == config.ProviderOpenAI || name == config.ProviderAzureOpenAI
+}
+
+// TestTextAnswerIsTheOutput checks issue 22 item 3: a model asked for
+// optr's JSON by the prompt alone (no structured-output switch) that
+// answers the question in plain text gives that text as its output, with
+// no TTV estimate; only an empty answer, or optr's form with an empty
+// output, is a failure. A provider that held the model to the schema
+// still refuses anything else (TestRunFaults).
+func TestTextAnswerIsTheOutput(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers() {
+		if structuredProvider(p.name) {
+			continue
+		}
+		for _, tt := range []struct {
+			name, text, want string
+			fails            bool
+		}{
+			{name: "prose", text: "Sure! Here is a haiku about ledgers.", want: "Sure! Here is a haiku about ledgers."},
+			{name: "JSON that is not optr's", text: `{"answer": "x"}`, want: `{"answer": "x"}`},
+			{name: "optr's form", text: llmtest.Answer("in form", 9), want: "in form"},
+			{name: "optr's form, empty", text: `{"output": "  "}`, fails: true},
+			{name: "empty", text: " \n", fails: true},
+		} {
+			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				fake := p.newFake(t)
+				fake.Script(llmtest.Reply{Text: tt.text})
+				resp, err := newAgent(t, fake, p.cfg).Run(t.Context(), agent.Request{Intent: "x"})
+				if tt.fails {
+					if e := agentError(t, err); e.Reason != "unparseable_output" {
+						t.Fatalf("reason %q, want unparseable_output", e.Reason)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+				if resp.Output != tt.want || resp.Raw != "" {
+					t.Errorf("output %q raw %q, want output %q", resp.Output, resp.Raw, tt.want)
+				}
+				if wantTTV := tt.name == "optr's form"; (resp.TTV > 0) != wantTTV {
+					t.Errorf("TTV %v", resp.TTV)
+				}
+			})
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
@@ -123,3 +124,7 @@ func newAgentEnv(t *testing.T, fake *llmtest.Server, cfg config.Agent, env map[s
 	t.Helper()
 	return llm.New("tester", cfg, llm.Options{Getenv: func(k string) string { return env[k] }, HTTPClient: fake.Client()})
 }
+
+// ignoreFirstOutput leaves out when the answer arrived, which only the
+// clock decides.
+var ignoreFirstOutput = cmpopts.IgnoreFields(agent.Response{}, "FirstOutput")

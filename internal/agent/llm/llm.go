@@ -3,10 +3,12 @@ package llm
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // Defaults for settings the config leaves empty.
@@ -36,8 +38,23 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New returns the agent called name for an LLM provider (openai, copilot,
-// azure-openai or anthropic). It fails with a Fatal
+// newCaller is the constructor of one provider's caller: it checks cfg,
+// reads the key and endpoint through getenv (by default from the
+// provider's variables, p.KeyEnv and p.BaseURLEnv), sets b.secret and
+// b.keyVar, and returns the caller that sends one request.
+type newCaller func(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error)
+
+// callers holds the constructor of each LLM provider of the registry
+// (package provider), by name; TestEveryLLMProviderHasACaller keeps them in
+// step.
+var callers = map[string]newCaller{}
+
+// register adds the constructor of provider name. Each provider's file
+// calls it from its init: one map entry, no work at start-up.
+func register(name string, c newCaller) { callers[name] = c }
+
+// New returns the agent called name for an LLM provider (openai, anthropic,
+// copilot or azure-openai). It fails with a Fatal
 // "bad_config" *agent.Error when the provider is not an LLM provider, the
 // key's variable is empty, or an endpoint is missing or malformed.
 func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
@@ -66,22 +83,12 @@ func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
-	var (
-		c   caller
-		err error
-	)
-	switch cfg.Provider {
-	case config.ProviderOpenAI:
-		c, err = newOpenAI(&b, cfg, opts.Getenv)
-	case config.ProviderCopilot:
-		c, err = newCopilot(&b, cfg, opts.Getenv)
-	case config.ProviderAzureOpenAI:
-		c, err = newAzure(&b, cfg, opts.Getenv)
-	case config.ProviderAnthropic:
-		c, err = newAnthropic(&b, cfg, opts.Getenv)
-	default:
-		return nil, badConfig("agent %q: provider %q is not an LLM provider; use openai, copilot, azure-openai or anthropic", name, cfg.Provider)
+	p, ok := provider.Lookup(cfg.Provider)
+	newCall := callers[cfg.Provider]
+	if !ok || newCall == nil {
+		return nil, badConfig("agent %q: provider %q is not an LLM provider; use %s", name, cfg.Provider, orList(provider.LLMNames()))
 	}
+	c, err := newCall(&b, p, cfg, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +112,14 @@ func badConfig(format string, args ...any) *agent.Error {
 	return agent.Errorf(agent.Fatal, "bad_config", format, args...)
 }
 
+// orList formats names for a message: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // apiKey reads the agent's key from api-key-env, else from defaultVar.
 func apiKey(name string, cfg config.Agent, getenv func(string) string, defaultVar string) (key, variable string, err error) {
 	variable = defaultVar
@@ -116,6 +131,15 @@ func apiKey(name string, cfg config.Agent, getenv func(string) string, defaultVa
 		return "", variable, badConfig("agent %q (%s): no API key: the environment variable %s is empty; set it (for example from a repository secret) or name another variable with api-key-env", name, cfg.Provider, variable)
 	}
 	return key, variable, nil
+}
+
+// endpoint returns the agent's base-url, else the value of the provider's
+// endpoint variable (p.BaseURLEnv), and where it came from, for messages.
+func endpoint(p provider.Provider, cfg config.Agent, getenv func(string) string) (url, from string) {
+	if cfg.BaseURL != "" {
+		return cfg.BaseURL, "base-url"
+	}
+	return getenv(p.BaseURLEnv), p.BaseURLEnv
 }
 
 // pick returns the first non-empty value.

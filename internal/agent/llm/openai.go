@@ -10,10 +10,8 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
-
-// DefaultOpenAIURL is the OpenAI API's base URL.
-const DefaultOpenAIURL = "https://api.openai.com/v1/"
 
 // openAIOptions are the openai agent's request options. Services are built from these options alone, never
 // through openai.NewClient: NewClient starts from DefaultClientOptions, which
@@ -30,23 +28,22 @@ func openAIOptions(b *base, baseURL string) []option.RequestOption {
 	}
 }
 
+func init() { register(provider.OpenAI, newOpenAI) }
+
 // newOpenAI returns the caller for the openai provider: the Responses API
 // with a JSON-schema structured output.
-func newOpenAI(b *base, cfg config.Agent, getenv func(string) string) (caller, error) {
+func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	if err := requireModel(b.name, cfg); err != nil {
 		return nil, err
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, "OPENAI_API_KEY")
+	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
 	if err != nil {
 		return nil, err
 	}
 	b.secret, b.keyVar = key, keyVar
-	baseURL, from := cfg.BaseURL, "base-url"
+	baseURL, from := endpoint(p, cfg, getenv)
 	if baseURL == "" {
-		baseURL, from = getenv("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
-	}
-	if baseURL == "" {
-		baseURL = DefaultOpenAIURL
+		baseURL = p.DefaultURL
 	}
 	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
 		return nil, err
@@ -75,7 +72,9 @@ func newOpenAI(b *base, cfg config.Agent, getenv func(string) string) (caller, e
 		if err != nil {
 			return completion{}, err
 		}
-		return responseCompletion(res), nil
+		c := responseCompletion(res)
+		c.structured = true
+		return c, nil
 	}, nil
 }
 

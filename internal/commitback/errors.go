@@ -1,15 +1,14 @@
-package github
+package commitback
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
-// ProtectedBranchError is a ref update GitHub refused because a branch
-// protection rule or a ruleset forbids it (a 422 whose message says so). It
-// is not a race: retrying cannot help, so CommitBack fails at once.
+// ProtectedBranchError is a ref update the store refused because a branch
+// protection rule or a ruleset forbids it. It is not a race: retrying
+// cannot help, so the commit-back fails at once.
 type ProtectedBranchError struct {
 	// Branch is the branch that refused the update.
 	Branch string
@@ -22,31 +21,15 @@ func (e *ProtectedBranchError) Error() string {
 		e.Branch, e.Rule, e.Branch)
 }
 
-// protectionRefusal reports whether a 422 message is a protection rule or
-// ruleset refusing an update, not a ref that moved. GitHub's texts:
-// "Protected branch update failed for refs/heads/main.", "Repository rule
-// violations found …", "Required status check … is expected.", "Changes
-// must be made through a pull request.", "Cannot update this protected
-// ref.".
-func protectionRefusal(msg string) bool {
-	m := strings.ToLower(msg)
-	for _, s := range []string{"protected branch", "protected ref", "rule violation", "ruleset", "required status check", "must be made through a pull request", "review required"} {
-		if strings.Contains(m, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // RewrittenLedgerError means the ledger on the branch does not extend the
 // head this repository last published (its latest Optr-Ledger trailers, or
-// CommitRequest.Published): someone rewrote or truncated it since. The
-// Action stops with an escalation instead of chaining onto it.
+// Request.Published): someone rewrote or truncated it since. The Action
+// stops with an escalation instead of chaining onto it.
 type RewrittenLedgerError struct {
 	// Branch is the ledger branch.
 	Branch string
 	// Commit is where the published head was read (a commit sha), or
-	// "the request" for CommitRequest.Published.
+	// "the request" for Request.Published.
 	Commit string
 	// Published is the head that was published.
 	Published ledger.Head

@@ -1,12 +1,10 @@
-package github
+package commitback
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"path"
-
-	gh "github.com/google/go-github/v60/github"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -28,7 +26,7 @@ func (r *round) checkPublished(ctx context.Context, t tip, remote []byte) error 
 	if !r.req.VerifyPublished {
 		return nil
 	}
-	msg, sha, parent := t.message, t.sha, t.parent
+	msg, sha, parent := t.Message, t.SHA, t.Parent
 	for range publishedDepth {
 		head, ok, err := ledger.ParseTrailers(msg)
 		if err != nil {
@@ -40,14 +38,11 @@ func (r *round) checkPublished(ctx context.Context, t tip, remote []byte) error 
 		if parent == "" {
 			return nil // never published: the first run
 		}
-		c, _, err := r.c.gh.Git.GetCommit(ctx, r.c.owner, r.c.repo, parent)
+		c, err := r.store.ReadCommit(ctx, parent)
 		if err != nil {
 			return fmt.Errorf("commit to %s: read commit %.7s for its ledger trailers: %w", r.branch, parent, err)
 		}
-		msg, sha, parent = c.GetMessage(), parent, ""
-		if len(c.Parents) > 0 {
-			parent = c.Parents[0].GetSHA()
-		}
+		msg, sha, parent = c.Message, parent, c.Parent
 	}
 	return nil
 }
@@ -99,21 +94,17 @@ func (r *round) holds(ctx context.Context, t tip, remote []byte, want ledger.Hea
 // sealedSegmentWith reads the sealed segment that holds entry seq at tip
 // t, or nil when there is none.
 func (r *round) sealedSegmentWith(ctx context.Context, t tip, seq int64) ([]byte, int64, error) {
-	c := r.c
 	dir := ledger.SegmentDir(r.req.LedgerPath)
-	_, list, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, escapePath(dir), &gh.RepositoryContentGetOptions{Ref: t.sha})
+	list, err := r.store.ListDir(ctx, t.SHA, dir)
 	if err != nil {
-		if statusOf(err) == 404 {
-			return nil, 0, nil
-		}
 		return nil, 0, fmt.Errorf("commit to %s: list the sealed ledger segments: %w", r.branch, err)
 	}
 	for _, e := range list {
-		first, last, err := ledger.ParseSegmentName(e.GetName())
+		first, last, err := ledger.ParseSegmentName(e.Name)
 		if err != nil || seq < first || seq > last {
 			continue
 		}
-		data, err := c.readFile(ctx, path.Join(dir, e.GetName()), t.sha)
+		data, err := r.store.ReadFileAt(ctx, t.SHA, path.Join(dir, e.Name))
 		if err != nil {
 			return nil, 0, fmt.Errorf("commit to %s: %w", r.branch, err)
 		}

@@ -1,0 +1,89 @@
+package provider
+
+// Names of the providers.
+const (
+	OpenAI      = "openai"
+	Anthropic   = "anthropic"
+	Copilot     = "copilot"
+	AzureOpenAI = "azure-openai"
+	Command     = "command"
+)
+
+// GitHubModels is the provider name of GitHub Models, which GitHub retired
+// on GitHubModelsRetired; a config that names it is refused with an error
+// that points at Copilot.
+const (
+	GitHubModels        = "github-models"
+	GitHubModelsRetired = "2026-07-30"
+)
+
+// providers is the registry: one entry per provider, in the order messages
+// and the schema list them. To add a provider, add its entry here, its
+// constructor in agent/llm, and its rules in config/schema.json
+// (CONTRIBUTING.md, "Add a provider").
+var providers = []Provider{
+	{
+		Name:         OpenAI,
+		Title:        "OpenAI",
+		KeyEnv:       []string{"OPENAI_API_KEY"},
+		BaseURLEnv:   "OPENAI_BASE_URL",
+		DefaultURL:   "https://api.openai.com/v1/",
+		ExampleModel: "gpt-4.1",
+		ExampleURL:   "https://api.openai.com/v1",
+		NeedsModel:   true,
+		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens"},
+		BYOK:         "openai",
+		DefaultAgent: "codex",
+	},
+	{
+		Name:         Anthropic,
+		Title:        "Anthropic",
+		KeyEnv:       []string{"ANTHROPIC_API_KEY"},
+		BaseURLEnv:   "ANTHROPIC_BASE_URL",
+		DefaultURL:   "https://api.anthropic.com/",
+		ExampleModel: "claude-sonnet-4-5",
+		ExampleURL:   "https://api.anthropic.com",
+		NeedsModel:   true,
+		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens"},
+		BYOK:         "anthropic",
+		DefaultAgent: "claude",
+	},
+	{
+		Name:  Copilot,
+		Title: "GitHub Copilot",
+		// The token meant for Copilot, a developer's gh token, the
+		// workflow's token.
+		KeyEnv: []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
+		// The model is optional (the Copilot CLI's default) and so is
+		// an example; base-url and api-version only with byok.
+		ExampleModel:  "gpt-4.1",
+		Keys:          []string{"model", "base-url", "api-key-env", "role", "max-tokens", "byok", "api-version"},
+		DefaultAgent:  "copilot",
+		DefaultAlways: true,
+		Setup: `(no secret needed): give the workflow job the permission
+
+   ` + "```yaml" + `
+   permissions:
+     copilot-requests: write
+   ` + "```" + `
+
+   and, for a repository owned by an organisation, have an organisation owner enable the policy **"Allow use of Copilot CLI billed to the organization"** (organisation settings → Copilot → Policies). The Copilot CLI comes with the optr image; outside it, install ` + "`@github/copilot`" + ` from npm or set ` + "`OPTR_COPILOT_CLI`" + ` to its path.`,
+	},
+	{
+		Name:         AzureOpenAI,
+		Title:        "Azure OpenAI",
+		KeyEnv:       []string{"AZURE_OPENAI_API_KEY"},
+		BaseURLEnv:   "AZURE_OPENAI_ENDPOINT",
+		ExampleModel: "gpt-4.1",
+		ExampleURL:   "https://my-resource.openai.azure.com",
+		// model or deployment: config's own rule for azure-openai.
+		Keys: []string{"model", "base-url", "api-key-env", "role", "max-tokens", "deployment", "api-version"},
+		BYOK: "azure",
+	},
+	{
+		Name:    Command,
+		Title:   "a command",
+		Program: true,
+		Keys:    []string{"run", "env", "pass-env"},
+	},
+}
