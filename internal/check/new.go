@@ -51,7 +51,7 @@ func cached(name string, k kind, ch Checker, opts Options) Checker {
 
 // redacted wraps ch so Evaluate redacts its reasons with opts.Redactor.
 func redacted(ch Checker, opts Options) Checker {
-	if opts.Redactor.Len() == 0 {
+	if !opts.Redactor.Active() {
 		return ch
 	}
 	return withRedactor{Checker: ch, r: opts.Redactor}

@@ -22,6 +22,10 @@ const (
 	TriggerHiccup Trigger = "HICCUP"
 	// TriggerBudget: the run's budget is spent.
 	TriggerBudget Trigger = "BUDGET"
+	// TriggerThreat: threat detection found something in π*'s result
+	// (detection.on-finding: checkpoint, DESIGN §4.15); nothing is
+	// delivered until a human answers.
+	TriggerThreat Trigger = "THREAT"
 )
 
 // Action is what the caller does once an option is chosen.

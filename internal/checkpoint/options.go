@@ -20,10 +20,14 @@ func StandardOptions(t Trigger) []Option {
 	if d == ([3]string{}) {
 		d = descriptions[""]
 	}
+	l := [3]string{LabelProceed, LabelSkip, LabelAbort}
+	if t == TriggerThreat { // DESIGN §4.15 names them so
+		l = [3]string{"Deliver anyway", "Discard", LabelAbort}
+	}
 	return []Option{
-		{N: 1, Label: LabelProceed, Description: d[0], Action: ActionProceed},
-		{N: 2, Label: LabelSkip, Description: d[1], Action: ActionSkip},
-		{N: 3, Label: LabelAbort, Description: d[2], Action: ActionAbort},
+		{N: 1, Label: l[0], Description: d[0], Action: ActionProceed},
+		{N: 2, Label: l[1], Description: d[1], Action: ActionSkip},
+		{N: 3, Label: l[2], Description: d[2], Action: ActionAbort},
 		{N: 4, Label: LabelPause, Description: "leave the checkpoint open and decide later", Action: ActionPause},
 	}
 }
@@ -51,6 +55,11 @@ var descriptions = map[Trigger][3]string{
 		"record the run, select nothing",
 		"end the run as failed",
 	},
+	TriggerThreat: {
+		"deliver π*'s result as it is, findings and all",
+		"record the run, deliver nothing",
+		"end the run as failed, deliver nothing",
+	},
 	"": {
 		"carry on with the run",
 		"record the run, select nothing",
@@ -70,6 +79,8 @@ func situation(t Trigger) string {
 		return "Recovery ran out of options: an agent kept failing in a way optr could not fix."
 	case TriggerBudget:
 		return "The run's budget is spent."
+	case TriggerThreat:
+		return "Threat detection found something in the selected result; nothing is delivered until a maintainer decides."
 	}
 	return ""
 }

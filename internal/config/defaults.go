@@ -129,6 +129,7 @@ func applyDefaults(c *Config, written func(key string) bool) {
 	setInt(&c.Executor.MaxOutput, defaultMaxOutput, unset("executor.max-output"))
 	setInt(&c.Budget.MaxIntentConstraints, defaultMaxIntentConstraints, unset("budget.max-intent-constraints"))
 	changesDefaults(&c.Changes, unset)
+	detectionDefaults(&c.Detection, unset)
 	sandboxDefaults(&c.Sandbox, unset)
 
 	if unset("ledger.branch") {

@@ -10,7 +10,7 @@ var (
 	byokKinds     = []string{BYOKOpenAI, BYOKAzure, BYOKAnthropic}
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}
-	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget}
+	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget, TriggerThreat}
 )
 
 // Checkpoint triggers that checkpoints.recommend may name.
@@ -19,6 +19,7 @@ const (
 	TriggerApproval     = "APPROVAL"
 	TriggerHiccup       = "HICCUP"
 	TriggerBudget       = "BUDGET"
+	TriggerThreat       = "THREAT"
 )
 
 // noAdmissibleOptions is the number of options a NO_ADMISSIBLE checkpoint

@@ -19,13 +19,14 @@ func base() *Config {
 			Weights:        Weights{Invariants: 40, TTV: 30, Exec: 20, Preference: 10},
 			OnNoAdmissible: "checkpoint",
 		},
-		Recovery: Recovery{Attempts: 3, MaxAlternatives: 2, BaseDelay: seconds(1), MaxDelay: seconds(30), MaxTotal: minutes(10)},
-		Watcher:  Watcher{StuckAfter: minutes(5), MaxFailures: 3, MaxRestarts: 1},
-		Ledger:   Ledger{Branch: "optr-ledger"},
-		Executor: Executor{MaxParallel: 0, MaxOutput: 64 << 20},
-		Budget:   Budget{MaxIntentConstraints: 8},
-		Changes:  Changes{Mode: "none", Protect: []string{".github/workflows/**", ".optr/**"}, MaxFiles: 50, Draft: true},
-		Sandbox:  Sandbox{Mode: "auto", Network: []string{"defaults"}, Read: []string{}},
+		Recovery:  Recovery{Attempts: 3, MaxAlternatives: 2, BaseDelay: seconds(1), MaxDelay: seconds(30), MaxTotal: minutes(10)},
+		Watcher:   Watcher{StuckAfter: minutes(5), MaxFailures: 3, MaxRestarts: 1},
+		Ledger:    Ledger{Branch: "optr-ledger"},
+		Executor:  Executor{MaxParallel: 0, MaxOutput: 64 << 20},
+		Budget:    Budget{MaxIntentConstraints: 8},
+		Changes:   Changes{Mode: "none", Protect: []string{".github/workflows/**", ".optr/**"}, MaxFiles: 50, Draft: true},
+		Sandbox:   Sandbox{Mode: "auto", Network: []string{"defaults"}, Read: []string{}},
+		Detection: Detection{OnFinding: OnFindingCheckpoint},
 	}
 }
 

@@ -26,6 +26,8 @@ type Config struct {
 	Executor Executor         `yaml:"executor" json:"executor"`
 	// Changes configures code changes as results (changes.go).
 	Changes Changes `yaml:"changes" json:"changes"`
+	// Detection configures threat detection (detection.go).
+	Detection Detection `yaml:"detection" json:"detection"`
 	// Sandbox configures agent isolation (sandbox.go).
 	Sandbox Sandbox `yaml:"sandbox" json:"sandbox"`
 }
@@ -178,7 +180,7 @@ type Weights struct {
 type Checkpoints struct {
 	// BeforeCommit raises an APPROVAL checkpoint before commit-back.
 	BeforeCommit bool `yaml:"before-commit" json:"before-commit"`
-	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET) to
+	// Recommend maps a trigger (NO_ADMISSIBLE, APPROVAL, HICCUP, BUDGET, THREAT) to
 	// the option number recommended when the ledger has no history.
 	Recommend map[string]int `yaml:"recommend" json:"recommend,omitempty"`
 }

@@ -34,6 +34,7 @@ func validate(c *Config, ps *problems) {
 	v.prices()
 	v.executor()
 	v.changes()
+	v.detection()
 	v.sandbox()
 }
 

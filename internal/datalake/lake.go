@@ -133,17 +133,7 @@ func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 // crashing could, so Sync (which Files calls, before the run's files are
 // recorded) syncs them all at once.
 func (r *Run) WriteFile(rel string, data []byte) error {
-	if !filepath.IsLocal(rel) {
-		return fmt.Errorf("write %q: path leaves the run directory", rel)
-	}
-	path := filepath.Join(r.Dir, rel)
-	if err := writeOnce(path, data, false); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.unsynced = append(r.unsynced, path)
-	r.mu.Unlock()
-	return nil
+	return r.write(rel, func(path string) error { return writeOnce(path, data, false) })
 }
 
 // WriteFileFrom writes rel inside the run once, like WriteFile, with the
@@ -151,11 +141,31 @@ func (r *Run) WriteFile(rel string, data []byte) error {
 // (redact.Writer, the same bytes WriteFile would store) into the file, so a
 // file of tens of MiB is never held in memory.
 func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
+	return r.write(rel, func(path string) error { return writeOnceFrom(path, redactedFrom(path, write), false) })
+}
+
+// WriteChange writes a code change (a patch, DESIGN §4.12) inside the run
+// once, like WriteFile, with the lake's known secret values redacted but
+// not its token-shaped strings: a change holding a known value was
+// refused when it was captured, while a token-shaped string in a change is
+// for threat detection to judge before anything is delivered — replacing
+// it would store a patch that no longer applies nor matches its
+// patch_sha256.
+func (r *Run) WriteChange(rel string, patch []byte) error {
+	return r.write(rel, func(path string) error {
+		data := Redactor(path).Values().Bytes(patch)
+		return writeOnceFrom(path, func(w io.Writer) error { _, err := w.Write(data); return err }, false)
+	})
+}
+
+// write writes rel inside the run with put, given the file's path, and
+// leaves it for Sync.
+func (r *Run) write(rel string, put func(path string) error) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("write %q: path leaves the run directory", rel)
 	}
 	path := filepath.Join(r.Dir, rel)
-	if err := writeOnceFrom(path, redactedFrom(path, write), false); err != nil {
+	if err := put(path); err != nil {
 		return err
 	}
 	r.mu.Lock()

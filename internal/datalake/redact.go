@@ -25,10 +25,10 @@ var redactors struct {
 // OpenRedacted returns the datalake at root, like Open, and makes every
 // file this package writes under root pass through r first. Registering a
 // second Redactor for the same root redacts the values of both. A nil or
-// empty r changes nothing.
+// zero r changes nothing.
 func OpenRedacted(root string, r *redact.Redactor) *Lake {
 	l := Open(root)
-	if r.Len() == 0 {
+	if !r.Active() {
 		return l
 	}
 	abs := absPath(l.Root)

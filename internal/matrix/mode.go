@@ -43,7 +43,7 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 			return err
 		}
 		if patch, ok := m.Gathered.patches[r.Agent]; ok {
-			if err := x.Report.Run.WriteFile(pipeline.PatchFile(r.Agent), patch); err != nil {
+			if err := x.Report.Run.WriteChange(pipeline.PatchFile(r.Agent), patch); err != nil {
 				return fmt.Errorf("record %s: %w", pipeline.PatchFile(r.Agent), err)
 			}
 		}

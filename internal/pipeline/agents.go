@@ -47,7 +47,7 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.secret.Len() > 0 {
+	if s.secret.Active() {
 		a = redacting{Agent: a, r: s.secret}
 	}
 	a = cost.Metered(a, s.meter, cost.RateOf(s.cfg.Agents[name]))

@@ -244,7 +244,7 @@ func (c *codeChanges) sink(ctx context.Context, run *datalake.Run, next func(*ex
 		}
 		var werr error
 		if len(ch.Patch) > 0 {
-			werr = run.WriteFile(PatchFile(r.Agent), ch.Patch)
+			werr = run.WriteChange(PatchFile(r.Agent), ch.Patch)
 		}
 		ch.Patch = nil // kept in the file, not in memory or JSON
 		r.Change = &ch
@@ -326,6 +326,20 @@ func (rep *Report) Patch(agentName string) ([]byte, error) {
 	return patch, nil
 }
 
+// refusedChange is why the "changes" constraint refused the change of
+// agentName's result, "" when it did not: such a change is delivered
+// only when a human chose it at a checkpoint.
+func (rep *Report) refusedChange(agentName string) string {
+	if r := rep.result(agentName); r != nil {
+		for _, v := range r.Checks.Verdicts {
+			if v.Constraint == worktree.VerdictName && v.Status == check.Failed {
+				return v.Reason
+			}
+		}
+	}
+	return ""
+}
+
 // Result returns the result of the named agent, nil when there is none.
 func (rep *Report) Result(agentName string) *executor.Result { return rep.result(agentName) }
 
@@ -344,14 +358,9 @@ func (d *Driver) deliver(ctx context.Context, rep *Report) {
 		rep.Status = Failed
 		rep.Message = fmt.Sprintf("π* = %s was selected, but its change was not delivered: ", rep.Selected) + fmt.Sprintf(format, args...)
 	}
-	r := rep.result(rep.Selected)
-	if r != nil && rep.CheckpointID == "" {
-		for _, v := range r.Checks.Verdicts {
-			if v.Constraint == worktree.VerdictName && v.Status == check.Failed {
-				fail("%s", v.Reason)
-				return
-			}
-		}
+	if why := rep.refusedChange(rep.Selected); why != "" && rep.CheckpointID == "" {
+		fail("%s", why)
+		return
 	}
 	if d.Deliverer == nil {
 		d.Deps.logf("changes.mode is %s, which this face of optr does not deliver; π*'s change is %s", cfg.Mode, rep.Spec.DisplayPath(rep.Run.Path(PatchFile(rep.Selected))))

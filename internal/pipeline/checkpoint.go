@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/detect"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/selection"
@@ -42,6 +43,8 @@ type ResumeState struct {
 	ExtraFiles  []string       `json:"extra_files,omitempty"`
 	Details     string         `json:"details,omitempty"`
 	DetailsText string         `json:"details_text,omitempty"`
+	// Detection is what threat detection found before the pause.
+	Detection *Detection `json:"detection,omitempty"`
 	// Spent is what the run spent so far, per agent (the meter's account).
 	Spent map[string]cost.Spend `json:"spent,omitempty"`
 }
@@ -65,6 +68,9 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 		history = f
 	}
 	fallback := rep.Spec.Config.Checkpoints.Recommend[string(rep.Trigger)]
+	if fallback == 0 && rep.Trigger == checkpoint.TriggerThreat {
+		fallback = 2 // Discard: a threat is not delivered unless a human says so
+	}
 	// A damaged ledger still yields a recommendation (from the config or
 	// the default); the damage is verify's to report, not the pause's.
 	n, why, err := checkpoint.Recommend(history, rep.Trigger, cp.Options, fallback)
@@ -94,14 +100,24 @@ func applyDecision(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision)
 		if rep.Selected == "" {
 			rep.Selected = rep.Selection.Best
 		}
+		if cp.Trigger == checkpoint.TriggerThreat && rep.Detection != nil {
+			rep.Selected = rep.Detection.Agent // the result the human was shown
+		}
 		if rep.Selected == "" {
 			rep.Status, rep.Message = Failed, fmt.Sprintf("%s chose to proceed, but no agent produced output to select", d.By)
 		} else {
 			rep.Status, rep.Message = Completed, fmt.Sprintf("%s chose to proceed at checkpoint %s", d.By, cp.ID)
 		}
+		if cp.Trigger == checkpoint.TriggerThreat && rep.Status == Completed {
+			rep.Message = fmt.Sprintf("%s chose to deliver π*'s result anyway at checkpoint %s, with the threats found:\n%s",
+				d.By, cp.ID, detect.Summary(rep.Detection.Findings, maxMessageFindings))
+		}
 	case checkpoint.ActionSkip:
 		rep.Selected, rep.Status = "", Completed
 		rep.Message = fmt.Sprintf("%s chose to skip at checkpoint %s: nothing selected", d.By, cp.ID)
+		if cp.Trigger == checkpoint.TriggerThreat {
+			rep.Message = fmt.Sprintf("%s chose to discard π*'s result at checkpoint %s: nothing delivered", d.By, cp.ID)
+		}
 	case checkpoint.ActionAbort:
 		rep.Selected, rep.Status = "", Failed
 		rep.Message = fmt.Sprintf("%s aborted the run at checkpoint %s", d.By, cp.ID)
@@ -118,7 +134,7 @@ func (rep *Report) resumeState() ResumeState {
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
-		Spent: rep.Meter.Agents(),
+		Detection: rep.Detection, Spent: rep.Meter.Agents(),
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -159,7 +175,7 @@ func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPat
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
 		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
-		Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
+		Detection: st.Detection, Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
 	}
 	rep.Meter.Restore(st.Spent)
 	return rep, nil

@@ -211,3 +211,41 @@ budget: {%s}
 		})
 	}
 }
+
+// TestCostCountsTheDetector: the LLM threat detector's call is counted for
+// the result it scanned and in the run's total, once (issue 22.6).
+func TestCostCountsTheDetector(t *testing.T) {
+	t.Parallel()
+	worker, detector := llmtest.NewOpenAI(t), llmtest.NewOpenAI(t)
+	u := agent.Usage{InputTokens: 1000, OutputTokens: 100}
+	worker.SetDefault(llmtest.Reply{Text: llmtest.Answer("# Notes\n\nFaster.", 10), Usage: u})
+	detector.SetDefault(llmtest.Reply{Text: llmtest.Answer(`{"prompt_injection": false, "secret_leak": false, "malicious_patch": false, "reasons": []}`, 1), Usage: u})
+	cfg, err := config.Parse("detect.yml", []byte(fmt.Sprintf(`agents:
+  worker: {provider: openai, model: gpt-4.1, base-url: %q, api-key-env: WORKER_KEY}
+  detector: {provider: openai, model: gpt-4.1-mini, base-url: %q, api-key-env: DETECTOR_KEY}
+pipelines:
+  one: { agents: [worker] }
+detection: { agent: detector }
+`, worker.URL, detector.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := spec(t, cfg, "detect-1", t.TempDir())
+	sp.Pipeline = "one"
+	keys := map[string]string{"WORKER_KEY": worker.Key, "DETECTOR_KEY": detector.Key}
+	rep, err := (&Driver{Deps: Deps{Getenv: func(k string) string { return keys[k] }}}).Run(t.Context(), sp)
+	if err != nil || rep.Status != Completed {
+		t.Fatalf("run: %v %s: %s", err, rep.Status, rep.Message)
+	}
+	if n := len(detector.Requests()); n != 1 {
+		t.Fatalf("the detector got %d requests, want 1", n)
+	}
+	want := (1000*2+100*8)/1e6 + (1000*0.40+100*1.60)/1e6 // gpt-4.1's attempt, gpt-4.1-mini's scan
+	worker0 := rep.Spent("worker")
+	if usd, ok := worker0.Cost(); !ok || math.Abs(usd-want) > 1e-12 || worker0.Tokens() != 2200 {
+		t.Errorf("worker = %+v, want $%g and 2200 tokens", worker0, want)
+	}
+	if total := rep.Total(); total.Tokens() != 2200 || math.Abs(total.USD-want) > 1e-12 {
+		t.Errorf("run total = %+v, want the worker's", total)
+	}
+}

@@ -164,6 +164,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		return rep, err
 	}
 	Conclude(rep)
+	d.detect(ctx, p, rep)
 	if rep.Status == Paused {
 		err = d.pause(ctx, rep)
 	} else {
@@ -247,6 +248,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 	if err := applyDecision(rep, cp, dec); err != nil {
 		return err
 	}
+	afterDecision(rep, cp)
 	if dec.Action == checkpoint.ActionPause {
 		return nil
 	}
@@ -259,6 +261,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 // decision), then the `run` entry — with the run's files.
 func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft) error {
 	now := d.now()
+	rep.settleVerdict()
 	if err := rep.writeDecision(); err != nil {
 		return err
 	}

@@ -88,6 +88,11 @@ type Report struct {
 	// Meter counts what the run spent, per agent and in total (DESIGN
 	// §4.17); it keeps counting after Execute (a detector before delivery).
 	Meter *cost.Meter
+	// Detection is what threat detection found in the result the run
+	// delivers or would deliver (DESIGN §4.15); nil when nothing was
+	// scanned. scanned holds every candidate's scan (detection.all).
+	Detection *Detection
+	scanned   map[string]*Detection
 	// Sandbox is what the run's sandbox enforced (DESIGN §4.14).
 	Sandbox      sandbox.Layers
 	SandboxNotes []string
@@ -219,6 +224,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		p.recordErrors(lake, rep.Results) // other modes write their own failures
 	}
 	if rep.Selection.Rows == nil {
+		if spec.Config.Detection.All {
+			p.scanAll(ctx, rep)
+		}
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}
 	return rep, nil

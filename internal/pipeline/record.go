@@ -96,6 +96,7 @@ type SelectionFile struct {
 	Table       []TableRow                 `json:"table"`
 	Verdicts    map[string][]check.Verdict `json:"verdicts"`
 	Message     string                     `json:"message,omitempty"`
+	Detection   *Detection                 `json:"detection,omitempty"`
 }
 
 // ConstraintInfo describes one constraint of the run.
@@ -189,7 +190,7 @@ func (rep *Report) SelectionFile() SelectionFile {
 		Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
 		Selected: rep.Selected, Outcome: rep.Selection.Outcome, Best: rep.Selection.Best,
 		Policy: rep.Spec.Config.Selection.OnNoAdmissible, Weights: rep.Spec.Config.Selection.Weights,
-		Table: rep.Table(), Verdicts: map[string][]check.Verdict{}, Message: rep.Message,
+		Table: rep.Table(), Verdicts: map[string][]check.Verdict{}, Message: rep.Message, Detection: rep.Detection,
 	}
 	sf.Constraints = rep.ConstraintInfo
 	for _, r := range rep.Results {
@@ -256,6 +257,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	rep.addTotals(fields)
 	if rep.Delivery.PullRequest > 0 {
 		fields["pull_request"] = int64(rep.Delivery.PullRequest)
+	}
+	if rep.Detection != nil {
+		fields["detection"] = rep.Detection.ledgerDetection()
 	}
 	if s := rep.Sandbox; s.Mode != "" {
 		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "user": s.User}

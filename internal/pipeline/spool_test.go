@@ -29,6 +29,7 @@ func TestSelectRunStreamsLargeOutputs(t *testing.T) {
   small: { provider: command, run: [sh, -c, 'echo small'] }
 constraints:
   ends: { check: regex, pattern: 'END\n$', hard: true }
+detection: { on-finding: warn }
 `
 	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o644); err != nil {
 		t.Fatal(err)
@@ -51,6 +52,11 @@ constraints:
 	}
 	if r := rep.result("big"); r == nil || r.OutputFile == nil {
 		t.Fatal("the 1.5 MB output was not streamed to disk")
+	}
+	// Threat detection read the output from its spool file: the key the
+	// agent printed (redacted) is on its last line but one.
+	if det := rep.Detection; det == nil || det.Verdict != "warn" || len(det.Findings) != 1 || det.Findings[0].Rule != "known-secret" || det.Findings[0].Line != 1 {
+		t.Errorf("detection %+v, want a warning for the key on line 1 (after 1.5 MB of x)", det)
 	}
 	want := strings.Repeat("x", 1500000) + "<&> [redacted] caf\xe9 €\nEND\n"
 	sum := sha256.Sum256([]byte(want))

@@ -24,6 +24,12 @@ func (rep *Report) View() progress.View {
 	if rep.Sandbox.Mode != "" {
 		v.Sandbox = rep.Sandbox.String()
 	}
+	if det := rep.Detection; det != nil {
+		v.Detection = &progress.Detection{Verdict: string(det.Verdict), Agent: det.Agent}
+		for _, f := range det.Findings {
+			v.Detection.Findings = append(v.Detection.Findings, f.String())
+		}
+	}
 	noResult := map[string]string{} // agent → why it gave no result
 	for _, r := range rep.Results {
 		if r.Status != executor.Succeeded {

@@ -14,10 +14,40 @@ import (
 const cellLimit = 300
 
 // Table renders v's score table as Markdown, in the order given, with π*
-// marked; "" when there is no table yet. Comment and Summary both use it.
+// marked, and threat detection's verdict under it; "" when there is no
+// table yet. Comment and Summary both use it.
 func Table(v View) string {
 	s, _ := table(v.Table, v.Selected, -1)
-	return s
+	if s == "" {
+		return ""
+	}
+	return s + DetectionLines(v.Detection)
+}
+
+// maxDetectionLines bounds the findings shown under a table.
+const maxDetectionLines = 20
+
+// DetectionLines renders threat detection's verdict as Markdown lines,
+// each finding on its own; "" when nothing was scanned.
+func DetectionLines(d *Detection) string {
+	if d == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n**Threat detection** (%s): %s", markdown.Inline(d.Agent, 64), d.Verdict)
+	if len(d.Findings) == 0 {
+		b.WriteString(", nothing found.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, ", %d findings:\n", len(d.Findings))
+	for i, f := range d.Findings {
+		if i == maxDetectionLines {
+			fmt.Fprintf(&b, "- … %d more, in the run's optr-selection.json and ledger entry\n", len(d.Findings)-i)
+			break
+		}
+		b.WriteString("- " + markdown.Inline(f, cellLimit) + "\n")
+	}
+	return b.String()
 }
 
 const tableHeader = "| | Agent | Admissible | Score | TTV | Exec | Tokens | Cost | Invariants | Failed |\n" +

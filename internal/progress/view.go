@@ -76,6 +76,9 @@ type View struct {
 	PullRequestURL string
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
+	// Detection is what threat detection found in the result delivered,
+	// or to be delivered (DESIGN §4.15); nil when nothing was scanned.
+	Detection *Detection
 	// Message says why the run failed, paused or was skipped (untrusted).
 	Message string
 	// Details is a pipeline mode's own account of the run (a delegation's
@@ -134,4 +137,15 @@ type Row struct {
 	Tokens int64
 	// CostUSD is what the agent cost, nil when it is unknown.
 	CostUSD *float64
+}
+
+// Detection is threat detection's verdict on one result.
+type Detection struct {
+	// Verdict is clean, warn or blocked.
+	Verdict string
+	// Agent is the result scanned.
+	Agent string
+	// Findings are the findings, one line each (never a secret; they
+	// name a file of the change, whose path is untrusted).
+	Findings []string
 }

@@ -1,29 +1,42 @@
 package redact
 
 import (
-	"bytes"
 	"io"
+	"unsafe"
+
+	"github.com/optr-dev/optr/internal/secretscan"
 )
 
 // streamAfter is how much a Writer buffers before it starts to stream.
 // Until then it redacts with String at Close, so a short text is redacted
-// exactly as String does it; past it, the head and the tail of the stream
-// are far apart and their cut-edge rules (see String) cannot meet.
+// exactly as String does it.
 const streamAfter = 64 << 10
 
+// block is how much a streaming Writer gathers past what it holds back
+// before it redacts again: each pass rescans the bytes held back and the
+// context, so a larger block costs fewer rescans.
+const block = 256 << 10
+
 // Writer redacts a stream on its way to another writer: what reaches it,
-// once Close returns, is byte for byte String of everything written,
-// however the stream was cut into writes — a secret split across two
-// writes is replaced whole, and a fragment of a secret at the very start or
-// end of the stream is replaced as String replaces it. It holds back at most
-// 64 KiB plus twice the longest secret; nothing is written to the
-// underlying writer until the stream is longer than 64 KiB or closed.
+// once Close returns, is String of everything written, however the stream
+// was cut into writes — a secret split across two writes is replaced
+// whole. It holds back what a later byte could still change: the longest
+// secret, and a token's reach (secretscan.Reach) either side of a keyword;
+// a pass also reads as much of what it already passed on, so that a
+// token's prefix there counts. (A token-shaped match longer than that,
+// which no rule has, could come out differently than from String.)
+// Nothing is written to the underlying writer until the stream is longer
+// than 64 KiB or closed.
 type Writer struct {
-	r       *Redactor
-	w       io.Writer
-	in      []byte // bytes written but not yet redacted
-	out     []byte // redacted bytes held back for the end's cut edge
-	started bool   // streaming: the head was redacted and may be passed on
+	r *Redactor
+	w io.Writer
+	// buf holds, from seen on, the bytes written but not yet redacted;
+	// before seen, the last bytes passed on, unredacted: a token's prefix
+	// or a word boundary there is context for the tokens after it.
+	buf     []byte
+	seen    int
+	hold    int // bytes held back from each pass
+	started bool
 	err     error
 }
 
@@ -38,26 +51,29 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if w.r == nil || w.r.rep == nil {
+	if !w.r.Active() {
 		if _, err := w.w.Write(p); err != nil {
 			w.err = err
 			return 0, err
 		}
 		return len(p), nil
 	}
-	w.in = append(w.in, p...)
-	if !w.started && len(w.in) <= streamAfter {
-		return len(p), nil
-	}
-	w.replace(false)
+	w.buf = append(w.buf, p...)
 	if !w.started {
-		w.out = []byte(w.r.head(string(w.out)))
+		if len(w.buf) <= streamAfter {
+			return len(p), nil
+		}
 		w.started = true
+		w.hold = 1
+		if w.r.frags != nil {
+			w.hold = w.r.frags.longest
+		}
+		if w.r.tokens {
+			w.hold = max(w.hold, 2*secretscan.Reach()+64)
+		}
 	}
-	// Hold back what the end's cut edge may still replace.
-	if keep := w.r.longest() - 1; len(w.out) > keep {
-		w.emit(w.out[:len(w.out)-keep])
-		w.out = append(w.out[:0], w.out[len(w.out)-keep:]...)
+	if len(w.buf)-w.seen >= w.hold+block {
+		w.pass(false)
 	}
 	if w.err != nil {
 		return 0, w.err
@@ -68,83 +84,56 @@ func (w *Writer) Write(p []byte) (int, error) {
 // Close redacts and passes on what is held back. It does not close the
 // underlying writer.
 func (w *Writer) Close() error {
-	if w.err != nil || w.r == nil || w.r.rep == nil {
+	if w.err != nil || !w.r.Active() {
 		return w.err
 	}
 	if !w.started {
-		w.emit([]byte(w.r.String(string(w.in))))
-		w.in = nil
+		w.emit([]byte(w.r.String(string(w.buf))))
+		w.buf = nil
 		return w.err
 	}
-	w.replace(true)
-	w.emit([]byte(w.r.tail(string(w.out))))
-	w.out = nil
+	w.pass(true)
 	return w.err
+}
+
+// pass redacts what is buffered and passes it on: all of it when final,
+// else up to what the held-back bytes can no longer change (a secret that
+// starts before that point is passed on whole, replaced).
+func (w *Writer) pass(final bool) {
+	// The spans are found in the buffer itself, not in a copy: nothing
+	// changes it until they are written out.
+	text := unsafe.String(unsafe.SliceData(w.buf), len(w.buf))
+	limit := len(text)
+	if !final {
+		limit -= w.hold
+	}
+	pos := w.seen
+	for _, sp := range w.r.spans(text, w.seen) {
+		if sp.start >= limit {
+			break
+		}
+		w.emit(w.buf[pos:sp.start])
+		w.emitString(sp.with)
+		pos = sp.end
+	}
+	if pos < limit {
+		w.emit(w.buf[pos:limit])
+		pos = limit
+	}
+	// Keep the last bytes passed on as the next pass's context.
+	from := max(0, pos-w.hold)
+	w.buf = w.buf[:copy(w.buf, w.buf[from:])]
+	w.seen = pos - from
+}
+
+func (w *Writer) emitString(s string) {
+	if w.err == nil && len(s) > 0 {
+		_, w.err = io.WriteString(w.w, s)
+	}
 }
 
 func (w *Writer) emit(b []byte) {
 	if w.err == nil && len(b) > 0 {
 		_, w.err = w.w.Write(b)
 	}
-}
-
-// replace moves the redacted part of in to out: up to the last secret
-// that starts where no byte still to come can change the match (all of in
-// when final).
-func (w *Writer) replace(final bool) {
-	limit := len(w.in)
-	if !final {
-		limit -= w.r.longest() - 1
-	}
-	pos := 0
-	for pos < limit {
-		at, n := w.r.next(w.in[pos:])
-		if at < 0 || pos+at >= limit {
-			break
-		}
-		w.out = append(w.out, w.in[pos:pos+at]...)
-		w.out = append(w.out, Placeholder...)
-		pos += at + n
-	}
-	if pos < limit {
-		w.out = append(w.out, w.in[pos:limit]...)
-		pos = limit
-	}
-	w.in = append(w.in[:0], w.in[pos:]...)
-}
-
-// next returns where the leftmost secret in s starts and its length (the
-// longest one starting there, as the Replacer picks it), or -1.
-func (r *Redactor) next(s []byte) (int, int) {
-	at, n := -1, 0
-	for _, v := range r.values { // longest first
-		if i := bytes.Index(s, []byte(v)); i >= 0 && (at < 0 || i < at) {
-			at, n = i, len(v)
-		}
-	}
-	return at, n
-}
-
-// longest is the length of the longest secret value.
-func (r *Redactor) longest() int {
-	if len(r.values) == 0 {
-		return 1
-	}
-	return len(r.values[0])
-}
-
-// head applies the start's cut-edge rule of String to s.
-func (r *Redactor) head(s string) string {
-	for _, v := range r.values {
-		s = cutHead(s, v)
-	}
-	return s
-}
-
-// tail applies the end's cut-edge rule of String to s.
-func (r *Redactor) tail(s string) string {
-	for _, v := range r.values {
-		s = cutTail(s, v)
-	}
-	return s
 }

@@ -27,7 +27,7 @@ type Limits struct {
 	// (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
 	// Redactor, when set, refuses a change whose patch holds a secret value
-	// it knows: an agent that wrote a key from its environment into a file
+	// it knows, or a fragment of one (redact.Redactor.Holds): an agent that wrote a key from its environment into a file
 	// must not have it stored, committed or pushed. (Binary files are
 	// encoded in the patch and not searched.)
 	Redactor *redact.Redactor
@@ -154,8 +154,8 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if err := addNumstat(files, num); err != nil {
 		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
 	}
-	if lim.Redactor != nil && lim.Redactor.String(string(patch)) != string(patch) {
-		return refuse("the change contains the value of a secret from the environment; it is never stored or pushed")
+	if lim.Redactor.Holds(string(patch)) {
+		return refuse("the change contains the value of a secret from the environment (or 8 bytes or more of one); it is never stored or pushed")
 	}
 	ch.Patch, ch.PatchSHA256, ch.Files = patch, SHA256Hex(patch), files
 	for _, f := range files {

@@ -1,0 +1,235 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/detect"
+)
+
+// Threat detection (DESIGN §4.15): before π*'s result is delivered — the
+// pull request, apply, the run's result — the Driver scans it (Scan) and
+// acts on what is found by detection.on-finding: a THREAT checkpoint, a
+// blocked delivery, or a warning shown with the delivery. A run that
+// pauses for another reason is scanned too, its candidate (the result
+// Proceed would deliver): the findings are in the checkpoint's context, so
+// the human who proceeds has seen them.
+
+// Detection is what threat detection concluded for the run: the ledger
+// `run` entry's detection member.
+type Detection struct {
+	// Agent is the result scanned (π*, or the candidate of a pause).
+	Agent string `json:"agent"`
+	// Verdict is clean, warn (delivered with findings) or blocked (not
+	// delivered); final once the run is recorded.
+	Verdict detect.Verdict `json:"verdict"`
+	// Findings are what the detectors found, never a secret.
+	Findings []detect.Finding `json:"findings"`
+	// Usage is the LLM detector's tokens; the run's meter counts them, in
+	// the run's totals and the scanned result's.
+	Usage agent.Usage `json:"usage"`
+}
+
+// maxMessageFindings bounds the findings a run's message lists; all of
+// them are in the ledger and optr-selection.json.
+const maxMessageFindings = 10
+
+// Scanner scans one result for threats: the Driver's, which the next
+// delivery paths (a push to a pull request's branch) call too.
+type Scanner struct {
+	Config   *config.Config
+	Detector detect.Detector
+}
+
+// NewScanner returns the run's Scanner: the built-in detectors, and the
+// LLM detector when the config names one (built like every agent of the
+// run, its output redacted).
+func (p *Prepared) NewScanner() (*Scanner, error) {
+	cfg := p.Spec.Config
+	d := detect.Detector{Redactor: p.agents.secret, Workflow: p.Spec.Workflow, RunID: p.Spec.RunID, Dir: p.Spec.Dir}
+	if name := cfg.Detection.Agent; name != "" {
+		a, err := p.agents.get(name)
+		if err != nil {
+			return nil, fmt.Errorf("detection.agent: %w", err)
+		}
+		d.Agent = a
+	}
+	return &Scanner{Config: cfg, Detector: d}, nil
+}
+
+// Scan scans the result of agentName in rep: its output (streamed from
+// its spool file when it has one) and its patch (verified against the
+// recorded patch_sha256) when agents change code. A patch that cannot be
+// read is a finding: what cannot be looked at is not delivered unseen.
+func (s *Scanner) Scan(ctx context.Context, rep *Report, agentName string) (*Detection, error) {
+	r := rep.result(agentName)
+	if r == nil {
+		return nil, fmt.Errorf("no result of %s to scan", agentName)
+	}
+	in := detect.Input{Intent: rep.Spec.Intent}
+	in.Output, _ = r.Excerpt(detect.MaxPromptPart)
+	if r.OutputFile != nil {
+		f, err := r.OutputFile.Open()
+		if err != nil {
+			return nil, fmt.Errorf("read the output of %s: %w", agentName, err)
+		}
+		defer f.Close()
+		in.Full = f
+	}
+	var unread []detect.Finding
+	if s.Config.Changes.On() && r.Change != nil && len(r.Change.Files) > 0 {
+		patch, err := rep.Patch(agentName)
+		if err != nil {
+			unread = append(unread, detect.Finding{Detector: "patch", Rule: "unreadable", Reason: "the change could not be read to be scanned: " + err.Error()})
+		}
+		in.Patch = patch
+	}
+	// The LLM detector's calls are charged to the result it scans.
+	res, err := s.Detector.Detect(cost.ForAgent(ctx, agentName), in)
+	if err != nil {
+		return nil, err
+	}
+	return &Detection{Agent: agentName, Verdict: detect.Clean, Findings: append(res.Findings, unread...), Usage: res.Usage}, nil
+}
+
+// candidate is the result a run would deliver: π*, or for a paused run
+// the result Proceed selects (selection's π*, else the best-scoring).
+func candidate(rep *Report) string {
+	switch {
+	case rep.Status == Completed:
+		return rep.Selected
+	case rep.Status == Paused && rep.Selection.Selected != "":
+		return rep.Selection.Selected
+	case rep.Status == Paused:
+		return rep.Selection.Best
+	}
+	return ""
+}
+
+// detect scans the run's candidate and acts on the findings by
+// detection.on-finding. A scan that fails blocks the delivery.
+func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
+	name := candidate(rep)
+	if name == "" || (rep.Status == Paused && rep.Trigger == checkpoint.TriggerHiccup) {
+		return
+	}
+	if rep.Status == Completed && rep.Spec.Config.Changes.On() && rep.refusedChange(name) != "" {
+		return // its delivery fails as it is: nothing to ask a human about
+	}
+	if rep.Detection = rep.scanned[name]; rep.Detection == nil { // all: true scanned it already
+		s, err := p.NewScanner()
+		if err == nil {
+			rep.Detection, err = s.Scan(ctx, rep, name)
+		}
+		if err != nil {
+			rep.Detection = &Detection{Agent: name, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}
+		}
+	}
+	found := rep.Detection.Findings
+	if len(found) == 0 {
+		rep.Detection.Verdict = detect.Clean
+		return
+	}
+	list := detect.Summary(found, maxMessageFindings)
+	switch policy := rep.Spec.Config.Detection.OnFinding; {
+	case rep.Status == Paused: // a human decides; the findings are before them
+		rep.Message += fmt.Sprintf("\n\nThreat detection found %d threats in the result of %s, which option 1 would deliver:\n%s", len(found), name, list)
+	case policy == config.OnFindingWarn:
+		rep.Detection.Verdict = detect.Warn
+		rep.Message = joinMessage(rep.Message, fmt.Sprintf("threat detection found %d threats in π* = %s; delivered anyway (detection.on-finding: warn):\n%s", len(found), name, list))
+	case policy == config.OnFindingBlock:
+		rep.Status, rep.Selected, rep.Detection.Verdict = Failed, "", detect.Blocked
+		rep.Message = fmt.Sprintf("threat detection found %d threats in π* = %s; nothing was delivered (detection.on-finding: block):\n%s", len(found), name, list)
+	default:
+		rep.Status, rep.Trigger = Paused, checkpoint.TriggerThreat
+		rep.Message = fmt.Sprintf("threat detection found %d threats in π* = %s; nothing is delivered until a maintainer decides (detection.on-finding: checkpoint):\n%s", len(found), name, list)
+	}
+}
+
+// afterDecision applies detection.on-finding: block to a human's Proceed
+// at a checkpoint other than THREAT: findings the run was paused with
+// still block the delivery.
+func afterDecision(rep *Report, cp checkpoint.Checkpoint) {
+	det := rep.Detection
+	if det == nil || len(det.Findings) == 0 || cp.Trigger == checkpoint.TriggerThreat ||
+		rep.Status != Completed || rep.Selected != det.Agent || rep.Spec.Config.Detection.OnFinding != config.OnFindingBlock {
+		return
+	}
+	rep.Status, rep.Selected = Failed, ""
+	rep.Message = fmt.Sprintf("%s, but threat detection found %d threats in the result of %s; nothing was delivered (detection.on-finding: block):\n%s",
+		rep.Message, len(det.Findings), det.Agent, detect.Summary(det.Findings, maxMessageFindings))
+}
+
+// settleVerdict makes the verdict final as the run is recorded: with
+// findings, warn when the result was delivered, blocked when not.
+func (rep *Report) settleVerdict() {
+	det := rep.Detection
+	if det == nil || len(det.Findings) == 0 {
+		return
+	}
+	det.Verdict = detect.Blocked
+	if rep.Status == Completed && rep.Selected == det.Agent {
+		det.Verdict = detect.Warn
+	}
+}
+
+// ledgerDetection is the `run` entry's detection member.
+func (det *Detection) ledgerDetection() map[string]any {
+	findings := make([]any, 0, len(det.Findings))
+	for _, f := range det.Findings {
+		findings = append(findings, map[string]any{
+			"detector": f.Detector, "rule": f.Rule, "path": f.Path, "line": int64(f.Line), "reason": f.Reason,
+		})
+	}
+	return map[string]any{"verdict": string(det.Verdict), "findings": findings}
+}
+
+func joinMessage(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
+}
+
+// DetectionConstraint names the verdict detection.all adds to every
+// candidate's checks.
+const DetectionConstraint = "detection"
+
+// scanAll scans every result with output before selection
+// (detection.all): a result with findings that would not be delivered
+// (on-finding checkpoint or block) fails the hard DetectionConstraint and
+// is not admissible; with warn it passes, its findings kept for π*'s
+// verdict. The scans are kept, so π*'s is not made twice.
+func (p *Prepared) scanAll(ctx context.Context, rep *Report) {
+	s, err := p.NewScanner()
+	block := rep.Spec.Config.Detection.OnFinding != config.OnFindingWarn
+	rep.scanned = map[string]*Detection{}
+	for _, r := range rep.Results {
+		if !r.HasOutput() {
+			continue
+		}
+		var det *Detection
+		if err == nil {
+			det, err = s.Scan(ctx, rep, r.Agent)
+		}
+		if err != nil {
+			det = &Detection{Agent: r.Agent, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}
+			err = nil
+		}
+		rep.scanned[r.Agent] = det
+		v := check.Verdict{Constraint: DetectionConstraint, Hard: true, Status: check.Passed, Reason: "threat detection found nothing"}
+		if n := len(det.Findings); n > 0 {
+			v.Reason = fmt.Sprintf("threat detection found %d: %s", n, det.Findings[0])
+			if block {
+				v.Status = check.Failed
+			}
+		}
+		r.Checks = check.Summarize(append(r.Checks.Verdicts, v))
+	}
+	rep.ConstraintInfo = append(rep.ConstraintInfo, ConstraintInfo{Name: DetectionConstraint, Hard: true, Verified: true})
+}

@@ -1,0 +1,72 @@
+package redact
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchText is n bytes of lines, cycled, of the given kind: "plain" is
+// optr-bench's P10 agent output; "code" is source and prose dense with the
+// words secret rules look for (key, token, secret, auth, password).
+func benchText(kind string, n int) string {
+	lines := []string{"optr bench output line, 64 bytes long, again and again ......\n"}
+	if kind == "code" {
+		lines = []string{
+			"func (c *Client) Token(ctx context.Context) (string, error) {\n",
+			"\tkey := os.Getenv(\"API_KEY\") // the key is a secret; never log it\n",
+			"\treturn c.auth.Refresh(ctx, key)\n",
+			"}\n",
+			"The agent reads the password from the vault and passes the token on.\n",
+			"| access | credentials | they asked for a survey of tasks. |\n",
+			"curl -s https://example.com/api/v1/items | jq '.items[].name'\n",
+		}
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(lines[i%len(lines)])
+	}
+	return b.String()[:n]
+}
+
+var benchSecrets = []string{
+	"ghs_E2EworkflowTOKEN0123456789abcdefXYZ",
+	"sk-ant-E2EanthropicKEY-9876543210zyxwv",
+	"sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD",
+}
+
+// BenchmarkWriter streams 16 MiB through a Writer in 64 KiB writes, as an
+// agent's stdout reaches its spool: the redactor's cost on every output.
+func BenchmarkWriter(b *testing.B) {
+	for _, kind := range []string{"plain", "code"} {
+		text := []byte(benchText(kind, 16<<20))
+		r := New(benchSecrets...)
+		b.Run(kind, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				w := NewWriter(io.Discard, r)
+				for p := text; len(p) > 0; {
+					n := min(len(p), 64<<10)
+					if _, err := w.Write(p[:n]); err != nil {
+						b.Fatal(err)
+					}
+					p = p[n:]
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkString redacts a 256 KiB text at once, as a result file or a
+// comment is.
+func BenchmarkString(b *testing.B) {
+	text := benchText("code", 256<<10)
+	r := New(benchSecrets...)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = r.String(text)
+	}
+}
