@@ -6,8 +6,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/gitdata"
+	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
