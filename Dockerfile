@@ -4,7 +4,7 @@
 # GitHub Copilot CLI on Debian slim. Docker actions run as root and the runner
 # sets the working directory, so the final stage sets neither USER nor WORKDIR.
 #
-# Size (linux/amd64, expected; see README "The image"): about 420 MB unpacked,
+# Size (linux/amd64, expected; see docs/actions.md "The image"): about 420 MB unpacked,
 # about 205 MB to pull. The Copilot CLI is a single 197 MB executable (129 MB
 # compressed) linked against glibc and libstdc++, so the base must be a glibc
 # distribution; Debian slim is the smallest maintained one with git packaged
@@ -83,6 +83,5 @@ RUN set -eu; \
 COPY --from=copilot /out/copilot /usr/local/bin/copilot
 COPY --from=copilot /out/LICENSE.md /usr/share/doc/copilot/LICENSE.md
 COPY LICENSE NOTICE /usr/share/doc/optr/
-COPY internal/jsonschema/LICENSE /usr/share/doc/optr/jsonschema/LICENSE
 COPY --from=build /out/optr /optr
 ENTRYPOINT ["/optr", "action"]

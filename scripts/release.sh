@@ -141,6 +141,9 @@ publish() {
     if [ "${GITHUB_ACTIONS:-}" = true ]; then
       git config user.name "github-actions[bot]"
       git config user.email "41898282+github-actions[bot]@users.noreply.github.com"
+      # The checkout kept no credential (persist-credentials: false): git
+      # asks gh, which hands it GH_TOKEN when it pushes the tags.
+      gh auth setup-git
     fi
   fi
   run git add action.yml host/action.yml

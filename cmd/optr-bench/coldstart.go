@@ -14,7 +14,10 @@ import (
 // uses. The command does nothing, so this is the cost every optr command
 // pays before its first line: loading the binary, the runtime and every
 // linked package's init. The binary is built as a release builds it
-// (static, -trimpath, stripped) unless -optr names one. Goal: ≤ 50 ms.
+// (static, -trimpath, stripped) unless -optr names one. Goal: ≤ 60 ms
+// (was 50 ms while optr carried a copy of the JSON Schema library whose
+// metaschemas compiled on first use; upstream compiles them in init, about
+// 6 ms of every start on a 2-core machine).
 func coldStart(ctx context.Context, dir string, runs int) ([]row, error) {
 	if runs < 1 {
 		return nil, fmt.Errorf("-cold-runs %d: want at least 1", runs)
@@ -38,10 +41,13 @@ func coldStart(ctx context.Context, dir string, runs int) ([]row, error) {
 	wall, cpu := spreadOf(walls), spreadOf(cpus)
 	measured := fmt.Sprintf("optr version, %d runs", runs)
 	return []row{
-		{id: "C1", what: "cold start, wall (ms)", measured: measured, value: wall.format("%.1f"), goal: "≤ 50", ok: wall.med <= 50},
+		{id: "C1", what: "cold start, wall (ms)", measured: measured, value: wall.format("%.1f"), goal: fmt.Sprintf("≤ %d", coldStartGoal), ok: wall.med <= coldStartGoal},
 		{id: "C1", what: "cold start, CPU user+sys (ms)", measured: measured, value: cpu.format("%.1f")},
 	}, nil
 }
+
+// coldStartGoal is C1's goal, in milliseconds.
+const coldStartGoal = 60
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

@@ -2,16 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -24,72 +24,38 @@ func issueRequests(ctx context.Context, dir string, span time.Duration) ([]row, 
 	if err != nil {
 		return nil, err
 	}
-	payload, err := os.ReadFile(filepath.Join("testdata", "webhooks", "issues.labeled.json"))
-	if err != nil {
-		return nil, fmt.Errorf("read the webhook fixture (run optr-bench from the repository root): %w", err)
-	}
 	var rows []row
 	var runErr error
 	withTB(func(tb testing.TB) {
 		gh := githubtest.NewServer(tb)
-		rows, runErr = issueRun(ctx, dir, optr, gh, payload, span)
+		rows, runErr = issueRun(ctx, optr, gh, actiontest.New(tb, gh, "11"), span)
 	})
+	if rows == nil && runErr == nil { // the harness stopped with tb.Fatal
+		return nil, errors.New("P11: the fake GitHub or the runner's files could not be set up")
+	}
 	return rows, runErr
 }
 
-func issueRun(ctx context.Context, dir, optr string, gh *githubtest.Server, payload []byte, span time.Duration) ([]row, error) {
+func issueRun(ctx context.Context, optr string, gh *githubtest.Server, r *actiontest.Runner, span time.Duration) ([]row, error) {
 	const agents = 4
 	gh.AddIssue(githubtest.DefaultRepo, 7, "Explain the ledger", "Please explain.", "maintainer")
 	gh.SetPermission(githubtest.DefaultRepo, "maintainer", "write")
-	job, err := os.MkdirTemp(dir, "p11-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(job)
-	ws := filepath.Join(job, "workspace")
 	var cfg strings.Builder
 	cfg.WriteString("agents:\n")
 	for i := range agents {
 		at := span * time.Duration(i+1) / agents
 		fmt.Fprintf(&cfg, "  a%d: { provider: command, run: [sh, -c, %q] }\n", i, fmt.Sprintf("cat >/dev/null; sleep %.3f; echo answer %d", at.Seconds(), i))
 	}
-	if err := os.MkdirAll(filepath.Join(ws, ".github"), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(ws, ".github", "optr.yml"), []byte(cfg.String()), 0o644); err != nil {
-		return nil, err
-	}
-	var p map[string]any
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return nil, err
-	}
-	p["label"].(map[string]any)["name"] = "optr"
-	issue := p["issue"].(map[string]any)
-	issue["number"] = 7
-	issue["labels"] = []any{map[string]any{"name": "optr"}}
-	p["sender"].(map[string]any)["login"] = "maintainer"
-	p["sender"].(map[string]any)["type"] = "User"
-	event, _ := json.Marshal(p)
-	if err := os.WriteFile(filepath.Join(job, "event.json"), event, 0o644); err != nil {
-		return nil, err
-	}
-	env := cleanEnv(map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_API_URL": gh.URL(), "GITHUB_SERVER_URL": "https://github.com",
-		"GITHUB_REPOSITORY": githubtest.DefaultRepo, "GITHUB_WORKSPACE": ws, "GITHUB_RUN_ID": "11", "GITHUB_RUN_ATTEMPT": "1",
-		"GITHUB_SHA": "ffac537e6cbbf934b08745a378932722df287a53", "GITHUB_OUTPUT": filepath.Join(job, "output"),
-		"GITHUB_STEP_SUMMARY": filepath.Join(job, "summary.md"), "GITHUB_EVENT_PATH": filepath.Join(job, "event.json"),
-		"GITHUB_EVENT_NAME": "issues", "INPUT_GITHUB-TOKEN": "ghs_bench", "INPUT_CONFIG": ".github/optr.yml",
-		"INPUT_COMMAND": "auto", "INPUT_TRIGGER-LABEL": "optr", "INPUT_DATALAKE": ".optr", "INPUT_COMMIT": "true",
-		"HOME": job,
-	})
+	r.File(".github/optr.yml", cfg.String())
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
+	env := cleanEnv(r.Env)
 	gh.ResetRequests()
-	u, err := measure(ctx, ws, env, optr, "action")
+	u, err := measure(ctx, r.Workspace, env, optr, "action")
 	if err != nil {
 		return nil, err
 	}
-	out, _ := os.ReadFile(filepath.Join(job, "output"))
-	if !strings.Contains(string(out), "completed") {
-		return nil, fmt.Errorf("the run did not complete; GITHUB_OUTPUT:\n%s", out)
+	if out := r.Outputs(); out["status"] != "completed" {
+		return nil, fmt.Errorf("the run did not complete; its outputs: %v", out)
 	}
 	counts := gh.Counts()
 	total := 0

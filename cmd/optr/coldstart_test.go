@@ -17,15 +17,29 @@ import (
 // Every start of optr runs the init of every package it links, whatever
 // the command: `optr version` pays for them all. These bounds are on
 // allocations, which are the same from run to run, not on times, which are
-// not. For scale (GODEBUG=inittrace=1 optr version): the largest init is
-// openai-go's (≈140 KiB), all inits together ≈600 KiB; the jsonschema
-// library used to compile its metaschemas in init (1.7 MiB, 21,000
-// allocations, 2.6 MiB in all).
+// not. For scale (GODEBUG=inittrace=1 optr version, a release build): the
+// largest init is the JSON Schema library's, which compiles every draft's
+// metaschema in its init (1,701,744 bytes, 21,294 allocs, 7.9 ms clock);
+// the next is openai-go's (≈140 KiB); all inits together ≈2.5 MB (26,300
+// allocs), ≈0.75 MB without the JSON Schema library. optr used a copy of
+// that library whose metaschemas compiled on first use, to save those 6 ms
+// of every start; it went back to the upstream module (issue 23: no forked
+// library), and C1's goal (cmd/optr-bench) became ≤ 60 ms.
 const (
-	maxInitBytes      = 256 << 10 // any one package
+	maxInitBytes      = 256 << 10 // any one package not in initAllowance
 	maxOwnInitBytes   = 32 << 10  // any one of optr's own packages
-	maxTotalInitBytes = 1 << 20   // all packages together
+	maxTotalInitBytes = 3 << 20   // all packages together (measured ≈2.5 MB)
 )
+
+// initAllowance are the packages whose init may allocate more than
+// maxInitBytes, each with its bound: what it measured, with some room. A
+// package that outgrows its bound fails the test, as one that is not here
+// fails at maxInitBytes.
+var initAllowance = map[string]int64{
+	// Compiles the metaschemas of drafts 4 to 2020-12 in init, which
+	// upstream offers no way to defer: 1,701,744 bytes, 21,294 allocs.
+	"github.com/santhosh-tekuri/jsonschema/v6": 2 << 20,
+}
 
 const ownPrefix = "github.com/optr-dev/optr/"
 
@@ -66,6 +80,9 @@ func initViolations(costs []initCost) []string {
 		if strings.HasPrefix(c.pkg, ownPrefix) {
 			limit = maxOwnInitBytes
 		}
+		if allowed, ok := initAllowance[c.pkg]; ok {
+			limit = allowed
+		}
 		if c.bytes > limit {
 			bad = append(bad, fmt.Sprintf("init of %s allocates %d bytes (%d allocs), more than %d: move the work behind a sync.OnceValue or lazyregexp.New", c.pkg, c.bytes, c.allocs, limit))
 		}
@@ -102,18 +119,28 @@ func TestNoHeavyInit(t *testing.T) {
 // TestInitViolations: the bounds catch what they are for.
 func TestInitViolations(t *testing.T) {
 	t.Parallel()
-	// Lines from optr version before the metaschemas were compiled lazily.
-	heavy := `init github.com/santhosh-tekuri/jsonschema/v6 @6.1 ms, 10 ms clock, 1701064 bytes, 21284 allocs
+	// The JSON Schema library within its allowance, then past it; an
+	// init of our own over its bound; a library over the general bound;
+	// and all of them together over the total.
+	within := "init github.com/santhosh-tekuri/jsonschema/v6 @6.1 ms, 10 ms clock, 1701064 bytes, 21284 allocs\n"
+	heavy := `init github.com/santhosh-tekuri/jsonschema/v6 @6.1 ms, 10 ms clock, 2701064 bytes, 31284 allocs
 init github.com/optr-dev/optr/internal/checkpoint @20 ms, 0.63 ms clock, 84416 bytes, 1167 allocs
-init github.com/openai/openai-go/v3 @12 ms, 1.2 ms clock, 143360 bytes, 1057 allocs
+init github.com/openai/openai-go/v3 @12 ms, 1.2 ms clock, 443360 bytes, 1057 allocs
 `
-	costs, err := parseInitTrace(heavy)
+	costs, err := parseInitTrace(within)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := initViolations(costs); len(got) != 0 {
+		t.Errorf("initViolations(the JSON Schema library as measured) = %q, want none: it is within its allowance", got)
+	}
+	costs, err = parseInitTrace(heavy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := initViolations(costs)
-	if len(got) != 3 || !strings.Contains(got[0], "santhosh-tekuri") || !strings.Contains(got[1], "internal/checkpoint") || !strings.Contains(got[2], "in all") {
-		t.Errorf("initViolations = %q, want jsonschema, checkpoint and the total", got)
+	if len(got) != 4 || !strings.Contains(got[0], "santhosh-tekuri") || !strings.Contains(got[1], "internal/checkpoint") || !strings.Contains(got[2], "openai-go") || !strings.Contains(got[3], "in all") {
+		t.Errorf("initViolations = %q, want jsonschema, checkpoint, openai-go and the total", got)
 	}
 	if _, err := parseInitTrace("init runtime @0 ms, 0.85 ms clock, lots of bytes\n"); err == nil {
 		t.Error("parseInitTrace accepted a malformed init line")

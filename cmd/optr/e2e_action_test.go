@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -17,7 +18,7 @@ func TestActionDispatchRunsAndCommits(t *testing.T) {
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "1001")
 	r.demo("fail")
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "release-notes", "intent": "Write release notes", "constraints": ""}
 	})
 	res := r.run()
@@ -35,7 +36,7 @@ func TestActionDispatchRunsAndCommits(t *testing.T) {
 	if len(lines) != 1 || lines[0]["hash"] != res.outputs["ledger-hash"] || lines[0]["selected"] != "good" {
 		t.Fatalf("committed ledger = %v, outputs %v", lines, res.outputs)
 	}
-	if local, err := os.ReadFile(filepath.Join(r.ws, ".optr", "ledger.jsonl")); err != nil || string(local) != lines0(gh) {
+	if local, err := os.ReadFile(filepath.Join(r.Workspace, ".optr", "ledger.jsonl")); err != nil || string(local) != lines0(gh) {
 		t.Errorf("the workspace ledger differs from the committed one (%v)", err)
 	}
 	if got := gh.Head(repo, ledgerBranch); got != res.outputs["ledger-commit"] {
@@ -65,7 +66,7 @@ func TestActionLabeledIssue(t *testing.T) {
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "2001")
 	r.demo("fail")
-	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 	gh.ResetRequests()
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "completed" {
@@ -117,10 +118,10 @@ func TestActionCommentRun(t *testing.T) {
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "2101")
 	r.demo("fail")
-	r.file(".github/optr.yml", strings.Replace(demoConfig, "%s", "fail", 1)+"pipelines:\n  fast:\n    mode: select\n    agents: [good]\n")
+	r.File(".github/optr.yml", strings.Replace(demoConfig, "%s", "fail", 1)+"pipelines:\n  fast:\n    mode: select\n    agents: [good]\n")
 	id := gh.AddComment(repo, 12, "maintainer", "/optr run fast")
-	r.event("issue_comment", "issue_comment.created.json", func(p map[string]any) {
-		commented(12, "/optr run fast", "maintainer", "User")(p)
+	r.Event("issue_comment", "issue_comment.created.json", func(p map[string]any) {
+		actiontest.Commented(12, "/optr run fast", "maintainer", "User")(p)
 		p["comment"].(map[string]any)["id"] = id
 	})
 	res := r.run()
@@ -150,10 +151,10 @@ func TestActionSkips(t *testing.T) {
 		fixture string
 		edit    func(map[string]any)
 	}{
-		{"another label", "issues", "issues.labeled.json", labeled(3, "bug", "maintainer")},
+		{"another label", "issues", "issues.labeled.json", actiontest.Labeled(3, "bug", "maintainer")},
 		{"opened without the label", "issues", "issues.opened.json", nil},
-		{"a plain comment", "issue_comment", "issue_comment.created.json", commented(3, "thanks!", "maintainer", "User")},
-		{"a bot's /optr run", "issue_comment", "issue_comment.created.json", commented(3, "/optr run", "dependabot[bot]", "Bot")},
+		{"a plain comment", "issue_comment", "issue_comment.created.json", actiontest.Commented(3, "thanks!", "maintainer", "User")},
+		{"a bot's /optr run", "issue_comment", "issue_comment.created.json", actiontest.Commented(3, "/optr run", "dependabot[bot]", "Bot")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +164,7 @@ func TestActionSkips(t *testing.T) {
 			writer(gh, "maintainer")
 			r := newRunner(t, gh, "3001")
 			r.demo("fail")
-			r.event(tt.event, tt.fixture, tt.edit)
+			r.Event(tt.event, tt.fixture, tt.edit)
 			gh.ResetRequests()
 			res := r.run()
 			if res.code != 0 || res.outputs["status"] != "skipped" {
@@ -184,7 +185,7 @@ func TestActionUnauthorisedUserGetsOneReply(t *testing.T) {
 	for i := range 2 {
 		r := newRunner(t, gh, fmt.Sprint(4001+i))
 		r.demo("fail")
-		r.event("issue_comment", "issue_comment.created.json", commented(5, "/optr run", "reader", "User"))
+		r.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(5, "/optr run", "reader", "User"))
 		res := r.run()
 		if res.code != 0 || res.outputs["status"] != "skipped" {
 			t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -204,7 +205,7 @@ func TestActionRefusesTraversalWorkflow(t *testing.T) {
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "5001")
 	r.demo("fail")
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "../../etc", "intent": "x"}
 	})
 	res := r.run()
@@ -222,12 +223,12 @@ func TestActionInjection(t *testing.T) {
 	gh.AddIssue(repo, 9, "t", "b", "maintainer")
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "6001")
-	r.file(".github/optr.yml", "agents:\n  evil:\n    provider: command\n    run: [sh, agents/evil.sh]\n")
+	r.File(".github/optr.yml", "agents:\n  evil:\n    provider: command\n    run: [sh, agents/evil.sh]\n")
 	// The agent prints workflow commands and a line shaped like the
 	// go-githubactions output delimiter.
-	r.file("agents/evil.sh", "cat >/dev/null\necho '::error::pwned'\necho '::set-output name=status::completed'\necho 'ghadelimiter_00000000-0000-0000-0000-000000000000'\necho 'status=hijacked'\necho '::add-mask::x'\n")
-	r.event("issues", "issues.labeled.json", func(p map[string]any) {
-		labeled(9, "optr", "maintainer")(p)
+	r.File("agents/evil.sh", "cat >/dev/null\necho '::error::pwned'\necho '::set-output name=status::completed'\necho 'ghadelimiter_00000000-0000-0000-0000-000000000000'\necho 'status=hijacked'\necho '::add-mask::x'\n")
+	r.Event("issues", "issues.labeled.json", func(p map[string]any) {
+		actiontest.Labeled(9, "optr", "maintainer")(p)
 		p["issue"].(map[string]any)["body"] = "::error::from the body\n::stop-commands::abc\n::warning::x"
 	})
 	res := r.run()
@@ -264,7 +265,7 @@ func TestActionConcurrentRunsChainOneLedger(t *testing.T) {
 	for i := range n {
 		r := newRunner(t, gh, fmt.Sprint(7000+i))
 		r.demo("fail")
-		r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+		r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 			p["inputs"] = map[string]any{"workflow": "matrix", "intent": fmt.Sprintf("job %d", i)}
 		})
 		wg.Add(1)
@@ -309,7 +310,7 @@ func TestActionSurvivesGitHubFaults(t *testing.T) {
 	gh.FailNext("GET /repos/{owner}/{repo}/commits/{ref}", 1, githubtest.BadGateway())
 	r := newRunner(t, gh, "8001")
 	r.demo("fail")
-	r.event("issues", "issues.labeled.json", labeled(11, "optr", "maintainer"))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(11, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "completed" {
 		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -329,8 +330,8 @@ func TestActionNestedDatalake(t *testing.T) {
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "1101")
 	r.demo("fail")
-	r.env["INPUT_DATALAKE"] = "data/optr"
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	r.Env["INPUT_DATALAKE"] = "data/optr"
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "nested", "intent": "x"}
 	})
 	res := r.run()

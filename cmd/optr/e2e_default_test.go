@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -35,16 +36,16 @@ func TestActionDefaultConfigWithoutCopilot(t *testing.T) {
 			gh.AddIssue(repo, 31, "Release notes", "Write them.", "maintainer")
 			writer(gh, "maintainer")
 			r := newRunner(t, gh, fmt.Sprintf("94%02d", i))
-			r.env["OPTR_COPILOT_CLI"] = filepath.Join(r.dir, "no-copilot")
+			r.Env["OPTR_COPILOT_CLI"] = filepath.Join(r.Dir, "no-copilot")
 			var openai *llmtest.Server
 			if tt.openai {
 				openai = llmtest.NewOpenAI(t)
 				openai.Script(llmtest.Reply{Text: llmtest.Answer("# Release notes\n\n- faster ledger verify\n", 900)})
 				for k, v := range openai.Env() {
-					r.env[k] = v
+					r.Env[k] = v
 				}
 			}
-			r.event("issues", "issues.labeled.json", labeled(31, "optr", "maintainer"))
+			r.Event("issues", "issues.labeled.json", actiontest.Labeled(31, "optr", "maintainer"))
 			res := r.run()
 			if res.code != tt.code || res.outputs["status"] != tt.status {
 				t.Fatalf("exit %d status %q, want %d %q\n%s%s", res.code, res.outputs["status"], tt.code, tt.status, res.stdout, res.stderr)
@@ -61,7 +62,7 @@ func TestActionDefaultConfigWithoutCopilot(t *testing.T) {
 			if tt.openai && res.outputs["selected-agent"] != "codex" {
 				t.Errorf("selected %q, want codex", res.outputs["selected-agent"])
 			}
-			secrets := []string{r.env["INPUT_GITHUB-TOKEN"]}
+			secrets := []string{r.Env["INPUT_GITHUB-TOKEN"]}
 			if openai != nil {
 				secrets = append(secrets, openai.Key)
 			}

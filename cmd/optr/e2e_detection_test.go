@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
@@ -37,16 +38,16 @@ func detectionRun(t *testing.T, runID, coder, config, pipeline string, env map[s
 	gh.Commit(repo, "main", files, "base")
 	r := newRunner(t, gh, runID)
 	checkoutCommit(r, files)
-	r.env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
 	for k, v := range env {
-		r.env[k] = v
+		r.Env[k] = v
 	}
 	if pipeline == "" {
-		r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+		r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 	} else {
 		id := gh.AddComment(repo, 7, "maintainer", "/optr run "+pipeline)
-		r.event("issue_comment", "issue_comment.created.json", func(p map[string]any) {
-			commented(7, "/optr run "+pipeline, "maintainer", "User")(p)
+		r.Event("issue_comment", "issue_comment.created.json", func(p map[string]any) {
+			actiontest.Commented(7, "/optr run "+pipeline, "maintainer", "User")(p)
 			p["comment"].(map[string]any)["id"] = id
 		})
 	}

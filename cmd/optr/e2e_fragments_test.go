@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
@@ -35,10 +36,10 @@ func TestActionSecretFragmentsNeverLeave(t *testing.T) {
 	gh.Commit(repo, "main", files, "base")
 	r := newRunner(t, gh, "4301")
 	checkoutCommit(r, files)
-	r.env["INPUT_CONFIG"] = ".github/optr.yml"
-	r.env["ANTHROPIC_API_KEY"] = anthropic
-	r.env["NPM_TOKEN"] = npm
-	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.Env["ANTHROPIC_API_KEY"] = anthropic
+	r.Env["NPM_TOKEN"] = npm
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["pull-request"] == "" {
 		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -16,9 +17,9 @@ func pausedIssue(t *testing.T, gh *githubtest.Server, issue int) map[string]stri
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "9001")
 	r.demo("checkpoint")
-	r.env["INPUT_CONFIG"] = ".github/optr.yml"
-	r.file(".github/optr.yml", strings.Replace(strings.Replace(demoConfig, "%s", "checkpoint", 1), "  good:\n    provider: command\n    run: [sh, agents/good.sh]\n", "", 1))
-	r.event("issues", "issues.labeled.json", labeled(issue, "optr", "maintainer"))
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.File(".github/optr.yml", strings.Replace(strings.Replace(demoConfig, "%s", "checkpoint", 1), "  good:\n    provider: command\n    run: [sh, agents/good.sh]\n", "", 1))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(issue, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "paused" || res.outputs["checkpoint-id"] == "" {
 		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -32,9 +33,9 @@ func answer(t *testing.T, gh *githubtest.Server, issue int, body, sender, runID 
 	t.Helper()
 	r := newRunner(t, gh, runID)
 	for path, content := range gh.Files(repo, "main") { // actions/checkout
-		r.file(path, content)
+		r.File(path, content)
 	}
-	r.event("issue_comment", "issue_comment.created.json", commented(issue, body, sender, "User"))
+	r.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(issue, body, sender, "User"))
 	return r.run()
 }
 
@@ -132,10 +133,10 @@ func TestActionStuckAgentIsRestarted(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	r := newRunner(t, gh, "9201")
-	r.file(".github/optr.yml", "agents:\n  flaky:\n    provider: command\n    run: [sh, agents/flaky.sh]\nwatcher:\n  stuck-after: 1s\n  max-restarts: 1\n")
+	r.File(".github/optr.yml", "agents:\n  flaky:\n    provider: command\n    run: [sh, agents/flaky.sh]\nwatcher:\n  stuck-after: 1s\n  max-restarts: 1\n")
 	// Hangs silently on its first launch, answers on the second.
-	r.file("agents/flaky.sh", "cat >/dev/null\nif [ ! -f \"$OPTR_OUTPUT_DIR/.launched\" ]; then touch \"$OPTR_OUTPUT_DIR/.launched\"; sleep 60; fi\necho '# fine'\n")
-	r.event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
+	r.File("agents/flaky.sh", "cat >/dev/null\nif [ ! -f \"$OPTR_OUTPUT_DIR/.launched\" ]; then touch \"$OPTR_OUTPUT_DIR/.launched\"; sleep 60; fi\necho '# fine'\n")
+	r.Event("workflow_dispatch", "workflow_dispatch.json", func(p map[string]any) {
 		p["inputs"] = map[string]any{"workflow": "stuck", "intent": "answer"}
 	})
 	res := r.run()
@@ -148,40 +149,6 @@ func TestActionStuckAgentIsRestarted(t *testing.T) {
 	}
 	if _, ok := gh.File(repo, ledgerBranch, ".optr/workflows/stuck/runs/9201-1/.coordination/watcher-log.md"); !ok {
 		t.Fatal("the watcher log was not committed with the run")
-	}
-}
-
-func TestActionThreeFailuresAbortWithOneEscalationComment(t *testing.T) {
-	t.Parallel()
-	gh := githubtest.NewServer(t)
-	gh.AddIssue(repo, 23, "t", "b", "maintainer")
-	writer(gh, "maintainer")
-	r := newRunner(t, gh, "9301")
-	r.file(".github/optr.yml", `agents:
-  a: { provider: command, run: [sh, -c, "exit 1"] }
-  b: { provider: command, run: [sh, -c, "exit 2"] }
-  c: { provider: command, run: [sh, -c, "exit 3"] }
-  d: { provider: command, run: [sh, -c, "sleep 30; echo late"] }
-escalation:
-  mention: ["@octo-org/maintainers"]
-`)
-	r.event("issues", "issues.labeled.json", labeled(23, "optr", "maintainer"))
-	res := r.run()
-	if res.code != 1 || res.outputs["status"] != "failed" {
-		t.Fatalf("exit %d outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
-	}
-	var escalations []string
-	for _, c := range optrComments(gh, 23) {
-		if strings.Contains(c.Body, "<!-- optr:escalation=") {
-			escalations = append(escalations, c.Body)
-		}
-	}
-	if len(escalations) != 1 || !strings.Contains(escalations[0], "abort") || !strings.Contains(escalations[0], "@octo-org/maintainers") {
-		t.Fatalf("want exactly one escalation comment naming abort and the mention, got %d:\n%s", len(escalations), strings.Join(escalations, "\n---\n"))
-	}
-	got := kinds(t, gh)
-	if !strings.HasSuffix(got, ",run") || strings.Count(got, "escalation") != 3 {
-		t.Fatalf("ledger kinds = %s, want three escalations then the run", got)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/gittest"
@@ -44,15 +45,15 @@ func issueServer(t *testing.T) *githubtest.Server {
 // leaves a file in $OPTR_OUTPUT_DIR, committed with the run.
 func selectRepo(r *runner) {
 	r.demo("fail")
-	r.file("agents/good.sh", goodAgent+"echo notes >\"$OPTR_OUTPUT_DIR/good-notes.md\"\n")
+	r.File("agents/good.sh", goodAgent+"echo notes >\"$OPTR_OUTPUT_DIR/good-notes.md\"\n")
 }
 
 // researchRepo is a checkout of the demo running its research pipeline
 // (mode: delegate, four topics, one of them refused).
 func researchRepo(r *runner) {
-	demotest.Copy(r.t, r.ws)
-	r.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
-	r.env["INPUT_PIPELINE"] = "research"
+	demotest.Copy(r.t, r.Workspace)
+	r.Env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	r.Env["INPUT_PIPELINE"] = "research"
 }
 
 // job is one job of the matrix workflow run runID, on a fresh checkout of
@@ -65,8 +66,8 @@ func job(t *testing.T, gh *githubtest.Server, runID, command string, repo ...fun
 		checkout = repo[0]
 	}
 	checkout(r)
-	r.event("issues", "issues.labeled.json", labeled(7, "optr", "maintainer"))
-	r.env["INPUT_COMMAND"] = command
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "maintainer"))
+	r.Env["INPUT_COMMAND"] = command
 	return r
 }
 
@@ -96,7 +97,7 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 	if err := json.Unmarshal([]byte(jobs.plan.outputs["matrix"]), &m); err != nil {
 		t.Fatalf("matrix output %q: %v", jobs.plan.outputs["matrix"], err)
 	}
-	planDir := filepath.Join(p.ws, jobs.plan.outputs["plan-dir"])
+	planDir := filepath.Join(p.Workspace, jobs.plan.outputs["plan-dir"])
 	copyDir(t, planDir, filepath.Join(artifacts, "optr-plan")) // upload-artifact name: optr-plan
 
 	var mu sync.Mutex
@@ -106,10 +107,10 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 			t.Run(e.Task, func(t *testing.T) {
 				t.Parallel()
 				r := job(t, gh, runID, "task", repo...)
-				r.env["INPUT_TASK"] = e.Task
+				r.Env["INPUT_TASK"] = e.Task
 				// A task never reads the repository's config: the plan carries it.
-				r.file(r.env["INPUT_CONFIG"], "agents: {\n")
-				copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(r.ws, "optr-plan"))
+				r.File(r.Env["INPUT_CONFIG"], "agents: {\n")
+				copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(r.Workspace, "optr-plan"))
 				res := r.run()
 				mu.Lock()
 				jobs.taskResults = append(jobs.taskResults, res)
@@ -118,7 +119,7 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 					t.Fatalf("task %s: exit %d, outputs %v\n%s%s", e.Task, res.code, res.outputs, res.stdout, res.stderr)
 				}
 				// upload-artifact, name optr-task-<id>, path optr-tasks/
-				copyDir(t, filepath.Join(r.ws, "optr-tasks"), filepath.Join(artifacts, "optr-task-"+e.Task))
+				copyDir(t, filepath.Join(r.Workspace, "optr-tasks"), filepath.Join(artifacts, "optr-task-"+e.Task))
 			})
 		}
 	})
@@ -130,14 +131,14 @@ func runMatrix(t *testing.T, gh *githubtest.Server, runID string, between func(a
 	}
 
 	g := job(t, gh, runID, "gather", repo...)
-	copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(g.ws, "optr-plan"))
+	copyDir(t, filepath.Join(artifacts, "optr-plan"), filepath.Join(g.Workspace, "optr-plan"))
 	entries, err := os.ReadDir(artifacts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries { // download-artifact, pattern optr-task-*, without merge-multiple
 		if strings.HasPrefix(e.Name(), "optr-task-") {
-			copyDir(t, filepath.Join(artifacts, e.Name()), filepath.Join(g.ws, "optr-tasks", e.Name()))
+			copyDir(t, filepath.Join(artifacts, e.Name()), filepath.Join(g.Workspace, "optr-tasks", e.Name()))
 		}
 	}
 	gh.ResetRequests()
@@ -299,12 +300,12 @@ func TestMatrixPlanSkipsWhatIsNoRun(t *testing.T) {
 	t.Parallel()
 	gh := issueServer(t)
 	r := job(t, gh, "3301", "plan")
-	r.event("issues", "issues.labeled.json", labeled(7, "bug", "maintainer"))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "bug", "maintainer"))
 	res := r.run()
 	if res.code != 0 || res.outputs["status"] != "skipped" || res.outputs["matrix"] != "" {
 		t.Fatalf("plan: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(r.ws, "optr-plan")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(r.Workspace, "optr-plan")); !os.IsNotExist(err) {
 		t.Errorf("a skipped plan wrote optr-plan/ (%v)", err)
 	}
 }
@@ -316,7 +317,7 @@ func TestMatrixJobWithoutPlan(t *testing.T) {
 	for _, command := range []string{"task", "gather"} {
 		gh := issueServer(t)
 		r := job(t, gh, "3401", command)
-		r.env["INPUT_TASK"] = "good"
+		r.Env["INPUT_TASK"] = "good"
 		gh.ResetRequests()
 		res := r.run()
 		if res.code != 2 || res.outputs["status"] != "failed" || !strings.Contains(res.stdout, "read the plan") {
@@ -412,13 +413,13 @@ func changesRepo(r *runner) { checkoutCommit(r, changesFiles) }
 // RUNNER_TEMP.
 func checkoutCommit(r *runner, files map[string]string) {
 	for p, c := range files {
-		r.file(p, c)
+		r.File(p, c)
 	}
 	r.sh("git init -q -b main . && git add -A && " +
 		"GIT_AUTHOR_DATE=2026-11-23T09:00:00Z GIT_COMMITTER_DATE=2026-11-23T09:00:00Z " +
 		"git -c user.name=ada -c user.email=ada@example.com commit -q -m base")
-	r.env["GITHUB_SHA"] = strings.TrimSpace(r.sh("git rev-parse HEAD"))
-	r.env["RUNNER_TEMP"] = filepath.Join(r.dir, "runner-temp")
+	r.Env["GITHUB_SHA"] = strings.TrimSpace(r.sh("git rev-parse HEAD"))
+	r.Env["RUNNER_TEMP"] = filepath.Join(r.Dir, "runner-temp")
 }
 
 // Code changes over the matrix, end to end: each task job runs its agent
@@ -462,5 +463,5 @@ func TestMatrixChangesOpenOnePullRequest(t *testing.T) {
 // sh runs script in the job's workspace and returns its output.
 func (r *runner) sh(script string) string {
 	r.t.Helper()
-	return gittest.Sh(r.t, r.ws, script)
+	return gittest.Sh(r.t, r.Workspace, script)
 }

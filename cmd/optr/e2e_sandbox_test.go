@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -250,11 +251,11 @@ func TestSandboxHoldsAgainstAnAdversary(t *testing.T) {
 					gh := githubtest.NewServer(t)
 					writer(gh, "maintainer")
 					r := newRunner(t, gh, "7701")
-					h = newHostile(t, filepath.Dir(r.ws), r.ws, mode)
+					h = newHostile(t, filepath.Dir(r.Workspace), r.Workspace, mode)
 					for k, v := range h.env {
-						r.env[k] = v
+						r.Env[k] = v
 					}
-					r.event("issues", "issues.labeled.json", labeled(77, "optr", "maintainer"))
+					r.Event("issues", "issues.labeled.json", actiontest.Labeled(77, "optr", "maintainer"))
 					res := r.run()
 					log = res.stdout + res.stderr
 					if !strings.Contains(res.summary, "sandbox ("+mode+")") {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -95,17 +96,17 @@ func TestActionSecretsNeverLeave(t *testing.T) {
 	gh.AddIssue(repo, 41, "Leak test", "Use the key "+anthropic+" to do it.\n\n### Constraints\n\njudged\n", "maintainer")
 	writer(gh, "maintainer")
 	r := newRunner(t, gh, "9901")
-	r.env["INPUT_GITHUB-TOKEN"] = ghToken
-	r.env["GITHUB_TOKEN"] = ghToken
-	r.env["ANTHROPIC_API_KEY"] = anthropic
+	r.Env["INPUT_GITHUB-TOKEN"] = ghToken
+	r.Env["GITHUB_TOKEN"] = ghToken
+	r.Env["ANTHROPIC_API_KEY"] = anthropic
 	for k, v := range llm.Env() {
-		r.env[k] = v
+		r.Env[k] = v
 	}
-	r.env["INPUT_CONFIG"] = ".github/optr.yml"
-	r.file(".github/optr.yml", secretsConfig)
-	r.file("agents/leaky.sh", leakyAgent)
-	r.file("agents/good.sh", goodAgent)
-	r.event("issues", "issues.labeled.json", labeled(41, "optr", "maintainer"))
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.File(".github/optr.yml", secretsConfig)
+	r.File("agents/leaky.sh", leakyAgent)
+	r.File("agents/good.sh", goodAgent)
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(41, "optr", "maintainer"))
 	res := r.run()
 	if res.code != 0 {
 		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
@@ -138,8 +139,8 @@ func TestActionSecretsNeverLeave(t *testing.T) {
 	for _, c := range gh.Comments(repo, 41) {
 		scan("comment", c.Body)
 	}
-	_ = filepath.WalkDir(r.ws, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(p, filepath.Join(r.ws, "agents")) || strings.HasPrefix(p, filepath.Join(r.ws, ".github")) {
+	_ = filepath.WalkDir(r.Workspace, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(p, filepath.Join(r.Workspace, "agents")) || strings.HasPrefix(p, filepath.Join(r.Workspace, ".github")) {
 			return err
 		}
 		data, _ := os.ReadFile(p)
@@ -168,9 +169,9 @@ func TestMatrixChangesSecretsNeverLeave(t *testing.T) {
 	files[".github/optr.yml"] = leaky
 	checkout := func(r *runner) {
 		checkoutCommit(r, files)
-		r.env["ANTHROPIC_API_KEY"] = key
+		r.Env["ANTHROPIC_API_KEY"] = key
 		mu.Lock()
-		workspaces = append(workspaces, r.ws)
+		workspaces = append(workspaces, r.Workspace)
 		mu.Unlock()
 	}
 	var artifactsDir string

@@ -3,10 +3,10 @@ package action
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // headingRE matches an ATX Markdown heading and captures its text.
@@ -64,7 +64,7 @@ func SplitConstraints(s string) (names, rejected []string) {
 			}
 			name := strings.ToLower(item)
 			if check.ValidateName(name) != nil {
-				rejected = appendNew(rejected, shorten(item, 80))
+				rejected = appendNew(rejected, markdown.OneLine(item, 80))
 				continue
 			}
 			names = appendNew(names, name)
@@ -83,16 +83,4 @@ func appendNew(list []string, s string) []string {
 // normalizeNewlines turns CRLF and lone CR (the web editor's line ends) into LF.
 func normalizeNewlines(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-// shorten cuts s to at most n characters, marking the cut with "…", and
-// makes sure the result is valid UTF-8 on one line.
-func shorten(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -1,23 +1,17 @@
 package action
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/datalake"
 )
 
 func FuzzParseEvent(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		event, _, _ := strings.Cut(filepath.Base(file), ".")
-		f.Add(event, b)
+	for _, name := range actiontest.Payloads() {
+		event, _, _ := strings.Cut(name, ".")
+		f.Add(event, actiontest.Payload(f, name))
 	}
 	f.Add("issues", []byte(`{"action":"labeled","label":{"name":"optr"},"issue":{"number":-1,"title":"","body":null}}`))
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":2},"comment":{"body":"/optr choose 1 x"}}`))

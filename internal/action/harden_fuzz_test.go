@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/optr-dev/optr/internal/action/actiontest"
 )
 
 // runnerLines splits a log the way the runner reads it: lines end at LF,
@@ -70,30 +72,17 @@ func FuzzLogSanitiser(f *testing.F) {
 	})
 }
 
-// parseOutputs reads a GITHUB_OUTPUT file the way the runner does:
-// name=value lines and name<<DELIM heredocs.
+// parseOutputs reads a GITHUB_OUTPUT file the way the runner does, each
+// name with the values set for it, in order.
 func parseOutputs(t *testing.T, data string) map[string][]string {
 	t.Helper()
+	parsed, err := actiontest.ParseOutputs(data)
+	if err != nil {
+		t.Fatalf("the runner would fail on the outputs file: %v\n%s", err, data)
+	}
 	out := map[string][]string{}
-	lines := strings.Split(strings.ReplaceAll(data, "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if line == "" {
-			continue
-		}
-		if name, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(name, "=") {
-			var val []string
-			for i++; i < len(lines) && lines[i] != delim; i++ {
-				val = append(val, lines[i])
-			}
-			if i == len(lines) {
-				t.Fatalf("heredoc %s never ends:\n%s", delim, data)
-			}
-			out[name] = append(out[name], strings.Join(val, "\n"))
-			continue
-		}
-		name, val, _ := strings.Cut(line, "=")
-		out[name] = append(out[name], val)
+	for _, o := range parsed {
+		out[o.Name] = append(out[o.Name], o.Value)
 	}
 	return out
 }

@@ -9,56 +9,23 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/action/actiontest"
 )
 
-// runnerParse reads a GITHUB_OUTPUT file the way the Actions runner does
-// (FileCommandManager: NAME=VALUE lines, or NAME<<DELIMITER, value lines, and
-// a line that is exactly DELIMITER). A missing delimiter is an error, as it
-// is for the runner.
-func runnerParse(text string) ([]Output, error) {
-	var out []Output
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if line == "" {
-			continue
-		}
-		eq, hd := strings.Index(line, "="), strings.Index(line, "<<")
-		switch {
-		case eq >= 0 && (hd < 0 || eq < hd):
-			out = append(out, Output{Name: line[:eq], Value: line[eq+1:]})
-		case hd >= 0:
-			name, delim := line[:hd], line[hd+2:]
-			if name == "" || delim == "" {
-				return nil, fmt.Errorf("line %d: empty name or delimiter", i+1)
-			}
-			var value []string
-			for i++; ; i++ {
-				if i >= len(lines) {
-					return nil, fmt.Errorf("matching delimiter %q not found", delim)
-				}
-				if lines[i] == delim {
-					break
-				}
-				value = append(value, lines[i])
-			}
-			out = append(out, Output{Name: name, Value: strings.Join(value, "\n")})
-		default:
-			return nil, fmt.Errorf("line %d: invalid format %q", i+1, line)
-		}
-	}
-	return out, nil
-}
-
+// readOutputs reads the outputs file at path as the runner does.
 func readOutputs(t *testing.T, path string) []Output {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := runnerParse(string(b))
+	parsed, err := actiontest.ParseOutputs(string(b))
 	if err != nil {
 		t.Fatalf("the runner would fail on the outputs file: %v\n%s", err, b)
+	}
+	var got []Output
+	for _, o := range parsed {
+		got = append(got, Output{Name: o.Name, Value: o.Value})
 	}
 	return got
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Parse reads the event the runner hands the action (GITHUB_EVENT_NAME,
@@ -120,7 +121,7 @@ func decide(t *Trigger, ev event, in Inputs) {
 		switch ev.action {
 		case "labeled":
 			if !strings.EqualFold(ev.label, label) {
-				skip("issues.labeled: the label %q is not the trigger label %q", shorten(ev.label, 50), label)
+				skip("issues.labeled: the label %q is not the trigger label %q", markdown.OneLine(ev.label, 50), label)
 				return
 			}
 			t.Command = Run
@@ -131,11 +132,11 @@ func decide(t *Trigger, ev event, in Inputs) {
 			}
 			t.Command = Run
 		default:
-			skip("issues.%s does not start optr: label the issue %q or comment /optr run", shorten(ev.action, 30), label)
+			skip("issues.%s does not start optr: label the issue %q or comment /optr run", markdown.OneLine(ev.action, 30), label)
 		}
 	case EventIssueComment:
 		if ev.action != "created" {
-			skip("issue_comment.%s: optr reads new comments only", shorten(ev.action, 30))
+			skip("issue_comment.%s: optr reads new comments only", markdown.OneLine(ev.action, 30))
 			return
 		}
 		s, ok := parseSlash(ev.comment.GetBody())
@@ -148,7 +149,7 @@ func decide(t *Trigger, ev event, in Inputs) {
 	case EventWorkflowDispatch:
 		t.Command = Run
 	default:
-		skip("the %s event does not start optr: it answers issues, issue_comment and workflow_dispatch", shorten(ev.name, 40))
+		skip("the %s event does not start optr: it answers issues, issue_comment and workflow_dispatch", markdown.OneLine(ev.name, 40))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/action/actiontest"
 )
 
 const (
@@ -32,10 +33,10 @@ func setComment(t *testing.T, body string) func(map[string]any) {
 func TestParse(t *testing.T) {
 	t.Parallel()
 	fixture := func(name string) func(*testing.T) string {
-		return func(*testing.T) string { return fixturePath(name) }
+		return func(t *testing.T) string { return actiontest.PayloadFile(t, name, nil) }
 	}
 	mutated := func(name string, edit func(*testing.T) func(map[string]any)) func(*testing.T) string {
-		return func(t *testing.T) string { return mutateFixture(t, name, edit(t)) }
+		return func(t *testing.T) string { return actiontest.PayloadFile(t, name, edit(t)) }
 	}
 	comment := func(body string) func(*testing.T) string {
 		return mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) { return setComment(t, body) })
@@ -303,42 +304,42 @@ func TestParseErrors(t *testing.T) {
 		inputs  func(*Inputs)
 		wantErr string
 	}{
-		{"no event name", Env{EventPath: fixturePath("issues.labeled.json")}, nil, "GITHUB_EVENT_NAME is not set"},
+		{"no event name", Env{EventPath: actiontest.PayloadFile(t, "issues.labeled.json", nil)}, nil, "GITHUB_EVENT_NAME is not set"},
 		{"no event path", Env{EventName: "issues"}, nil, "GITHUB_EVENT_PATH is not set"},
 		{"missing payload file", Env{EventName: "issues", EventPath: filepath.Join(t.TempDir(), "nope.json")}, nil, "read the event payload"},
 		{"truncated payload", Env{EventName: "issues", EventPath: badJSON}, nil, "decode the issues event payload"},
-		{"issue payload for a comment event", Env{EventName: "issue_comment", EventPath: fixturePath("issues.labeled.optr.json")}, nil, "no issue or no comment"},
+		{"issue payload for a comment event", Env{EventName: "issue_comment", EventPath: actiontest.PayloadFile(t, "issues.labeled.optr.json", nil)}, nil, "no issue or no comment"},
 		{
-			"dispatch without workflow", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json")}, nil,
+			"dispatch without workflow", Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.json", nil)}, nil,
 			"gives no workflow name: set the workflow input",
 		},
 		{
-			"dispatch without intent", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json")},
+			"dispatch without intent", Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.json", nil)},
 			func(in *Inputs) { in.Workflow = "hello" },
 			"gives no intent: set the intent input",
 		},
 		{
-			"dispatch workflow escaping the datalake", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.optr.json")},
+			"dispatch workflow escaping the datalake", Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.optr.json", nil)},
 			func(in *Inputs) { in.Workflow = "../x" },
 			`the workflow input: workflow "../x" is not allowed`,
 		},
 		{
-			"issue run with a bad workflow input", Env{EventName: "issues", EventPath: fixturePath("issues.labeled.optr.json")},
+			"issue run with a bad workflow input", Env{EventName: "issues", EventPath: actiontest.PayloadFile(t, "issues.labeled.optr.json", nil)},
 			func(in *Inputs) { in.Workflow = ".." },
 			`workflow ".." would leave the datalake`,
 		},
 		{
-			"choose with a bad workflow input", Env{EventName: "issue_comment", EventPath: fixturePath("issue_comment.created.optr-choose.json")},
+			"choose with a bad workflow input", Env{EventName: "issue_comment", EventPath: actiontest.PayloadFile(t, "issue_comment.created.optr-choose.json", nil)},
 			func(in *Inputs) { in.Workflow = "/etc" },
 			`the workflow input: workflow "/etc" is not allowed`,
 		},
 		{
-			"abort without an issue", Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.optr.json")},
+			"abort without an issue", Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.optr.json", nil)},
 			func(in *Inputs) { in.Command = CommandAbort },
 			"has no issue to abort a run on",
 		},
 		{
-			"unknown command input", Env{EventName: "issues", EventPath: fixturePath("issues.labeled.json")},
+			"unknown command input", Env{EventName: "issues", EventPath: actiontest.PayloadFile(t, "issues.labeled.json", nil)},
 			func(in *Inputs) { in.Command = "dance" },
 			`input command is "dance"`,
 		},
@@ -358,22 +359,22 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestParseEveryFixture parses every payload in testdata and checks the
+// TestParseEveryFixture parses every payload fixture and checks the
 // invariants that hold whatever the event: no error for an event of its
 // own kind, and a one-line reason on every skip.
 func TestParseEveryFixture(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
+	names := actiontest.Payloads()
+	if len(names) == 0 {
+		t.Fatal("no payload fixtures")
 	}
-	for _, f := range files {
-		event, _, _ := strings.Cut(filepath.Base(f), ".")
+	for _, f := range names {
+		event, _, _ := strings.Cut(f, ".")
 		in := defaultInputs()
 		if event == EventWorkflowDispatch {
 			in.Workflow, in.Intent = "w", "i"
 		}
-		got, err := Parse(Env{EventName: event, EventPath: f}, in)
+		got, err := Parse(Env{EventName: event, EventPath: actiontest.PayloadFile(t, f, nil)}, in)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -421,7 +422,7 @@ func TestParseSkipsUnhandledEventWithAnyPayload(t *testing.T) {
 // GITHUB_WORKFLOW, and the trigger says so.
 func TestDispatchWithoutInputsTakesTheGitHubWorkflowName(t *testing.T) {
 	t.Parallel()
-	env := Env{EventName: "workflow_dispatch", EventPath: fixturePath("workflow_dispatch.json"), WorkflowName: "Nightly research (optr)"}
+	env := Env{EventName: "workflow_dispatch", EventPath: actiontest.PayloadFile(t, "workflow_dispatch.json", nil), WorkflowName: "Nightly research (optr)"}
 	got, err := Parse(env, Inputs{Intent: "Summarise the week."})
 	if err != nil {
 		t.Fatal(err)

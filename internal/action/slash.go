@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // slashPrefix starts every comment command.
@@ -57,7 +58,7 @@ func parseSlash(body string) (s slash, ok bool) {
 				"`/optr run` takes at most one argument, a pipeline name: `/optr run [pipeline]`."), true
 		}
 		if pipeline != "" && !pipelineRE.MatchString(pipeline) {
-			return malformed(fmt.Sprintf("/optr run: %q is not a pipeline name", shorten(pipeline, 40)),
+			return malformed(fmt.Sprintf("/optr run: %q is not a pipeline name", markdown.OneLine(pipeline, 40)),
 				"A pipeline name is lowercase letters, digits, `.`, `_` and `-` (at most 64): `/optr run [pipeline]`."), true
 		}
 		return slash{action: Run, pipeline: pipeline}, true
@@ -74,7 +75,7 @@ func parseSlash(body string) (s slash, ok bool) {
 	case "":
 		return malformed("/optr without a command", "`/optr` needs a command. "+usage), true
 	default:
-		return malformed(fmt.Sprintf("unknown command /optr %s; the commands are run, choose and abort", shorten(word, 40)),
+		return malformed(fmt.Sprintf("unknown command /optr %s; the commands are run, choose and abort", markdown.OneLine(word, 40)),
 			"I do not know that command. "+usage), true
 	}
 }
@@ -91,7 +92,7 @@ func parseChoice(s string) (int, error) {
 		return 0, fmt.Errorf("missing option number")
 	}
 	if len(s) > maxChoiceDigits || strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return 0, fmt.Errorf("%q is not an option number", shorten(s, 20))
+		return 0, fmt.Errorf("%q is not an option number", markdown.OneLine(s, 20))
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {

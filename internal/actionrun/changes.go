@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -103,7 +102,7 @@ func (d *deliverer) ledgerHead(ctx context.Context, rep *pipeline.Report) (ledge
 		}
 		return h, err
 	}
-	data, err := d.j.readCommitted(ctx, d.branch, rep.Spec.LedgerPath)
+	data, err := d.j.store(d.branch).ReadFile(ctx, rep.Spec.LedgerPath)
 	if err != nil || len(data) == 0 {
 		return ledger.Head{}, err
 	}
@@ -120,29 +119,4 @@ func (d *deliverer) redactor(cfg *config.Config) *redact.Redactor {
 		}
 	}
 	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken))
-}
-
-// restorePatches brings the patches a resumed run may deliver (π*'s, or
-// the best-scoring result's) back from the ledger branch when this
-// checkout lacks them: a paused run's files were committed there.
-func (j *Job) restorePatches(ctx context.Context, branch string, rep *pipeline.Report) {
-	if !rep.Spec.Config.Changes.On() {
-		return
-	}
-	for _, name := range []string{rep.Selection.Selected, rep.Selection.Best} {
-		if name == "" {
-			continue
-		}
-		path := rep.Run.Path(pipeline.PatchFile(name))
-		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		data, err := j.readCommitted(ctx, branch, path)
-		if err != nil || data == nil {
-			continue // Deliver reports the missing patch
-		}
-		if err := rep.Run.WriteFile(pipeline.PatchFile(name), data); err != nil {
-			j.log.Warning("could not restore " + pipeline.PatchFile(name) + ": " + err.Error())
-		}
-	}
 }

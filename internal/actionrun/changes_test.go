@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
@@ -41,15 +42,15 @@ func changesJob(t *testing.T, runID string, remote map[string]string, extraConfi
 		".github/optr.yml":         changesConfig + extraConfig,
 	}
 	j := newJob(t, gh, runID)
-	gittest.Write(t, j.ws, files)
-	gittest.Sh(t, j.ws, "git init -q -b main . && git add -A && git commit -q -m base")
+	gittest.Write(t, j.Workspace, files)
+	gittest.Sh(t, j.Workspace, "git init -q -b main . && git add -A && git commit -q -m base")
 	for p, c := range remote {
 		files[p] = c
 	}
 	gh.Commit(repo, "main", files, "base")
-	j.env["INPUT_CHANGES"] = "pull-request"
-	j.env["RUNNER_TEMP"] = filepath.Join(j.dir, "runner-temp")
-	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	j.Env["INPUT_CHANGES"] = "pull-request"
+	j.Env["RUNNER_TEMP"] = filepath.Join(j.Dir, "runner-temp")
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "ada"))
 	return j, gh
 }
 
@@ -138,10 +139,10 @@ func TestOnlyTheSelectedChangeBecomesThePullRequest(t *testing.T) {
 	}
 
 	// The workspace: untouched but for the datalake; no worktree is left.
-	if got := gittest.Sh(t, j.ws, "git status --porcelain; cat greet.txt; git worktree list | wc -l"); got != "?? .optr/\nhello\n1" {
+	if got := gittest.Sh(t, j.Workspace, "git status --porcelain; cat greet.txt; git worktree list | wc -l"); got != "?? .optr/\nhello\n1" {
 		t.Errorf("the workspace after the run:\n%s", got)
 	}
-	if left, _ := os.ReadDir(filepath.Join(j.env["RUNNER_TEMP"], "optr-worktrees")); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(j.Env["RUNNER_TEMP"], "optr-worktrees")); len(left) != 0 {
 		t.Errorf("left in the worktree root: %v", left)
 	}
 }
@@ -196,9 +197,9 @@ func TestPausedRunOpensThePullRequestAfterTheChoice(t *testing.T) {
 		t.Fatalf("%d pull requests opened before the choice", n)
 	}
 	second := newJob(t, gh, "801")
-	second.file(".github/optr.yml", changesConfig+"checkpoints: { before-commit: true }\n")
-	second.env["INPUT_CHANGES"] = "pull-request"
-	second.event("issue_comment", "issue_comment.created.json", commented(7, "/optr choose 1", "ada"))
+	second.File(".github/optr.yml", changesConfig+"checkpoints: { before-commit: true }\n")
+	second.Env["INPUT_CHANGES"] = "pull-request"
+	second.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(7, "/optr choose 1", "ada", "User"))
 	outs, err = second.run()
 	if err != nil || outs["status"] != "completed" || outs["run-id"] != "800-1" {
 		t.Fatalf("resume: %v %v\n%s", err, outs, second.log.String())

@@ -1,11 +1,9 @@
 package actionrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/checkpoint"
@@ -56,43 +54,29 @@ func (j *Job) abort(ctx context.Context, trig action.Trigger) error {
 }
 
 // answer resumes a paused run from the committed checkpoint (never from
-// a comment body, which anyone can edit) and carries the decision out.
+// a comment body, which anyone can edit) and carries the decision out,
+// through the same sequence as `optr resume` (pipeline.Driver.Answer).
 func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), &UsageError{Err: err})
 	}
 	lakeDir := j.datalake()
-	ledgerPath := datalake.Open(lakeDir).LedgerPath()
-	branch := j.ledgerBranch(cfg.Ledger.Branch)
-	ledgerData, err := j.readCommitted(ctx, branch, ledgerPath)
-	if err != nil {
+	where := pipeline.Spec{Config: cfg, Datalake: lakeDir, LedgerPath: datalake.Open(lakeDir).LedgerPath(), Dir: j.workspace()}
+	pr := &progressComment{j: j, issue: trig.Issue, title: trig.Title}
+	drv := j.driver(ctx, trig, cfg, where.LedgerPath, pr)
+	cp, err := drv.OpenCheckpoint(ctx, where, trig.Workflow, "")
+	var decided *pipeline.DecidedError
+	var state *pipeline.StateError
+	switch {
+	case errors.As(err, &decided):
+		return j.reply(ctx, trig, decided.Error(), nil)
+	case errors.Is(err, pipeline.ErrNoOpenCheckpoint):
+		return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
+	case errors.As(err, &state):
+		return j.reply(ctx, trig, state.Error(), err)
+	case err != nil:
 		return err
-	}
-	pending, err := checkpoint.Pending(bytes.NewReader(ledgerData), trig.Workflow)
-	if err != nil {
-		return err
-	}
-	if len(pending) == 0 {
-		return j.noOpenCheckpoint(ctx, trig, ledgerData)
-	}
-	id := pending[len(pending)-1]
-	cpPath := datalake.Open(lakeDir).CheckpointPath(id)
-	if _, err := os.Stat(cpPath); errors.Is(err, os.ErrNotExist) {
-		data, err := j.readCommitted(ctx, branch, cpPath)
-		if err != nil {
-			return err
-		}
-		if data == nil {
-			return j.reply(ctx, trig, fmt.Sprintf("Checkpoint `%s` is in the ledger, but its saved state `checkpoints/%s.json` is missing from the ledger branch.", id, id), errors.New("checkpoint file missing"))
-		}
-		if err := datalake.WriteOnce(cpPath, data); err != nil {
-			return err
-		}
-	}
-	cp, err := checkpoint.Load(cpPath)
-	if err != nil {
-		return j.reply(ctx, trig, "optr could not read checkpoint `"+id+"`: "+err.Error(), err)
 	}
 	d, err := decide(cp)
 	if err != nil {
@@ -103,47 +87,20 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		j.setOutputs(outcome{status: pipeline.Paused, runID: cp.Run, checkpointID: cp.ID})
 		return nil
 	}
-	rep, err := pipeline.Resume(cp, cfg, lakeDir, ledgerPath, j.workspace())
-	if err != nil {
-		return err
-	}
 	if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, checkpoint.DecidedComment(cp, d)); err != nil {
 		j.log.Warning("could not update the checkpoint comment: " + err.Error())
 	}
-	pr := &progressComment{j: j, issue: trig.Issue, title: trig.Title}
-	if c, err := j.gh.FindComment(ctx, trig.Issue, comment.KindRun, rep.Spec.RunID); err == nil && c != nil {
+	if c, err := j.gh.FindComment(ctx, trig.Issue, comment.KindRun, cp.Run); err == nil && c != nil {
 		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
 	}
-	j.restorePatches(ctx, branch, rep)
-	drv := &pipeline.Driver{
-		Deps:      j.deps(),
-		Recorder:  j.recorder(branch, ledgerPath),
-		Observer:  pr,
-		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
-	}
-	if err := drv.Resume(ctx, rep, cp, d); err != nil {
-		j.report(ctx, rep, pipeline.Failed)
+	rep, err := drv.Answer(ctx, cp, d, where)
+	if err != nil {
+		if rep != nil {
+			j.report(ctx, rep, pipeline.Failed)
+		}
 		return fmt.Errorf("the decision on checkpoint %s could not be recorded: %w", cp.ID, err)
 	}
 	return j.conclude(ctx, rep)
-}
-
-// noOpenCheckpoint answers a /optr choose or abort that has nothing to answer.
-func (j *Job) noOpenCheckpoint(ctx context.Context, trig action.Trigger, ledgerData []byte) error {
-	last, err := checkpoint.Last(bytes.NewReader(ledgerData), trig.Workflow)
-	if err != nil {
-		return err
-	}
-	if last != "" {
-		if _, d, err := checkpoint.Status(bytes.NewReader(ledgerData), last); err == nil && d != nil {
-			cp := checkpoint.Checkpoint{ID: last}
-			if loaded, err := checkpoint.Load(datalake.Open(j.datalake()).CheckpointPath(last)); err == nil {
-				cp = loaded
-			}
-			return j.reply(ctx, trig, checkpoint.AlreadyDecidedReply(cp, *d), nil)
-		}
-	}
-	return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
 }
 
 // post logs text and posts it as a short answer on the issue.
@@ -167,21 +124,29 @@ func (j *Job) reply(ctx context.Context, trig action.Trigger, text string, err e
 	return j.skip(text)
 }
 
-// readCommitted reads a workspace file as committed on the ledger branch
-// (or, with commit: false, from the workspace itself); nil when absent.
-func (j *Job) readCommitted(ctx context.Context, branch, path string) ([]byte, error) {
+// store reads back what the Action recorded: the files committed on the
+// ledger branch, or (commit: false) the workspace's own.
+func (j *Job) store(branch string) pipeline.Store {
 	if !j.in.Commit {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return data, err
+		return pipeline.Disk{}
 	}
-	rel, err := pipeline.Spec{Dir: j.workspace()}.WorkspacePath(path)
+	return branchStore{j: j, branch: branch}
+}
+
+// branchStore is the pipeline.Store of the ledger branch.
+type branchStore struct {
+	j      *Job
+	branch string
+}
+
+// ReadFile implements pipeline.Store: path, a workspace file, as the
+// ledger branch holds it; nil when absent.
+func (s branchStore) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	rel, err := pipeline.Spec{Dir: s.j.workspace()}.WorkspacePath(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := j.gh.ReadFile(ctx, branch, rel)
+	data, err := s.j.gh.ReadFile(ctx, s.branch, rel)
 	if err != nil {
 		return nil, fmt.Errorf("read %s from the ledger branch: %w", rel, err)
 	}

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/mermaidtest"
@@ -37,7 +39,7 @@ func TestCopilotOpenAIAnthropicRunCosts(t *testing.T) {
 	gh.SetPermission(repo, "ada", "write")
 	gh.AddIssue(repo, 14, "Spelling error in the README file", "It looks like you accidently spelled 'commit' with two 't's.", "ada")
 	j := newJob(t, gh, "940")
-	j.file(".github/optr.yml", `agents:
+	j.File(".github/optr.yml", `agents:
   copilot: { provider: copilot, byok: openai, base-url: `+byok.URL+`, model: gpt-4.1, api-key-env: BYOK_KEY }
   codex: { provider: openai, model: gpt-4.1 }
   claude: { provider: anthropic, model: claude-sonnet-4-5 }
@@ -48,15 +50,15 @@ constraints:
   fixes-it: { check: judge, agent: judge, criterion: the answer fixes the spelling }
 `)
 	for k, v := range openai.Env() {
-		j.env[k] = v
+		j.Env[k] = v
 	}
 	for k, v := range anthropic.Env() {
-		j.env[k] = v
+		j.Env[k] = v
 	}
-	j.env["BYOK_KEY"], j.env["JUDGE_KEY"] = byok.Key, judge.Key
-	j.env["OPTR_COPILOT_CLI"], j.env["HOME"], j.env["TMPDIR"] = cli, home, t.TempDir()
-	j.env["INPUT_PIPELINE"] = "three"
-	j.event("issues", "issues.labeled.json", labeled(14, "ada"))
+	j.Env["BYOK_KEY"], j.Env["JUDGE_KEY"] = byok.Key, judge.Key
+	j.Env["OPTR_COPILOT_CLI"], j.Env["HOME"], j.Env["TMPDIR"] = cli, home, t.TempDir()
+	j.Env["INPUT_PIPELINE"] = "three"
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(14, "optr", "ada"))
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run = %v, outputs %v\n%s", err, outs, j.log.String())
@@ -114,7 +116,7 @@ func TestUnknownCostOutputIsEmpty(t *testing.T) {
 	gh.AddIssue(repo, 15, "Notes", "Write the release notes.", "ada")
 	j := newJob(t, gh, "941")
 	j.agents("fail", "# Release notes\\n\\nFaster.\\n")
-	j.event("issues", "issues.labeled.json", labeled(15, "ada"))
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(15, "optr", "ada"))
 	outs, err := j.run()
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, j.log.String())
@@ -144,7 +146,7 @@ func num(t *testing.T, v any) float64 {
 // request, status failed and exit 1, with the figures on the issue.
 func TestRunOverTheDaysBudgetOnTheLedgerBranch(t *testing.T) {
 	t.Parallel()
-	day := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC) // the job's clock starts at noon
+	day := clocktest.Start.Truncate(24 * time.Hour) // the job's clock starts at noon
 	spent := func(run string, at time.Duration, usd float64) ledger.Draft {
 		return ledger.Draft{Kind: ledger.KindRun, Run: run, Workflow: "issue-1", Time: day.Add(at),
 			Fields: map[string]any{"tokens": int64(1000), "cost_usd": usd, "results": []any{}}}
@@ -170,12 +172,12 @@ func TestRunOverTheDaysBudgetOnTheLedgerBranch(t *testing.T) {
 	}, "earlier runs")
 	openai := llmtest.NewOpenAI(t)
 	j := newJob(t, gh, "942")
-	j.file(".github/optr.yml", "agents:\n  codex: {provider: openai, model: gpt-4.1}\nbudget: {max-usd-per-day: 0.5}\n")
-	j.file(".optr/ledger.jsonl", lines[0]) // the checkout's copy, from before today's runs
+	j.File(".github/optr.yml", "agents:\n  codex: {provider: openai, model: gpt-4.1}\nbudget: {max-usd-per-day: 0.5}\n")
+	j.File(".optr/ledger.jsonl", lines[0]) // the checkout's copy, from before today's runs
 	for k, v := range openai.Env() {
-		j.env[k] = v
+		j.Env[k] = v
 	}
-	j.event("issues", "issues.labeled.json", labeled(16, "ada"))
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(16, "optr", "ada"))
 	outs, err := j.run()
 	var failed *FailedError
 	if !errors.As(err, &failed) || outs["status"] != "failed" {
@@ -206,11 +208,11 @@ func TestStepSummaryEndsWithTheStandings(t *testing.T) {
 		gh.AddIssue(repo, issue, "Notes", "Write the release notes.", "ada")
 		j := newJob(t, gh, strconv.Itoa(950+i))
 		j.agents("fail", "# Release notes\\n\\nFaster.\\n")
-		j.event("issues", "issues.labeled.json", labeled(issue, "ada"))
+		j.Event("issues", "issues.labeled.json", actiontest.Labeled(issue, "optr", "ada"))
 		if _, err := j.run(); err != nil {
 			t.Fatalf("run %d: %v\n%s", i, err, j.log.String())
 		}
-		data, err := os.ReadFile(j.env["GITHUB_STEP_SUMMARY"])
+		data, err := os.ReadFile(j.Env["GITHUB_STEP_SUMMARY"])
 		if err != nil {
 			t.Fatal(err)
 		}

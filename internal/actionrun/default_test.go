@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
@@ -20,9 +21,9 @@ func noSecrets(t *testing.T, runID string) (*githubtest.Server, *job) {
 	gh.SetPermission(repo, "ada", "write")
 	gh.AddIssue(repo, 12, "Spelling error in the README file", "It looks like you accidently spelled 'commit' with two 't's.", "ada")
 	j := newJob(t, gh, runID)
-	j.env["OPTR_COPILOT_CLI"] = filepath.Join(t.TempDir(), "no-copilot")
+	j.Env["OPTR_COPILOT_CLI"] = filepath.Join(t.TempDir(), "no-copilot")
 	j.seen = &urls{}
-	j.event("issues", "issues.labeled.json", labeled(12, "ada"))
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(12, "optr", "ada"))
 	return gh, j
 }
 
@@ -91,7 +92,7 @@ func TestOnlyOpenAIKeyCompletesOnCodex(t *testing.T) {
 	openai := llmtest.NewOpenAI(t)
 	openai.Script(llmtest.Reply{Text: llmtest.Answer("# Release notes\n\n- faster ledger verify\n", 900)})
 	for k, v := range openai.Env() {
-		j.env[k] = v
+		j.Env[k] = v
 	}
 	outs, err := j.run()
 	if err != nil {
@@ -125,7 +126,7 @@ func TestAllUnusableWhileRunningOneComment(t *testing.T) {
 	if err := os.WriteFile(cli, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	j.env["OPTR_COPILOT_CLI"] = cli
+	j.Env["OPTR_COPILOT_CLI"] = cli
 	outs, err := j.run()
 	var failed *FailedError
 	if !errors.As(err, &failed) || outs["status"] != "failed" {
@@ -140,7 +141,7 @@ func TestAllUnusableWhileRunningOneComment(t *testing.T) {
 			t.Errorf("the comment does not mention %q:\n%s", m, cs[0])
 		}
 	}
-	if strings.Contains(cs[0], "ghs_inprocesstoken") {
+	if strings.Contains(cs[0], actiontest.Token) {
 		t.Error("the comment holds the token")
 	}
 	noModels(t, j.seen)

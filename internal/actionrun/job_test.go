@@ -1,9 +1,7 @@
 package actionrun
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/demotest"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,15 +25,13 @@ import (
 
 const repo = githubtest.DefaultRepo
 
-// job is one in-process `optr action` invocation: a workspace, an event
-// payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and the fake
-// GitHub behind the Job's HTTP client.
+// job is one in-process `optr action` invocation: the Actions runner's
+// job (actiontest.Runner), with the fake GitHub behind the Job's HTTP
+// client.
 type job struct {
+	*actiontest.Runner
 	t   *testing.T
 	gh  *githubtest.Server
-	ws  string
-	dir string
-	env map[string]string
 	log bytes.Buffer
 	// seen, when set, records the URL of every request the Job sends
 	// (GitHub and the LLM providers alike).
@@ -42,92 +40,25 @@ type job struct {
 
 func newJob(t *testing.T, gh *githubtest.Server, runID string) *job {
 	t.Helper()
-	dir := t.TempDir()
-	ws := filepath.Join(dir, "workspace")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return &job{t: t, gh: gh, ws: ws, dir: dir, env: map[string]string{
-		"GITHUB_ACTIONS":      "true",
-		"GITHUB_API_URL":      gh.URL(),
-		"GITHUB_SERVER_URL":   "https://github.com",
-		"GITHUB_REPOSITORY":   repo,
-		"GITHUB_WORKSPACE":    ws,
-		"GITHUB_RUN_ID":       runID,
-		"GITHUB_RUN_ATTEMPT":  "1",
-		"GITHUB_SHA":          "ffac537e6cbbf934b08745a378932722df287a53",
-		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
-		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
-		"GITHUB_EVENT_PATH":   filepath.Join(dir, "event.json"),
-		"INPUT_GITHUB-TOKEN":  "ghs_inprocesstoken",
-		"INPUT_DATALAKE":      ".optr",
-		"INPUT_COMMIT":        "true",
-		"PATH":                os.Getenv("PATH"),
-	}}
-}
-
-func (j *job) file(rel, content string) {
-	j.t.Helper()
-	p := filepath.Join(j.ws, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		j.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
-		j.t.Fatal(err)
-	}
-}
-
-// event writes the payload of event name from the repository's webhook
-// fixtures, changed by edit.
-func (j *job) event(name, fixture string, edit func(map[string]any)) {
-	j.t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "webhooks", fixture))
-	if err != nil {
-		j.t.Fatal(err)
-	}
-	var payload map[string]any
-	if err := json.Unmarshal(data, &payload); err != nil {
-		j.t.Fatal(err)
-	}
-	// The fixtures come from another repository: the payload names the
-	// fake's default branch, as GitHub's payload names the real one.
-	if r, ok := payload["repository"].(map[string]any); ok {
-		r["default_branch"] = "main"
-	}
-	if edit != nil {
-		edit(payload)
-	}
-	out, _ := json.Marshal(payload)
-	if err := os.WriteFile(j.env["GITHUB_EVENT_PATH"], out, 0o644); err != nil {
-		j.t.Fatal(err)
-	}
-	j.env["GITHUB_EVENT_NAME"] = name
+	return &job{Runner: actiontest.New(t, gh, runID), t: t, gh: gh}
 }
 
 // run runs the Job in this process and returns its error and outputs.
 func (j *job) run() (map[string]string, error) {
 	j.t.Helper()
-	var environ []string
-	for k, v := range j.env {
-		environ = append(environ, k+"="+v)
-	}
-	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	var mu sync.Mutex // agents and the watcher read the clock concurrently
+	// Every reading of the clock is a second after the one before; sleeps
+	// return at once.
+	clock := clocktest.Ticking(clocktest.Start, time.Second)
 	job := &Job{
-		Getenv:     func(k string) string { return j.env[k] },
-		Environ:    environ,
+		Getenv:     j.Getenv,
+		Environ:    j.Environ(),
 		Stdout:     &j.log,
 		HTTPClient: j.client(),
-		Now: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			now = now.Add(time.Second)
-			return now
-		},
-		Sleep: func(context.Context, time.Duration) error { return nil },
+		Now:        clock.Now,
+		Sleep:      clock.Sleep,
 	}
 	err := job.Run(j.t.Context())
-	return outputs(j.t, j.env["GITHUB_OUTPUT"]), err
+	return j.Outputs(), err
 }
 
 // client is the fake GitHub's client, recording into seen when set.
@@ -164,37 +95,6 @@ func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.next.RoundTrip(req)
 }
 
-// outputs parses GITHUB_OUTPUT as the runner does; a name set twice fails.
-func outputs(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return out
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		name, delim, ok := strings.Cut(line, "<<")
-		if !ok {
-			t.Fatalf("GITHUB_OUTPUT: unexpected line %q", line)
-		}
-		var lines []string
-		for sc.Scan() && sc.Text() != delim {
-			lines = append(lines, sc.Text())
-		}
-		if _, dup := out[name]; dup {
-			t.Fatalf("GITHUB_OUTPUT: %s set twice", name)
-		}
-		out[name] = strings.Join(lines, "\n")
-	}
-	return out
-}
-
 const agentsConfig = `agents:
   good: { provider: command, run: [sh, agents/good.sh] }
   sloppy: { provider: command, run: [sh, agents/sloppy.sh] }
@@ -205,30 +105,9 @@ ledger: { branch: main }
 `
 
 func (j *job) agents(onNoAdmissible, good string) {
-	j.file(".github/optr.yml", strings.Replace(agentsConfig, "%s", onNoAdmissible, 1))
-	j.file("agents/good.sh", "cat >/dev/null\nprintf '"+good+"'\n")
-	j.file("agents/sloppy.sh", "cat >/dev/null\nprintf '# Draft\\n\\nTODO finish\\n'\n")
-}
-
-func labeled(number int, sender string) func(map[string]any) {
-	return func(p map[string]any) {
-		p["label"].(map[string]any)["name"] = "optr"
-		issue := p["issue"].(map[string]any)
-		issue["number"] = number
-		issue["labels"] = []any{map[string]any{"name": "optr"}}
-		p["sender"].(map[string]any)["login"] = sender
-		p["sender"].(map[string]any)["type"] = "User"
-	}
-}
-
-func commented(number int, body, sender string) func(map[string]any) {
-	return func(p map[string]any) {
-		p["issue"].(map[string]any)["number"] = number
-		p["comment"].(map[string]any)["body"] = body
-		p["comment"].(map[string]any)["user"].(map[string]any)["login"] = sender
-		p["sender"].(map[string]any)["login"] = sender
-		p["sender"].(map[string]any)["type"] = "User"
-	}
+	j.File(".github/optr.yml", strings.Replace(agentsConfig, "%s", onNoAdmissible, 1))
+	j.File("agents/good.sh", "cat >/dev/null\nprintf '"+good+"'\n")
+	j.File("agents/sloppy.sh", "cat >/dev/null\nprintf '# Draft\\n\\nTODO finish\\n'\n")
 }
 
 // committedLedger returns the entries of the ledger committed on branch.
@@ -267,7 +146,7 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	gh.Commit(repo, "main", map[string]string{".optr/ledger.jsonl": otherLedger(t)}, "earlier run")
 	j := newJob(t, gh, "501")
 	j.agents("fail", `# Answer\n\nAll good.\n`)
-	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "ada"))
 	outs, err := j.run()
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, j.log.String())
@@ -286,7 +165,7 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	if outs["ledger-commit"] != gh.Head(repo, "main") {
 		t.Fatalf("ledger-commit %s, branch head %s", outs["ledger-commit"], gh.Head(repo, "main"))
 	}
-	local, err := os.ReadFile(filepath.Join(j.ws, ".optr", "ledger.jsonl"))
+	local, err := os.ReadFile(filepath.Join(j.Workspace, ".optr", "ledger.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +175,7 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	if outs["result-file"] != ".optr/workflows/issue-7/runs/501-1/result.md" {
 		t.Fatalf("result-file = %q", outs["result-file"])
 	}
-	att, err := os.ReadFile(filepath.Join(j.ws, ".optr/workflows/issue-7/runs/501-1/optr-attestation.json"))
+	att, err := os.ReadFile(filepath.Join(j.Workspace, ".optr/workflows/issue-7/runs/501-1/optr-attestation.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +183,7 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 	if err := json.Unmarshal(att, &st); err != nil {
 		t.Fatal(err)
 	}
-	result, _ := os.ReadFile(filepath.Join(j.ws, outs["result-file"]))
+	result, _ := os.ReadFile(filepath.Join(j.Workspace, outs["result-file"]))
 	wantSubjects := []attest.Subject{attest.FileSubject(".optr/ledger.jsonl", local), attest.FileSubject(outs["result-file"], result)}
 	if diff := cmp.Diff(wantSubjects, st.Subject); diff != "" || st.Predicate.Ledger.Hash != last.Hash || st.Predicate.Selected != "good" {
 		t.Errorf("attestation subjects (-want +got):\n%s\npredicate %+v", diff, st.Predicate)
@@ -364,7 +243,7 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 	gh.AddIssue(repo, 9, "Explain", "Please.", "ada")
 	first := newJob(t, gh, "600")
 	first.agents("checkpoint", `# Answer\n\nTODO too\n`)
-	first.event("issues", "issues.labeled.json", labeled(9, "ada"))
+	first.Event("issues", "issues.labeled.json", actiontest.Labeled(9, "optr", "ada"))
 	outs, err := first.run()
 	if err != nil || outs["status"] != "paused" || outs["checkpoint-id"] == "" {
 		t.Fatalf("first run: %v %v\n%s", err, outs, first.log.String())
@@ -383,14 +262,14 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 
 	bad := newJob(t, gh, "602")
 	bad.agents("checkpoint", `# Answer\n`)
-	bad.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 9", "ada"))
+	bad.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(9, "/optr choose 9", "ada", "User"))
 	if outs, err := bad.run(); err != nil || outs["status"] != "skipped" {
 		t.Fatalf("/optr choose 9: %v %v", err, outs)
 	}
 
 	second := newJob(t, gh, "601")
 	second.agents("checkpoint", `# Answer\n\nTODO too\n`)
-	second.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 1 ship it", "ada"))
+	second.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(9, "/optr choose 1 ship it", "ada", "User"))
 	outs2, err := second.run()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, second.log.String())
@@ -405,7 +284,7 @@ func TestPausedRunResumedByAWriter(t *testing.T) {
 
 	late := newJob(t, gh, "603")
 	late.agents("checkpoint", `# Answer\n`)
-	late.event("issue_comment", "issue_comment.created.json", commented(9, "/optr choose 2", "ada"))
+	late.Event("issue_comment", "issue_comment.created.json", actiontest.Commented(9, "/optr choose 2", "ada", "User"))
 	if outs, err := late.run(); err != nil || outs["status"] != "skipped" {
 		t.Fatalf("a second answer: %v %v", err, outs)
 	}
@@ -434,9 +313,9 @@ func TestDatalakeOutsideTheWorkspaceIsRefused(t *testing.T) {
 		gh := githubtest.NewServer(t)
 		gh.SetPermission(repo, "ada", "write")
 		j := newJob(t, gh, "700")
-		j.env["INPUT_DATALAKE"] = lake
+		j.Env["INPUT_DATALAKE"] = lake
 		j.agents("fail", `# Answer\n`)
-		j.event("issues", "issues.labeled.json", labeled(3, "ada"))
+		j.Event("issues", "issues.labeled.json", actiontest.Labeled(3, "optr", "ada"))
 		outs, err := j.run()
 		var ue *UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), lake) {
@@ -455,16 +334,16 @@ func TestCommitOffAppendsToTheWorkspaceLedger(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	j := newJob(t, gh, "800")
-	j.env["INPUT_COMMIT"] = "false"
-	j.env["INPUT_WORKFLOW"] = "nightly"
-	j.env["INPUT_INTENT"] = "say hello"
+	j.Env["INPUT_COMMIT"] = "false"
+	j.Env["INPUT_WORKFLOW"] = "nightly"
+	j.Env["INPUT_INTENT"] = "say hello"
 	j.agents("fail", `# Answer\n\nhello\n`)
-	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	j.Event("workflow_dispatch", "workflow_dispatch.json", nil)
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
 	}
-	s, err := ledger.VerifyFile(filepath.Join(j.ws, ".optr", "ledger.jsonl"))
+	s, err := ledger.VerifyFile(filepath.Join(j.Workspace, ".optr", "ledger.jsonl"))
 	if err != nil || s.Entries != 1 || outs["ledger-hash"] != s.Head.Hash || outs["ledger-commit"] != "" {
 		t.Fatalf("workspace ledger %+v (%v), outputs %v", s, err, outs)
 	}
@@ -495,7 +374,7 @@ func TestUncheckedPermissionSaysReRun(t *testing.T) {
 			}
 			j := newJob(t, gh, "900")
 			j.agents("fail", `# Answer\n`)
-			j.event("issues", "issues.labeled.json", labeled(4, "ada"))
+			j.Event("issues", "issues.labeled.json", actiontest.Labeled(4, "optr", "ada"))
 			outs, err := j.run()
 			if err != nil || outs["status"] != "skipped" {
 				t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
@@ -518,12 +397,12 @@ func TestLedgerCheckpointIsSignedWithTheKey(t *testing.T) {
 	}
 	gh := githubtest.NewServer(t)
 	j := newJob(t, gh, "810")
-	j.env["INPUT_COMMIT"] = "false"
-	j.env["INPUT_INTENT"] = "say hello"
-	j.env["INPUT_WORKFLOW"] = "nightly"
-	j.env["OPTR_LEDGER_KEY"] = skey
+	j.Env["INPUT_COMMIT"] = "false"
+	j.Env["INPUT_INTENT"] = "say hello"
+	j.Env["INPUT_WORKFLOW"] = "nightly"
+	j.Env["OPTR_LEDGER_KEY"] = skey
 	j.agents("fail", `# Answer\n\nhello\n`)
-	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	j.Event("workflow_dispatch", "workflow_dispatch.json", nil)
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
@@ -552,12 +431,12 @@ func TestDispatchedDelegateRunCommitsTheSpecFolder(t *testing.T) {
 	t.Parallel()
 	gh := githubtest.NewServer(t)
 	j := newJob(t, gh, "950")
-	demotest.Copy(t, j.ws)
-	j.env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
-	j.env["INPUT_PIPELINE"] = "research"
-	j.env["INPUT_WORKFLOW"] = "research"
-	j.env["INPUT_INTENT"] = "How do ledgers stay honest?"
-	j.event("workflow_dispatch", "workflow_dispatch.json", nil)
+	demotest.Copy(t, j.Workspace)
+	j.Env["INPUT_CONFIG"] = "testdata/demo/optr.yml"
+	j.Env["INPUT_PIPELINE"] = "research"
+	j.Env["INPUT_WORKFLOW"] = "research"
+	j.Env["INPUT_INTENT"] = "How do ledgers stay honest?"
+	j.Event("workflow_dispatch", "workflow_dispatch.json", nil)
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())
@@ -576,7 +455,7 @@ func TestDispatchedDelegateRunCommitsTheSpecFolder(t *testing.T) {
 	if run := es[len(es)-1]; run.Fields["mode"] != "delegate" || run.Fields["spec"] != "specs/001_research" {
 		t.Fatalf("run entry %v", run.Fields)
 	}
-	summary, _ := os.ReadFile(j.env["GITHUB_STEP_SUMMARY"])
+	summary, _ := os.ReadFile(j.Env["GITHUB_STEP_SUMMARY"])
 	if !strings.Contains(string(summary), "Research complete: 3/4 topics (75% success)") {
 		t.Errorf("the job summary has no delegate summary:\n%s", summary)
 	}
@@ -610,9 +489,9 @@ func TestLedgerCheckpointWithSealedSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := newJob(t, gh, "502")
-	j.env["OPTR_LEDGER_KEY"] = skey
+	j.Env["OPTR_LEDGER_KEY"] = skey
 	j.agents("fail", `# Answer\n\nAll good.\n`)
-	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "ada"))
 	outs, err := j.run()
 	if err != nil || outs["status"] != "completed" {
 		t.Fatalf("Run: %v %v\n%s", err, outs, j.log.String())

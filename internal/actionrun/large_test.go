@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -19,8 +20,8 @@ func TestLargeOutputIsCommittedAsBlobsAndExcerptedInTheLog(t *testing.T) {
 	gh.AddIssue(repo, 7, "Write a lot", "Please.", "ada")
 	j := newJob(t, gh, "777")
 	j.agents("fail", `# Answer\n\n`)
-	j.file("agents/good.sh", "cat >/dev/null\nprintf '# Answer\\n\\n'\nhead -c 3000000 /dev/zero | tr '\\0' 'w'\necho\n")
-	j.event("issues", "issues.labeled.json", labeled(7, "ada"))
+	j.File("agents/good.sh", "cat >/dev/null\nprintf '# Answer\\n\\n'\nhead -c 3000000 /dev/zero | tr '\\0' 'w'\necho\n")
+	j.Event("issues", "issues.labeled.json", actiontest.Labeled(7, "optr", "ada"))
 	outs, err := j.run()
 	if err != nil {
 		t.Fatalf("Run: %v\n%.4000s", err, j.log.String())
@@ -30,7 +31,7 @@ func TestLargeOutputIsCommittedAsBlobsAndExcerptedInTheLog(t *testing.T) {
 	}
 	run := ".optr/workflows/issue-7/runs/777-1/"
 	for _, rel := range []string{run + "result.md", run + "agent-outputs/good.json"} {
-		local, err := os.ReadFile(filepath.Join(j.ws, rel))
+		local, err := os.ReadFile(filepath.Join(j.Workspace, rel))
 		if err != nil {
 			t.Fatal(err)
 		}

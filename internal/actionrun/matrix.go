@@ -132,17 +132,8 @@ func (j *Job) gather(ctx context.Context) error {
 		return &UsageError{Err: err}
 	}
 	trig := action.Trigger{Command: action.Run, Issue: plan.Issue, Title: plan.Title, Workflow: plan.Workflow, Intent: plan.Intent}
-	deps := j.deps()
-	deps.OnEscalation = j.escalationComments(ctx, trig, spec.Config.Escalation.Mention)
-	branch := j.ledgerBranch(spec.Config.Ledger.Branch)
-	drv := &pipeline.Driver{
-		Deps:      deps,
-		Recorder:  j.recorder(branch, spec.LedgerPath),
-		Observer:  &progressComment{j: j, issue: plan.Issue, title: plan.Title},
-		Asker:     &issueAsker{j: j, trig: trig},
-		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
-		Mode:      gm,
-	}
+	drv := j.driver(ctx, trig, spec.Config, spec.LedgerPath, &progressComment{j: j, issue: plan.Issue, title: plan.Title})
+	drv.Mode = gm
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
 		if rep == nil {

@@ -42,18 +42,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	}
 	spec := j.spec(trig, runID, cfg)
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
-	deps := j.deps()
-	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
-	pr := &progressComment{j: j, issue: trig.Issue, title: title(trig)}
-	branch := j.ledgerBranch(cfg.Ledger.Branch)
-	drv := &pipeline.Driver{
-		Deps:      deps,
-		Recorder:  j.recorder(branch, spec.LedgerPath),
-		Observer:  pr,
-		Asker:     &issueAsker{j: j, trig: trig},
-		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
-		Ledger:    j.ledgerStore(branch, spec),
-	}
+	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
 	rep, err := drv.Run(ctx, spec)
 	if err != nil {
 		if rep == nil {
@@ -80,12 +69,34 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 // ledgerStore is the ledger a run's budgets count: the ledger branch's,
 // where runs are committed; the workspace's when they are not (commit:
 // false).
-func (j *Job) ledgerStore(branch string, spec pipeline.Spec) ledger.Store {
-	rel, err := spec.WorkspacePath(spec.LedgerPath)
+func (j *Job) ledgerStore(branch, ledgerPath string) ledger.Store {
+	rel, err := pipeline.Spec{Dir: j.workspace()}.WorkspacePath(ledgerPath)
 	if !j.in.Commit || err != nil {
-		return ledger.Local(spec.LedgerPath)
+		return ledger.Local(ledgerPath)
 	}
 	return &branchLedger{gh: j.gh, branch: branch, path: rel}
+}
+
+// driver is the Action's pipeline.Driver for trig under cfg, the one for
+// every step that drives a run (a run, a gather, an answer to a
+// checkpoint): the progress comment pr follows the run; the ledger at
+// ledgerPath and the run's files are committed to the ledger branch and
+// read back from it; a pause is announced on the issue; a decision that
+// needs a human becomes an escalation comment; π*'s change becomes a pull
+// request.
+func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Config, ledgerPath string, pr *progressComment) *pipeline.Driver {
+	deps := j.deps()
+	deps.OnEscalation = j.escalationComments(ctx, trig, cfg.Escalation.Mention)
+	branch := j.ledgerBranch(cfg.Ledger.Branch)
+	return &pipeline.Driver{
+		Deps:      deps,
+		Recorder:  j.recorder(branch, ledgerPath),
+		Store:     j.store(branch),
+		Ledger:    j.ledgerStore(branch, ledgerPath),
+		Observer:  pr,
+		Asker:     &issueAsker{j: j, trig: trig},
+		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
+	}
 }
 
 // conclude reports a run the driver carried to its end (completed, failed

@@ -41,7 +41,7 @@ func (j *Job) standings(ctx context.Context, rep *pipeline.Report) (*standings.S
 	if rep.Spec.Config != nil {
 		branch = j.ledgerBranch(rep.Spec.Config.Ledger.Branch)
 	}
-	st := j.ledgerStore(branch, rep.Spec)
+	st := j.ledgerStore(branch, rep.Spec.LedgerPath)
 	if b, ok := st.(*branchLedger); ok && j.committed != nil {
 		b.active = j.committed // just committed: no need to read it back
 	}

@@ -8,10 +8,6 @@ import (
 	"github.com/optr-dev/optr/internal/spool"
 )
 
-// SpoolPrefix starts the name of every file an agent spools its output to
-// (see Request.SpoolDir); the datalake never records such a file.
-const SpoolPrefix = ".spool-"
-
 // Agent is one configured agent. Run performs a single attempt: retries,
 // backoff and Level-2 analysis are the caller's business (package recovery),
 // so an Agent never retries on its own.
@@ -67,7 +63,7 @@ type Request struct {
 	Dir string
 	// SpoolDir, when set, is a directory where a command agent keeps an
 	// output too large to hold in memory (Response.Spool), in a file whose
-	// name starts with SpoolPrefix; empty keeps every output in memory.
+	// name starts with spool.FilePrefix; empty keeps every output in memory.
 	SpoolDir string
 	// Worktree, when set, is the agent's own git worktree in a run whose
 	// agents change code (changes.mode, DESIGN §4.12): a command agent runs

@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/provider"
 )
 
@@ -92,24 +92,18 @@ func TestUnusableCommentNamesEveryDefaultProvider(t *testing.T) {
 // TestPreflight: only a Preflighter can report itself unusable.
 func TestPreflight(t *testing.T) {
 	t.Parallel()
-	if err := agent.Preflight(plain{}); err != nil {
+	if err := agent.Preflight(agenttest.New("plain", agenttest.Answer("not run"))); err != nil {
 		t.Errorf("Preflight(plain) = %v, want nil", err)
 	}
 	want := agent.Unusable("p", "copilot", "no CLI")
-	if err := agent.Preflight(preflighted{err: want}); !agent.IsUnusable(err) {
+	if err := agent.Preflight(preflighted{Agent: agenttest.New("p", agenttest.Answer("not run")), err: want}); !agent.IsUnusable(err) {
 		t.Errorf("Preflight = %v, want %v", err, want)
 	}
 }
 
-type plain struct{}
-
-func (plain) Name() string { return "plain" }
-func (plain) Run(context.Context, agent.Request) (agent.Response, error) {
-	return agent.Response{}, fmt.Errorf("not run")
-}
-
+// preflighted is an agent with a Preflight.
 type preflighted struct {
-	plain
+	*agenttest.Agent
 	err error
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 )
 
@@ -37,7 +38,7 @@ func TestVerdictsAcrossARun(t *testing.T) {
 	wg.Wait()
 
 	// 2 distinct outputs × 2 constraints = 4 judge calls; the other 6 verdicts come from the cache.
-	if got := a.calls.Load(); got != 4 {
+	if got := a.Count(); got != 4 {
 		t.Errorf("the judge was called %d times, want 4", got)
 	}
 	// Resolve made the cache: reach it through a judge.
@@ -58,10 +59,10 @@ func TestVerdictsAcrossARun(t *testing.T) {
 func TestVerdictsConcurrentSameOutput(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("gpt", func(context.Context, agent.Request) (agent.Response, error) {
 		<-release
 		return agent.Response{Output: `{"pass": true, "reason": "fine"}`}, nil
-	}}
+	})
 	ch := mustNew(t, "c", config.Constraint{Check: "judge", Agent: "gpt"}, judgeOpts(a))
 	const n = 8
 	var wg sync.WaitGroup
@@ -76,8 +77,8 @@ func TestVerdictsConcurrentSameOutput(t *testing.T) {
 	close(release)
 	wg.Wait()
 	cache := ch.(*judgeCheck).cache
-	if a.calls.Load() != 1 || cache.Judged() != 1 || cache.Hits() != n-1 || passes.Load() != n {
-		t.Errorf("calls %d, judged %d, hits %d, passes %d; want 1, 1, %d, %d", a.calls.Load(), cache.Judged(), cache.Hits(), passes.Load(), n-1, n)
+	if a.Count() != 1 || cache.Judged() != 1 || cache.Hits() != n-1 || passes.Load() != n {
+		t.Errorf("calls %d, judged %d, hits %d, passes %d; want 1, 1, %d, %d", a.Count(), cache.Judged(), cache.Hits(), passes.Load(), n-1, n)
 	}
 }
 
@@ -107,12 +108,12 @@ func TestVerdictsKey(t *testing.T) {
 func TestVerdictsKeepsNoErrors(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
-	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("gpt", func(context.Context, agent.Request) (agent.Response, error) {
 		if n.Add(1) == 1 {
 			return agent.Response{}, errors.New("HTTP 500")
 		}
 		return agent.Response{Output: `{"pass": true, "reason": "ok"}`}, nil
-	}}
+	})
 	cs := []Constraint{{Name: "c", Hard: true, Checker: mustNew(t, "c", config.Constraint{Check: "judge", Agent: "gpt"}, judgeOpts(a))}}
 	first := Evaluate(t.Context(), cs, "out")
 	second := Evaluate(t.Context(), cs, "out")
@@ -122,8 +123,8 @@ func TestVerdictsKeepsNoErrors(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	if a.calls.Load() != 2 {
-		t.Errorf("the judge was called %d times, want 2", a.calls.Load())
+	if a.Count() != 2 {
+		t.Errorf("the judge was called %d times, want 2", a.Count())
 	}
 }
 
@@ -132,10 +133,10 @@ func TestVerdictsKeepsNoErrors(t *testing.T) {
 func TestJudgePanicDoesNotCrash(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("gpt", func(context.Context, agent.Request) (agent.Response, error) {
 		<-release
 		panic("provider bug")
-	}}
+	})
 	ch := mustNew(t, "c", config.Constraint{Check: "judge", Agent: "gpt"}, judgeOpts(a))
 	cs := []Constraint{{Name: "c", Hard: true, Checker: ch}}
 	evals := make([]Evaluation, 4)
@@ -157,11 +158,11 @@ func TestVerdictsWaiterGivesUp(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	started := make(chan struct{})
-	a := &scriptedAgent{name: "gpt", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("gpt", func(context.Context, agent.Request) (agent.Response, error) {
 		close(started)
 		<-release
 		return agent.Response{Output: `{"pass": true}`}, nil
-	}}
+	})
 	ch := mustNew(t, "c", config.Constraint{Check: "judge", Agent: "gpt"}, judgeOpts(a))
 	done := make(chan error, 1)
 	go func() { _, err := ch.Check(t.Context(), "x"); done <- err }()

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 func TestCommandCheck(t *testing.T) {
@@ -102,11 +102,9 @@ func TestCommandCheckTimeout(t *testing.T) {
 	if elapsed > 300*time.Millisecond+waitDelay {
 		t.Errorf("Check took %s; the timeout is 300ms", elapsed)
 	}
-	pid, err := os.ReadFile(filepath.Join(dir, "child.pid"))
-	if err != nil {
-		t.Fatalf("the check did not record its child: %v", err)
-	}
-	waitGone(t, strings.TrimSpace(string(pid)))
+	// The child is gone with the check's process group, or a zombie: it
+	// holds no resources.
+	proctest.WaitGone(t, proctest.PID(t, filepath.Join(dir, "child.pid")), 3*time.Second)
 }
 
 // TestCommandCheckRunStopped: when the run itself is cancelled the check

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/redact"
@@ -55,9 +56,9 @@ func TestCommandReasonIsRedacted(t *testing.T) {
 // A judge whose answer quotes a secret has it redacted in the Reason.
 func TestJudgeReasonIsRedacted(t *testing.T) {
 	t.Parallel()
-	a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Output: `{"pass": false, "reason": "the output leaks ` + testKey + `"}`}, nil
-	}}
+	})
 	opts := judgeOpts(a)
 	opts.Redactor = redact.New(testKey)
 	cs := []Constraint{{Name: "j", Hard: true, Checker: mustNew(t, "j", config.Constraint{Check: "judge", Agent: "judge"}, opts)}}
@@ -77,10 +78,10 @@ func TestIntentConstraintsAreCapped(t *testing.T) {
 		names = append(names, fmt.Sprintf("rule-%03d", i))
 	}
 	var calls atomic.Int64
-	a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) {
 		calls.Add(1)
 		return agent.Response{Output: `{"pass": true, "reason": "ok"}`}, nil
-	}}
+	})
 	opts := judgeOpts(a)
 	opts.DefaultJudge = "judge"
 	cfg := &config.Config{Budget: config.Budget{MaxIntentConstraints: 3}, Constraints: map[string]config.Constraint{
@@ -116,10 +117,10 @@ func TestIntentConstraintsAreCapped(t *testing.T) {
 func TestJudgeCallsSpendTheBudget(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
-	a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) {
 		calls.Add(1)
 		return agent.Response{Output: `{"pass": true, "reason": "ok"}`, Usage: agent.Usage{InputTokens: 60, OutputTokens: 40}}, nil
-	}}
+	})
 	b := cost.NewMeter(cost.Pricer{}, cost.Cap{Key: "budget.max-tokens", Window: "this run", Tokens: true, Limit: 150})
 	opts := judgeOpts(cost.Metered(a, b, cost.Rate{Provider: "openai"}))
 	opts.Budget = b

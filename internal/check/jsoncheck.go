@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func validJSON(output string) error {
 	end := int(dec.InputOffset())
 	if rest := strings.TrimLeft(output[end:], " \t\r\n"); rest != "" {
 		off := len(output) - len(rest)
-		return fmt.Errorf("output holds more than one JSON value: unexpected %s after the value %s", quote(cut(rest, 1), 1), at(output, off))
+		return fmt.Errorf("output holds more than one JSON value: unexpected %s after the value %s", quote(markdown.Truncate(rest, 1), 1), at(output, off))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/redact"
 )
 
@@ -153,7 +154,7 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		}
 		return Outcome{}, fmt.Errorf("judge %s gave no verdict (%w); its answer began %s", j.agent.Name(), verr, quote(answer, 200))
 	}
-	reason := cut(oneLine(j.redact.String(v.Reason)), maxJudgeReason)
+	reason := markdown.OneLine(j.redact.String(v.Reason), maxJudgeReason)
 	if reason == "" {
 		reason = "no reason given"
 	}

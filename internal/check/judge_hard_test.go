@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
@@ -29,7 +30,7 @@ func TestHardJudgeFailsClosed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err }}
+			a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err })
 			for _, hard := range []bool{true, false} {
 				ch := mustNew(t, "polite", config.Constraint{Check: "judge", Agent: "judge", Hard: hard}, judgeOpts(a))
 				ev := Evaluate(t.Context(), []Constraint{{Name: "polite", Hard: hard, Checker: ch}}, "rude output")

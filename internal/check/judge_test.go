@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // judgeOpts returns Options whose judge factory knows only a.
@@ -39,7 +41,7 @@ func TestJudgeAnswers(t *testing.T) {
 		{"first object is not a verdict", agent.Response{Output: `{"note": 1} then {"pass": true, "reason": "ok"}`}, nil, Outcome{Pass: true, Reason: "judged by judge: ok"}, ""},
 		{"no reason", agent.Response{Output: `{"pass": true}`}, nil, Outcome{Pass: true, Reason: "judged by judge: no reason given"}, ""},
 		{"reason folded to one line", agent.Response{Output: `{"pass": false, "reason": "a\n\n  b"}`}, nil, Outcome{Reason: "judged by judge: a b"}, ""},
-		{"long reason cut", agent.Response{Output: `{"pass": false, "reason": "` + strings.Repeat("ü", 900) + `"}`}, nil, Outcome{Reason: "judged by judge: " + strings.Repeat("ü", maxJudgeReason)}, ""},
+		{"long reason cut", agent.Response{Output: `{"pass": false, "reason": "` + strings.Repeat("ü", 900) + `"}`}, nil, Outcome{Reason: "judged by judge: " + strings.Repeat("ü", maxJudgeReason-1) + "…"}, ""},
 		{"verdict only in Raw", agent.Response{Raw: `{"pass": true, "reason": "raw"}`}, nil, Outcome{Pass: true, Reason: "judged by judge: raw"}, ""},
 		{"bare verdict the LLM agent could not unwrap", agent.Response{Raw: `{"pass":false,"reason":"rude"}`}, agent.Errorf(agent.Systematic, "unparseable_output", "no output"), Outcome{Reason: "judged by judge: rude"}, ""},
 		{"inside the output envelope", agent.Response{Raw: `{"output": {"pass": false, "reason": "env"}, "ttv_estimate_ms": 5}`}, nil, Outcome{Reason: "judged by judge: env"}, ""},
@@ -58,7 +60,7 @@ func TestJudgeAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := &scriptedAgent{name: "judge", reply: func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err }}
+			a := agenttest.New("judge", func(context.Context, agent.Request) (agent.Response, error) { return tt.resp, tt.err })
 			ch := mustNew(t, "cites-sources", config.Constraint{Check: "judge", Agent: "judge"}, judgeOpts(a))
 			got, errText := run(t, ch, "some output")
 			if tt.wantErr != "" {
@@ -93,7 +95,7 @@ func TestJudgeRequest(t *testing.T) {
 	if want := (Outcome{Reason: "judged by gpt: it never says sources:"}); got != want {
 		t.Errorf("Check = %+v, want %+v", got, want)
 	}
-	reqs := a.requests()
+	reqs := a.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("the judge got %d requests, want 1", len(reqs))
 	}
@@ -133,7 +135,7 @@ func TestJudgePromptShortensLongOutputs(t *testing.T) {
 		t.Fatalf("no delimited candidate in:\n%s", prompt)
 	}
 	if !strings.HasPrefix(shown, "HEAD") || !strings.HasSuffix(shown, "TAIL") || !strings.Contains(shown, "[… 49108 characters omitted …]") {
-		t.Errorf("shortened candidate lost its ends or the marker: %q…%q", cut(shown, 20), lastChars(shown, 20))
+		t.Errorf("shortened candidate lost its ends or the marker: %q…%q", markdown.Truncate(shown, 20), lastChars(shown, 20))
 	}
 	if n := utf8.RuneCountInString(prompt); n > 900+2500 {
 		t.Errorf("prompt is %d characters for a 900-character budget", n)
@@ -145,10 +147,10 @@ func TestJudgePromptShortensLongOutputs(t *testing.T) {
 
 func TestJudgeTimeout(t *testing.T) {
 	t.Parallel()
-	a := &scriptedAgent{name: "slow", reply: func(ctx context.Context, _ agent.Request) (agent.Response, error) {
+	a := agenttest.New("slow", func(ctx context.Context, _ agent.Request) (agent.Response, error) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
-	}}
+	})
 	c := config.Constraint{Check: "judge", Agent: "slow", Timeout: config.Duration(50 * time.Millisecond)}
 	ch := mustNew(t, "x", c, judgeOpts(a))
 	start := time.Now()
@@ -193,7 +195,7 @@ func TestJudgeUsesDefaultAgentAndCriterion(t *testing.T) {
 	if _, errText := run(t, ch, "ok"); errText != "" {
 		t.Fatal(errText)
 	}
-	if p := a.requests()[0].Intent; !strings.Contains(p, "Criterion: The tone is polite.\n") {
+	if p := a.Requests()[0].Intent; !strings.Contains(p, "Criterion: The tone is polite.\n") {
 		t.Errorf("the description is not the criterion:\n%s", p)
 	}
 }

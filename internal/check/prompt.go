@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // judgePrompt builds the request a judge receives: one criterion, one
@@ -62,7 +64,7 @@ func shorten(output string, maxChars int) (shown, note string) {
 	head := maxChars * 2 / 3
 	tail := maxChars - head
 	omitted := n - head - tail
-	shown = cut(output, head) + fmt.Sprintf("\n[… %d characters omitted …]\n", omitted) + lastChars(output, tail)
+	shown = markdown.Truncate(output, head) + fmt.Sprintf("\n[… %d characters omitted …]\n", omitted) + lastChars(output, tail)
 	note = fmt.Sprintf("The candidate has %d characters; only its first %d and last %d are shown, with a marker where the middle was cut. Judge what is shown; the cut is not a fault, and the length is not a merit.", n, head, tail)
 	return shown, note
 }

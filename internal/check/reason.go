@@ -2,8 +2,9 @@ package check
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // maxQuote bounds how much of a pattern, needle or match a Reason quotes.
@@ -15,19 +16,7 @@ func quote(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(cut(s, n)) + "…"
-}
-
-// cut returns the first n characters of s.
-func cut(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return strconv.Quote(markdown.Truncate(s, n)) + "…"
 }
 
 // lastChars returns the last n characters of s.
@@ -44,9 +33,4 @@ func lastChars(s string, n int) string {
 		skip--
 	}
 	return ""
-}
-
-// oneLine folds whitespace runs, newlines included, into single spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/jsonschema"
 )
 
 func init() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // MaxFileSize bounds a checkpoint file, State included.
@@ -98,7 +99,7 @@ func decode(name string, data []byte) (Checkpoint, error) {
 		return Checkpoint{}, errors.New("not a checkpoint file: it holds more than one JSON value")
 	}
 	if cp.ID != id {
-		return Checkpoint{}, fmt.Errorf("the file names checkpoint %q but is called %s; a checkpoint file is named after the checkpoint it holds", cut(cp.ID, 80), name)
+		return Checkpoint{}, fmt.Errorf("the file names checkpoint %q but is called %s; a checkpoint file is named after the checkpoint it holds", markdown.Shorten(cp.ID, 80), name)
 	}
 	if err := cp.Validate(); err != nil {
 		return Checkpoint{}, err

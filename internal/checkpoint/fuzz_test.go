@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // FuzzDecode feeds Load's parser arbitrary files: it never panics, and
@@ -138,7 +139,7 @@ func FuzzComment(f *testing.F) {
 		}
 		for _, body := range []string{Comment(cp, []string{by}), DecidedComment(cp, d)} {
 			if !strings.HasPrefix(body, comment.Marker(comment.KindCheckpoint, cp.ID)+"\n") {
-				t.Fatalf("body does not start with its marker: %q", cut(body, 80))
+				t.Fatalf("body does not start with its marker: %q", markdown.Shorten(body, 80))
 			}
 			kind, id, _ := comment.ParseMarker(strings.TrimPrefix(body, comment.Marker(comment.KindCheckpoint, cp.ID)))
 			if kind != "" {

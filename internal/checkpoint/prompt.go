@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // ErrNoAnswer is returned by Prompt when the input ends before an option
@@ -106,7 +108,7 @@ func parseAnswer(line string, cp Checkpoint) (Option, string) {
 	again := fmt.Sprintf("enter a number from 1 to %d, or press Enter for %d (%s).", len(cp.Options), rec.N, terminalSafe(rec.Label))
 	n, err := strconv.Atoi(s)
 	if err != nil || strings.HasPrefix(s, "+") {
-		return Option{}, fmt.Sprintf("%q is not an option number: %s", cut(s, 20), again)
+		return Option{}, fmt.Sprintf("%q is not an option number: %s", markdown.Shorten(s, 20), again)
 	}
 	o, ok := cp.Option(n)
 	if !ok {
@@ -131,7 +133,7 @@ func showCheckpoint(w io.Writer, cp Checkpoint) {
 				fmt.Fprintf(w, "  │ … %d more lines in %s\n", len(lines)-i, checkpointDir+cp.ID+fileExt)
 				break
 			}
-			fmt.Fprintln(w, "  │ "+cut(l, 200))
+			fmt.Fprintln(w, "  │ "+markdown.Shorten(l, 200))
 		}
 	}
 	fmt.Fprintln(w, "\nOptions:")

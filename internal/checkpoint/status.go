@@ -21,73 +21,35 @@ var ErrNotFound = errors.New("checkpoint not found in the ledger")
 // (nil when there is none). A checkpoint the ledger does not hold is an
 // error wrapping ErrNotFound.
 //
-// Status, Pending and Recommend decode only the lines that can be
+// Status, Pending, Last and Recommend decode only the lines that can be
 // checkpoint or decision entries, so they stay fast on a ledger of many
 // runs; they do not verify the ledger (ledger.Verify does).
 func Status(r io.Reader, id string) (open bool, decision *Decision, err error) {
-	raised := false
-	err = scanCheckpoints(r, func(e ledger.Entry) error {
-		if str(e.Fields, fieldCheckpoint) != id {
-			return nil
-		}
-		switch e.Kind {
-		case ledger.KindCheckpoint:
-			raised = true
-		case ledger.KindDecision:
-			if !raised || (decision != nil && decision.Action.Closes()) {
-				return nil // not raised yet, or decided already: the first closing decision stands
-			}
-			d, ok := decodeDecision(e)
-			if ok {
-				decision = &d
-			}
-		}
-		return nil
-	})
+	all, err := states(r)
 	if err != nil {
 		return false, nil, fmt.Errorf("read the status of checkpoint %s from the ledger: %w", id, err)
 	}
-	if !raised {
-		return false, nil, fmt.Errorf("checkpoint %s: %w; check the id, or that the ledger holds the run that raised it", id, ErrNotFound)
+	for _, s := range all {
+		if s.id == id {
+			return s.open(), s.decision, nil
+		}
 	}
-	return decision == nil || !decision.Action.Closes(), decision, nil
+	return false, nil, fmt.Errorf("checkpoint %s: %w; check the id, or that the ledger holds the run that raised it", id, ErrNotFound)
 }
 
 // Pending reads the ledger from r and returns the ids of workflow's open
-// checkpoints, oldest first (see Status for when one is open). It is how
-// an answer on an issue (/optr choose N), which names no checkpoint, finds
-// the one it answers: the last of them.
+// checkpoints, oldest first (open as Status says). It is how an answer on
+// an issue (/optr choose N), which names no checkpoint, finds the one it
+// answers: the last of them.
 func Pending(r io.Reader, workflow string) ([]string, error) {
-	var ids []string
-	open := map[string]bool{}
-	err := scanCheckpoints(r, func(e ledger.Entry) error {
-		if e.Workflow != workflow {
-			return nil
-		}
-		id := str(e.Fields, fieldCheckpoint)
-		if id == "" {
-			return nil
-		}
-		switch e.Kind {
-		case ledger.KindCheckpoint:
-			if _, seen := open[id]; !seen {
-				open[id] = true
-				ids = append(ids, id)
-			}
-		case ledger.KindDecision:
-			if d, ok := decodeDecision(e); ok && d.Action.Closes() && open[id] {
-				open[id] = false
-			}
-		}
-		return nil
-	})
+	all, err := states(r)
 	if err != nil {
 		return nil, fmt.Errorf("find the open checkpoints of workflow %s in the ledger: %w", workflow, err)
 	}
 	var out []string
-	for _, id := range ids {
-		if open[id] {
-			out = append(out, id)
+	for _, s := range all {
+		if s.workflow == workflow && s.open() {
+			out = append(out, s.id)
 		}
 	}
 	return out, nil
@@ -98,19 +60,63 @@ func Pending(r io.Reader, workflow string) ([]string, error) {
 // that finds nothing Pending uses it to name the checkpoint that was
 // already decided.
 func Last(r io.Reader, workflow string) (string, error) {
+	all, err := states(r)
+	if err != nil {
+		return "", fmt.Errorf("find the last checkpoint of workflow %s in the ledger: %w", workflow, err)
+	}
 	last := ""
+	for _, s := range all {
+		if s.workflow == workflow {
+			last = s.id
+		}
+	}
+	return last, nil
+}
+
+// state is one checkpoint as the ledger records it.
+type state struct {
+	id, workflow string
+	// decision is the decision that closed it, else the last pause.
+	decision *Decision
+}
+
+// open reports whether no decision closed the checkpoint.
+func (s *state) open() bool { return s.decision == nil || !s.decision.Action.Closes() }
+
+// states folds the ledger from r into the checkpoints it raised, in the
+// order they were raised: the one reading of "is this checkpoint still
+// open" (DESIGN §4.6) behind Status, Pending and Last, so that the CLI,
+// which names a checkpoint, and an answer on an issue, which finds the
+// workflow's, always agree. A decision counts only after its checkpoint
+// was raised; the first decision that closes it stands; a malformed
+// decision is ignored.
+func states(r io.Reader) ([]*state, error) {
+	var order []*state
+	byID := map[string]*state{}
 	err := scanCheckpoints(r, func(e ledger.Entry) error {
-		if e.Kind == ledger.KindCheckpoint && e.Workflow == workflow {
-			if id := str(e.Fields, fieldCheckpoint); id != "" {
-				last = id
+		id := str(e.Fields, fieldCheckpoint)
+		if id == "" {
+			return nil
+		}
+		s := byID[id]
+		switch e.Kind {
+		case ledger.KindCheckpoint:
+			if s == nil {
+				s = &state{id: id, workflow: e.Workflow}
+				byID[id] = s
+				order = append(order, s)
+			}
+		case ledger.KindDecision:
+			if s == nil || !s.open() {
+				return nil // not raised yet, or decided already
+			}
+			if d, ok := decodeDecision(e); ok {
+				s.decision = &d
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return "", fmt.Errorf("find the last checkpoint of workflow %s in the ledger: %w", workflow, err)
-	}
-	return last, nil
+	return order, err
 }
 
 // decodeDecision reads a decision entry; ok is false when it does not hold

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,6 +57,8 @@ func TestStatus(t *testing.T) {
 	skip := Decision{Option: 2, Action: ActionSkip, By: "bob", Note: "n", Source: SourceComment}
 	proceed := Decision{Option: 1, Action: ActionProceed, By: "carol", Source: SourceCLI}
 	raised := CheckpointDraft(cp, epoch)
+	elsewhere := cp // the same checkpoint id, under another workflow
+	elsewhere.Workflow = "issue-99"
 	at := func(d Decision, c Checkpoint, min int) ledger.Draft {
 		return DecisionDraft(c, d, epoch.Add(time.Duration(min)*time.Minute))
 	}
@@ -74,6 +77,7 @@ func TestStatus(t *testing.T) {
 		{"another checkpoint's decision", []ledger.Draft{raised, CheckpointDraft(other, epoch), at(skip, other, 1)}, true, nil},
 		{"a decision before the checkpoint is ignored", []ledger.Draft{at(skip, cp, 0), raised}, true, nil},
 		{"a malformed decision is ignored", []ledger.Draft{raised, at(Decision{Option: 0, Action: ActionSkip}, cp, 1), at(Decision{Option: 2, Action: "boom"}, cp, 2)}, true, nil},
+		{"a decision filed under another workflow closes it still", []ledger.Draft{raised, at(skip, elsewhere, 1)}, false, &skip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,6 +92,15 @@ func TestStatus(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, d); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+			// An answer on the issue finds the checkpoint open exactly
+			// when the CLI, which names it, does.
+			pending, err := Pending(bytes.NewReader(led), cp.Workflow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(pending, cp.ID) != open {
+				t.Errorf("Pending(%s) = %v, but Status says open = %v", cp.Workflow, pending, open)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // MaxOptions bounds the options of a checkpoint: a person reads them all.
@@ -45,7 +46,7 @@ func (cp Checkpoint) Validate() error {
 		return err
 	}
 	if !ValidTrigger(cp.Trigger) {
-		return fmt.Errorf("checkpoint %s: trigger %q is not an upper-case word such as %s", cp.ID, cut(string(cp.Trigger), 40), TriggerNoAdmissible)
+		return fmt.Errorf("checkpoint %s: trigger %q is not an upper-case word such as %s", cp.ID, markdown.Shorten(string(cp.Trigger), 40), TriggerNoAdmissible)
 	}
 	if err := datalake.ValidateRunID(cp.Run); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.ID, err)
@@ -66,7 +67,7 @@ func (cp Checkpoint) Validate() error {
 		return fmt.Errorf("checkpoint %s: recommended option %d does not exist; it has options %s", cp.ID, cp.Recommended, numbers(cp.Options))
 	}
 	if !oneLine(cp.Recommendation, maxDescriptionLen) {
-		return fmt.Errorf("checkpoint %s: recommendation %q must be one line of at most %d characters", cp.ID, cut(cp.Recommendation, 40), maxDescriptionLen)
+		return fmt.Errorf("checkpoint %s: recommendation %q must be one line of at most %d characters", cp.ID, markdown.Shorten(cp.Recommendation, 40), maxDescriptionLen)
 	}
 	if len(cp.State) > 0 && !json.Valid(cp.State) {
 		return fmt.Errorf("checkpoint %s: state is not valid JSON", cp.ID)
@@ -86,11 +87,11 @@ func validateOptions(opts []Option) error {
 		case o.N != i+1:
 			return fmt.Errorf("option %d is numbered %d; options are numbered 1, 2, 3, … in order", i+1, o.N)
 		case strings.TrimSpace(o.Label) == "" || !oneLine(o.Label, maxLabelLen):
-			return fmt.Errorf("option %d: label %q must be one line of 1 to %d characters", o.N, cut(o.Label, 40), maxLabelLen)
+			return fmt.Errorf("option %d: label %q must be one line of 1 to %d characters", o.N, markdown.Shorten(o.Label, 40), maxLabelLen)
 		case !oneLine(o.Description, maxDescriptionLen):
-			return fmt.Errorf("option %d: description %q must be one line of at most %d characters", o.N, cut(o.Description, 40), maxDescriptionLen)
+			return fmt.Errorf("option %d: description %q must be one line of at most %d characters", o.N, markdown.Shorten(o.Description, 40), maxDescriptionLen)
 		case !o.Action.Valid():
-			return fmt.Errorf("option %d: action %q is not one of proceed, skip, pause, abort", o.N, cut(string(o.Action), 20))
+			return fmt.Errorf("option %d: action %q is not one of proceed, skip, pause, abort", o.N, markdown.Shorten(string(o.Action), 20))
 		}
 	}
 	return nil
@@ -112,12 +113,4 @@ func numbers(opts []Option) string {
 		return "1"
 	}
 	return fmt.Sprintf("1–%d", len(opts))
-}
-
-// cut shortens s for an error message.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/optr-dev/optr/internal/matrix"
-	"github.com/optr-dev/optr/internal/pipeline"
 )
 
 const gatherUsage = `optr gather --plan DIR/plan.json --from DIR [flags]
@@ -64,5 +63,7 @@ func (c *CLI) cmdGather(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(mode), Deliverer: deliverer(spec.Config), Mode: gm})
+	d, obs := c.driver(spec.Config, mode)
+	d.Mode = gm
+	return c.drive(ctx, d, obs, spec, asJSON)
 }

@@ -97,3 +97,14 @@ func TestARunIDIsRecordedOnce(t *testing.T) {
 		t.Errorf("the ledger holds %d entries of run once", n)
 	}
 }
+
+// TestUnverifiedConstraintIsSaid: a constraint the intent names that the
+// config does not define, with no judge, is said in the terminal (issue 22
+// item 9).
+func TestUnverifiedConstraintIsSaid(t *testing.T) {
+	demoWorkspace(t)
+	got := optr(t, "run", "--config", "testdata/demo/optr.yml", "--agents", "good", "--intent", "Explain ledgers", "--constraint", "cites-sources")
+	if got.code != ExitOK || !strings.Contains(got.stdout, "not verified: cites-sources") {
+		t.Errorf("exit %d, stdout:\n%s", got.code, got.stdout)
+	}
+}

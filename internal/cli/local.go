@@ -10,7 +10,9 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/version"
@@ -24,15 +26,24 @@ const ExitPaused = 3
 // progress on stderr, the ledger appended locally, checkpoints asked at a
 // terminal; the score table and outcome on stdout (or JSON with --json).
 func (c *CLI) runLocal(ctx context.Context, spec pipeline.Spec, interactive string, asJSON bool) error {
-	return c.drive(ctx, spec, asJSON, pipeline.Driver{Deps: c.deps(), Asker: c.asker(interactive), Deliverer: deliverer(spec.Config)})
+	d, obs := c.driver(spec.Config, interactive)
+	return c.drive(ctx, d, obs, spec, asJSON)
 }
 
-// drive runs spec through d with the terminal's live progress as its
-// Observer, and reports the outcome: the score table (or JSON), or the
-// error, also as JSON with --json.
-func (c *CLI) drive(ctx context.Context, spec pipeline.Spec, asJSON bool, d pipeline.Driver) error {
+// driver is the CLI's pipeline.Driver under cfg, the one for every
+// command that drives a run (run, gather, resume): live progress on
+// stderr (the returned observer, to close), the ledger appended locally,
+// checkpoints asked at a terminal as interactive says, π*'s change
+// applied with changes.mode apply.
+func (c *CLI) driver(cfg *config.Config, interactive string) (*pipeline.Driver, *localObserver) {
 	obs := &localObserver{c: c}
-	d.Observer = obs
+	return &pipeline.Driver{Deps: c.deps(), Observer: obs, Asker: c.asker(interactive), Deliverer: deliverer(cfg)}, obs
+}
+
+// drive runs spec through d, whose live progress obs shows, and reports
+// the outcome: the score table (or JSON), or the error, also as JSON with
+// --json.
+func (c *CLI) drive(ctx context.Context, d *pipeline.Driver, obs *localObserver, spec pipeline.Spec, asJSON bool) error {
 	rep, err := d.Run(ctx, spec)
 	obs.close()
 	if err != nil {
@@ -195,6 +206,10 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	v := rep.View()
 	w := &errWriter{w: c.Stdout}
 	io.WriteString(w, progress.TextTable(v.Table, v.Selected))
+	if len(v.Unverified) > 0 {
+		fmt.Fprintf(w, "not verified: %s (the intent names them, but the config defines no such constraint and no judge agent is configured: they neither block nor score)\n",
+			markdown.OneLine(strings.Join(v.Unverified, ", "), 200))
+	}
 	if rep.DetailsText != "" {
 		fmt.Fprintf(w, "\n%s", strings.TrimRight(rep.DetailsText, "\n")+"\n")
 	}
@@ -217,13 +232,30 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 		fmt.Fprintf(w, "ledger %s head %s\n", rep.Spec.DisplayPath(rep.Spec.LedgerPath), rep.LedgerHash)
 	}
 	if rep.Status == pipeline.Paused {
-		fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
-		for _, o := range checkpoint.StandardOptions(rep.Trigger) {
-			fmt.Fprintf(w, "  %d  %s: %s\n", o.N, o.Label, o.Description)
-		}
-		fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))
+		c.pausedOptions(w, rep)
 	}
 	return w.err
+}
+
+// pausedOptions says how to answer the checkpoint rep waits at: its
+// options as saved, the recommended one marked and why, and the command.
+func (c *CLI) pausedOptions(w io.Writer, rep *pipeline.Report) {
+	fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
+	cp, err := checkpoint.Load(datalake.Open(rep.Spec.Datalake).CheckpointPath(rep.CheckpointID))
+	if err != nil { // the saved state is the source; without it, the standard options
+		cp = checkpoint.Checkpoint{Options: checkpoint.StandardOptions(rep.Trigger)}
+	}
+	for _, o := range cp.Options {
+		mark := ""
+		if o.N == cp.Recommended {
+			mark = " (recommended)"
+		}
+		fmt.Fprintf(w, "  %d  %s%s: %s\n", o.N, o.Label, mark, o.Description)
+	}
+	if cp.Recommendation != "" {
+		fmt.Fprintf(w, "recommendation: %s\n", markdown.OneLine(cp.Recommendation, 200))
+	}
+	fmt.Fprintf(w, "answer with: optr resume --checkpoint %s --choose N [--note TEXT]%s\n", rep.CheckpointID, resumeFlags(rep.Spec))
 }
 
 // resumeFlags are the flags `optr resume` needs to find what this run used

@@ -9,7 +9,6 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -38,18 +37,6 @@ func (c *CLI) cmdResume(ctx context.Context, args []string) error {
 	if err := checkpoint.ValidateID(*id); err != nil {
 		return usageErr(err)
 	}
-	ledgerPath := ledgerPath(*ledgerFile, *lakeDir)
-	cp, err := checkpoint.Load(datalake.Open(*lakeDir).CheckpointPath(*id))
-	if err != nil {
-		return usageErr(fmt.Errorf("load checkpoint %s: %w", *id, err))
-	}
-	if err := c.ensureOpen(cp, ledgerPath); err != nil {
-		return err
-	}
-	d, err := checkpoint.Decide(cp, *choose, c.user(), *note, checkpoint.SourceCLI)
-	if err != nil {
-		return usageErr(err)
-	}
 	cfg, err := c.loadConfig(*cfgPath, fs.Changed("config"))
 	if err != nil {
 		return err
@@ -58,33 +45,23 @@ func (c *CLI) cmdResume(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Resume(cp, cfg, *lakeDir, ledgerPath, wd)
+	where := pipeline.Spec{Config: cfg, Datalake: *lakeDir, LedgerPath: ledgerPath(*ledgerFile, *lakeDir), Dir: wd}
+	drv, obs := c.driver(cfg, interactiveNever)
+	cp, err := drv.OpenCheckpoint(ctx, where, "", *id)
 	if err != nil {
-		return err
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			return usageErr(fmt.Errorf("%w (ledger %s)", err, where.LedgerPath))
+		}
+		return usageErr(err)
 	}
-	drv := &pipeline.Driver{Deps: c.deps(), Deliverer: deliverer(cfg)}
-	if err := drv.Resume(ctx, rep, cp, d); err != nil {
+	d, err := checkpoint.Decide(cp, *choose, c.user(), *note, checkpoint.SourceCLI)
+	if err != nil {
+		return usageErr(err)
+	}
+	rep, err := drv.Answer(ctx, cp, d, where)
+	obs.close()
+	if err != nil {
 		return err
 	}
 	return c.conclude(rep, *asJSON)
-}
-
-// ensureOpen refuses a checkpoint the ledger shows decided (or never raised).
-func (c *CLI) ensureOpen(cp checkpoint.Checkpoint, ledgerPath string) error {
-	f, err := os.Open(ledgerPath)
-	if err != nil {
-		return usageErr(fmt.Errorf("read the ledger: %w", err))
-	}
-	defer f.Close()
-	open, d, err := checkpoint.Status(f, cp.ID)
-	if err != nil {
-		return err
-	}
-	if d != nil {
-		return usageErr(errors.New(checkpoint.AlreadyDecidedReply(cp, *d)))
-	}
-	if !open {
-		return usageErr(fmt.Errorf("checkpoint %s is not in the ledger %s", cp.ID, ledgerPath))
-	}
-	return nil
 }

@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
-	"github.com/optr-dev/optr/internal/pathglob"
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Code-change modes (changes.mode, DESIGN §4.12).
@@ -71,9 +72,38 @@ func (v *validator) changes() {
 		v.ps.add("changes.base", "%q is not a valid branch name", c.Base)
 	}
 	for i, p := range c.Protect {
-		if err := pathglob.Validate(p); err != nil {
+		if err := protectError(p); err != nil {
 			v.ps.add(fmt.Sprintf("changes.protect[%d]", i), "%v", err)
 		}
 	}
 	v.atLeast("changes.max-files", int64(c.MaxFiles), 1)
+}
+
+// protectError reports what is wrong with a changes.protect glob, or nil.
+// The glob is matched by doublestar.Match against slash-separated paths
+// relative to the repository root (internal/worktree, Policy.Admit): "**"
+// spans directories, "*", "?" and "[…]" never cross a "/", "{a,b}" is
+// either. Beyond what doublestar.ValidatePattern checks, a glob must be
+// relative, use "/" between directories, and write "**" as a whole
+// segment, so that it means what it reads as.
+func protectError(pattern string) error {
+	switch {
+	case pattern == "":
+		return fmt.Errorf("the pattern is empty")
+	case strings.HasPrefix(pattern, "/"):
+		return fmt.Errorf("%q starts with '/': patterns are relative to the repository root, write it without", pattern)
+	case strings.Contains(pattern, "\\"):
+		return fmt.Errorf("%q contains '\\': use '/' between directories", pattern)
+	}
+	for _, seg := range strings.Split(pattern, "/") {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return fmt.Errorf("%q has an empty, '.' or '..' segment", pattern)
+		case seg != "**" && strings.Contains(seg, "**"):
+			return fmt.Errorf("%q: '**' must be a whole segment (a/**/b), not part of one", pattern)
+		case !doublestar.ValidatePattern(seg):
+			return fmt.Errorf("%q: segment %q is not a valid pattern (an unclosed '[' or '{', or an empty '[]')", pattern, seg)
+		}
+	}
+	return nil
 }

@@ -1,11 +1,10 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/optr-dev/optr/internal/pathglob"
 )
 
 const oneAgent = "agents:\n  a:\n    provider: command\n    run: [./a.sh]\n"
@@ -60,10 +59,35 @@ func TestChangesSchemaAgrees(t *testing.T) {
 	s := compileSchema(t)
 	for _, pattern := range []string{".github/workflows/**", "**/*.pem", "go.sum", "a/**/b", "/etc", "a//b", "../x", "a/.", "a**", "***", "x\\y"} {
 		yaml := []byte(oneAgent + "changes:\n  protect: ['" + pattern + "']\n")
-		goOK := pathglob.Validate(pattern) == nil
+		goOK := protectError(pattern) == nil
 		schemaOK := validateYAML(s, yaml) == nil
 		if goOK != schemaOK {
 			t.Errorf("protect %q: Parse accepts %v, the schema %v", pattern, goOK, schemaOK)
+		}
+	}
+}
+
+func TestProtectError(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{".github/workflows/**", "**/*.pem", "a/**/b", "go.mod", "[ab]/c", "*.{pem,key}"} {
+		if err := protectError(ok); err != nil {
+			t.Errorf("protectError(%q) = %v", ok, err)
+		}
+	}
+	bad := map[string]string{
+		"":       "empty",
+		"/etc":   "starts with '/'",
+		"a\\b":   "'\\'",
+		"a//b":   "empty, '.' or '..'",
+		"../x":   "empty, '.' or '..'",
+		"a**":    "whole segment",
+		"a/[b/c": "not a valid pattern",
+		"a/{b":   "not a valid pattern",
+		"[]":     "not a valid pattern",
+	}
+	for p, want := range bad {
+		if err := protectError(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("protectError(%q) = %v, want %q", p, err, want)
 		}
 	}
 }

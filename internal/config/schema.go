@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml"
-	"github.com/optr-dev/optr/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Schema is a JSON Schema (draft 2020-12) of the config file, for editors

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/optr-dev/optr/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // compileSchema compiles Schema (CompileSchema).

@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/procgroup"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // SpoolDir creates the run's agent-outputs directory and returns it: the
 // agents' Request.SpoolDir, where an output too large to hold in memory
 // waits, redacted, until the run's files are written from it. Spool files
-// (agent.SpoolPrefix) are never listed by Files, so never recorded or
+// (spool.FilePrefix) are never listed by Files, so never recorded or
 // committed; RemoveSpools removes them, and CleanStale those a run whose
 // process is gone left.
 func (r *Run) SpoolDir() (string, error) {
@@ -31,10 +31,10 @@ func (r *Run) RemoveSpools() error {
 	return err
 }
 
-// removeSpools removes agent-outputs/.spool-* in the run directory dir and
-// returns their paths.
+// removeSpools removes the spool files in agent-outputs/ of the run
+// directory dir and returns their paths.
 func removeSpools(dir string) ([]string, error) {
-	paths, _ := filepath.Glob(filepath.Join(dir, DirOutputs, agent.SpoolPrefix+"*"))
+	paths, _ := filepath.Glob(filepath.Join(dir, DirOutputs, spool.FilePrefix+"*"))
 	var errs []error
 	for _, p := range paths {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -46,7 +46,7 @@ func removeSpools(dir string) ([]string, error) {
 
 // isSpool reports whether a file named name in dir is a spool file.
 func isSpool(dir, name string) bool {
-	return strings.HasPrefix(name, agent.SpoolPrefix) && filepath.Base(dir) == DirOutputs
+	return strings.HasPrefix(name, spool.FilePrefix) && filepath.Base(dir) == DirOutputs
 }
 
 // ownerGone reports whether no live process runs the run in dir.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // WriteFileFrom stores the same bytes as WriteFile, and spool files are
@@ -49,7 +50,7 @@ func TestWriteFileFromAndSpools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spool := filepath.Join(dir, ".spool-a-123.out")
+	spool := filepath.Join(dir, spool.FilePrefix+"a-123.out")
 	if err := os.WriteFile(spool, []byte("big"), 0o644); err != nil {
 		t.Fatal(err)
 	}

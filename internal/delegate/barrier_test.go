@@ -3,6 +3,9 @@ package delegate
 import (
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/executor"
 )
 
 func TestBarrier(t *testing.T) {
@@ -27,6 +30,46 @@ func TestBarrier(t *testing.T) {
 		if got, _ := Barrier(tt.valid, tt.planned, tt.threshold); got != tt.want {
 			t.Errorf("Barrier(%d, %d, %g) = %s, want %s", tt.valid, tt.planned, tt.threshold, got, tt.want)
 		}
+	}
+}
+
+// The specialists' fan-out can still succeed while enough topics are not
+// lost to reach the threshold: a topic is lost once every specialist run
+// of it failed.
+func TestThresholdOutlook(t *testing.T) {
+	t.Parallel()
+	const f, r, q, s = executor.TaskFailed, executor.TaskRunning, executor.TaskQueued, executor.TaskSucceeded
+	eight := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	tests := []struct {
+		name    string
+		topicOf []int
+		tasks   []executor.TaskState
+		open    bool
+		why     string
+	}{
+		{"three of eight lost", eight, []executor.TaskState{f, f, f, r, q, q, q, q}, true, "3 of 8 topics have failed (3 of 8 specialist runs failed, 1 running, 4 queued), so at most 5 of 8 reports can be valid (62.5%)"},
+		{"four of eight lost: the threshold is still reachable", eight, []executor.TaskState{f, f, f, f, s, r, q, q}, true, "at most 4 of 8 reports can be valid (50%)"},
+		{"five of eight lost", eight, []executor.TaskState{f, f, f, f, f, s, r, q}, false, "at most 3 of 8 reports can be valid (37.5%) against the threshold of 50%"},
+		{"a topic with a candidate left is not lost", []int{0, 0, 1, 1}, []executor.TaskState{f, r, f, q}, true, "0 of 2 topics have failed"},
+		{"a topic whose candidates all failed is", []int{0, 0, 1, 1}, []executor.TaskState{f, f, f, q}, true, "1 of 2 topics have failed"},
+	}
+	for _, tt := range tests {
+		o := thresholdOutlook(tt.topicOf, tt.topicOf[len(tt.topicOf)-1]+1, 0.5)(executor.Standing{Tasks: tt.tasks})
+		if o.Open != tt.open || !strings.Contains(o.Why, tt.why) {
+			t.Errorf("%s: open %v (%s), want %v (%s)", tt.name, o.Open, o.Why, tt.open, tt.why)
+		}
+	}
+}
+
+// A run the watcher aborted says it failed, and why, and never that it
+// completes with a warning.
+func TestAbortedBarrierSaysFailed(t *testing.T) {
+	t.Parallel()
+	valid := TopicResult{Valid: true}
+	r := &runner{o: &Outcome{Threshold: 0.5, Topics: []TopicResult{valid, valid, {}, {}}}}
+	r.barrier(&escalation.AbortError{Reason: "at most 1 of 4 reports can be valid"})
+	if o := r.o; o.Status != Failed || !strings.Contains(o.Message, "the watcher aborted the run: at most 1 of 4") || strings.Contains(o.Message, "warning") {
+		t.Errorf("status %s, message %q", o.Status, o.Message)
 	}
 }
 

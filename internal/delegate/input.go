@@ -78,9 +78,6 @@ func (in *Input) check() error {
 	if in.Task == nil {
 		errs = append(errs, errors.New("no agent factory (Input.Task)"))
 	}
-	if p.Mode != config.ModeDelegate {
-		errs = append(errs, fmt.Errorf("pipeline mode %q is not %s", p.Mode, config.ModeDelegate))
-	}
 	if err := datalake.ValidateWorkflow(in.Workflow); err != nil {
 		errs = append(errs, err)
 	}

@@ -136,7 +136,7 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 		o.Topics = append(o.Topics, r.judge(p, results[i:i+n]))
 		i += n
 	}
-	r.barrier(false)
+	r.barrier(nil)
 	if err := r.writeOverview(); err != nil {
 		r.errs = append(r.errs, err)
 	}

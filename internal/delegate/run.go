@@ -199,21 +199,23 @@ func (r *runner) assign(topics []Topic) []planned {
 }
 
 // research runs every specialist in parallel (step 4) and judges each
-// topic's reports (step 5). aborted is true when the watcher aborted the
-// run.
-func (r *runner) research(ctx context.Context, plan []planned) (aborted bool, err error) {
+// topic's reports (step 5). aborted is the watcher's abort, with its
+// reason, when it aborted the run.
+func (r *runner) research(ctx context.Context, plan []planned) (aborted, err error) {
 	track := newTracker(r.o.Spec, plan, r.in.OnProgress)
 	if r.in.Pipeline.Candidates > 1 {
 		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
-			return false, fmt.Errorf("create the candidates' folder: %w", err)
+			return nil, fmt.Errorf("create the candidates' folder: %w", err)
 		}
 	}
 	var tasks []executor.Task
-	for _, p := range plan {
+	var topicOf []int // by task: the topic's index in plan
+	for k, p := range plan {
 		for _, c := range p.cands {
+			topicOf = append(topicOf, k)
 			t, terr := r.in.Task(c.agent)
 			if terr != nil {
-				return false, fmt.Errorf("build specialist %s: %w", c.agent, terr)
+				return nil, fmt.Errorf("build specialist %s: %w", c.agent, terr)
 			}
 			llm := r.in.isLLM(c.agent)
 			t.Agent = &specialist{Agent: t.Agent, name: c.name, llm: llm, topic: p.topic, path: c.path,
@@ -222,6 +224,7 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted bool, er
 		}
 	}
 	opts := r.options(tasks)
+	opts.Outlook = thresholdOutlook(topicOf, len(plan), r.o.Threshold)
 	base := opts.OnEvent
 	opts.OnEvent = func(ev executor.Event) {
 		if base != nil {
@@ -232,7 +235,11 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted bool, er
 	track.start()
 	results, err := executor.Run(ctx, opts)
 	if errors.Is(err, escalation.ErrAbort) {
-		aborted, err = true, nil
+		aborted = escalation.ErrAbort
+		if ae := escalation.AbortOf(err); ae != nil {
+			aborted = ae
+		}
+		err = nil
 	}
 	r.o.Results = append(r.o.Results, results...)
 	i := 0
@@ -303,8 +310,35 @@ func agentOf(p planned, name string) string {
 	return ""
 }
 
+// thresholdOutlook is the outlook of the specialists' fan-out (task i
+// works on topic topicOf[i] of planned): the run can still succeed while
+// enough topics can still get a valid report to reach the threshold. A
+// topic is lost once every specialist run of it failed; one still queued,
+// running or with an output counts as possible.
+func thresholdOutlook(topicOf []int, planned int, threshold float64) func(executor.Standing) escalation.Outlook {
+	return func(s executor.Standing) escalation.Outlook {
+		alive := make([]bool, planned)
+		for i, st := range s.Tasks {
+			if st != executor.TaskFailed {
+				alive[topicOf[i]] = true
+			}
+		}
+		possible := 0
+		for _, a := range alive {
+			if a {
+				possible++
+			}
+		}
+		status, rate := Barrier(possible, planned, threshold)
+		why := fmt.Sprintf("%d of %d topics have failed (%d of %d specialist runs failed, %d running, %d queued), so at most %d of %d reports can be valid (%s%%) against the threshold of %s%%",
+			planned-possible, planned, s.Count(executor.TaskFailed), len(s.Tasks), s.Count(executor.TaskRunning), s.Count(executor.TaskQueued),
+			possible, planned, Percent(rate), Percent(threshold))
+		return escalation.Outlook{Open: status != Failed, Why: why}
+	}
+}
+
 // barrier applies the hard barrier and the threshold (step 6).
-func (r *runner) barrier(aborted bool) {
+func (r *runner) barrier(aborted error) {
 	o := r.o
 	for _, t := range o.Topics {
 		if t.Valid {
@@ -318,10 +352,12 @@ func (r *runner) barrier(aborted bool) {
 	if o.ReportBytes > 0 {
 		o.ContextReduction = 1 - float64(o.MetadataBytes)/float64(o.ReportBytes)
 	}
+	if aborted != nil {
+		o.Status = Failed // the threshold could no longer be reached
+	}
 	o.Message = barrierMessage(o)
-	if aborted {
-		o.Status = Failed
-		o.Message = "the watcher aborted the run (watcher.max-failures); " + o.Message
+	if aborted != nil {
+		o.Message = aborted.Error() + "; " + o.Message
 	}
 }
 

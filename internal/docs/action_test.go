@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -173,33 +174,39 @@ func TestActionOutputsAreWhatTheCodeWrites(t *testing.T) {
 	}
 }
 
-// readmeInput is one row of README.md's inputs table.
-type readmeInput struct {
+// docInput is one row of the docs' inputs table.
+type docInput struct {
 	name, def, meaning string
+	file               string
 	line               int
 }
 
+func (in docInput) where() string { return fmt.Sprintf("%s:%d", in.file, in.line) }
+
 var codeSpan = regexp.MustCompile("`([^`]+)`")
 
-// readmeInputs reads the table of the section "### Inputs and outputs":
-// the rows whose first cell is a code span.
-func readmeInputs(t *testing.T) []readmeInput {
+// docInputs reads the inputs table of the doc files (README.md and
+// docs/*.md): the rows of three-column tables whose first cell is a code
+// span naming an input.
+func docInputs(t *testing.T) []docInput {
 	t.Helper()
-	var out []readmeInput
-	for i, line := range strings.Split(readRoot(t, "README.md"), "\n") {
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-		if len(cells) != 3 {
-			continue
-		}
-		for j := range cells {
-			cells[j] = strings.TrimSpace(cells[j])
-		}
-		m := codeSpan.FindStringSubmatch(cells[0])
-		if m == nil || m[0] != cells[0] {
-			continue
-		}
-		if in := (readmeInput{name: m[1], def: cells[1], meaning: cells[2], line: i + 1}); in.isInput() {
-			out = append(out, in)
+	var out []docInput
+	for _, file := range docFiles(t) {
+		for i, line := range strings.Split(readRoot(t, file), "\n") {
+			cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+			if len(cells) != 3 {
+				continue
+			}
+			for j := range cells {
+				cells[j] = strings.TrimSpace(cells[j])
+			}
+			m := codeSpan.FindStringSubmatch(cells[0])
+			if m == nil || m[0] != cells[0] {
+				continue
+			}
+			if in := (docInput{name: m[1], def: cells[1], meaning: cells[2], file: file, line: i + 1}); in.isInput() {
+				out = append(out, in)
+			}
 		}
 	}
 	return out
@@ -207,15 +214,16 @@ func readmeInputs(t *testing.T) []readmeInput {
 
 // isInput tells the inputs table's rows from other three-column tables
 // with code in the first column (the comment commands).
-func (in readmeInput) isInput() bool { return !strings.HasPrefix(in.name, "/") }
+func (in docInput) isInput() bool { return !strings.HasPrefix(in.name, "/") }
 
-// TestReadmeInputsAndOutputs: README.md's inputs table names action.yml's
-// inputs with their defaults, every value it shows for an input is one the
-// binary accepts, and its outputs paragraph names action.yml's outputs.
-func TestReadmeInputsAndOutputs(t *testing.T) {
+// TestDocsInputsAndOutputs: the docs' inputs table names action.yml's
+// inputs, once each, with their defaults, every value it shows for an
+// input is one the binary accepts, and the outputs paragraph names
+// action.yml's outputs.
+func TestDocsInputsAndOutputs(t *testing.T) {
 	t.Parallel()
 	meta := readAction(t)
-	rows := readmeInputs(t)
+	rows := docInputs(t)
 	var documented []string
 	for _, r := range rows {
 		documented = append(documented, r.name)
@@ -231,7 +239,7 @@ func TestReadmeInputsAndOutputs(t *testing.T) {
 			want = m[1]
 		}
 		if in.Default != want {
-			t.Errorf("README.md:%d: input %s's default is %q, action.yml's %q", r.line, r.name, r.def, in.Default)
+			t.Errorf("%s: input %s's default is %q, action.yml's %q", r.where(), r.name, r.def, in.Default)
 		}
 		values := codeSpan.FindAllStringSubmatch(r.meaning, -1)
 		if want != "" {
@@ -239,16 +247,17 @@ func TestReadmeInputsAndOutputs(t *testing.T) {
 		}
 		for _, v := range values {
 			if refused(r.name, v[1]) {
-				t.Errorf("README.md:%d: shows %s: %s, which the binary refuses", r.line, r.name, v[1])
+				t.Errorf("%s: shows %s: %s, which the binary refuses", r.where(), r.name, v[1])
 			}
 		}
 	}
 	slices.Sort(documented)
 	if diff := cmp.Diff(sortedKeys(meta.Inputs), documented); diff != "" {
-		t.Errorf("inputs, action.yml (-) vs README.md's table (+):\n%s", diff)
+		t.Errorf("inputs, action.yml (-) vs the docs' inputs table (+):\n%s", diff)
 	}
-	if diff := cmp.Diff(sortedKeys(meta.Outputs), readmeOutputs(t)); diff != "" {
-		t.Errorf("outputs, action.yml (-) vs README.md's \"Outputs:\" paragraph (+):\n%s", diff)
+	file, outputs := docOutputs(t)
+	if diff := cmp.Diff(sortedKeys(meta.Outputs), outputs); diff != "" {
+		t.Errorf("outputs, action.yml (-) vs %s's \"Outputs:\" paragraph (+):\n%s", file, diff)
 	}
 }
 
@@ -266,18 +275,27 @@ func refused(name, value string) bool {
 
 var outputName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// readmeOutputs are the output names of the README paragraph that starts
-// "Outputs:": its code spans outside parentheses (inside them are values,
-// as in `status` (`completed`, …)).
-func readmeOutputs(t *testing.T) []string {
+// docOutputs are the output names of the paragraph that starts
+// "Outputs:", in the one doc file that has it: its code spans outside
+// parentheses (inside them are values, as in `status` (`completed`, …)).
+func docOutputs(t *testing.T) (file string, names []string) {
 	t.Helper()
-	readme := readRoot(t, "README.md")
-	start := strings.Index(readme, "\nOutputs: ")
-	if start < 0 {
-		t.Fatal(`README.md has no paragraph starting "Outputs: "`)
+	var para string
+	for _, f := range docFiles(t) {
+		text := readRoot(t, f)
+		start := strings.Index(text, "\nOutputs: ")
+		if start < 0 {
+			continue
+		}
+		if file != "" {
+			t.Fatalf(`%s and %s both have a paragraph starting "Outputs: ": keep one`, file, f)
+		}
+		file = f
+		para, _, _ = strings.Cut(text[start+1:], "\n\n")
 	}
-	para, _, _ := strings.Cut(readme[start+1:], "\n\n")
-	var out []string
+	if file == "" {
+		t.Fatal(`no doc file has a paragraph starting "Outputs: "`)
+	}
 	depth := 0
 	for i := 0; i < len(para); i++ {
 		switch para[i] {
@@ -288,14 +306,14 @@ func readmeOutputs(t *testing.T) []string {
 		case '`':
 			end := strings.IndexByte(para[i+1:], '`')
 			if end < 0 {
-				t.Fatalf("README.md: an unclosed ` in the outputs paragraph")
+				t.Fatalf("%s: an unclosed ` in the outputs paragraph", file)
 			}
 			if span := para[i+1 : i+1+end]; depth == 0 && outputName.MatchString(span) {
-				out = append(out, span)
+				names = append(names, span)
 			}
 			i += end + 1
 		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(names)
+	return file, names
 }

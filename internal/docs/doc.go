@@ -1,24 +1,31 @@
 // Package docs keeps the documentation honest: its tests read README.md,
-// CONTRIBUTING.md, action.yml and the repository's workflows and fail when
-// what they say and what the code does drift apart.
+// docs/*.md, CONTRIBUTING.md, action.yml and the repository's workflows
+// and fail when what they say and what the code does drift apart.
 //
-//   - Every ```yaml block in README.md parses. A block is classified by its
-//     top-level keys, and checked as what it is: a GitHub workflow (on: and
-//     jobs:) passes actionlint; a jobs: fragment ("same on: as above") passes
-//     actionlint completed with the README's first workflow; a list of steps
-//     passes actionlint as steps that follow the optr step; an optr config
-//     (only keys of internal/config/schema.json at the top) validates against
-//     the schema and loads through config.Parse. A block that cannot be
-//     checked whole is listed, with the reason, in the test's skip table; a
-//     block that fits no kind fails the test.
+//   - Every ```yaml block in README.md and docs/*.md parses. A block is
+//     classified by its top-level keys, and checked as what it is: a GitHub
+//     workflow (on: and jobs:) passes actionlint; a jobs: fragment ("same
+//     on: as the quick start's") passes actionlint completed with
+//     README.md's first workflow; a list of steps passes actionlint as
+//     steps that follow the optr step; an optr config (only keys of
+//     internal/config/schema.json at the top) validates against the schema
+//     and loads through config.Parse. A block that cannot be checked whole
+//     is listed, with the reason, in the test's skip table; a block that
+//     fits no kind fails the test.
+//   - Every workflow, in the docs and in .github/workflows, checks out with
+//     persist-credentials: false, gives optr only inputs action.yml
+//     declares, and starts optr on issue events only behind the trigger
+//     guard.
 //   - The repository's own .github/workflows pass actionlint, with the
 //     repository as the project (so `uses: ./` is checked against action.yml)
 //     and .github/actionlint.yaml, as .ci/run lints them.
 //   - action.yml's inputs are exactly the INPUT_* variables the action reads
 //     (action.LoadInputs), its outputs exactly the ones internal/actionrun
-//     writes; README.md's inputs table and outputs paragraph name the same
-//     ones, with the same defaults, and every value the README shows for an
+//     writes; the docs' inputs table and outputs paragraph name the same
+//     ones, with the same defaults, and every value the docs show for an
 //     input is one the binary accepts.
+//   - Every relative link in README.md and docs/*.md names a file of the
+//     repository, and its #fragment a heading there.
 //   - CONTRIBUTING.md's map of the code has a row for every package and none
 //     for a package that is gone, and every file its recipes ("Where to add
 //     …") name exists.

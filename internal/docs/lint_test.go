@@ -9,11 +9,11 @@ import (
 	"github.com/rhysd/actionlint"
 )
 
-// lintIgnores are actionlint findings that are wrong about a README
-// example, each matched by its rule and a part of its message, with the
+// lintIgnores are actionlint findings that are wrong about an example in
+// the docs, each matched by its rule and a part of its message, with the
 // reason. (The repository's own workflows are linted with the project's
 // .github/actionlint.yaml instead, as .ci/run lints them.) An
-// ignore that matches nothing in README.md fails TestReadmeYAML, so the
+// ignore that matches nothing in the docs fails TestDocsYAML, so the
 // table cannot outlive the text or the actionlint release it works around.
 var lintIgnores = []struct{ rule, message, reason string }{
 	{"permissions", `unknown permission scope "copilot-requests"`,
@@ -21,11 +21,11 @@ var lintIgnores = []struct{ rule, message, reason string }{
 }
 
 // lint runs actionlint, as a library, on a workflow's text. project is the
-// repository it belongs to (nil for a README example, which is no file of
-// ours). Each problem is returned as "<where>:<line>: message [rule]", its
-// line moved by offset so it points into the file the text came from. In
-// a README example (no project) a finding lintIgnores excuses is left
-// out, and its index counted in used.
+// repository it belongs to (nil for an example in the docs, which is no
+// file of ours). Each problem is returned as "<where>:<line>: message
+// [rule]", its line moved by offset so it points into the file the text
+// came from. In an example (no project) a finding lintIgnores excuses is
+// left out, and its index counted in used.
 func lint(t *testing.T, where string, text string, offset int, project *actionlint.Project, used map[int]int) []string {
 	t.Helper()
 	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})

@@ -52,6 +52,24 @@ func fences(t *testing.T, name, md string) []fence {
 	return out
 }
 
+// docFiles are the Markdown files the tests read, relative to the
+// repository root: README.md, then docs/*.md in name order.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no docs/*.md found: the reference moved out of README.md lives there")
+	}
+	out := []string{"README.md"}
+	for _, f := range files {
+		out = append(out, filepath.ToSlash(filepath.Join("docs", filepath.Base(f))))
+	}
+	return out
+}
+
 // readRoot reads a file of the repository.
 func readRoot(t *testing.T, rel string) string {
 	t.Helper()

@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,12 +55,14 @@ func runsOptr(uses string) bool {
 
 // guarded checks a workflow text (completed by header when it is a jobs:
 // fragment): every input it gives optr (with: of an optr step, INPUT_* in
-// any step's env:) is one action.yml declares, and every job that runs
-// optr on issue events has an if: holding each part of guard.
+// any step's env:) is one action.yml declares, every actions/checkout step
+// keeps no credential (persist-credentials: false: agents and command
+// checks can read the workspace's .git/config, DESIGN §4.14), and every job
+// that runs optr on issue events has an if: holding each part of guard.
 func guarded(t *testing.T, where, text, header string) {
 	t.Helper()
 	var w struct {
-		On   map[string]any `yaml:"on"`
+		On   any `yaml:"on"` // an event, a list of them or a mapping
 		Jobs map[string]struct {
 			If    string `yaml:"if"`
 			Uses  string `yaml:"uses"` // a reusable workflow`
@@ -77,6 +80,9 @@ func guarded(t *testing.T, where, text, header string) {
 	inputs := readAction(t).Inputs
 	for name, job := range w.Jobs {
 		for i, s := range job.Steps {
+			if strings.HasPrefix(s.Uses, "actions/checkout@") && fmt.Sprint(s.With["persist-credentials"]) != "false" {
+				t.Errorf("%s: job %s step %d checks out with the job's token left in .git/config, where every agent and check can read it: add `with: persist-credentials: false`", where, name, i+1)
+			}
 			var given []string
 			if runsOptr(s.Uses) {
 				given = append(given, sortedKeys(s.With)...)
@@ -93,8 +99,8 @@ func guarded(t *testing.T, where, text, header string) {
 			}
 		}
 	}
-	_, comments := w.On["issue_comment"]
-	_, issues := w.On["issues"]
+	on := events(w.On)
+	comments, issues := on["issue_comment"], on["issues"]
 	if !comments && !issues {
 		return
 	}
@@ -114,4 +120,23 @@ func guarded(t *testing.T, where, text, header string) {
 			}
 		}
 	}
+}
+
+// events are the names of the events a workflow's on: lists, in any of its
+// three forms: one event, a list of events, or a mapping by event.
+func events(on any) map[string]bool {
+	out := map[string]bool{}
+	switch on := on.(type) {
+	case string:
+		out[on] = true
+	case []any:
+		for _, e := range on {
+			out[fmt.Sprint(e)] = true
+		}
+	case map[string]any:
+		for e := range on {
+			out[e] = true
+		}
+	}
+	return out
 }

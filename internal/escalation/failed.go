@@ -36,6 +36,10 @@ func (w *Watcher) Failed(f Failure) Escalation {
 		RestartsExhausted: w.restarts[f.Agent] >= w.opts.MaxRestarts,
 		Error:             true, PartialOutputs: f.Partial,
 	}
+	if f.Outlook != nil {
+		o := f.Outlook()
+		sit.Outlook = &o
+	}
 	trigger := TriggerError
 	switch {
 	case sit.Conflict:

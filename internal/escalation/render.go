@@ -72,6 +72,9 @@ func writeSituation(b *strings.Builder, s Situation) {
 	fmt.Fprintf(b, "- Conflict: %s; deadlock: %s\n", yn(s.Conflict), yn(s.Deadlock))
 	fmt.Fprintf(b, "- Timeout: %s; stuck: %s; restarts exhausted: %s\n", yn(s.Timeout), yn(s.Stuck), yn(s.RestartsExhausted))
 	fmt.Fprintf(b, "- Error: %s; partial outputs: %s\n", yn(s.Error), yn(s.PartialOutputs))
+	if o := s.Outlook; o != nil {
+		fmt.Fprintf(b, "- The run can still succeed: %s (%s)\n", yn(o.Open), oneLine(o.Why))
+	}
 }
 
 func writeList(b *strings.Builder, title string, items []string) {

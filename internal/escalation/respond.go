@@ -44,6 +44,23 @@ type Situation struct {
 	Error bool `json:"error,omitempty"`
 	// PartialOutputs: the agent left output worth keeping.
 	PartialOutputs bool `json:"partial_outputs,omitempty"`
+	// Outlook is what the rest of the run can still do, when the caller
+	// knows it (the in-run watcher); nil in the standalone handler.
+	Outlook *Outlook `json:"outlook,omitempty"`
+}
+
+// Outlook is what the rest of a run can still do when an agent fails. The
+// abort rule stops only work that can no longer change the outcome: in a
+// run, failed agents abort it only when nothing left can make it succeed.
+type Outlook struct {
+	// Open is true while the run can still succeed: in select, an agent
+	// still running or queued, a spare free to take a failed task over, a
+	// synthesis step with partial outputs, or a result already in could
+	// be admissible; in delegate, the threshold can still be reached.
+	Open bool `json:"open"`
+	// Why says where the run stands, in numbers ("2 of 5 agents are still
+	// running, 0 queued, 0 spares free, 0 succeeded").
+	Why string `json:"why"`
 }
 
 // Decision is the handler's answer to a Situation.
@@ -56,23 +73,35 @@ type Decision struct {
 
 // Respond applies the decision table; the first rule that matches wins:
 //
-//  1. FailedAgents ≥ MaxFailures            → abort
+//  1. FailedAgents ≥ MaxFailures, and the run
+//     can no longer succeed (Outlook)       → abort
 //  2. conflict or deadlock                   → escalate_ceo
 //  3. timeout or stuck (restarts left)       → restart
 //  4. error with partial outputs             → synthesize
 //  5. error without outputs                  → reassign
 //  6. anything else                          → synthesize
 //
-// A timeout or stall whose restarts are exhausted falls through to the
-// error rules: the caller reports it with Error set.
+// Without an Outlook (the standalone handler, which cannot know) rule 1
+// counts failures alone. With one that is open, the failures do not abort
+// — the agents still at work could make the run succeed — and the reason
+// of the decision taken instead says so, in numbers. A timeout or stall
+// whose restarts are exhausted falls through to the error rules: the
+// caller reports it with Error set.
 func Respond(s Situation) Decision {
-	maxFailures := s.MaxFailures
-	if maxFailures <= 0 {
-		maxFailures = DefaultMaxFailures
+	d := respond(s)
+	if o := s.Outlook; o != nil && o.Open && s.FailedAgents >= maxFailuresOf(s) {
+		d.Reason += fmt.Sprintf(" (no abort: %d agent(s) have failed, which reaches watcher.max-failures (%d), but the run can still succeed: %s)", s.FailedAgents, maxFailuresOf(s), o.Why)
 	}
+	return d
+}
+
+func respond(s Situation) Decision {
+	maxFailures := maxFailuresOf(s)
 	switch {
-	case s.FailedAgents >= maxFailures:
+	case s.FailedAgents >= maxFailures && s.Outlook == nil:
 		return Decision{Abort, fmt.Sprintf("%d agent(s) have failed, which reaches watcher.max-failures (%d): stopping the rest of the run", s.FailedAgents, maxFailures)}
+	case s.FailedAgents >= maxFailures && !s.Outlook.Open:
+		return Decision{Abort, fmt.Sprintf("%d agent(s) have failed, which reaches watcher.max-failures (%d), and the run can no longer succeed: %s; stopping the rest of the run", s.FailedAgents, maxFailures, s.Outlook.Why)}
 	case s.Conflict && s.Deadlock:
 		return Decision{EscalateCEO, "the agents are in conflict and deadlocked: a human has to decide"}
 	case s.Conflict:

@@ -1,6 +1,9 @@
 package escalation
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDecide(t *testing.T) {
 	t.Parallel()
@@ -28,6 +31,10 @@ func TestDecide(t *testing.T) {
 		{"custom limit reached", Situation{FailedAgents: 2, MaxFailures: 2, Error: true}, Abort},
 		{"custom limit not reached", Situation{FailedAgents: 4, MaxFailures: 5, Error: true}, Reassign},
 		{"limit of one", Situation{FailedAgents: 1, MaxFailures: 1, Error: true}, Abort},
+		{"three failures, the run can still succeed", Situation{FailedAgents: 3, Error: true, Outlook: &Outlook{Open: true, Why: "2 running"}}, Reassign},
+		{"three failures with partial output, the run can still succeed", Situation{FailedAgents: 3, Error: true, PartialOutputs: true, Outlook: &Outlook{Open: true, Why: "2 running"}}, Synthesize},
+		{"three failures, the run cannot succeed", Situation{FailedAgents: 3, Error: true, Outlook: &Outlook{Why: "0 running"}}, Abort},
+		{"two failures, the run cannot succeed, default limit", Situation{FailedAgents: 2, Error: true, Outlook: &Outlook{Why: "0 running"}}, Reassign},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +45,11 @@ func TestDecide(t *testing.T) {
 			}
 			if got.Reason == "" {
 				t.Errorf("Respond(%+v) gave no reason", tt.s)
+			}
+			// Whether it aborts or not, a decision taken on the run's
+			// outlook at the failure limit says why, in its numbers.
+			if o := tt.s.Outlook; o != nil && tt.s.FailedAgents >= maxFailuresOf(tt.s) && !strings.Contains(got.Reason, o.Why) {
+				t.Errorf("Respond(%+v).Reason = %q, which does not say where the run stands", tt.s, got.Reason)
 			}
 		})
 	}

@@ -106,7 +106,10 @@ func (w *Watcher) check(now time.Time) {
 		}
 		e := w.newEscalation(name, TriggerStuck,
 			fmt.Sprintf("agent %s showed no progress (no output, frames or tokens) for %s (watcher.stuck-after %s)", name, idle.Round(time.Millisecond), w.opts.StuckAfter))
-		e.Situation = Situation{FailedAgents: len(w.failed), MaxFailures: w.opts.MaxFailures, Stuck: true}
+		e.Situation = Situation{FailedAgents: len(w.failed), MaxFailures: w.opts.MaxFailures, Stuck: true,
+			// The stalled agent itself has a restart left: it is still at
+			// work for the run, which no count of failures may abort.
+			Outlook: &Outlook{Open: true, Why: fmt.Sprintf("agent %s stalled with a restart left (watcher.max-restarts %d)", name, w.opts.MaxRestarts)}}
 		e.Decision = Respond(e.Situation)
 		w.carryOut(&e, s)
 		w.record(&e)

@@ -62,6 +62,11 @@ type Failure struct {
 	Attempts int
 	// Replaces names the agent whose task this one had taken over.
 	Replaces string
+	// Outlook says what the rest of the run can still do (the executor's
+	// view). Failed calls it while it decides, so that of two agents
+	// failing at once the one decided second sees both; nil counts
+	// failures alone (Respond).
+	Outlook func() Outlook
 }
 
 // Watcher is the watcher and handler inside one run: it keeps the run's

@@ -13,13 +13,8 @@ import (
 
 // newEscalation starts an escalation about agentName. Callers hold w.mu.
 func (w *Watcher) newEscalation(agentName string, trigger Trigger, reason string) Escalation {
-	w.seq++
-	prefix := safeID(w.opts.RunID)
-	if prefix == "" {
-		prefix = "run"
-	}
 	e := Escalation{
-		ID: fmt.Sprintf("%s-e%d", prefix, w.seq), Time: w.now(), Agent: agentName,
+		ID: w.nextID(), Time: w.now(), Agent: agentName,
 		Trigger: trigger, Reason: reason,
 	}
 	if n := w.restarts[agentName]; n > 0 {
@@ -28,6 +23,17 @@ func (w *Watcher) newEscalation(agentName string, trigger Trigger, reason string
 	e.Tried = append(e.Tried, w.history[agentName]...)
 	e.LastErrors = slices.Clone(w.lastErrs)
 	return e
+}
+
+// nextID is the next escalation id of the run: <run>-e1, <run>-e2, …
+// Callers hold w.mu.
+func (w *Watcher) nextID() string {
+	w.seq++
+	prefix := safeID(w.opts.RunID)
+	if prefix == "" {
+		prefix = "run"
+	}
+	return fmt.Sprintf("%s-e%d", prefix, w.seq)
 }
 
 // carryOut does the watcher's part of e's decision. Callers hold w.mu.
@@ -44,7 +50,7 @@ func (w *Watcher) carryOut(e *Escalation, s *supervision) {
 		}
 		e.Actions = append(e.Actions, fmt.Sprintf("agent %s is relaunched with fresh state (restart %d of %d, watcher.max-restarts)", e.Agent, n, w.opts.MaxRestarts))
 	case Abort:
-		w.aborted = fmt.Errorf("%w: %s", ErrAbort, e.Decision.Reason)
+		w.aborted = &AbortError{Reason: e.Decision.Reason}
 		n := 0
 		for _, other := range w.sups {
 			if !other.reported && other.ctx.Err() == nil {

@@ -14,32 +14,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
-
-// clock is a settable clock, safe for concurrent use.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // harness is a Watcher on a fresh run directory with a fake clock that
 // records every decision it hands out.
 type harness struct {
 	w      *Watcher
 	dir    string
-	clock  *clock
+	clock  *clocktest.Clock
 	stderr *syncBuffer
 	mu     sync.Mutex
 	told   []Escalation
@@ -47,8 +30,8 @@ type harness struct {
 
 func newHarness(t *testing.T, opts WatcherOptions) *harness {
 	t.Helper()
-	h := &harness{dir: filepath.Join(t.TempDir(), "run", ".coordination"), clock: &clock{t: t0}, stderr: &syncBuffer{}}
-	opts.Dir, opts.Now, opts.Stderr = h.dir, h.clock.now, h.stderr
+	h := &harness{dir: filepath.Join(t.TempDir(), "run", ".coordination"), clock: clocktest.New(t0), stderr: &syncBuffer{}}
+	opts.Dir, opts.Now, opts.Stderr = h.dir, h.clock.Now, h.stderr
 	if opts.RunID == "" {
 		opts.RunID = "42-1"
 	}
@@ -93,17 +76,17 @@ func TestWatcherRestartsAStalledAgent(t *testing.T) {
 	bctx, bprogress, bdone := h.w.Supervise(t.Context(), "b")
 	defer bdone()
 
-	h.clock.advance(50 * time.Second)
+	h.clock.Advance(50 * time.Second)
 	progress(agent.Progress{Bytes: 10})
-	h.clock.advance(30 * time.Second) // a: 30s idle; b: 80s idle
+	h.clock.Advance(30 * time.Second) // a: 30s idle; b: 80s idle
 	bprogress(agent.Progress{})       // b lives after all
-	h.w.check(h.clock.now())
+	h.w.check(h.clock.Now())
 	if actx.Err() != nil || bctx.Err() != nil {
 		t.Fatalf("an agent with recent progress was stopped: a %v, b %v", context.Cause(actx), context.Cause(bctx))
 	}
 
-	h.clock.advance(time.Minute)
-	h.w.check(h.clock.now()) // a and b idle a minute now
+	h.clock.Advance(time.Minute)
+	h.w.check(h.clock.Now()) // a and b idle a minute now
 	if !errors.Is(context.Cause(actx), ErrRestart) || !errors.Is(context.Cause(bctx), ErrRestart) {
 		t.Fatalf("causes = %v, %v; want ErrRestart", context.Cause(actx), context.Cause(bctx))
 	}
@@ -125,8 +108,8 @@ func TestWatcherRestartsAStalledAgent(t *testing.T) {
 	if b := h.board(t); b.Agents["a"].Status != StatusActive || b.TaskFor("a").Status != TaskActive || b.TaskFor("a").Attempts != 2 {
 		t.Errorf("relaunched: agent %+v, task %+v", b.Agents["a"], b.TaskFor("a"))
 	}
-	h.clock.advance(2 * time.Minute)
-	h.w.check(h.clock.now())
+	h.clock.Advance(2 * time.Minute)
+	h.w.check(h.clock.Now())
 	if !errors.Is(context.Cause(actx), ErrStuck) {
 		t.Fatalf("cause = %v, want ErrStuck", context.Cause(actx))
 	}

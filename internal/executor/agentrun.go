@@ -17,9 +17,11 @@ import (
 // run ends: a launch stopped with escalation.ErrRestart, or a failure the
 // watcher answers with restart, is relaunched with fresh state (a new
 // recovery run and a new Timeout), at most MaxRestarts times, and keeps the
-// attempts of the launches before it. A failure is reported to Failed when
-// report is true; the escalation it returns comes back with the result.
-func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, report bool) (*Result, *escalation.Escalation) {
+// attempts of the launches before it. A failure is reported to Failed with
+// the run's outlook (at is the task's index, -1 for the synthesis step;
+// tried the agents that tried the task); the escalation it returns comes
+// back with the result.
+func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, at int, tried []string) (*Result, *escalation.Escalation) {
 	start := x.now()
 	r := &Result{Agent: name, Provider: t.Provider, Model: t.Model, StartedAt: start.UTC(), Replaces: replaces}
 	agentName := t.Agent.Name()
@@ -54,13 +56,20 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, r
 		case l.restart && r.Restarts < x.opts.MaxRestarts && x.ctx.Err() == nil:
 			relaunch = true
 		case r.Status == Failed || r.Status == Escalated:
-			if !report || x.opts.Failed == nil {
+			if x.opts.Failed == nil {
 				break
 			}
-			e := x.opts.Failed(escalation.Failure{Agent: name, Partial: r.Partial() != "", Err: l.err,
-				Attempts: len(r.Attempts), Replaces: replaces})
+			// Failed before it is reported: an agent failing at the same
+			// time sees it so while the watcher decides about it.
+			x.setState(at, TaskFailed)
+			partial := r.Partial() != ""
+			e := x.opts.Failed(escalation.Failure{Agent: name, Partial: partial, Err: l.err,
+				Attempts: len(r.Attempts), Replaces: replaces, Outlook: func() escalation.Outlook { return x.outlook(at, tried, partial) }})
 			r.Decision, r.DecisionID, esc = string(e.Decision.Action), e.ID, &e
 			relaunch = e.Decision.Action == escalation.Restart && r.Restarts < x.opts.MaxRestarts && x.ctx.Err() == nil
+			if relaunch {
+				x.setState(at, TaskRunning)
+			}
 		}
 		l.done()
 		if !relaunch {

@@ -9,20 +9,9 @@ import (
 	"testing/synctest"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/check"
 )
-
-// funcAgent is an in-test agent whose Run is a function.
-type funcAgent struct {
-	name string
-	run  func(ctx context.Context) (agent.Response, error)
-}
-
-func (a funcAgent) Name() string { return a.name }
-
-func (a funcAgent) Run(ctx context.Context, _ agent.Request) (agent.Response, error) {
-	return a.run(ctx)
-}
 
 // waitCheck passes an output once release is closed.
 type waitCheck struct{ release <-chan struct{} }
@@ -44,11 +33,13 @@ func TestChecksOutsideTheSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		secondStarted := make(chan struct{})
 		tasks := []Task{
-			{Agent: funcAgent{"first", func(context.Context) (agent.Response, error) { return agent.Response{Output: "one"}, nil }}},
-			{Agent: funcAgent{"second", func(context.Context) (agent.Response, error) {
+			{Agent: agenttest.New("first", func(context.Context, agent.Request) (agent.Response, error) {
+				return agent.Response{Output: "one"}, nil
+			})},
+			{Agent: agenttest.New("second", func(context.Context, agent.Request) (agent.Response, error) {
 				close(secondStarted)
 				return agent.Response{Output: "two"}, nil
-			}}},
+			})},
 		}
 		var rc recorder
 		results, err := Run(t.Context(), Options{
@@ -96,9 +87,9 @@ func TestLargeResultsSunkOneAtATime(t *testing.T) {
 					if tc.disk {
 						resp = agent.Response{Spool: spooled(t, output)}
 					}
-					tasks = append(tasks, Task{Agent: funcAgent{fmt.Sprint("a", i), func(context.Context) (agent.Response, error) {
+					tasks = append(tasks, Task{Agent: agenttest.New(fmt.Sprint("a", i), func(context.Context, agent.Request) (agent.Response, error) {
 						return resp, nil
-					}}})
+					})})
 				}
 				release := make(chan struct{})
 				var mu sync.Mutex

@@ -58,39 +58,76 @@ func TestTimeoutIsRestarted(t *testing.T) {
 	}
 }
 
-// TestThreeFailuresAbort: with watcher.max-failures 3, three failing agents
-// abort the run: the fourth is cancelled, Run reports ErrAbort, and exactly
-// one decision calls for a person (one escalation comment).
-func TestThreeFailuresAbort(t *testing.T) {
-	t.Parallel()
-	rc := &recorder{}
-	// The failures come in order f1, f2, f3, each released by the one
-	// before it reaching the sink (its decision taken), not by timing.
+// inOrder returns the Sink and a shell prefix that make failures come in
+// a given order: a task waits with after(prev) until prev reached the sink
+// (its failure decided), not for a time.
+func inOrder(t *testing.T, rc *recorder) (sink func(*Result) error, after func(prev string) string) {
 	dir := t.TempDir()
-	after := func(prev string) string {
+	sink = func(r *Result) error {
+		if err := rc.sink(r); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, r.Agent), nil, 0o644)
+	}
+	after = func(prev string) string {
 		return fmt.Sprintf("until [ -e %q ]; do sleep 0.01; done; ", filepath.Join(dir, prev))
 	}
+	return sink, after
+}
+
+// TestFailuresDoNotAbortAHealthyAgent: watcher.max-failures 3 agents that
+// fail while another is still at work do not abort the run: that agent's
+// result could still be π*, so it runs to its end, and the third
+// decision says in numbers why it did not abort.
+func TestFailuresDoNotAbortAHealthyAgent(t *testing.T) {
+	t.Parallel()
+	rc := &recorder{}
+	sink, after := inOrder(t, rc)
+	// healthy answers only once the third failure was decided.
 	opts := Options{
-		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", after("f1")+"exit 2"), sh(t, "f3", after("f2")+"exit 3"), sh(t, "long", "exec sleep 30")},
-		Sink: func(r *Result) error {
-			if err := rc.sink(r); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, r.Agent), nil, 0o644)
-		},
+		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", after("f1")+"exit 2"), sh(t, "f3", after("f2")+"exit 3"),
+			sh(t, "healthy", after("f3")+"echo fine")},
+		Sink: sink,
 	}
 	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 3})
-	start := time.Now()
 	results, err := Run(t.Context(), opts)
-	if el := time.Since(start); el > 10*time.Second {
-		t.Errorf("the aborted run took %s: the remaining agent was not stopped", el)
+	if err != nil {
+		t.Fatalf("Run error = %v, want none", err)
 	}
+	want := map[string]AgentStatus{"f1": Escalated, "f2": Escalated, "f3": Escalated, "healthy": Succeeded}
+	if diff := cmp.Diff(want, statuses(results)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign, escalation.Reassign}, wd.actions()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	why := byName(results)["f3"].Decision
+	third := wd.all[2].Decision.Reason
+	if why != "reassign" || !strings.Contains(third, "no abort: 3 agent(s) have failed") || !strings.Contains(third, "3 of 4 agents failed, 1 running, 0 queued, 0 succeeded") {
+		t.Errorf("f3: decision %q, reason %q", why, third)
+	}
+}
+
+// TestFailuresAbortWhenNothingCanSucceed: once watcher.max-failures agents
+// failed and no agent is left that could produce an admissible result,
+// the run is aborted — there is nothing left to stop — and the abort says
+// why, in numbers; exactly one decision calls for a person.
+func TestFailuresAbortWhenNothingCanSucceed(t *testing.T) {
+	t.Parallel()
+	rc := &recorder{}
+	sink, after := inOrder(t, rc)
+	opts := Options{
+		Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", after("f1")+"exit 2"), sh(t, "f3", after("f2")+"exit 3")},
+		Sink:  sink,
+	}
+	wd := watch(t, &opts, escalation.WatcherOptions{MaxFailures: 3})
+	results, err := Run(t.Context(), opts)
 	if !errors.Is(err, escalation.ErrAbort) || !strings.Contains(err.Error(), "run aborted") {
 		t.Fatalf("Run error = %v, want ErrAbort", err)
 	}
-	want := map[string]AgentStatus{"f1": Escalated, "f2": Escalated, "f3": Escalated, "long": Cancelled}
-	if diff := cmp.Diff(want, statuses(results)); diff != "" {
-		t.Errorf("statuses (-want +got):\n%s", diff)
+	ae := escalation.AbortOf(err)
+	if ae == nil || !strings.Contains(ae.Reason, "3 agent(s) have failed, which reaches watcher.max-failures (3), and the run can no longer succeed: 3 of 3 agents failed, 0 running, 0 queued, 0 succeeded, 0 spare(s)") {
+		t.Errorf("abort reason: %v", err)
 	}
 	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign, escalation.Abort}, wd.actions()); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
@@ -101,26 +138,46 @@ func TestThreeFailuresAbort(t *testing.T) {
 	if got := byName(results)["f3"]; got.Decision != "abort" || got.DecisionID != "7-1-e3" {
 		t.Errorf("f3: decision %q id %q", got.Decision, got.DecisionID)
 	}
-	if n := len(rc.sunkNames()); n != 4 {
-		t.Errorf("sink saw %d results, want 4", n)
+	if n := len(rc.sunkNames()); n != 3 {
+		t.Errorf("sink saw %d results, want 3", n)
 	}
 	inbox, _ := os.ReadDir(filepath.Join(filepath.Dir(wd.dir), escalation.DirCEOInbox))
 	if len(inbox) != 1 {
 		t.Errorf("ceo-inbox holds %d files, want 1", len(inbox))
 	}
+	decision, err := os.ReadFile(filepath.Join(wd.dir, escalation.FileDecision))
+	if err != nil || !strings.Contains(string(decision), "The run can still succeed: no (3 of 3 agents failed") {
+		t.Errorf("decision.md does not say why, in numbers (%v):\n%s", err, decision)
+	}
 }
 
-// TestAbortStopsQueuedAgents: agents still waiting for a slot never start.
-func TestAbortStopsQueuedAgents(t *testing.T) {
+// TestAbortStopsWhatCannotChangeTheOutcome: when the run's outlook says
+// it can no longer succeed (here a threshold that one failure sinks), the
+// watcher's abort cancels the running agent, and the queued one, whose
+// slot the failed agent frees only after the abort, never starts.
+func TestAbortStopsWhatCannotChangeTheOutcome(t *testing.T) {
 	t.Parallel()
-	opts := Options{Tasks: []Task{sh(t, "f1", "exit 1"), sh(t, "f2", "exit 1"), sh(t, "waiting", "echo never")}, MaxParallel: 1}
-	watch(t, &opts, escalation.WatcherOptions{MaxFailures: 2})
+	opts := Options{
+		Tasks:       []Task{sh(t, "f1", "exit 1"), sh(t, "running", "exec sleep 30"), sh(t, "waiting", "echo never")},
+		MaxParallel: 2,
+		Outlook: func(s Standing) escalation.Outlook {
+			return escalation.Outlook{Open: s.Count(TaskFailed) == 0, Why: fmt.Sprintf("%d failed", s.Count(TaskFailed))}
+		},
+	}
+	watch(t, &opts, escalation.WatcherOptions{MaxFailures: 1})
+	start := time.Now()
 	results, err := Run(t.Context(), opts)
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the aborted run took %s: the running agent was not stopped", el)
+	}
 	if !errors.Is(err, escalation.ErrAbort) {
 		t.Fatalf("Run error = %v, want ErrAbort", err)
 	}
-	w := results[2]
-	if w.Status != Cancelled || !strings.HasPrefix(w.Error, "not started: ") || len(w.Attempts) != 0 {
+	got := byName(results)
+	if r := got["running"]; r.Status != Cancelled {
+		t.Errorf("running agent: %s %q", r.Status, r.Error)
+	}
+	if w := got["waiting"]; w.Status != Cancelled || len(w.Attempts) != 0 {
 		t.Errorf("queued agent: %s %q attempts %d", w.Status, w.Error, len(w.Attempts))
 	}
 }

@@ -19,7 +19,11 @@
 //   - synthesize: the failed agent's partial output goes to the Synthesizer,
 //     which runs once all agents are done and yields the "synthesis" Result;
 //   - abort: every remaining agent is cancelled (its Result says so) and Run
-//     returns an error wrapping escalation.ErrAbort;
+//     returns an error wrapping escalation.ErrAbort. Each failure goes to
+//     the watcher with the run's outlook (Options.Outlook: SelectOutlook by
+//     default, a delegation's threshold), so that failures abort only a
+//     run that can no longer succeed and never cancel an agent whose
+//     result could still count;
 //   - escalate_ceo: nothing more here; the watcher has written the
 //     ceo-inbox and the caller posts the escalation comment.
 package executor

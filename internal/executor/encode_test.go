@@ -9,14 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
 // spooled writes text through a spool.Writer that keeps nothing in memory.
 func spooled(t *testing.T, text string) *spool.File {
 	t.Helper()
-	w := spool.New(spool.Options{Dir: t.TempDir(), Prefix: agent.SpoolPrefix})
+	w := spool.New(spool.Options{Dir: t.TempDir()})
 	for len(text) > 0 { // odd pieces, so characters are split
 		n := min(7777, len(text))
 		_, _ = w.Write([]byte(text[:n]))

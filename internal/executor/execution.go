@@ -25,6 +25,7 @@ type execution struct {
 	mu       sync.Mutex
 	results  []*Result   // by task
 	replaced [][]*Result // by task: the spares that took over, in turn
+	states   []TaskState // by task
 	used     map[string]bool
 	running  map[string]int // by agent name
 	sinkErr  []error
@@ -58,7 +59,7 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 		parent: parent, ctx: ctx, cancel: cancel, opts: opts, now: now,
 		results: make([]*Result, len(opts.Tasks)), replaced: make([][]*Result, len(opts.Tasks)),
 		used: map[string]bool{}, running: map[string]int{}, largeSink: make(chan struct{}, 1),
-		largeCheck: make(chan struct{}, 1),
+		largeCheck: make(chan struct{}, 1), states: make([]TaskState, len(opts.Tasks)),
 	}
 	for _, t := range opts.Tasks {
 		x.names = append(x.names, t.Agent.Name())
@@ -70,6 +71,7 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 // runTask runs task i and, while the watcher says reassign and a spare is
 // free, the spares that take its task over.
 func (x *execution) runTask(i int, t Task) {
+	x.setState(i, TaskRunning)
 	tried := []string{t.Agent.Name()}
 	name, replaces := x.names[i], ""
 	for {
@@ -77,7 +79,7 @@ func (x *execution) runTask(i int, t Task) {
 		if t.Dir != "" {
 			req.Dir = t.Dir
 		}
-		r, esc := x.runAgent(t, name, replaces, req, true)
+		r, esc := x.runAgent(t, name, replaces, req, i, tried)
 		next, ok := x.carryOut(r, esc, tried)
 		x.capture(r, t.Dir)
 		x.mu.Lock()
@@ -88,8 +90,14 @@ func (x *execution) runTask(i int, t Task) {
 		}
 		x.mu.Unlock()
 		if !ok {
+			st := TaskFailed
+			if r.Status == Succeeded && r.HasOutput() {
+				st = TaskSucceeded
+			}
+			x.setState(i, st)
 			return
 		}
+		x.setState(i, TaskRunning) // a spare took the task over
 		t, name, replaces = next, r.ReplacedBy, r.Agent
 		tried = append(tried, t.Agent.Name())
 	}
@@ -103,7 +111,7 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 	}
 	switch esc.Decision.Action {
 	case escalation.Abort:
-		x.cancel(fmt.Errorf("%w: %s", escalation.ErrAbort, esc.Decision.Reason))
+		x.cancel(&escalation.AbortError{Reason: esc.Decision.Reason})
 		r.DecisionNote = "the remaining agents were cancelled and the run fails"
 	case escalation.Reassign:
 		spare, name, ok := x.reserveSpare(tried)

@@ -77,10 +77,17 @@ type Options struct {
 	// decision Run carries out: restart (relaunch, at most MaxRestarts),
 	// reassign (a free spare takes the task), synthesize (the partial output
 	// goes to the Synthesizer), abort (every other agent is cancelled and
-	// Run reports escalation.ErrAbort). escalation.(*Watcher).Failed fits.
+	// Run reports escalation.ErrAbort). Each failure carries the run's
+	// Outlook. escalation.(*Watcher).Failed fits.
 	Failed func(escalation.Failure) escalation.Escalation
 	// MaxRestarts bounds the relaunches of one agent (watcher.max-restarts).
 	MaxRestarts int
+	// Outlook says, when an agent fails, whether the run can still
+	// succeed from where its tasks stand; it goes to Failed with the
+	// failure, and the watcher aborts only a run that cannot
+	// (escalation.Outlook). nil is SelectOutlook; a delegation brings its
+	// threshold.
+	Outlook func(Standing) escalation.Outlook
 	// Spares are agents that may take over the task of a failed agent. A
 	// spare is used when it is not running at that moment and has not
 	// already tried that task; it may be one of Tasks.

@@ -53,7 +53,7 @@ func TestMaxParallel(t *testing.T) {
 			m := newMeter(int(want))
 			var tasks []Task
 			for i := range 9 {
-				tasks = append(tasks, Task{Agent: gauge{fmt.Sprintf("g%d", i), m}})
+				tasks = append(tasks, Task{Agent: m.gauge(fmt.Sprintf("g%d", i))})
 			}
 			results, err := Run(t.Context(), Options{Tasks: tasks, MaxParallel: limit})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/agent/command"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -26,16 +27,10 @@ func sh(t *testing.T, name, script string) Task {
 	return Task{Agent: a, Provider: config.ProviderCommand}
 }
 
-// gauge is an in-test agent that measures how many of its kind run at
-// once: each one waits until as many as the test expects have run
-// together (the meter's want), so the peak is reached by signals, not by
-// agents that happen to sleep long enough to overlap.
-type gauge struct {
-	name string
-	m    *meter
-}
-
-// meter is what the gauges of one test share.
+// meter measures how many of its agents run at once: each one waits
+// until as many as the test expects have run together (want), so the peak
+// is reached by signals, not by agents that happen to sleep long enough to
+// overlap.
 type meter struct {
 	want    int64
 	now     atomic.Int64
@@ -46,10 +41,14 @@ type meter struct {
 
 func newMeter(want int) *meter { return &meter{want: int64(want), reached: make(chan struct{})} }
 
-func (g gauge) Name() string { return g.name }
+// gauge is an agent of the meter, answering "<name> done".
+func (m *meter) gauge(name string) *agenttest.Agent {
+	return agenttest.New(name, func(ctx context.Context, _ agent.Request) (agent.Response, error) {
+		return m.run(ctx, name)
+	})
+}
 
-func (g gauge) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	m := g.m
+func (m *meter) run(ctx context.Context, name string) (agent.Response, error) {
 	n := m.now.Add(1)
 	defer m.now.Add(-1)
 	for {
@@ -63,7 +62,7 @@ func (g gauge) Run(ctx context.Context, req agent.Request) (agent.Response, erro
 	}
 	select {
 	case <-m.reached:
-		return agent.Response{Output: g.name + " done"}, nil
+		return agent.Response{Output: name + " done"}, nil
 	case <-ctx.Done():
 		return agent.Response{}, ctx.Err()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
@@ -49,9 +50,9 @@ func TestSpooledOutputsCheckedOneAtATime(t *testing.T) {
 		var tasks []Task
 		for _, name := range []string{"a", "b", "c", "d"} {
 			f := spooled(t, text)
-			tasks = append(tasks, Task{Agent: funcAgent{name, func(context.Context) (agent.Response, error) {
+			tasks = append(tasks, Task{Agent: agenttest.New(name, func(context.Context, agent.Request) (agent.Response, error) {
 				return agent.Response{Spool: f}, nil
-			}}})
+			})})
 		}
 		sc := &sizeCheck{}
 		results, err := Run(t.Context(), Options{Tasks: tasks,
@@ -80,9 +81,9 @@ func TestSpooledOutputsCheckedOneAtATime(t *testing.T) {
 func TestSpooledPartialOutputIsRaw(t *testing.T) {
 	t.Parallel()
 	f := spooled(t, strings.Repeat("p", 300<<10))
-	results, err := Run(t.Context(), Options{Tasks: []Task{{Agent: funcAgent{"a", func(context.Context) (agent.Response, error) {
+	results, err := Run(t.Context(), Options{Tasks: []Task{{Agent: agenttest.New("a", func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Spool: f}, agent.Errorf(agent.Fatal, "output_too_large", "too much")
-	}}}}})
+	})}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +108,12 @@ func TestRetriedAgentKeepsOnlyItsLastSpool(t *testing.T) {
 	// Two launches of two attempts each: the first attempt of each fails
 	// transiently and is retried; the first launch's second attempt fails
 	// too and the launch is restarted; the last attempt succeeds.
-	a := funcAgent{"a", func(context.Context) (agent.Response, error) {
+	a := agenttest.New("a", func(context.Context, agent.Request) (agent.Response, error) {
 		mu.Lock()
 		calls++
 		n := calls
 		mu.Unlock()
-		w := spool.New(spool.Options{Dir: dir, Prefix: agent.SpoolPrefix})
+		w := spool.New(spool.Options{Dir: dir})
 		_, _ = fmt.Fprintf(w, "attempt %d", n)
 		out, err := w.Close()
 		if err != nil || out.File == nil {
@@ -122,7 +123,7 @@ func TestRetriedAgentKeepsOnlyItsLastSpool(t *testing.T) {
 			return agent.Response{Spool: out.File}, agent.Errorf(agent.Transient, "rate_limited", "attempt %d: try again", n)
 		}
 		return agent.Response{Spool: out.File}, nil
-	}}
+	})
 	restarts := 0
 	results, err := Run(t.Context(), Options{Tasks: []Task{{Agent: a}}, Policy: recovery.Policy{Attempts: 2}, MaxRestarts: 1,
 		Failed: func(escalation.Failure) escalation.Escalation {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
 )
@@ -25,24 +26,6 @@ import (
 // to read: the test knows the agent is hung, and its marker written,
 // without guessing with a timer.
 const hangOnceSignalled = `if [ -f "$PWD/marker" ]; then echo second launch; else touch "$PWD/marker"; : > "$PWD/hung"; exec sleep 30; fi`
-
-// fakeClock is a watcher clock that moves only when the test moves it.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // TestStuckAgentIsRestarted: a command agent that prints nothing and sleeps
 // is noticed by the watcher, killed, relaunched with fresh state, and the
@@ -66,8 +49,8 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 				once.Do(func() { close(quickDone) })
 			}
 		}}
-	clock := &fakeClock{t: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
-	wd := watch(t, &opts, escalation.WatcherOptions{StuckAfter: time.Minute, Interval: 5 * time.Millisecond, Now: clock.now, MaxRestarts: 1})
+	clock := clocktest.New(clocktest.Start)
+	wd := watch(t, &opts, escalation.WatcherOptions{StuckAfter: time.Minute, Interval: 5 * time.Millisecond, Now: clock.Now, MaxRestarts: 1})
 
 	type outcome struct {
 		results []*Result
@@ -96,7 +79,7 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 		t.Fatalf("the run ended before the agent hung: %v, %+v", o.err, o.results)
 	}
 	<-quickDone
-	clock.advance(2 * time.Minute) // sleepy is silent past stuck-after
+	clock.Advance(2 * time.Minute) // sleepy is silent past stuck-after
 	o := <-done
 	if o.err != nil {
 		t.Fatalf("Run: %v", o.err)

@@ -56,12 +56,12 @@ func (x *execution) synthesize(results []*Result) *Result {
 	// The synthesis is reported to the watcher like any agent, but only
 	// restart and abort are carried out for it: it has no one to hand over
 	// to and nothing after it to synthesize.
-	r, esc := x.runAgent(*x.opts.Synthesizer, x.claimName(SynthesisAgent), "", req, true)
+	r, esc := x.runAgent(*x.opts.Synthesizer, x.claimName(SynthesisAgent), "", req, -1, nil)
 	r.SynthesizedFrom = from
 	switch {
 	case esc == nil:
 	case esc.Decision.Action == escalation.Abort:
-		x.cancel(fmt.Errorf("%w: %s", escalation.ErrAbort, esc.Decision.Reason))
+		x.cancel(&escalation.AbortError{Reason: esc.Decision.Reason})
 		r.DecisionNote = "the remaining agents were cancelled and the run fails"
 	default:
 		r.DecisionNote = "not carried out for the synthesis step, the last one of the run"

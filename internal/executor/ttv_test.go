@@ -6,21 +6,17 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
 // claimer answers at once with an output that first appeared after
 // firstOutput, claiming ttv.
-type claimer struct {
-	name             string
-	ttv, firstOutput time.Duration
-}
-
-func (c claimer) Name() string { return c.name }
-
-func (c claimer) Run(context.Context, agent.Request) (agent.Response, error) {
-	return agent.Response{Output: "# Answer\n\nfrom " + c.name + "\n", TTV: c.ttv, FirstOutput: c.firstOutput}, nil
+func claimer(name string, ttv, firstOutput time.Duration) *agenttest.Agent {
+	return agenttest.New(name, func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Output: "# Answer\n\nfrom " + name + "\n", TTV: ttv, FirstOutput: firstOutput}, nil
+	})
 }
 
 // TestTTVClaimIsBoundedByFirstOutput checks issue 22 item 7: an agent's
@@ -30,9 +26,9 @@ func (c claimer) Run(context.Context, agent.Request) (agent.Response, error) {
 func TestTTVClaimIsBoundedByFirstOutput(t *testing.T) {
 	t.Parallel()
 	results, err := Run(t.Context(), Options{Tasks: []Task{
-		{Agent: claimer{name: "liar", ttv: time.Millisecond, firstOutput: time.Second}, Provider: config.ProviderCommand},
-		{Agent: claimer{name: "honest", ttv: 17 * time.Millisecond, firstOutput: 17 * time.Millisecond}, Provider: config.ProviderCommand},
-		{Agent: claimer{name: "early", ttv: 5 * time.Millisecond, firstOutput: 2 * time.Millisecond}, Provider: config.ProviderCommand},
+		{Agent: claimer("liar", time.Millisecond, time.Second), Provider: config.ProviderCommand},
+		{Agent: claimer("honest", 17*time.Millisecond, 17*time.Millisecond), Provider: config.ProviderCommand},
+		{Agent: claimer("early", 5*time.Millisecond, 2*time.Millisecond), Provider: config.ProviderCommand},
 	}})
 	if err != nil {
 		t.Fatal(err)

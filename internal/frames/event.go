@@ -3,7 +3,8 @@ package frames
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Type is the kind of an Event: one of the four frame types or the three
@@ -67,8 +68,8 @@ type Event struct {
 type Malformed struct {
 	// Reason says what was wrong, in words for a log.
 	Reason string
-	// Excerpt is the start of the offending text (at most 160 bytes, valid
-	// UTF-8, "…" marks a cut).
+	// Excerpt is the start of the offending text: at most 160 characters,
+	// valid UTF-8, "…" marking a cut (markdown.Shorten).
 	Excerpt string
 }
 
@@ -81,17 +82,5 @@ const maxExcerpt = 160
 
 // excerpt returns the start of b for a log line.
 func excerpt(b []byte) string {
-	if len(b) <= maxExcerpt {
-		return strings.ToValidUTF8(string(b), "\uFFFD")
-	}
-	s := string(b[:maxExcerpt])
-	// Drop a character the cut split rather than show a replacement for it.
-	for range utf8.UTFMax - 1 {
-		r, size := utf8.DecodeLastRuneInString(s)
-		if r != utf8.RuneError || size != 1 {
-			break
-		}
-		s = s[:len(s)-1]
-	}
-	return strings.ToValidUTF8(s, "\uFFFD") + "…"
+	return markdown.Shorten(strings.ToValidUTF8(string(b), "\uFFFD"), maxExcerpt)
 }

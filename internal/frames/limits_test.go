@@ -145,8 +145,8 @@ func TestExcerpt(t *testing.T) {
 	if !utf8.ValidString(got) || strings.Contains(got, "\uFFFD") || !strings.HasSuffix(got, "…") {
 		t.Fatalf("excerpt = %q", got)
 	}
-	if n := len(got) - len("…"); n > maxExcerpt {
-		t.Fatalf("excerpt has %d bytes, limit %d", n, maxExcerpt)
+	if n := utf8.RuneCountInString(got); n > maxExcerpt {
+		t.Fatalf("excerpt has %d characters, limit %d", n, maxExcerpt)
 	}
 	if got := excerpt([]byte("a\xffb")); got != "a\uFFFDb" {
 		t.Fatalf("excerpt of invalid UTF-8 = %q", got)

@@ -8,6 +8,8 @@ import (
 	"hash"
 	"strconv"
 	"time"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // MaxLineSize is the longest ledger line accepted, in bytes, newline
@@ -158,14 +160,14 @@ func isUTCTime(b []byte) bool {
 // otherwise, and shortened when long.
 func clip(b []byte) string {
 	const max = 40
-	suffix := ""
-	if len(b) > max {
-		b, suffix = b[:max], "…"
+	s, suffix := string(b), ""
+	if cut := markdown.Truncate(s, max); cut != s {
+		s, suffix = cut, "…"
 	}
-	for _, c := range b {
+	for _, c := range []byte(s) {
 		if c < 0x20 || c >= 0x7f {
-			return strconv.QuoteToASCII(string(b)) + suffix
+			return strconv.QuoteToASCII(s) + suffix
 		}
 	}
-	return string(b) + suffix
+	return s + suffix
 }

@@ -28,6 +28,20 @@ func Truncate(s string, n int) string {
 	return s
 }
 
+// Shorten cuts s to at most n characters without splitting a character,
+// its last "…" when anything was cut, so a reader sees that it was. It is
+// how optr shortens any text it shows (messages, excerpts, labels);
+// OneLine also folds it onto one line.
+func Shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	return Truncate(s, n-1) + "…"
+}
+
 // Fence wraps text in a Markdown code fence long enough that no run of
 // backticks inside text can close it early.
 func Fence(text string) string {

@@ -101,11 +101,7 @@ func OneLine(s string, n int) string {
 		}
 		return r
 	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		s = Truncate(s, n-1) + "…"
-	}
-	return s
+	return Shorten(strings.Join(strings.Fields(s), " "), n)
 }
 
 // Code renders an identifier (run id, workflow, hash, path) as inline code

@@ -21,13 +21,14 @@ import (
 
 // coordinatorMode runs only a delegation's coordinator (plan).
 type coordinatorMode struct {
+	traits   pipeline.Traits
 	pipeline config.Pipeline
 	topics   []delegate.Topic
 	coord    *executor.Result
 	failure  *delegate.Failure
 }
 
-func (*coordinatorMode) Name() string { return config.ModeDelegate }
+func (m *coordinatorMode) Traits() pipeline.Traits { return m.traits }
 
 func (m *coordinatorMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	topics, coord, failure, err := delegate.PlanTopics(ctx, x.DelegateInput(m.pipeline))
@@ -42,7 +43,7 @@ func (m *coordinatorMode) Run(ctx context.Context, x *pipeline.Execution) error 
 // datalake) and fills plan's coordinator, topics and tasks: one per
 // specialist invocation.
 func planDelegate(ctx context.Context, prep *pipeline.Prepared, pl config.Pipeline, plan *Plan) error {
-	m := &coordinatorMode{pipeline: pl}
+	m := &coordinatorMode{traits: prep.Traits(), pipeline: pl}
 	prep.SetMode(m)
 	if _, err := prep.Execute(ctx); err != nil {
 		return fmt.Errorf("run the coordinator: %w", err)
@@ -100,12 +101,13 @@ func (p *Plan) assignment(t Task) (delegate.Assignment, error) {
 
 // topicMode runs one specialist invocation (a delegate task).
 type topicMode struct {
+	traits   pipeline.Traits
 	pipeline config.Pipeline
 	a        delegate.Assignment
 	report   string // where the specialist writes its report
 }
 
-func (*topicMode) Name() string { return config.ModeDelegate }
+func (m *topicMode) Traits() pipeline.Traits { return m.traits }
 
 func (m *topicMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	r, err := delegate.RunSpecialist(ctx, x.DelegateInput(m.pipeline), m.a, m.report)
@@ -123,15 +125,15 @@ type delegateGather struct {
 	g *Gathered
 }
 
-func newDelegateGather(plan *Plan, pl config.Pipeline, g *Gathered) *delegateGather {
+func newDelegateGather(t pipeline.Traits, plan *Plan, pl config.Pipeline, g *Gathered) *delegateGather {
 	assemble := func(ctx context.Context, in delegate.Input) (*delegate.Outcome, error) {
 		return delegate.Assemble(ctx, in, plan.Coordinator, plan.Topics, nil, g.Results, g.Reports)
 	}
-	return &delegateGather{Mode: pipeline.DelegateMode(pl, assemble), g: g}
+	return &delegateGather{Mode: pipeline.DelegateMode(t, pl, assemble), g: g}
 }
 
-// GathersResults implements pipeline.Gatherer.
-func (*delegateGather) GathersResults() {}
+// Traits implements pipeline.Mode: the delegation's, gathered.
+func (m *delegateGather) Traits() pipeline.Traits { return m.Mode.Traits().Gathered() }
 
 func (m *delegateGather) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.g); err != nil {

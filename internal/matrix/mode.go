@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
@@ -26,12 +25,13 @@ type GatherMode struct {
 	Gathered *Gathered
 }
 
-// Name implements pipeline.Mode.
-func (m GatherMode) Name() string { return m.Mode }
-
-// GathersResults implements pipeline.Gatherer: the tasks ran the agents,
-// in worktrees of their own jobs.
-func (GatherMode) GathersResults() {}
+// Traits implements pipeline.Mode: the plan's mode, gathered (the tasks
+// ran the agents, in worktrees of their own jobs).
+func (m GatherMode) Traits() pipeline.Traits {
+	t, _ := pipeline.ModeTraits(m.Mode)
+	t.Name = m.Mode
+	return t.Gathered()
+}
 
 // Run implements pipeline.Mode.
 func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
@@ -91,10 +91,14 @@ func putFiles(x *pipeline.Execution, g *Gathered) error {
 }
 
 // NewGatherMode is the mode a gather sets as pipeline.Driver.Mode for
-// plan: GatherMode for select, the delegation assembled from the gathered
-// specialists' results for delegate.
+// plan: GatherMode for a task per agent (select), the delegation assembled
+// from the gathered specialists' results for a task per topic (delegate).
 func NewGatherMode(plan *Plan, g *Gathered) (pipeline.Mode, error) {
-	if plan.Mode != config.ModeDelegate {
+	t, err := plan.traits()
+	if err != nil {
+		return nil, err
+	}
+	if t.Split != pipeline.SplitTopics {
 		return GatherMode{Mode: plan.Mode, Gathered: g}, nil
 	}
 	cfg, err := plan.Config.Resolve()
@@ -102,9 +106,9 @@ func NewGatherMode(plan *Plan, g *Gathered) (pipeline.Mode, error) {
 		return nil, err
 	}
 	pl, ok := cfg.Pipelines[plan.Pipeline]
-	if !ok || pl.Mode != config.ModeDelegate {
+	if pt, known := pipeline.ModeTraits(pl.Mode); !ok || !known || pt.Split != pipeline.SplitTopics {
 		return nil, errNotDelegate
 	}
 	pl.Agents = plan.Specialists
-	return newDelegateGather(plan, pl, g), nil
+	return newDelegateGather(t, plan, pl, g), nil
 }

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/pipeline"
 )
 
 // PlanVersion is the plan_version this optr writes and reads.
@@ -141,7 +141,9 @@ func (p *Plan) Validate() error {
 			errs = append(errs, fmt.Errorf("task %q runs agent %q, which the plan's config does not define", t.ID, t.Agent))
 		}
 	}
-	if p.Mode == config.ModeDelegate {
+	if t, err := p.traits(); err != nil {
+		errs = append(errs, err)
+	} else if t.Split == pipeline.SplitTopics {
 		if p.Coordinator == nil || len(p.Topics) == 0 {
 			errs = append(errs, errors.New("a delegate plan needs the coordinator's result and its topics"))
 		}
@@ -247,4 +249,17 @@ func ReadPlan(path string) (*Plan, error) {
 		return nil, fmt.Errorf("the plan %s is not valid: %w", path, err)
 	}
 	return &p, nil
+}
+
+// traits are the traits of the plan's mode; a mode optr does not know, or
+// one the matrix does not split, is an error.
+func (p *Plan) traits() (pipeline.Traits, error) {
+	t, ok := pipeline.ModeTraits(p.Mode)
+	switch {
+	case !ok:
+		return t, fmt.Errorf("the plan's mode %q is not a pipeline mode optr knows", p.Mode)
+	case t.Split == pipeline.SplitNone:
+		return t, fmt.Errorf("the plan's mode is %s, which the matrix does not run", p.Mode)
+	}
+	return t, nil
 }

@@ -49,29 +49,25 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 		}
 		spec.Commit = head
 	}
-	mode := config.ModeSelect
-	if spec.Pipeline != "" {
-		if m := spec.Config.Pipelines[spec.Pipeline].Mode; m != "" {
-			mode = m
-		}
-	}
+	mode := prep.Traits()
 	plan := &Plan{
 		PlanVersion: PlanVersion, RunID: spec.RunID, Workflow: spec.Workflow,
 		Intent: spec.Intent, IntentSHA256: executor.SHA256Hex(spec.Intent),
 		Constraints: check.Names(prep.Constraints), IntentConstraints: slices.Clone(spec.Constraints),
-		Pipeline: spec.Pipeline, Mode: mode, Commit: spec.Commit,
+		Pipeline: spec.Pipeline, Mode: mode.Name, Commit: spec.Commit,
 		Config: EmbedConfig(spec.Config), Issue: issue, Title: title,
 	}
 	if plan.Constraints == nil {
 		plan.Constraints = []string{}
 	}
-	switch pl, isDelegate := prep.DelegatePipeline(); {
-	case isDelegate:
+	switch mode.Split {
+	case pipeline.SplitTopics:
+		pl := prep.Pipeline()
 		plan.Specialists = slices.Clone(pl.Agents)
 		if err := planDelegate(ctx, prep, pl, plan); err != nil {
 			return nil, nil, err
 		}
-	case mode == config.ModeSelect:
+	case pipeline.SplitAgents:
 		for _, a := range prep.AgentNames {
 			if err := ValidateTaskID(a); err != nil {
 				return nil, nil, &pipeline.InputError{Err: fmt.Errorf("agent %q cannot name a task: %w", a, err)}
@@ -79,7 +75,7 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 			plan.Tasks = append(plan.Tasks, Task{ID: a, Agent: a})
 		}
 	default:
-		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("pipeline %q has mode %s: the matrix runs select and delegate pipelines (a stage waits for the one before it)", spec.Pipeline, mode)}
+		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("pipeline %q has mode %s: the matrix runs select and delegate pipelines (a stage waits for the one before it)", spec.Pipeline, mode.Name)}
 	}
 	if len(plan.Tasks) > MaxTasks {
 		return nil, nil, &pipeline.InputError{Err: fmt.Errorf("the run has %d tasks; a GitHub Actions matrix holds at most %d jobs: run fewer agents (--agents) or topics, or in one job", len(plan.Tasks), MaxTasks)}
@@ -114,11 +110,15 @@ func (p *Plan) Spec(datalakeDir, ledgerPath, workspace string) (pipeline.Spec, e
 	if err != nil {
 		return pipeline.Spec{}, err
 	}
+	t, err := p.traits()
+	if err != nil {
+		return pipeline.Spec{}, err
+	}
 	agents := make([]string, len(p.Tasks))
 	for i, t := range p.Tasks {
 		agents[i] = t.Agent
 	}
-	if p.Mode == config.ModeDelegate {
+	if t.Split == pipeline.SplitTopics {
 		agents = slices.Clone(p.Specialists)
 	}
 	return pipeline.Spec{
@@ -137,8 +137,8 @@ func (p *Plan) Check(prep *pipeline.Prepared) error {
 	for _, t := range p.Tasks {
 		agents = append(agents, t.Agent)
 	}
-	if pl, ok := prep.DelegatePipeline(); ok {
-		if !slices.Equal(p.Specialists, pl.Agents) {
+	if prep.Traits().Split == pipeline.SplitTopics {
+		if pl := prep.Pipeline(); !slices.Equal(p.Specialists, pl.Agents) {
 			errs = append(errs, fmt.Errorf("the plan's specialists are %v, but its config resolves to %v", p.Specialists, pl.Agents))
 		}
 	} else if !slices.Equal(agents, prep.AgentNames) {

@@ -22,8 +22,13 @@ type TaskMode struct {
 	Agent string
 }
 
-// Name implements pipeline.Mode.
-func (m TaskMode) Name() string { return m.Mode }
+// Traits implements pipeline.Mode: the plan's mode, whose output is never
+// spooled (the task's output.md is written from the result).
+func (m TaskMode) Traits() pipeline.Traits {
+	t, _ := pipeline.ModeTraits(m.Mode)
+	t.Name, t.Spools = m.Mode, false
+	return t
+}
 
 // Run implements pipeline.Mode.
 func (m TaskMode) Run(ctx context.Context, x *pipeline.Execution) error {
@@ -89,13 +94,13 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 		}
 	}
 	report := ""
-	if pl, ok := prep.DelegatePipeline(); ok {
+	if t := prep.Traits(); t.Split == pipeline.SplitTopics {
 		a, err := plan.assignment(task)
 		if err != nil {
 			return nil, &pipeline.InputError{Err: err}
 		}
 		report = filepath.Join(scratch, ReportFile)
-		prep.SetMode(&topicMode{pipeline: pl, a: a, report: report})
+		prep.SetMode(&topicMode{traits: t, pipeline: prep.Pipeline(), a: a, report: report})
 	} else {
 		prep.SetMode(TaskMode{Mode: plan.Mode, Agent: task.Agent})
 	}

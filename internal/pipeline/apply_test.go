@@ -68,17 +68,15 @@ func TestApplyEveryOption(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Resume(saved, paused.Spec.Config, paused.Spec.Datalake, paused.Spec.LedgerPath, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
 			d, err := checkpoint.Decide(saved, tt.option, "ada", "note", checkpoint.SourceCLI)
 			if err != nil {
 				t.Fatal(err)
 			}
 			later := time.Date(2026, 11, 21, 9, 5, 0, 0, time.UTC)
 			drv := &Driver{Deps: Deps{Now: func() time.Time { return later }}}
-			if err := drv.Resume(t.Context(), rep, saved, d); err != nil {
+			where := Spec{Config: paused.Spec.Config, Datalake: paused.Spec.Datalake, LedgerPath: paused.Spec.LedgerPath, Dir: dir}
+			rep, err := drv.Answer(t.Context(), saved, d, where)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.Status != tt.status || rep.Selected != tt.selected {

@@ -13,8 +13,9 @@ import (
 // recorded: an in-toto Statement whose subjects are the ledger file and the
 // result file by SHA-256, and whose predicate holds the run id, the intent
 // hash, every candidate's digest and score and the ledger head (DESIGN
-// §4.13; the README shows how to hand it to actions/attest). It is written
-// after the commit, so it stays in the workspace for the job's later steps.
+// §4.13; docs/ledger-and-provenance.md shows how to hand it to
+// actions/attest). It is written after the commit, so it stays in the
+// workspace for the job's later steps.
 // A ledger or result outside the workspace has no repository-relative name,
 // so such a run gets no attestation.
 func (rep *Report) attest() error {

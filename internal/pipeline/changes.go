@@ -88,22 +88,14 @@ func (pl *placed) made() *worktree.Tree {
 	return pl.tree
 }
 
-// Gatherer is implemented by a Mode that runs no agent in this process
-// but hands over results agents produced and were checked elsewhere, each
-// with its change and its patch (a matrix gather): with code changes on,
-// such a run starts no worktrees.
-type Gatherer interface {
-	// GathersResults marks the mode.
-	GathersResults()
-}
-
 // startChanges starts the run's worktrees (pruning those of runs that were
 // killed), where the "changes" constraint Prepare added judges each
 // agent's change. It returns nil when the config's changes.mode is none or
-// the mode runs no agents.
+// the mode runs no agents (Traits.Gathers: a gather hands over each
+// result with its change and its patch).
 func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	cfg := p.Spec.Config.Changes
-	if _, gathers := p.mode.(Gatherer); !cfg.On() || gathers {
+	if !cfg.On() || p.mode.Traits().Gathers {
 		return nil, nil
 	}
 	run, err := worktree.Start(ctx, worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID})

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
@@ -206,21 +207,17 @@ func TestChangesNeedARepository(t *testing.T) {
 	}
 }
 
-// scriptAgent runs a shell script in the request's directory.
-type scriptAgent struct {
-	name   string
-	script func(launch int) string
-	n      int
-}
-
-func (a *scriptAgent) Name() string { return a.name }
-
-func (a *scriptAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	a.n++
-	cmd := exec.CommandContext(ctx, "sh", "-ec", a.script(a.n))
-	cmd.Dir = req.Dir
-	out, err := cmd.CombinedOutput()
-	return agent.Response{Output: string(out)}, err
+// shellAgent is an agent that runs a shell script in the request's
+// directory, the script of each launch (1, 2, …) its own.
+func shellAgent(name string, launch func(n int) string) *agenttest.Agent {
+	n := 0
+	return agenttest.New(name, func(ctx context.Context, req agent.Request) (agent.Response, error) {
+		n++
+		cmd := exec.CommandContext(ctx, "sh", "-ec", launch(n))
+		cmd.Dir = req.Dir
+		out, err := cmd.CombinedOutput()
+		return agent.Response{Output: string(out)}, err
+	})
 }
 
 // startCodeChanges starts the worktrees of run r1 on a new repository of
@@ -242,12 +239,12 @@ func startCodeChanges(t *testing.T, files map[string]string) *codeChanges {
 func TestChangesRelaunchStartsFromTheBase(t *testing.T) {
 	t.Parallel()
 	c := startCodeChanges(t, map[string]string{"a.txt": "a\n"})
-	sa := &scriptAgent{name: "agent", script: func(n int) string {
+	sa := shellAgent("agent", func(n int) string {
 		if n == 1 {
 			return "echo half > half.txt; echo first >> a.txt; exit 1"
 		}
 		return "test ! -e half.txt; test \"$(cat a.txt)\" = a; echo second > b.txt"
-	}}
+	})
 	tasks := []executor.Task{{Agent: sa, Provider: config.ProviderCommand}}
 	if err := c.place(tasks, nil, nil); err != nil {
 		t.Fatal(err)
@@ -280,10 +277,10 @@ func TestChangesTreesAreMadeAtFirstLaunch(t *testing.T) {
 	c := startCodeChanges(t, map[string]string{"a.txt": "a\n"})
 	edit := func(n int) string { return "echo b > b.txt" }
 	tasks := []executor.Task{
-		{Agent: &scriptAgent{name: "works", script: edit}, Provider: config.ProviderCommand},
-		{Agent: &scriptAgent{name: "blocked", script: edit}, Provider: config.ProviderCommand},
+		{Agent: shellAgent("works", edit), Provider: config.ProviderCommand},
+		{Agent: shellAgent("blocked", edit), Provider: config.ProviderCommand},
 	}
-	spares := []executor.Task{{Agent: &scriptAgent{name: "spare", script: edit}, Provider: config.ProviderCommand}}
+	spares := []executor.Task{{Agent: shellAgent("spare", edit), Provider: config.ProviderCommand}}
 	if err := c.place(tasks, spares, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/detect"
+	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/selection"
@@ -43,24 +44,48 @@ type ResumeState struct {
 	ExtraFiles  []string       `json:"extra_files,omitempty"`
 	Details     string         `json:"details,omitempty"`
 	DetailsText string         `json:"details_text,omitempty"`
+	// Retry is where Proceed carries the run on, when its mode does so
+	// itself (a stage chain's HICCUP); nil when Proceed selects.
+	Retry *Retry `json:"retry,omitempty"`
+	// Checkpoints counts the checkpoints the run raised, this one
+	// included (0: one, saved before runs counted them).
+	Checkpoints int `json:"checkpoints,omitempty"`
 	// Detection is what threat detection found before the pause.
 	Detection *Detection `json:"detection,omitempty"`
 	// Spent is what the run spent so far, per agent (the meter's account).
 	Spent map[string]cost.Spend `json:"spent,omitempty"`
 }
 
-// Raise builds the checkpoint for a paused report: trigger, context,
-// the standard options, a recommendation learned from the ledger (else the
-// config's checkpoints.recommend, else Proceed), and the resume state.
+// Raise builds the next checkpoint of a paused report: trigger, context,
+// the standard options (or the mode's, when Proceed carries the run on:
+// Retrier), a recommendation learned from the ledger (else the config's
+// checkpoints.recommend, else Proceed), and the resume state.
 func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 	if rep.Status != Paused || rep.Trigger == "" {
 		return checkpoint.Checkpoint{}, errors.New("raise a checkpoint: the run is not paused")
 	}
 	v := rep.View()
 	context := rep.Message + "\n\n" + progress.TextTable(v.Table, v.Selected)
-	cp, err := checkpoint.New(rep.Spec.RunID, rep.Spec.Workflow, 1, rep.Trigger, context, now)
+	cp, err := checkpoint.New(rep.Spec.RunID, rep.Spec.Workflow, rep.raised+1, rep.Trigger, context, now)
 	if err != nil {
 		return cp, err
+	}
+	rep.retry = nil
+	if m, ok := rep.concluder.(Retrier); ok && rep.aborted == nil {
+		if r, options, ok := m.Retry(); ok {
+			// Carrying on appends to the watcher's log and blackboard, and
+			// the agents find what they left in $OPTR_OUTPUT_DIR.
+			r.Files = append(r.Files, filepath.Join(datalake.DirCoord, escalation.FileBlackboard), filepath.Join(datalake.DirCoord, escalation.FileWatcherLog))
+			left, err := rep.filesUnder(datalake.DirAgentFiles)
+			if err != nil {
+				return cp, err
+			}
+			r.Files = append(r.Files, left...)
+			rep.retry, cp.Options = &r, options
+			if err := cp.Validate(); err != nil {
+				return cp, err
+			}
+		}
 	}
 	var history io.Reader // no ledger yet: no history to learn from
 	if f, err := os.Open(rep.Spec.LedgerPath); err == nil {
@@ -78,6 +103,7 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 		return cp, fmt.Errorf("recommend an option: %w", err)
 	}
 	cp.Recommended, cp.Recommendation = n, why
+	rep.raised++
 	state, err := json.Marshal(rep.resumeState())
 	if err != nil {
 		return cp, fmt.Errorf("save the run's state: %w", err)
@@ -85,6 +111,26 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 	cp.State = state
 	rep.CheckpointID = cp.ID
 	return cp, nil
+}
+
+// filesUnder lists the run's files in its folder dir, relative to the
+// run directory.
+func (rep *Report) filesUnder(dir string) ([]string, error) {
+	files, err := rep.Run.Files()
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.Abs(rep.Run.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		if rel, err := filepath.Rel(root, f); err == nil && strings.HasPrefix(rel, dir+string(filepath.Separator)) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 // applyDecision carries a human's decision on the checkpoint cp into the
@@ -134,6 +180,7 @@ func (rep *Report) resumeState() ResumeState {
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
+		Retry: rep.retry, Checkpoints: rep.raised,
 		Detection: rep.Detection, Spent: rep.Meter.Agents(),
 	}
 	for _, r := range rep.Results {
@@ -142,11 +189,12 @@ func (rep *Report) resumeState() ResumeState {
 	return st
 }
 
-// Resume rebuilds the report of a paused run from its checkpoint, in the
-// given datalake, so Apply can finish it. The run directory is reopened, or
-// recreated when this checkout lacks it (its earlier files live on the
-// ledger branch).
-func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPath, dir string) (*Report, error) {
+// resumed rebuilds the report of a paused run from its checkpoint, with
+// where's config, datalake, ledger and workspace, so that an answer can
+// finish it. The run directory is reopened, or recreated when this
+// checkout lacks it (its earlier files were recorded elsewhere: Store).
+func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
+	cfg, datalakeDir, ledgerPath, dir := where.Config, where.Datalake, where.LedgerPath, where.Dir
 	var st ResumeState
 	if err := json.Unmarshal(cp.State, &st); err != nil {
 		return nil, fmt.Errorf("checkpoint %s holds no usable run state: %w", cp.ID, err)
@@ -175,6 +223,7 @@ func Resume(cp checkpoint.Checkpoint, cfg *config.Config, datalakeDir, ledgerPat
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
 		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
+		retry: st.Retry, raised: max(st.Checkpoints, 1),
 		Detection: st.Detection, Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
 	}
 	rep.Meter.Restore(st.Spent)

@@ -6,6 +6,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/selection"
 )
@@ -21,28 +22,29 @@ func TestConclude(t *testing.T) {
 	leastBad := selection.Result{Selected: "a", Best: "a", Outcome: selection.LeastBad}
 	none := selection.Result{Best: "a", Outcome: selection.NoAdmissible}
 	nothing := selection.Result{Outcome: selection.NoCandidate}
+	abort := &escalation.AbortError{Reason: "3 agent(s) have failed"}
 	tests := []struct {
 		name         string
 		policy       string
 		beforeCommit bool
 		results      []*executor.Result
 		sel          selection.Result
-		aborted      bool
+		aborted      error
 		status       RunStatus
 		trigger      checkpoint.Trigger
 		selected     string
 	}{
-		{"admissible", config.NoAdmissibleFail, false, []*executor.Result{ok}, picked, false, Completed, "", "a"},
-		{"least bad", config.NoAdmissibleLeastBad, false, []*executor.Result{ok}, leastBad, false, Completed, "", "a"},
-		{"no admissible, fail", config.NoAdmissibleFail, false, []*executor.Result{ok}, none, false, Failed, "", ""},
-		{"no admissible, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok}, none, false, Paused, checkpoint.TriggerNoAdmissible, ""},
-		{"budget spent, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok, spent}, picked, false, Paused, checkpoint.TriggerBudget, "a"},
-		{"budget spent, fail policy", config.NoAdmissibleFail, false, []*executor.Result{ok, spent}, picked, false, Completed, "", "a"},
-		{"recovery gave up, nothing produced", config.NoAdmissibleCheckpoint, false, []*executor.Result{gaveUp}, nothing, false, Paused, checkpoint.TriggerHiccup, ""},
-		{"every agent unusable: no human can help", config.NoAdmissibleCheckpoint, false, []*executor.Result{unusable}, nothing, false, Failed, "", ""},
-		{"nothing produced, fail policy", config.NoAdmissibleFail, false, []*executor.Result{gaveUp}, nothing, false, Failed, "", ""},
-		{"approval before commit", config.NoAdmissibleFail, true, []*executor.Result{ok}, picked, false, Paused, checkpoint.TriggerApproval, "a"},
-		{"watcher aborted", config.NoAdmissibleCheckpoint, true, []*executor.Result{ok}, picked, true, Failed, "", ""},
+		{"admissible", config.NoAdmissibleFail, false, []*executor.Result{ok}, picked, nil, Completed, "", "a"},
+		{"least bad", config.NoAdmissibleLeastBad, false, []*executor.Result{ok}, leastBad, nil, Completed, "", "a"},
+		{"no admissible, fail", config.NoAdmissibleFail, false, []*executor.Result{ok}, none, nil, Failed, "", ""},
+		{"no admissible, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok}, none, nil, Paused, checkpoint.TriggerNoAdmissible, ""},
+		{"budget spent, ask", config.NoAdmissibleCheckpoint, false, []*executor.Result{ok, spent}, picked, nil, Paused, checkpoint.TriggerBudget, "a"},
+		{"budget spent, fail policy", config.NoAdmissibleFail, false, []*executor.Result{ok, spent}, picked, nil, Completed, "", "a"},
+		{"recovery gave up, nothing produced", config.NoAdmissibleCheckpoint, false, []*executor.Result{gaveUp}, nothing, nil, Paused, checkpoint.TriggerHiccup, ""},
+		{"every agent unusable: no human can help", config.NoAdmissibleCheckpoint, false, []*executor.Result{unusable}, nothing, nil, Failed, "", ""},
+		{"nothing produced, fail policy", config.NoAdmissibleFail, false, []*executor.Result{gaveUp}, nothing, nil, Failed, "", ""},
+		{"approval before commit", config.NoAdmissibleFail, true, []*executor.Result{ok}, picked, nil, Paused, checkpoint.TriggerApproval, "a"},
+		{"watcher aborted", config.NoAdmissibleCheckpoint, true, []*executor.Result{ok}, picked, abort, Failed, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,27 +18,19 @@ import (
 // report: the results (coordinator first), the ledger members, the spec
 // folder as files to record, OVERVIEW.md as the result file.
 type delegateMode struct {
+	traits   Traits
 	pipeline config.Pipeline
 	out      *delegate.Outcome
 	// run makes the outcome; nil is delegate.Run.
 	run func(context.Context, delegate.Input) (*delegate.Outcome, error)
 }
 
-// DelegateMode is the delegate mode of pl whose outcome comes from run
-// instead of delegate.Run — a matrix gather assembles it from its tasks'
-// results (delegate.Assemble) — and is carried into the report exactly as
-// a one-job delegation's.
-func DelegateMode(pl config.Pipeline, run func(context.Context, delegate.Input) (*delegate.Outcome, error)) Mode {
-	return &delegateMode{pipeline: pl, run: run}
-}
-
-// DelegatePipeline is the delegate pipeline the run was prepared for, its
-// specialists narrowed by Spec.Agents; false when the run is no delegation.
-func (p *Prepared) DelegatePipeline() (config.Pipeline, bool) {
-	if m, ok := p.mode.(*delegateMode); ok {
-		return m.pipeline, true
-	}
-	return config.Pipeline{}, false
+// DelegateMode is the delegate mode (traits t) of pl whose outcome comes
+// from run instead of delegate.Run — a matrix gather assembles it from its
+// tasks' results (delegate.Assemble) — and is carried into the report
+// exactly as a one-job delegation's.
+func DelegateMode(t Traits, pl config.Pipeline, run func(context.Context, delegate.Input) (*delegate.Outcome, error)) Mode {
+	return &delegateMode{traits: t, pipeline: pl, run: run}
 }
 
 // DelegateInput is the delegate.Input of pipeline pl in this execution:
@@ -59,7 +51,7 @@ func (x *Execution) DelegateInput(pl config.Pipeline) delegate.Input {
 	}
 }
 
-func (*delegateMode) Name() string { return config.ModeDelegate }
+func (m *delegateMode) Traits() Traits { return m.traits }
 
 func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 	rep := x.Report

@@ -121,15 +121,12 @@ func TestDetectionThreatCheckpoint(t *testing.T) {
 			if cp.Trigger != checkpoint.TriggerThreat || cp.Recommended != 2 || cp.Options[0].Label != "Deliver anyway" {
 				t.Fatalf("checkpoint %s recommends %d, options %v", cp.Trigger, cp.Recommended, cp.Options)
 			}
-			rep, err := Resume(cp, spec.Config, spec.Datalake, spec.LedgerPath, spec.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
 			d, err := checkpoint.Decide(cp, tt.option, "ada", "", checkpoint.SourceCLI)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := drv.Resume(t.Context(), rep, cp, d); err != nil {
+			rep, err := drv.Answer(t.Context(), cp, d, spec)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.Status != tt.status || rep.Delivery.Applied != tt.applied {

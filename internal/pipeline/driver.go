@@ -18,11 +18,12 @@ import (
 //
 //	Prepare → Execute → Conclude → Pause (checkpoint) | Record
 //
-// and, for a paused run answered later, Resume → Apply → Record. What the
-// CLI and the Action do differently plugs in through three small
-// interfaces: where the ledger is recorded (Recorder), where progress is
-// shown (Observer) and whether a human can answer a checkpoint at once
-// (Asker). Nothing else about a run lives outside this file's callees.
+// and, for a paused run answered later (answer.go), OpenCheckpoint →
+// Answer → Apply → Record. What the CLI and the Action do differently
+// plugs in through small interfaces: where the ledger is recorded
+// (Recorder) and read back (Store), where progress is shown (Observer)
+// and whether a human can answer a checkpoint at once (Asker). Nothing
+// else about a run lives outside this file's callees.
 type Driver struct {
 	// Deps are the run's connections to the world.
 	Deps Deps
@@ -40,6 +41,9 @@ type Driver struct {
 	// against before a run starts (DESIGN §4.17); nil reads the files at
 	// Spec.LedgerPath. The Action reads the ledger branch's.
 	Ledger ledger.Store
+	// Store reads back what earlier steps of a run recorded, for an
+	// answer to its checkpoint; nil reads the datalake on disk (Disk).
+	Store Store
 	// Mode, when set, replaces the mode the config chose (Prepared.SetMode):
 	// a matrix gather brings its tasks' results instead of running agents,
 	// and everything after — selection, record, commit, comment — stays
@@ -116,7 +120,7 @@ func (d *Driver) now() time.Time { return d.Deps.now() }
 // run's meter what those budgets have left. A gather only records what its
 // tasks spent: its plan was the run's start.
 func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
-	if _, gathers := p.mode.(Gatherer); gathers {
+	if p.mode.Traits().Gathers {
 		return nil
 	}
 	st := d.Ledger
@@ -163,15 +167,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		d.stopped(ctx, err)
 		return rep, err
 	}
-	Conclude(rep)
-	d.detect(ctx, p, rep)
-	if rep.Status == Paused {
-		err = d.pause(ctx, rep)
-	} else {
-		d.deliver(ctx, rep)
-		err = d.record(ctx, rep)
-	}
-	if err != nil {
+	if err := d.end(ctx, p, rep); err != nil {
 		d.stopped(ctx, err)
 		return rep, err
 	}
@@ -179,16 +175,17 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	return rep, nil
 }
 
-// Resume carries out decision on the checkpoint cp of the paused run rep
-// (rebuilt with Resume from the saved checkpoint) and records the outcome.
-// Pause (option 4) records nothing and leaves the run paused.
-func (d *Driver) Resume(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, decision checkpoint.Decision) error {
-	if err := d.apply(ctx, rep, cp, decision); err != nil {
-		d.stopped(ctx, err)
-		return err
+// end concludes the run p executed into rep and ends it: threat
+// detection, then the pause at its checkpoint, or the delivery and the
+// record.
+func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
+	Conclude(rep)
+	d.detect(ctx, p, rep)
+	if rep.Status == Paused {
+		return d.pause(ctx, rep)
 	}
-	d.finished(ctx, rep)
-	return nil
+	d.deliver(ctx, rep)
+	return d.record(ctx, rep)
 }
 
 func (d *Driver) stopped(ctx context.Context, err error) {

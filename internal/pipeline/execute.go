@@ -16,7 +16,6 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -62,8 +61,14 @@ type Report struct {
 	// next ledger append (Record or Pause) writes them first.
 	Escalations []ledger.Draft
 	escMu       sync.Mutex
-	aborted     bool
-	concluder   Mode
+	// aborted is the watcher's abort, with its reason, when it aborted
+	// the run.
+	aborted   error
+	concluder Mode
+	// raised counts the checkpoints the run raised; retry is where the
+	// last one's Proceed carries the run on (nil: Proceed selects).
+	raised int
+	retry  *Retry
 	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
 	// Commit is the commit that holds the run's entries ("" when the
@@ -108,6 +113,62 @@ type Report struct {
 // checked and scored. It records nothing in the ledger: the Driver does.
 func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	spec := p.Spec
+	lake, err := p.setUp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.changes.discard(ctx, p.deps.logf)
+	run, err := lake.NewRun(spec.Workflow, spec.RunID)
+	if err != nil {
+		if errors.Is(err, datalake.ErrRunExists) {
+			return nil, inputErr(err)
+		}
+		return nil, err
+	}
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode,
+		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
+	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
+		return nil, err
+	}
+	x, stop, err := p.execution(ctx, rep)
+	if err != nil {
+		return nil, err
+	}
+	return rep, p.runMode(ctx, lake, x, stop)
+}
+
+// carryOn runs the mode again in the paused run rep, in the run's own
+// directory (a Retrier mode carrying the run on after Proceed): the
+// mode's part of the report is its new one, the rest stays the run's.
+func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
+	lake, err := p.setUp(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.changes.discard(ctx, p.deps.logf)
+	if rep.Run, err = lake.OpenRun(rep.Spec.Workflow, rep.Spec.RunID); err != nil {
+		return err
+	}
+	rep.Mode, rep.concluder, rep.aborted = p.mode.Traits().Name, p.mode, nil
+	// What the run spent before its pause counts toward its own caps and
+	// its totals: this process's meter carries on from it.
+	p.meter.Restore(rep.Meter.Agents())
+	rep.Meter = p.meter
+	rep.Sandbox, rep.SandboxNotes = p.sandbox.Layers(), p.sandbox.Notes()
+	rep.Results, rep.Selection, rep.ModeFields, rep.Details, rep.DetailsText = nil, selection.Result{}, nil, "", ""
+	x, stop, err := p.execution(ctx, rep)
+	if err != nil {
+		return err
+	}
+	return p.runMode(ctx, lake, x, stop)
+}
+
+// setUp readies the datalake for the run's execution: it refuses a
+// ledger or datalake it cannot use, tidies what killed runs left, and
+// starts the agents' worktrees when they change code (p.changes; discard
+// them when the mode ran). The lake it returns redacts every file written.
+func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
+	spec := p.Spec
 	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
 	if err != nil {
 		return nil, inputErr(err)
@@ -138,36 +199,33 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	p.changes = changes
-	defer changes.discard(ctx, p.deps.logf)
-	run, err := lake.NewRun(spec.Workflow, spec.RunID)
-	if err != nil {
-		if errors.Is(err, datalake.ErrRunExists) {
-			return nil, inputErr(err)
-		}
-		return nil, err
-	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Name(), concluder: p.mode,
-		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
-	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
-		return nil, err
-	}
+	return lake, nil
+}
+
+// execution sets the mode's execution up in rep's run directory: the
+// agents' output folder, their tasks (in their worktrees when they change
+// code), the watcher, started (stop stops it), and the executor options
+// every mode shares.
+func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, stop func(), err error) {
+	spec, run, changes := p.Spec, rep.Run, p.changes
 	outDir, err := run.OutputDir()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spares, synth := p.reinforcements()
 	tasks := slices.Clone(p.tasks)
 	if err := changes.place(tasks, spares, synth); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, err := p.watcher(run, rep)
 	if err != nil {
-		return nil, fmt.Errorf("start the watcher: %w", err)
+		return nil, nil, fmt.Errorf("start the watcher: %w", err)
 	}
-	stop := w.Start(ctx)
-	x := &Execution{
+	stop = w.Start(ctx)
+	x = &Execution{
 		Prepared: p,
 		Report:   rep,
+		Watcher:  w,
 		Options: executor.Options{
 			Tasks:               tasks,
 			Request:             p.request(outDir),
@@ -193,14 +251,23 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 			Synthesizer: synth,
 		},
 	}
-	if _, ok := p.mode.(selectMode); ok {
+	if p.mode.Traits().Spools {
 		// Outputs too large to hold in memory wait on disk until the run's
-		// files are written from them (other modes read outputs whole).
+		// files are written from them.
 		if x.Options.Request.SpoolDir, err = run.SpoolDir(); err != nil {
-			return nil, err
+			stop()
+			return nil, nil, err
 		}
 	}
-	err = p.mode.Run(ctx, x)
+	return x, stop, nil
+}
+
+// runMode runs the mode in x, stops the watcher (stop), makes what
+// agents left in $OPTR_OUTPUT_DIR safe to keep, and completes the report:
+// a watcher's abort, the errors.jsonl lines, the selection.
+func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Execution, stop func()) error {
+	run, rep, spec := x.Report.Run, x.Report, p.Spec
+	err := p.mode.Run(ctx, x)
 	stop()
 	p.settleSpend(ctx, rep.Results)
 	if scan, serr := run.SanitizeOutputs(); serr != nil {
@@ -214,14 +281,18 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 	}
 	if errors.Is(err, escalation.ErrAbort) {
-		rep.aborted = true // every result is complete and recorded: finish the run as failed
+		// Every result is complete and recorded: finish the run as failed.
+		rep.aborted = escalation.ErrAbort
+		if ae := escalation.AbortOf(err); ae != nil {
+			rep.aborted = ae
+		}
 		err = nil
 	}
 	if err != nil {
-		return rep, err
+		return err
 	}
-	if rep.Mode == config.ModeSelect {
-		p.recordErrors(lake, rep.Results) // other modes write their own failures
+	if p.mode.Traits().ErrorLines {
+		p.recordErrors(lake, rep.Results)
 	}
 	if rep.Selection.Rows == nil {
 		if spec.Config.Detection.All {
@@ -229,7 +300,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}
-	return rep, nil
+	return nil
 }
 
 // settleSpend gives each result what was spent for it, once its checks

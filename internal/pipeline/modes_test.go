@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -127,10 +128,10 @@ func TestStagesModeEscalatesAndPauses(t *testing.T) {
 	cfg, err := config.Parse("optr.yml", []byte(`agents:
   first: { provider: command, run: [sh, -c, "cat >/dev/null; echo '<<<OPTR:HANDOFF:second>>>'"] }
   second: { provider: command, run: [sh, -c, "exit 3"] }
-  third: { provider: command, run: [sh, -c, "touch ran"] }
+  third: { provider: command, run: [sh, -c, "touch $OPTR_OUTPUT_DIR/ran"] }
 selection: { on-no-admissible: checkpoint }
 pipelines:
-  chain: { mode: stages, agents: [first, second, third], restarts: 0 }
+  chain: { mode: stages, agents: [first, second, third], restarts: 1, restart-backoff: 1ms }
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +153,31 @@ pipelines:
 	if got := strings.Join(kinds, ","); got != "escalation,checkpoint" {
 		t.Errorf("ledger kinds %s", got)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+	if _, err := os.Stat(filepath.Join(rep.Run.Dir, datalake.DirAgentFiles, "ran")); err == nil {
 		t.Error("the third stage ran after the second failed")
+	}
+	// The escalation is recorded as a select run's are: the crashed stage
+	// failed on the blackboard with its error and attempts, decision.md,
+	// watcher-log.md and a ceo-inbox file.
+	coord := filepath.Join(rep.Run.Dir, datalake.DirCoord)
+	board, err := escalation.LoadBlackboard(filepath.Join(coord, escalation.FileBlackboard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := board.Agent("second"); a.Status != escalation.StatusFailed || !strings.Contains(a.Error, "exit") {
+		t.Errorf("blackboard: stage second is %q, error %q", a.Status, a.Error)
+	}
+	if tk := board.TaskFor("second"); tk == nil || tk.Status != escalation.TaskFailed || tk.Attempts != 2 {
+		t.Errorf("blackboard: the task of stage second is %+v", tk)
+	}
+	for _, f := range []string{escalation.FileDecision, escalation.FileWatcherLog} {
+		data, err := os.ReadFile(filepath.Join(coord, f))
+		if err != nil || !strings.Contains(string(data), "escalate_ceo") {
+			t.Errorf("%s: %v\n%s", f, err, data)
+		}
+	}
+	if inbox, _ := os.ReadDir(filepath.Join(rep.Run.Dir, escalation.DirCEOInbox)); len(inbox) != 1 {
+		t.Errorf("ceo-inbox holds %d files, want 1", len(inbox))
 	}
 
 	// Resumed with Skip, the run is recorded as a stages run still.
@@ -165,11 +189,7 @@ pipelines:
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Resume(cp, cfg, lake, spec.LedgerPath, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&Driver{Deps: demoDeps()}).Resume(t.Context(), back, cp, dec); err != nil {
+	if _, err := (&Driver{Deps: demoDeps()}).Answer(t.Context(), cp, dec, spec); err != nil {
 		t.Fatal(err)
 	}
 	es := ledgerEntries(t, spec.LedgerPath)

@@ -34,6 +34,9 @@ type Prepared struct {
 	mode        Mode
 	// meter counts what the run spends and holds its caps.
 	meter *cost.Meter
+	// pipeline is the run's pipeline config, its agents narrowed to those
+	// the run uses (zero for the default select over every agent).
+	pipeline config.Pipeline
 	// changes holds the run's worktrees once Execute started them (nil
 	// when agents do not change code); their files are deleted in the
 	// background until Settle.
@@ -79,10 +82,6 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		}
 		extra = append(extra, pl.Constraints...)
 	}
-	mode, names, err := modeOf(cfg, spec)
-	if err != nil {
-		return nil, inputErr(err)
-	}
 	// The run's caps; Driver adds what the day's and month's budgets have
 	// left before the run starts.
 	meter := cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin), budget.RunCaps(cfg.Budget)...)
@@ -90,14 +89,13 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	sbxSettings.Unavailable = deps.SandboxUnavailable
 	sbx := sandbox.New(sbxSettings)
 	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter, sbx: sbx}
-	tasks, err := set.tasks(names)
+	mode, pl, names, err := modeOf(cfg, spec, set)
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if dm, ok := mode.(*delegateMode); ok { // every specialist can be built before the coordinator spends a token
-		if _, err := set.tasks(dm.pipeline.Agents); err != nil {
-			return nil, inputErr(err)
-		}
+	tasks, err := set.tasks(names)
+	if err != nil {
+		return nil, inputErr(err)
 	}
 	if err := checkUsable(spec.RunID, tasks); err != nil {
 		return nil, err
@@ -129,8 +127,8 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 			return nil, inputErr(fmt.Errorf("recovery.analyzer: %w", err))
 		}
 	}
-	if cfg.Changes.On() && mode.Name() != config.ModeSelect {
-		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode select", cfg.Changes.Mode, mode.Name()))
+	if t := mode.Traits(); cfg.Changes.On() && !t.Worktrees {
+		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode %s", cfg.Changes.Mode, t.Name, modes[0].traits.Name))
 	}
 	policy := recovery.FromConfig(cfg.Recovery, analyzer, meter)
 	p := &Prepared{
@@ -145,6 +143,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		sandbox:     sbx,
 		mode:        mode,
 		meter:       meter,
+		pipeline:    pl,
 	}
 	if cfg.Changes.On() {
 		// A constraint of the run from the start (a matrix plan lists it);
@@ -156,30 +155,29 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	return p, nil
 }
 
-// modeOf is the mode spec's pipeline runs and the agents it shows first:
-// select runs the selected agents; a delegation starts with its
-// coordinator (specialists appear as they start, one per topic); a stage
-// chain runs every stage, in order.
-func modeOf(cfg *config.Config, spec Spec) (Mode, []string, error) {
+// modeOf is the mode spec's pipeline runs, from the table of modes, with
+// the pipeline as this run runs it and the agents it shows first.
+func modeOf(cfg *config.Config, spec Spec, set *agentSet) (Mode, config.Pipeline, []string, error) {
 	names, err := cfg.Selected(spec.Pipeline, spec.Agents)
 	if err != nil {
-		return nil, nil, err
+		return nil, config.Pipeline{}, nil, err
 	}
 	if len(names) == 0 {
-		return nil, nil, errors.New("no agents to run")
+		return nil, config.Pipeline{}, nil, errors.New("no agents to run")
 	}
 	pl := cfg.Pipelines[spec.Pipeline]
-	switch pl.Mode {
-	case config.ModeDelegate:
-		pl.Agents = names // --agents narrows the specialists
-		if pl.Candidates > len(names) {
-			return nil, nil, fmt.Errorf("pipeline %q: candidates is %d but only %d specialists run (--agents)", spec.Pipeline, pl.Candidates, len(names))
-		}
-		return &delegateMode{pipeline: pl}, []string{pl.Coordinator}, nil
-	case config.ModeStages:
-		return &stagesMode{name: spec.Pipeline, pipeline: pl}, names, nil
+	kind, ok := kindOf(pl.Mode)
+	if !ok {
+		return nil, config.Pipeline{}, nil, fmt.Errorf("pipeline %q has mode %q, which optr does not know", spec.Pipeline, pl.Mode)
 	}
-	return selectMode{}, names, nil
+	if spec.Pipeline != "" {
+		pl.Agents = names // --agents narrows the pipeline's agents
+	}
+	mode, shown, err := kind.build(modeArgs{traits: kind.traits, name: spec.Pipeline, pipeline: pl, agents: names, set: set})
+	if err != nil {
+		return nil, config.Pipeline{}, nil, err
+	}
+	return mode, pl, shown, nil
 }
 
 func keys[V any](m map[string]V) []string {
@@ -194,3 +192,10 @@ func keys[V any](m map[string]V) []string {
 // SetMode replaces the mode the config chose (a matrix gather brings the
 // results its tasks produced instead of running agents).
 func (p *Prepared) SetMode(m Mode) { p.mode = m }
+
+// Traits are the traits of the run's mode.
+func (p *Prepared) Traits() Traits { return p.mode.Traits() }
+
+// Pipeline is the run's pipeline config, its agents narrowed to those the
+// run uses (--agents); zero for the default select over every agent.
+func (p *Prepared) Pipeline() config.Pipeline { return p.pipeline }

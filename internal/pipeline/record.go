@@ -22,7 +22,7 @@ import (
 // admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
 // every run that selected something (APPROVAL).
 func Conclude(rep *Report) {
-	if c, ok := rep.concluder.(Concluder); ok && !rep.aborted {
+	if c, ok := rep.concluder.(Concluder); ok && rep.aborted == nil {
 		c.Conclude(rep)
 		return
 	}
@@ -31,9 +31,9 @@ func Conclude(rep *Report) {
 	rep.Selected, rep.Trigger = sel.Selected, ""
 	ask := cfg.Selection.OnNoAdmissible == config.NoAdmissibleCheckpoint
 	switch {
-	case rep.aborted:
+	case rep.aborted != nil:
 		rep.Status, rep.Selected = Failed, ""
-		rep.Message = "the watcher aborted the run: too many agents failed (watcher.max-failures)"
+		rep.Message = rep.aborted.Error()
 	case sel.Outcome == selection.NoCandidate && rep.NothingUsable() != nil:
 		// No agent can work here (no CLI, no key, Copilot refused the
 		// token): a checkpoint would ask a human what only a maintainer's
@@ -239,12 +239,8 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	for _, c := range rep.ConstraintInfo {
 		names = append(names, c.Name)
 	}
-	mode := rep.Mode
-	if mode == "" {
-		mode = config.ModeSelect
-	}
 	fields := map[string]any{
-		"mode":          mode,
+		"mode":          modeName(rep.Mode),
 		"selected":      rep.Selected,
 		"status":        string(rep.Status),
 		"intent_sha256": executor.SHA256Hex(rep.Spec.Intent),

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // A select run whose agent prints more than fits in memory streams its
@@ -102,7 +102,7 @@ detection: { on-finding: warn }
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if strings.HasPrefix(d.Name(), agent.SpoolPrefix) {
+		if strings.HasPrefix(d.Name(), spool.FilePrefix) {
 			t.Errorf("spool file %s left behind", p)
 		}
 		b, err := os.ReadFile(p)

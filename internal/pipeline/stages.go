@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -22,12 +23,16 @@ import (
 // outcome into the report: one result per stage that ran, the last one
 // checked and selected, a failed stage's escalation, the ledger members.
 type stagesMode struct {
+	traits   Traits
 	name     string
 	pipeline config.Pipeline
-	out      *stages.Outcome
+	// startAt is the stage the chain starts at: 0, or the failed stage
+	// when a HICCUP checkpoint's Proceed retries it (Retried).
+	startAt int
+	out     *stages.Outcome
 }
 
-func (*stagesMode) Name() string { return config.ModeStages }
+func (m *stagesMode) Traits() Traits { return m.traits }
 
 func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	p, rep := x.Prepared, x.Report
@@ -55,13 +60,17 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 		Now:      x.Options.Now,
 		Logger:   logger(p.deps, m.name),
 		Feedback: feedback,
+		StartAt:  m.startAt,
 	})
 	if o == nil {
 		return err
 	}
 	m.out = o
 	if o.Escalation != nil {
-		p.escalated(rep, *o.Escalation)
+		// Recorded like the watcher's own decisions (blackboard,
+		// decision.md, watcher-log.md, ceo-inbox), and through it in the
+		// ledger and the escalation comment.
+		x.Watcher.Escalate(*o.Escalation, len(o.Stages[o.ResumeAt].Attempts))
 	}
 	rep.Results = stageResults(o)
 	rep.ModeFields = o.LedgerFields()
@@ -96,6 +105,36 @@ func (m *stagesMode) Conclude(rep *Report) {
 	default:
 		rep.Status = Failed
 	}
+}
+
+// Retry implements Retrier: a chain paused at a HICCUP checkpoint (a stage
+// failed, restarts or none) retries the failed stage from its saved input
+// and runs the later ones; the stages before it are not run again. What
+// carrying on reads back is the stage files up to the failed one: the
+// records and the outputs handed off.
+func (m *stagesMode) Retry() (Retry, []checkpoint.Option, bool) {
+	o := m.out
+	if o == nil || o.Status != stages.Paused || o.Trigger != checkpoint.TriggerHiccup || o.ResumeAt < 0 {
+		return Retry{}, nil, false
+	}
+	r := Retry{At: o.ResumeAt}
+	if o.ResumeAt == 0 && m.pipeline.Feedback {
+		r.Files = append(r.Files, stages.FeedbackPath) // what the first stage got
+	}
+	for i, s := range m.pipeline.Agents[:o.ResumeAt+1] {
+		r.Files = append(r.Files, stages.RecordPath(i, s))
+		if i < o.ResumeAt {
+			r.Files = append(r.Files, stages.OutputPath(i, s))
+		}
+	}
+	return r, o.HiccupOptions(), true
+}
+
+// Retried implements Retrier: the chain again, from the stage r retries.
+func (m *stagesMode) Retried(r Retry) Mode {
+	c := *m
+	c.startAt, c.out = r.At, nil
+	return &c
 }
 
 // feedback is what the first stage gets with feedback: true: the last

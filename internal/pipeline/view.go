@@ -21,6 +21,11 @@ func (rep *Report) View() progress.View {
 		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL,
 		SandboxNotes: rep.SandboxNotes,
 	}
+	for _, c := range rep.ConstraintInfo {
+		if !c.Verified {
+			v.Unverified = append(v.Unverified, c.Name)
+		}
+	}
 	if rep.Sandbox.Mode != "" {
 		v.Sandbox = rep.Sandbox.String()
 	}

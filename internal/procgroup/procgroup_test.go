@@ -3,12 +3,15 @@
 package procgroup
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 // A grandchild in the background must not outlive its command, whether the
@@ -17,19 +20,27 @@ func TestGroupLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	for _, cancel := range []bool{true, false} {
 		dir := t.TempDir()
-		marker := filepath.Join(dir, "survived")
+		marker, pidFile := filepath.Join(dir, "survived"), filepath.Join(dir, "grandchild.pid")
 		ctx, stop := context.WithCancel(t.Context())
-		script := "(sleep 0.5; touch " + marker + ") & "
+		script := "(sleep 0.5; touch " + marker + ") & echo $! > " + pidFile + "; echo started; "
 		if cancel {
 			script += "sleep 30"
 		}
 		cmd := exec.CommandContext(ctx, "sh", "-c", script)
 		g := New(cmd, 200*time.Millisecond)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// The grandchild runs and its id is written once the shell says so.
+		if line, err := bufio.NewReader(out).ReadString('\n'); line != "started\n" {
+			t.Fatalf("cancel=%v: the script said %q (%v)", cancel, line, err)
+		}
 		if cancel {
-			time.AfterFunc(100*time.Millisecond, stop)
+			stop()
 		}
 		start := time.Now()
 		_ = cmd.Wait()
@@ -38,7 +49,9 @@ func TestGroupLeavesNothingBehind(t *testing.T) {
 		if took := time.Since(start); took > 5*time.Second {
 			t.Fatalf("cancel=%v: Wait took %s", cancel, took)
 		}
-		time.Sleep(800 * time.Millisecond)
+		// Once the grandchild has ended, killed or not, its marker tells
+		// which: a survivor writes it before it exits.
+		proctest.WaitGone(t, proctest.PID(t, pidFile), 10*time.Second)
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("cancel=%v: a grandchild outlived its command", cancel)
 		}

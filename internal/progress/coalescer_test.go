@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
 // recorder is a publish function that records what it was given.
@@ -276,89 +277,46 @@ func TestCoalescerConcurrentUpdates(t *testing.T) {
 	})
 }
 
-// fakeClock is a Clock that moves only when told to.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tm := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, tm)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !tm.stopped
-		tm.stopped = true
-		return was
-	}
-}
-
-// Advance moves the clock and starts the timers that are due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []func()
-	for _, tm := range c.timers {
-		if !tm.stopped && !tm.at.After(c.now) {
-			tm.stopped = true
-			due = append(due, tm.f)
-		}
-	}
-	c.mu.Unlock()
-	for _, f := range due {
-		go f()
-	}
-}
-
+// TestCoalescerWithInjectedClock: the Coalescer keeps time by its Clock
+// alone. Inside a bubble, synctest.Wait lets every goroutine the clock
+// started finish, so "nothing was published" is a fact, not a guess.
 func TestCoalescerWithInjectedClock(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	published := make(chan string, 10)
-	c := NewCoalescer(t.Context(), 5*time.Second, clock, func(_ context.Context, body string) error {
-		published <- body
-		return nil
-	})
-	expect := func(want string) {
-		t.Helper()
-		select {
-		case got := <-published:
-			if got != want {
-				t.Fatalf("published %q, want %q", got, want)
+	synctest.Test(t, func(t *testing.T) {
+		clock := clocktest.New(clocktest.Start)
+		published := make(chan string, 10)
+		c := NewCoalescer(t.Context(), 5*time.Second, clock, func(_ context.Context, body string) error {
+			published <- body
+			return nil
+		})
+		// next is what was published since the last call, if anything,
+		// once everything that could publish has run.
+		next := func() string {
+			synctest.Wait()
+			select {
+			case got := <-published:
+				return got
+			default:
+				return ""
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%q was not published", want)
 		}
-	}
-	c.Update("a")
-	expect("a")
-	c.Update("b")
-	clock.Advance(4 * time.Second)
-	select {
-	case got := <-published:
-		t.Fatalf("%q published inside the quiet window", got)
-	case <-time.After(50 * time.Millisecond):
-	}
-	clock.Advance(time.Second)
-	expect("b")
-	if err := c.Flush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+		c.Update("a")
+		if got := next(); got != "a" {
+			t.Fatalf("published %q, want the first body at once", got)
+		}
+		c.Update("b")
+		clock.Advance(4 * time.Second)
+		if got := next(); got != "" {
+			t.Fatalf("%q published inside the quiet window", got)
+		}
+		clock.Advance(time.Second)
+		if got := next(); got != "b" {
+			t.Fatalf("published %q, want %q when the window ends", got, "b")
+		}
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestCoalescerRunOfAMinute plays the state changes of a labelled-issue

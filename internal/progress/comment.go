@@ -54,6 +54,7 @@ func Comment(v View) string {
 				b.WriteString("\n" + moreRows(left, v.ResultPath))
 			}
 		}
+		b.WriteString(UnverifiedLine(v.Unverified))
 		footer := footer(v)
 		room := comment.MaxBody - utf8.RuneCountInString(b.String()) - utf8.RuneCountInString(footer) - reserve
 		b.WriteString(result(v, room))

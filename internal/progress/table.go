@@ -21,7 +21,20 @@ func Table(v View) string {
 	if s == "" {
 		return ""
 	}
-	return s + DetectionLines(v.Detection)
+	return s + DetectionLines(v.Detection) + UnverifiedLine(v.Unverified)
+}
+
+// UnverifiedLine says which constraints nothing checked, and why they
+// neither block nor score; "" when every constraint was checked.
+func UnverifiedLine(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = markdown.Code(n)
+	}
+	return "\n**Not verified**: " + strings.Join(quoted, ", ") + " — the intent names them, but the config defines no constraint of that name and no judge agent is configured, so they neither block nor score. Define them under `constraints:` (or configure a judge) to check them.\n"
 }
 
 // maxDetectionLines bounds the findings shown under a table.
@@ -86,7 +99,7 @@ func tableRow(r Row, selected bool) string {
 	}
 	return "| " + strings.Join([]string{
 		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ttv(r), ms(r.ExecMS),
-		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), list(r.Failed, "; "),
+		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
 	}, " | ") + " |\n"
 }
 
@@ -144,6 +157,15 @@ func TextTable(rows []Row, selected string) string {
 	}
 	_ = w.Flush() // writes to a strings.Builder cannot fail
 	return b.String()
+}
+
+// failedMarkdown is the Markdown table's Failed cell: the constraints a
+// result failed, or for an agent that gave no result, why.
+func failedMarkdown(r Row) string {
+	if len(r.Failed) == 0 && r.Error != "" {
+		return markdown.Inline(ShortError(r.Error, cellLimit), cellLimit)
+	}
+	return list(r.Failed, "; ")
 }
 
 // failedCell is the FAILED cell: the constraints a result failed, or for

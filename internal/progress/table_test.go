@@ -129,3 +129,36 @@ func TestTableSaysWhenATTVClaimWasBounded(t *testing.T) {
 		t.Errorf("the terminal table does not say which claim was bounded:\n%s", text)
 	}
 }
+
+// TestMarkdownTableShowsWhyAnAgentGaveNoResult checks issue 22 item 12:
+// the step summary's and the comment's Failed column showed "—" for an
+// agent that failed; it shows why, inert.
+func TestMarkdownTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "good", Admissible: true, Score: 80},
+		{Agent: "broken", Error: "agent broken escalated: the end of stderr:\nbroken: cannot reach the *model* <b>\n"},
+	}
+	md := Table(View{Table: rows, Selected: "good"})
+	line := strings.Split(md, "\n")[3]
+	if !strings.Contains(line, `broken: cannot reach the \*model\* \<b>`) || strings.HasSuffix(line, "| — |") {
+		t.Errorf("the failed agent's row does not say why:\n%s", md)
+	}
+}
+
+// TestUnverifiedConstraintsAreShown checks issue 22 item 9: a constraint
+// the intent names that nothing checks was never mentioned; the summary's
+// table, the comment and the terminal say so.
+func TestUnverifiedConstraintsAreShown(t *testing.T) {
+	t.Parallel()
+	v := View{Status: StatusCompleted, Table: []Row{{Agent: "good", Admissible: true, Score: 80}}, Selected: "good", Unverified: []string{"cites-sources"}}
+	for name, out := range map[string]string{"table": Table(v), "comment": Comment(v), "summary": Summary(v)} {
+		if !strings.Contains(out, "**Not verified**: `cites-sources`") {
+			t.Errorf("the %s does not say cites-sources was not verified:\n%s", name, out)
+		}
+	}
+	v.Unverified = nil
+	if strings.Contains(Comment(v), "Not verified") {
+		t.Error("a run whose constraints were all checked says some were not")
+	}
+}

@@ -76,6 +76,9 @@ type View struct {
 	PullRequestURL string
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
+	// Unverified names the constraints the intent asked for that nothing
+	// checks: not defined in the config, and no judge agent (DESIGN §4.8).
+	Unverified []string
 	// Detection is what threat detection found in the result delivered,
 	// or to be delivered (DESIGN §4.15); nil when nothing was scanned.
 	Detection *Detection

@@ -10,19 +10,21 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
-// faultAgent fails each attempt with probability failP, with a fault drawn
-// at random from every class recovery handles. It is used by one Run at a
-// time (the race detector would tell otherwise).
-type faultAgent struct {
+// faultScript decides an agent's attempts (attempt): each fails with
+// probability failP, with a fault drawn at random from every class
+// recovery handles. It is used by one Run at a time (the race detector
+// would tell otherwise).
+type faultScript struct {
 	name  string
 	run   int
 	failP float64
@@ -32,9 +34,7 @@ type faultAgent struct {
 	retryAfter []time.Duration // per attempt, what the fault asked for
 }
 
-func (f *faultAgent) Name() string { return f.name }
-
-func (f *faultAgent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
+func (f *faultScript) attempt(ctx context.Context, req agent.Request) (agent.Response, error) {
 	f.calls++
 	out := agent.Response{
 		Output: fmt.Sprintf("%s run %d attempt %d hint %q", f.name, f.run, f.calls, req.Hint),
@@ -65,22 +65,17 @@ func (f *faultAgent) Run(ctx context.Context, req agent.Request) (agent.Response
 	}
 }
 
-func (f *faultAgent) accept(_ context.Context, r agent.Response) error {
+func (f *faultScript) accept(_ context.Context, r agent.Response) error {
 	if strings.HasPrefix(r.Output, "REJECT") {
 		return errors.New("constraint no-reject failed")
 	}
 	return nil
 }
 
-// hashAnalyzer is one analyzer shared by every agent: its answer is a
-// function of the prompt, so the suite stays deterministic however the
-// goroutines are scheduled.
-type hashAnalyzer struct{ calls atomic.Int64 }
-
-func (*hashAnalyzer) Name() string { return "analyzer" }
-
-func (h *hashAnalyzer) Run(_ context.Context, req agent.Request) (agent.Response, error) {
-	h.calls.Add(1)
+// hashAnalysis is the reply of one analyzer shared by every agent: its
+// answer is a function of the prompt, so the suite stays deterministic
+// however the goroutines are scheduled.
+func hashAnalysis(_ context.Context, req agent.Request) (agent.Response, error) {
 	f := fnv.New64a()
 	f.Write([]byte(req.Intent))
 	v := f.Sum64()
@@ -100,11 +95,11 @@ func TestFaultSuite(t *testing.T) {
 	t.Parallel()
 	const runs, agents, failP = 50, 4, 0.3
 	policy := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute}
-	analyzer := &hashAnalyzer{}
+	analyzer := agenttest.New("analyzer", hashAnalysis)
 
 	type result struct {
-		agent *faultAgent
-		clock *fakeClock
+		agent *faultScript
+		clock *clocktest.Clock
 		out   Outcome
 	}
 	results := make([]result, runs*agents)
@@ -112,11 +107,11 @@ func TestFaultSuite(t *testing.T) {
 	for i := range results {
 		wg.Go(func() {
 			rnd := rand.New(rand.NewPCG(20250301, uint64(i)))
-			a := &faultAgent{name: fmt.Sprintf("agent-%d", i%agents), run: i / agents, failP: failP, rnd: rnd}
+			a := &faultScript{name: fmt.Sprintf("agent-%d", i%agents), run: i / agents, failP: failP, rnd: rnd}
 			p := policy
-			p.Clock, p.Rand, p.Analyzer = newFakeClock(), rnd.Float64, analyzer
-			out := p.Run(t.Context(), a, agent.Request{Intent: fmt.Sprintf("task of run %d", i/agents)}, a.accept)
-			results[i] = result{agent: a, clock: p.Clock.(*fakeClock), out: out}
+			p.Clock, p.Rand, p.Analyzer = clocktest.New(clocktest.Start), rnd.Float64, analyzer
+			out := p.Run(t.Context(), agenttest.New(a.name, a.attempt), agent.Request{Intent: fmt.Sprintf("task of run %d", i/agents)}, a.accept)
+			results[i] = result{agent: a, clock: p.Clock.(*clocktest.Clock), out: out}
 		})
 	}
 	wg.Wait()
@@ -156,7 +151,7 @@ func TestFaultSuite(t *testing.T) {
 			}
 		}
 		var slept []int64
-		for _, d := range r.clock.slept() {
+		for _, d := range r.clock.Slept() {
 			slept = append(slept, d.Milliseconds())
 		}
 		if diff := cmp.Diff(slept, delays); diff != "" {
@@ -197,8 +192,8 @@ func TestFaultSuite(t *testing.T) {
 	if len(outputs) != runs*agents {
 		t.Errorf("%d distinct results, want %d", len(outputs), runs*agents)
 	}
-	if analyses != analyzer.calls.Load() {
-		t.Errorf("%d analyses recorded, the analyzer ran %d times", analyses, analyzer.calls.Load())
+	if analyses != int64(analyzer.Count()) {
+		t.Errorf("%d analyses recorded, the analyzer ran %d times", analyses, int64(analyzer.Count()))
 	}
 
 	t.Logf("fault suite: %d runs × %d agents, %.0f%% of attempts fail", runs, agents, failP*100)
@@ -209,7 +204,7 @@ func TestFaultSuite(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(attempts)) {
 		t.Logf("runs with %d attempt(s): %d", k, attempts[k])
 	}
-	t.Logf("analyzer calls: %d", analyzer.calls.Load())
+	t.Logf("analyzer calls: %d", int64(analyzer.Count()))
 	if firstTry+afterRetries+afterAlternatives == 0 || len(escalated) == 0 {
 		t.Error("the suite exercised too little: tune failP or the seed")
 	}

@@ -2,97 +2,21 @@ package recovery
 
 import (
 	"context"
-	"sync"
-	"testing"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 )
 
-// fakeClock is a Clock whose Sleep returns at once, moving the time on and
-// recording the wait. It is safe for concurrent use.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
-	return nil
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func (c *fakeClock) slept() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
-
-// step is one scripted attempt.
-type step func(ctx context.Context, req agent.Request) (agent.Response, error)
-
-// scripted is an agent.Agent test double that plays its steps in order and
-// fails the test when asked for more attempts than it has.
-type scripted struct {
-	t     *testing.T
-	name  string
-	steps []step
-
-	mu   sync.Mutex
-	reqs []agent.Request
-}
-
-func (s *scripted) Name() string { return s.name }
-
-func (s *scripted) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	s.mu.Lock()
-	n := len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
-	if n >= len(s.steps) {
-		s.t.Errorf("agent %s: unexpected attempt %d (script has %d)", s.name, n+1, len(s.steps))
-		return agent.Response{}, agent.Errorf(agent.Fatal, "script_exhausted", "no step %d", n+1)
-	}
-	return s.steps[n](ctx, req)
-}
-
-func (s *scripted) requests() []agent.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]agent.Request(nil), s.reqs...)
-}
-
 // ok answers output using tokens tokens.
-func ok(output string, tokens int64) step {
+func ok(output string, tokens int64) agenttest.Reply {
 	return func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Output: output, Usage: agent.Usage{InputTokens: tokens}}, nil
 	}
 }
 
 // fail fails with e after using tokens tokens.
-func fail(e *agent.Error, tokens int64) step {
+func fail(e *agent.Error, tokens int64) agenttest.Reply {
 	return func(context.Context, agent.Request) (agent.Response, error) {
 		return agent.Response{Output: "partial", Stderr: "boom", Usage: agent.Usage{OutputTokens: tokens}}, e
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 )
 
 func TestFromConfig(t *testing.T) {
 	t.Parallel()
-	an := &scripted{t: t, name: "analyzer"}
+	an := agenttest.New("analyzer", agenttest.Steps(t))
 	b := cost.NewMeter(cost.Pricer{}, cost.Cap{Key: "budget.max-tokens", Tokens: true, Limit: 10})
 	tests := []struct {
 		name string

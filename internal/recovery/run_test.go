@@ -10,17 +10,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 )
 
-func alternative(hint string) step {
+func alternative(hint string) agenttest.Reply {
 	return ok(`{"action":"alternative","hint":"`+hint+`","reasoning":"the output was not JSON"}`, 7)
 }
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	slow := func(c **fakeClock, d time.Duration, s step) step {
+	slow := func(c **clocktest.Clock, d time.Duration, s agenttest.Reply) agenttest.Reply {
 		return func(ctx context.Context, req agent.Request) (agent.Response, error) {
-			(*c).advance(d)
+			(*c).Advance(d)
 			return s(ctx, req)
 		}
 	}
@@ -35,30 +37,34 @@ func TestRun(t *testing.T) {
 	tests := []struct {
 		name     string
 		policy   Policy // Clock and Rand are set by the test
-		steps    func(c **fakeClock) []step
-		analyzer []step // nil: no analyzer
+		steps    func(c **clocktest.Clock) []agenttest.Reply
+		analyzer []agenttest.Reply // nil: no analyzer
 		accept   func(context.Context, agent.Response) error
 		want     want
 	}{
 		{
 			name:   "429 with Retry-After 2s waits 2s then succeeds",
 			policy: Policy{Attempts: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, MaxTotal: time.Minute},
-			steps:  func(**fakeClock) []step { return []step{fail(rateLimited(2*time.Second), 1), ok("done", 1)} },
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(rateLimited(2*time.Second), 1), ok("done", 1)}
+			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeSucceeded},
 				hints: []string{"", ""}, sleeps: []time.Duration{2 * time.Second}},
 		},
 		{
 			name:   "Retry-After above MaxDelay is still honoured",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps:  func(**fakeClock) []step { return []step{fail(rateLimited(45*time.Second), 1), ok("done", 1)} },
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(rateLimited(45*time.Second), 1), ok("done", 1)}
+			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeSucceeded},
 				hints: []string{"", ""}, sleeps: []time.Duration{45 * time.Second}},
 		},
 		{
 			name:   "5xx backs off exponentially",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second},
-			steps: func(**fakeClock) []step {
-				return []step{fail(unavailable(), 1), fail(unavailable(), 1), ok("done", 1)}
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unavailable(), 1), fail(unavailable(), 1), ok("done", 1)}
 			},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeRetry, OutcomeRetry, OutcomeSucceeded},
 				hints: []string{"", "", ""}, sleeps: []time.Duration{500 * time.Millisecond, time.Second}},
@@ -66,8 +72,8 @@ func TestRun(t *testing.T) {
 		{
 			name:   "transient attempts are bounded",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second},
-			steps: func(**fakeClock) []step {
-				return []step{fail(unavailable(), 1), fail(unavailable(), 1), fail(unavailable(), 1)}
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unavailable(), 1), fail(unavailable(), 1), fail(unavailable(), 1)}
 			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetriesExhausted,
 				outcomes: []string{OutcomeRetry, OutcomeRetry, OutcomeEscalated},
@@ -76,57 +82,59 @@ func TestRun(t *testing.T) {
 		{
 			name:   "401 escalates at once without waiting",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second},
-			steps:  func(**fakeClock) []step { return []step{fail(unauthorized(), 0)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unauthorized(), 0)} },
 			want: want{status: OutcomeEscalated, reason: ReasonFatal,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
-			name:     "unusable output gets an alternative whose hint the next attempt receives",
-			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5), ok("fixed", 5)} },
-			analyzer: []step{alternative("answer with JSON only")},
+			name:   "unusable output gets an alternative whose hint the next attempt receives",
+			policy: Policy{Attempts: 3, MaxAlternatives: 2},
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unusable(), 5), ok("fixed", 5)}
+			},
+			analyzer: []agenttest.Reply{alternative("answer with JSON only")},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeAlternative, OutcomeSucceeded},
 				hints: []string{"", "answer with JSON only"}, analyses: 1},
 		},
 		{
 			name:     "a garbage analyzer answer escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok("I think you should try harder.", 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok("I think you should try harder.", 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:     "an unknown action escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok(`{"action":"retry","hint":"again"}`, 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok(`{"action":"retry","hint":"again"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:     "an alternative without a hint escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok(`{"action":"alternative","hint":"  "}`, 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok(`{"action":"alternative","hint":"  "}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:     "an analyzer error escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{fail(unavailable(), 0)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{fail(unavailable(), 0)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerFailed,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:   "MaxAlternatives=2 makes exactly 3 attempts",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2},
-			steps: func(**fakeClock) []step {
-				return []step{fail(unusable(), 5), fail(unusable(), 5), fail(unusable(), 5)}
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unusable(), 5), fail(unusable(), 5), fail(unusable(), 5)}
 			},
-			analyzer: []step{alternative("first idea"), alternative("second idea")},
+			analyzer: []agenttest.Reply{alternative("first idea"), alternative("second idea")},
 			want: want{status: OutcomeEscalated, reason: ReasonAlternativesExhausted,
 				outcomes: []string{OutcomeAlternative, OutcomeAlternative, OutcomeEscalated},
 				hints:    []string{"", "first idea", "second idea"}, analyses: 2},
@@ -134,46 +142,48 @@ func TestRun(t *testing.T) {
 		{
 			name:   "no analyzer escalates a systematic failure",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:  func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
 			want: want{status: OutcomeEscalated, reason: ReasonNoAnalyzer,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
 			name:     "diagnostics escalates carrying the analysis",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok(`{"action":"diagnostics","hint":"look at the runner logs","reasoning":"no clue"}`, 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok(`{"action":"diagnostics","hint":"look at the runner logs","reasoning":"no clue"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerDiagnostics,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:     "unblock escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok("```json\n{\"action\":\"unblock\",\"hint\":\"grant contents: write\"}\n```", 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok("```json\n{\"action\":\"unblock\",\"hint\":\"grant contents: write\"}\n```", 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerUnblock,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:     "escalate escalates",
 			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{fail(unusable(), 5)} },
-			analyzer: []step{ok(`{"action":"ESCALATE","reasoning":"needs a human"}`, 3)},
+			steps:    func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unusable(), 5)} },
+			analyzer: []agenttest.Reply{ok(`{"action":"ESCALATE","reasoning":"needs a human"}`, 3)},
 			want: want{status: OutcomeEscalated, reason: ReasonAnalyzerEscalate,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}, analyses: 1},
 		},
 		{
 			name:   "a Retry-After past MaxTotal escalates without waiting",
 			policy: Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps:  func(**fakeClock) []step { return []step{fail(rateLimited(20*time.Minute), 1)} },
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(rateLimited(20*time.Minute), 1)}
+			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetryBudget,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
 			name:   "slow attempts use up MaxTotal",
 			policy: Policy{Attempts: 5, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxTotal: 10 * time.Minute},
-			steps: func(c **fakeClock) []step {
-				return []step{slow(c, 6*time.Minute, fail(unavailable(), 1)), slow(c, 6*time.Minute, fail(unavailable(), 1))}
+			steps: func(c **clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{slow(c, 6*time.Minute, fail(unavailable(), 1)), slow(c, 6*time.Minute, fail(unavailable(), 1))}
 			},
 			want: want{status: OutcomeEscalated, reason: ReasonRetryBudget,
 				outcomes: []string{OutcomeRetry, OutcomeEscalated}, hints: []string{"", ""},
@@ -182,18 +192,20 @@ func TestRun(t *testing.T) {
 		{
 			name:   "a systematic failure after MaxTotal is not analysed",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, MaxTotal: time.Minute},
-			steps: func(c **fakeClock) []step {
-				return []step{slow(c, 2*time.Minute, fail(unusable(), 1))}
+			steps: func(c **clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{slow(c, 2*time.Minute, fail(unusable(), 1))}
 			},
-			analyzer: []step{},
+			analyzer: []agenttest.Reply{},
 			want: want{status: OutcomeEscalated, reason: ReasonRetryBudget,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
 		{
-			name:     "rejected output goes to analysis",
-			policy:   Policy{Attempts: 3, MaxAlternatives: 2},
-			steps:    func(**fakeClock) []step { return []step{ok("no heading", 5), ok("# Heading", 5)} },
-			analyzer: []step{alternative("start with a Markdown heading")},
+			name:   "rejected output goes to analysis",
+			policy: Policy{Attempts: 3, MaxAlternatives: 2},
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{ok("no heading", 5), ok("# Heading", 5)}
+			},
+			analyzer: []agenttest.Reply{alternative("start with a Markdown heading")},
 			accept: func(_ context.Context, r agent.Response) error {
 				if !strings.HasPrefix(r.Output, "#") {
 					return errors.New("constraint heading failed: the output does not start with #")
@@ -206,17 +218,17 @@ func TestRun(t *testing.T) {
 		{
 			name:   "a transient retry keeps the hint",
 			policy: Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, MaxDelay: time.Minute},
-			steps: func(**fakeClock) []step {
-				return []step{fail(unusable(), 5), fail(unavailable(), 5), ok("done", 5)}
+			steps: func(**clocktest.Clock) []agenttest.Reply {
+				return []agenttest.Reply{fail(unusable(), 5), fail(unavailable(), 5), ok("done", 5)}
 			},
-			analyzer: []step{alternative("be brief")},
+			analyzer: []agenttest.Reply{alternative("be brief")},
 			want: want{status: OutcomeSucceeded, outcomes: []string{OutcomeAlternative, OutcomeRetry, OutcomeSucceeded},
 				hints: []string{"", "be brief", "be brief"}, sleeps: []time.Duration{500 * time.Millisecond}, analyses: 1},
 		},
 		{
 			name:   "zero policy makes one attempt",
 			policy: Policy{},
-			steps:  func(**fakeClock) []step { return []step{fail(unavailable(), 5)} },
+			steps:  func(**clocktest.Clock) []agenttest.Reply { return []agenttest.Reply{fail(unavailable(), 5)} },
 			want: want{status: OutcomeEscalated, reason: ReasonRetriesExhausted,
 				outcomes: []string{OutcomeEscalated}, hints: []string{""}},
 		},
@@ -224,26 +236,26 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clock := newFakeClock()
-			a := &scripted{t: t, name: "codex", steps: tt.steps(&clock)}
+			clock := clocktest.New(clocktest.Start)
+			a := agenttest.New("codex", agenttest.Steps(t, tt.steps(&clock)...))
 			p := tt.policy
 			p.Clock, p.Rand = clock, half
-			var an *scripted
+			var an *agenttest.Agent
 			if tt.analyzer != nil {
-				an = &scripted{t: t, name: "analyzer", steps: tt.analyzer}
+				an = agenttest.New("analyzer", agenttest.Steps(t, tt.analyzer...))
 				p.Analyzer = an
 			}
 			out := p.Run(t.Context(), a, agent.Request{Intent: "write a haiku", RunID: "1-1"}, tt.accept)
 
-			got := want{status: out.Status, reason: out.EscalationReason, sleeps: clock.slept()}
+			got := want{status: out.Status, reason: out.EscalationReason, sleeps: clock.Slept()}
 			for _, at := range out.Attempts {
 				got.outcomes = append(got.outcomes, at.Outcome)
 			}
-			for _, r := range a.requests() {
+			for _, r := range a.Requests() {
 				got.hints = append(got.hints, r.Hint)
 			}
 			if an != nil {
-				got.analyses = len(an.requests())
+				got.analyses = len(an.Requests())
 			}
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("Run (-want +got):\n%s", diff)
@@ -320,15 +332,15 @@ func TestRunAnalyzerFormatMismatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			steps := []step{fail(unusable(), 1)}
+			steps := []agenttest.Reply{fail(unusable(), 1)}
 			if tt.status == OutcomeSucceeded {
 				steps = append(steps, ok("done", 1))
 			}
-			an := &scripted{t: t, name: "analyzer", steps: []step{func(context.Context, agent.Request) (agent.Response, error) {
+			an := agenttest.New("analyzer", agenttest.Steps(t, func(context.Context, agent.Request) (agent.Response, error) {
 				return tt.resp, tt.err
-			}}}
-			p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: newFakeClock()}
-			out := p.Run(t.Context(), &scripted{t: t, name: "codex", steps: steps}, agent.Request{}, nil)
+			}))
+			p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: clocktest.New(clocktest.Start)}
+			out := p.Run(t.Context(), agenttest.New("codex", agenttest.Steps(t, steps...)), agent.Request{}, nil)
 			if out.Status != tt.status || out.EscalationReason != tt.reason {
 				t.Errorf("Status = %q, reason %q; want %q, %q", out.Status, out.EscalationReason, tt.status, tt.reason)
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 )
@@ -29,8 +31,8 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 		max       int64
 		usd       bool  // max is a cap in cents at $0.01 a token, not in tokens
 		spent     int64 // used before the run (today's budget)
-		steps     []step
-		analyzer  []step
+		steps     []agenttest.Reply
+		analyzer  []agenttest.Reply
 		outcomes  []string
 		usage     int64
 		byAnalyze int64
@@ -38,15 +40,15 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 		{
 			name:     "attempts spend the budget",
 			max:      100,
-			steps:    []step{fail(unavailable(), 60), fail(unavailable(), 60)},
+			steps:    []agenttest.Reply{fail(unavailable(), 60), fail(unavailable(), 60)},
 			outcomes: []string{OutcomeRetry, OutcomeBudgetExhausted},
 			usage:    120,
 		},
 		{
 			name:      "analyzer tokens count",
 			max:       100,
-			steps:     []step{fail(unusable(), 50)},
-			analyzer:  []step{ok(`{"action":"alternative","hint":"h"}`, 60)},
+			steps:     []agenttest.Reply{fail(unusable(), 50)},
+			analyzer:  []agenttest.Reply{ok(`{"action":"alternative","hint":"h"}`, 60)},
 			outcomes:  []string{OutcomeBudgetExhausted},
 			usage:     110,
 			byAnalyze: 60,
@@ -54,8 +56,8 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 		{
 			name:     "no analysis once the budget is spent",
 			max:      100,
-			steps:    []step{fail(unusable(), 100)},
-			analyzer: []step{},
+			steps:    []agenttest.Reply{fail(unusable(), 100)},
+			analyzer: []agenttest.Reply{},
 			outcomes: []string{OutcomeBudgetExhausted},
 			usage:    100,
 		},
@@ -63,7 +65,7 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			name:     "a dollar cap stops it too",
 			max:      100,
 			usd:      true,
-			steps:    []step{fail(unavailable(), 60), fail(unavailable(), 60)},
+			steps:    []agenttest.Reply{fail(unavailable(), 60), fail(unavailable(), 60)},
 			outcomes: []string{OutcomeRetry, OutcomeBudgetExhausted},
 			usage:    120,
 		},
@@ -71,7 +73,7 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			name:  "nothing starts on a spent budget",
 			max:   100,
 			spent: 100,
-			steps: []step{},
+			steps: []agenttest.Reply{},
 		},
 	}
 	for _, tt := range tests {
@@ -84,10 +86,10 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			// Every call is metered, as the run's agents are: $0.01 a token.
 			b := cost.NewMeter(cost.NewPricer(map[string]config.Price{"m": {Input: 1e4, Output: 1e4}}, nil), c)
 			rate := cost.Rate{Provider: "openai", Model: "m"}
-			a := cost.Metered(&scripted{t: t, name: "claude", steps: tt.steps}, b, rate)
-			p := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, Budget: b, Clock: newFakeClock(), Rand: half}
+			a := cost.Metered(agenttest.New("claude", agenttest.Steps(t, tt.steps...)), b, rate)
+			p := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, Budget: b, Clock: clocktest.New(clocktest.Start), Rand: half}
 			if tt.analyzer != nil {
-				p.Analyzer = cost.Metered(&scripted{t: t, name: "analyzer", steps: tt.analyzer}, b, rate)
+				p.Analyzer = cost.Metered(agenttest.New("analyzer", agenttest.Steps(t, tt.analyzer...)), b, rate)
 			}
 			out := p.Run(t.Context(), a, agent.Request{Intent: "x"}, nil)
 			if out.Status != OutcomeBudgetExhausted || !out.BudgetExhausted || out.Escalated {
@@ -117,10 +119,10 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 func TestRunCancelDuringSleepReturnsPromptly(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
-	a := &scripted{t: t, name: "codex", steps: []step{func(context.Context, agent.Request) (agent.Response, error) {
+	a := agenttest.New("codex", agenttest.Steps(t, func(context.Context, agent.Request) (agent.Response, error) {
 		time.AfterFunc(50*time.Millisecond, cancel)
 		return agent.Response{}, rateLimited(time.Hour)
-	}}}
+	}))
 	p := Policy{Attempts: 3, BaseDelay: time.Second, MaxDelay: time.Minute, MaxTotal: 2 * time.Hour} // the real clock
 	start := time.Now()
 	out := p.Run(ctx, a, agent.Request{Intent: "x"}, nil)
@@ -142,12 +144,12 @@ func TestRunCancelDuringSleepReturnsPromptly(t *testing.T) {
 func TestRunCancelDuringAttempt(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
-	a := &scripted{t: t, name: "codex", steps: []step{func(ctx context.Context, _ agent.Request) (agent.Response, error) {
+	a := agenttest.New("codex", agenttest.Steps(t, func(ctx context.Context, _ agent.Request) (agent.Response, error) {
 		cancel()
 		<-ctx.Done()
 		return agent.Response{Output: "half an ans"}, ctx.Err()
-	}}}
-	p := Policy{Attempts: 3, Clock: newFakeClock()}
+	}))
+	p := Policy{Attempts: 3, Clock: clocktest.New(clocktest.Start)}
 	out := p.Run(ctx, a, agent.Request{Intent: "x"}, nil)
 	if out.Status != OutcomeCancelled || out.Escalated || !errors.Is(out.Err, context.Canceled) {
 		t.Errorf("Status = %q, Escalated = %v, Err = %v; want cancelled", out.Status, out.Escalated, out.Err)
@@ -158,7 +160,7 @@ func TestRunCancelDuringAttempt(t *testing.T) {
 	checkInvariants(t, p, out)
 
 	// A context cancelled before Run starts makes no attempt.
-	out = p.Run(ctx, &scripted{t: t, name: "idle"}, agent.Request{}, nil)
+	out = p.Run(ctx, agenttest.New("idle", agenttest.Steps(t)), agent.Request{}, nil)
 	if out.Status != OutcomeCancelled || len(out.Attempts) != 0 {
 		t.Errorf("on a cancelled context: Status = %q with %d attempts", out.Status, len(out.Attempts))
 	}
@@ -170,8 +172,8 @@ func TestRunAttemptTimeoutIsTransient(t *testing.T) {
 		<-ctx.Done()
 		return agent.Response{}, ctx.Err()
 	}
-	a := &scripted{t: t, name: "codex", steps: []step{hang, ok("done", 1)}}
-	p := Policy{Attempts: 2, AttemptTimeout: 20 * time.Millisecond, BaseDelay: time.Second, Clock: newFakeClock(), Rand: half}
+	a := agenttest.New("codex", agenttest.Steps(t, hang, ok("done", 1)))
+	p := Policy{Attempts: 2, AttemptTimeout: 20 * time.Millisecond, BaseDelay: time.Second, Clock: clocktest.New(clocktest.Start), Rand: half}
 	out := p.Run(t.Context(), a, agent.Request{}, nil)
 	if out.Status != OutcomeSucceeded {
 		t.Fatalf("Status = %q (%v), want succeeded", out.Status, out.Err)
@@ -184,12 +186,12 @@ func TestRunAttemptTimeoutIsTransient(t *testing.T) {
 
 func TestRunRecordsFailures(t *testing.T) {
 	t.Parallel()
-	a := &scripted{t: t, name: "codex", steps: []step{fail(unusable(), 5), ok("no", 5)}}
-	an := &scripted{t: t, name: "analyzer", steps: []step{
+	a := agenttest.New("codex", agenttest.Steps(t, fail(unusable(), 5), ok("no", 5)))
+	an := agenttest.New("analyzer", agenttest.Steps(t,
 		alternative("answer with JSON only"),
 		ok(`{"action":"escalate","reasoning":"the checks cannot pass"}`, 2),
-	}}
-	p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: newFakeClock()}
+	))
+	p := Policy{Attempts: 3, MaxAlternatives: 2, Analyzer: an, Clock: clocktest.New(clocktest.Start)}
 	accept := func(context.Context, agent.Response) error {
 		return &agent.Error{Class: agent.Fatal, Reason: "schema_mismatch", Err: errors.New("missing field title")}
 	}
@@ -218,7 +220,7 @@ func TestRunRecordsFailures(t *testing.T) {
 		t.Errorf("AnalyzerUsage (-want +got):\n%s", diff)
 	}
 	// The second analysis is told which hint was already tried.
-	if prompt := an.requests()[1].Intent; !strings.Contains(prompt, "answer with JSON only") {
+	if prompt := an.Requests()[1].Intent; !strings.Contains(prompt, "answer with JSON only") {
 		t.Errorf("second analysis prompt does not list the hint already tried:\n%s", prompt)
 	}
 }
@@ -227,18 +229,18 @@ func TestRunErrorMessages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		steps []step
+		steps []agenttest.Reply
 		want  []string // substrings of Err
 	}{
-		{"fatal", []step{fail(unauthorized(), 0)}, []string{"agent codex escalated after 1 attempt(s)", "credentials", "bad credentials"}},
-		{"retries", []step{fail(unavailable(), 0)}, []string{"try again later", "recovery.attempts", "service unavailable"}},
-		{"no analyzer", []step{fail(unusable(), 0)}, []string{"recovery.analyzer", "not JSON"}},
+		{"fatal", []agenttest.Reply{fail(unauthorized(), 0)}, []string{"agent codex escalated after 1 attempt(s)", "credentials", "bad credentials"}},
+		{"retries", []agenttest.Reply{fail(unavailable(), 0)}, []string{"try again later", "recovery.attempts", "service unavailable"}},
+		{"no analyzer", []agenttest.Reply{fail(unusable(), 0)}, []string{"recovery.analyzer", "not JSON"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := Policy{Attempts: 1, Clock: newFakeClock()}
-			out := p.Run(t.Context(), &scripted{t: t, name: "codex", steps: tt.steps}, agent.Request{}, nil)
+			p := Policy{Attempts: 1, Clock: clocktest.New(clocktest.Start)}
+			out := p.Run(t.Context(), agenttest.New("codex", agenttest.Steps(t, tt.steps...)), agent.Request{}, nil)
 			for _, w := range tt.want {
 				if out.Err == nil || !strings.Contains(out.Err.Error(), w) {
 					t.Errorf("Err = %v, want it to mention %q", out.Err, w)

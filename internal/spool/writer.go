@@ -14,11 +14,16 @@ import (
 	"github.com/optr-dev/optr/internal/redact"
 )
 
+// FilePrefix starts the name of every file a Writer keeps an output in, so
+// that what lists a directory (the datalake) tells spooled outputs, which
+// are never recorded, from the files a run records.
+const FilePrefix = ".spool-"
+
 // Options configure a Writer.
 type Options struct {
 	// Dir is where an output larger than InMemory is kept, in a file named
-	// Prefix + "*" + Suffix (os.CreateTemp). Empty keeps every output in
-	// memory.
+	// FilePrefix + Prefix + "*" + Suffix (os.CreateTemp). Empty keeps every
+	// output in memory.
 	Dir, Prefix, Suffix string
 	// Max bounds the bytes accepted, counted before redaction; the rest is
 	// dropped, Over reports it, and OnOver is called once. Zero or less
@@ -157,7 +162,7 @@ func (s *sink) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if s.file == nil {
-		f, err := os.CreateTemp(s.opts.Dir, s.opts.Prefix+"*"+s.opts.Suffix)
+		f, err := os.CreateTemp(s.opts.Dir, FilePrefix+s.opts.Prefix+"*"+s.opts.Suffix)
 		if err != nil {
 			s.err = fmt.Errorf("keep the output on disk: %w", err)
 			return 0, s.err

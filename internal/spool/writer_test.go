@@ -62,7 +62,7 @@ func TestWriterSpoolsLargeOutputs(t *testing.T) {
 	}
 	text = text[:at] + key + text[at:] + key[:12]
 	dir := t.TempDir()
-	out := feed(t, New(Options{Dir: dir, Prefix: ".spool-a-", Suffix: ".out", InMemory: 1 << 16, Redactor: red}), text, 4096)
+	out := feed(t, New(Options{Dir: dir, Prefix: "a-", Suffix: ".out", InMemory: 1 << 16, Redactor: red}), text, 4096)
 	if out.File == nil {
 		t.Fatalf("a %d-byte output was not spooled", len(text))
 	}
@@ -74,7 +74,7 @@ func TestWriterSpoolsLargeOutputs(t *testing.T) {
 	if string(data) != want || strings.Contains(string(data), key[:12]) {
 		t.Fatal("the spooled file is not the redacted output")
 	}
-	if !strings.HasPrefix(filepath.Base(out.File.Path), ".spool-a-") || filepath.Dir(out.File.Path) != dir {
+	if !strings.HasPrefix(filepath.Base(out.File.Path), FilePrefix+"a-") || filepath.Dir(out.File.Path) != dir {
 		t.Errorf("spooled to %s", out.File.Path)
 	}
 	got := *out.File

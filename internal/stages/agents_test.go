@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"context"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
@@ -77,17 +76,6 @@ func TestLLMStageHandsOffByAnswering(t *testing.T) {
 	}
 }
 
-// hanger is an in-test agent that never answers: it waits for its
-// context, showing no sign of life.
-type hanger struct{}
-
-func (hanger) Name() string { return "b" }
-
-func (hanger) Run(ctx context.Context, _ agent.Request) (agent.Response, error) {
-	<-ctx.Done()
-	return agent.Response{}, context.Cause(ctx)
-}
-
 // TestStuckStageIsACrash runs the real watcher: a stage that shows no
 // progress for watcher.stuck-after is stopped by it, which is a crash;
 // after its restarts the run escalates with the stuck trigger.
@@ -107,9 +95,9 @@ func TestStuckStageIsACrash(t *testing.T) {
 		c := Config{Pipeline: "p", Stages: []string{"a", "b"}, Restarts: 1, RestartBackoff: time.Second}
 		in := input(run, c, func(s string) (executor.Task, error) {
 			if s == "a" {
-				return executor.Task{Agent: &handoffAgent{}, Provider: config.ProviderCommand}, nil
+				return executor.Task{Agent: handoff(), Provider: config.ProviderCommand}, nil
 			}
-			return executor.Task{Agent: hanger{}, Provider: config.ProviderCommand}, nil
+			return executor.Task{Agent: agenttest.New("b", agenttest.Hang), Provider: config.ProviderCommand}, nil
 		}, nil, nil)
 		in.Supervise = w.Supervise
 		out, err := Run(t.Context(), in)

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 )
@@ -39,20 +39,12 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-// crasher is an in-test agent that fails every attempt the way a crashed
-// command does and notes when each attempt started.
-type crasher struct {
-	mu     sync.Mutex
-	starts []time.Time
-}
-
-func (c *crasher) Name() string { return "b" }
-
-func (c *crasher) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
-	c.mu.Lock()
-	c.starts = append(c.starts, time.Now())
-	c.mu.Unlock()
-	return agent.Response{ExitCode: 1}, agent.Errorf(agent.Systematic, "exit_status", "b exited with status 1")
+// crasher is an agent that fails every attempt the way a crashed command
+// does.
+func crasher() *agenttest.Agent {
+	return agenttest.New("b", func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{ExitCode: 1}, agent.Errorf(agent.Systematic, "exit_status", "b exited with status 1")
+	})
 }
 
 // TestRestartWaitsUnderSynctest measures, on synctest's clock, the time
@@ -63,12 +55,12 @@ func TestRestartWaitsUnderSynctest(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		run := newRun(t, nil, "r1")
-		b := &crasher{}
-		handoff := &handoffAgent{}
+		b := crasher()
+		a := handoff()
 		c := Config{Pipeline: "p", Stages: []string{"a", "b"}, Restarts: 6, RestartBackoff: 5 * time.Second}
 		in := input(run, c, func(s string) (executor.Task, error) {
 			if s == "a" {
-				return executor.Task{Agent: handoff, Provider: config.ProviderCommand}, nil
+				return executor.Task{Agent: a, Provider: config.ProviderCommand}, nil
 			}
 			return executor.Task{Agent: b, Provider: config.ProviderCommand}, nil
 		}, nil, nil)
@@ -78,8 +70,9 @@ func TestRestartWaitsUnderSynctest(t *testing.T) {
 			t.Fatal(err)
 		}
 		var gaps []time.Duration
-		for i := 1; i < len(b.starts); i++ {
-			gaps = append(gaps, b.starts[i].Sub(b.starts[i-1]))
+		calls := b.Calls()
+		for i := 1; i < len(calls); i++ {
+			gaps = append(gaps, calls[i].At.Sub(calls[i-1].At))
 		}
 		want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, 30 * time.Second, 30 * time.Second}
 		if diff := cmp.Diff(want, gaps); diff != "" {
@@ -100,12 +93,12 @@ func TestCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		run := newRun(t, nil, "r1")
-		b := &crasher{}
+		b := crasher()
 		c := Config{Pipeline: "p", Stages: []string{"a", "b"}, Restarts: 3, RestartBackoff: 10 * time.Second}
 		ctx, cancel := context.WithCancel(t.Context())
 		in := input(run, c, func(s string) (executor.Task, error) {
 			if s == "a" {
-				return executor.Task{Agent: &handoffAgent{}, Provider: config.ProviderCommand}, nil
+				return executor.Task{Agent: handoff(), Provider: config.ProviderCommand}, nil
 			}
 			return executor.Task{Agent: b, Provider: config.ProviderCommand}, nil
 		}, nil, nil)
@@ -115,17 +108,15 @@ func TestCancelDuringBackoff(t *testing.T) {
 			}
 		}
 		out, err := Run(ctx, in)
-		if err == nil || out == nil || out.Stages[1].Status != StatusCancelled || len(b.starts) != 1 {
-			t.Fatalf("err %v, b = %+v after %d attempts", err, out.Stages[1], len(b.starts))
+		if err == nil || out == nil || out.Stages[1].Status != StatusCancelled || b.Count() != 1 {
+			t.Fatalf("err %v, b = %+v after %d attempts", err, out.Stages[1], b.Count())
 		}
 	})
 }
 
-// handoffAgent is an in-test first stage that hands off to the next one.
-type handoffAgent struct{}
-
-func (*handoffAgent) Name() string { return "a" }
-
-func (*handoffAgent) Run(_ context.Context, req agent.Request) (agent.Response, error) {
-	return agent.Response{Output: "from a", Signals: []agent.Signal{{Kind: "HANDOFF", Payload: req.NextStage}}}, nil
+// handoff is a first stage that hands off to the next one.
+func handoff() *agenttest.Agent {
+	return agenttest.New("a", func(_ context.Context, req agent.Request) (agent.Response, error) {
+		return agent.Response{Output: "from a", Signals: []agent.Signal{{Kind: "HANDOFF", Payload: req.NextStage}}}, nil
+	})
 }

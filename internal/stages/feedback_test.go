@@ -78,7 +78,7 @@ func TestFeedbackLoop(t *testing.T) {
 	if got := out2.Stages[0].output; !strings.Contains(got, "Last time the mind stage noted:\n- Splitting the change") {
 		t.Errorf("the second run's first stage did not get the feedback:\n%s", got)
 	}
-	if got := readFile(t, second.Path(feedbackPath)); got != in.Feedback.Content {
+	if got := readFile(t, second.Path(FeedbackPath)); got != in.Feedback.Content {
 		t.Errorf("feedback file = %q", got)
 	}
 }

@@ -117,8 +117,9 @@ func OutputPath(index int, stage string) string {
 	return filepath.Join(DirStages, fmt.Sprintf("%02d_%s.out", index+1, stage))
 }
 
-// feedbackPath is where the feedback handed to the first stage is kept.
-var feedbackPath = filepath.Join(DirStages, "feedback.md")
+// FeedbackPath is where the feedback handed to the first stage is kept,
+// relative to the run directory.
+var FeedbackPath = filepath.Join(DirStages, "feedback.md")
 
 // writeRecord writes rec: once, or over the record of a stage that a
 // resumed checkpoint retried (its old attempts are kept in rec).

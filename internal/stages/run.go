@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"time"
 
@@ -148,16 +149,23 @@ func (r *runner) committed() (*Committed, error) {
 }
 
 // feedbackFile writes the feedback into the run directory, once, and
-// returns its absolute path; empty without feedback.
+// returns its absolute path; empty without feedback. A first stage that a
+// resumed checkpoint retries gets the feedback it got the first time: the
+// run's file, never rewritten.
 func (r *runner) feedbackFile() (string, error) {
 	if !r.in.Config.Feedback || r.in.Feedback == nil || r.in.StartAt > 0 {
 		return "", nil
 	}
-	err := r.in.Run.WriteFile(feedbackPath, []byte(r.in.Feedback.Content))
+	path := r.in.Run.Path(FeedbackPath)
+	if kept, err := os.ReadFile(path); err == nil {
+		r.in.Feedback = &Feedback{Source: r.in.Feedback.Source, Content: string(kept)}
+		return path, nil
+	}
+	err := r.in.Run.WriteFile(FeedbackPath, []byte(r.in.Feedback.Content))
 	if err != nil {
 		return "", fmt.Errorf("write the feedback for the first stage: %w", err)
 	}
-	return r.in.Run.Path(feedbackPath), nil
+	return path, nil
 }
 
 // stopAt ends the run at failed stage i: the escalation, and a HICCUP

@@ -3,9 +3,10 @@ package worktree
 import (
 	"fmt"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/pathglob"
 )
 
 // VerdictName is the constraint name under which a change's admissibility
@@ -14,8 +15,8 @@ const VerdictName = "changes"
 
 // Policy is the changes: config's say on which changes may be selected.
 type Policy struct {
-	// Protect are globs of repository paths a change must not touch (see
-	// pathglob.Match).
+	// Protect are globs of repository paths a change must not touch,
+	// matched by doublestar.Match ("**" spans directories).
 	Protect []string
 	// MaxFiles is the most files a change may touch; 0 means no limit.
 	MaxFiles int
@@ -50,7 +51,7 @@ func (p Policy) Admit(ch Change) Verdict {
 	}
 	for _, f := range ch.Files {
 		for _, g := range p.Protect {
-			if pathglob.Match(g, f.Path) {
+			if protected(g, f.Path) {
 				return no("the change touches %s, protected by %q (changes.protect)", f.Path, g)
 			}
 		}
@@ -65,4 +66,14 @@ func (v Verdict) Check() check.Verdict {
 		return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Passed}
 	}
 	return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Failed, Reason: v.Reason}
+}
+
+// protected reports whether the repository path name matches the protect
+// glob pattern, the whole path: ".github/workflows/**" matches everything
+// below that directory and the directory itself, "**/*.pem" a .pem file
+// at any depth, "*.pem" one at the top only. A malformed pattern (config
+// refuses them) matches nothing.
+func protected(pattern, name string) bool {
+	ok, err := doublestar.Match(pattern, name)
+	return err == nil && ok
 }

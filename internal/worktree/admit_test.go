@@ -1,7 +1,9 @@
 package worktree
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -43,4 +45,57 @@ func TestAdmit(t *testing.T) {
 	if diff := cmp.Diff(want, Verdict{Reason: "no"}.Check()); diff != "" {
 		t.Errorf("Check (-want +got):\n%s", diff)
 	}
+}
+
+// TestProtected: protect globs match whole repository paths, "**" across
+// directories, every other wildcard within one (the table internal/pathglob
+// was tested with before doublestar replaced it).
+func TestProtected(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{".github/workflows/**", ".github/workflows/ci.yml", true},
+		{".github/workflows/**", ".github/workflows/deep/x.yml", true},
+		{".github/workflows/**", ".github/workflows", true},
+		{".github/workflows/**", ".github/dependabot.yml", false},
+		{".github/workflows/**", "x/.github/workflows/ci.yml", false},
+		{"**/*.pem", "key.pem", true},
+		{"**/*.pem", "a/b/key.pem", true},
+		{"**/*.pem", "a/b/key.pem.txt", false},
+		{"*.pem", "a/key.pem", false},
+		{"*.pem", "key.pem", true},
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/x/y/c", false},
+		{"a/*/b", "a/x/y/b", false},
+		{"go.mod", "go.mod", true},
+		{"go.mod", "sub/go.mod", false},
+		{"[", "[", false},
+		{"*.{pem,key}", "id.key", true},
+	}
+	for _, tc := range tests {
+		if got := protected(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("protected(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}
+
+// FuzzProtected: a glob without wildcards matches exactly its own path.
+// Both are valid UTF-8 here: doublestar compares runes, so two different
+// invalid bytes (each decoding to U+FFFD) compare equal — a glob from a
+// YAML config is UTF-8, and that can only protect more, never less.
+func FuzzProtected(f *testing.F) {
+	f.Add("**/*.pem", "a/b.pem")
+	f.Add(".github/**", ".github/x")
+	f.Add("go.sum", "go.sum")
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		got := protected(pattern, name)
+		if utf8.ValidString(pattern) && utf8.ValidString(name) && !strings.ContainsAny(pattern, "*?[]{}\\") {
+			if got != (pattern == name) {
+				t.Errorf("literal pattern %q on %q = %v", pattern, name, got)
+			}
+		}
+	})
 }

@@ -59,7 +59,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	log := a.opts.Logger.With("agent", a.name)
 	col := &collector{log: log, progress: req.Progress}
 	stdout := spool.New(spool.Options{
-		Dir: req.SpoolDir, Prefix: agent.SpoolPrefix + a.name + "-", Suffix: ".out",
+		Dir: req.SpoolDir, Prefix: a.name + "-", Suffix: ".out",
 		Max: int64(a.opts.MaxOutput), InMemory: a.opts.InMemory, Redactor: a.opts.Redactor,
 		OnOver: func() { stop(errOutputTooLarge) },
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 func TestRunDeliversIntentAndEnvironment(t *testing.T) {
@@ -275,13 +276,15 @@ func TestRunExitKeepsOutputAndStderr(t *testing.T) {
 // stop the whole group, the stray included, and Run must not wait for it.
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	t.Parallel()
-	marker := filepath.Join(t.TempDir(), "late")
+	dir := t.TempDir()
+	marker, pidFile := filepath.Join(dir, "late"), filepath.Join(dir, "stray.pid")
 	body := `(trap '' TERM; sleep 2; echo late > "$1") &
+echo $! > "$2"
 echo started
 sleep 30
 `
 	a := newAgent(t, config.Agent{
-		Run:            []string{"sh", script(t, body), marker},
+		Run:            []string{"sh", script(t, body), marker, pidFile},
 		Timeout:        config.Duration(time.Minute),
 		AttemptTimeout: config.Duration(300 * time.Millisecond),
 	}, Options{KillGrace: 200 * time.Millisecond})
@@ -299,7 +302,9 @@ sleep 30
 	if resp.Output != "started\n" || resp.ExitCode != -1 {
 		t.Fatalf("Output %q ExitCode %d, want %q -1", resp.Output, resp.ExitCode, "started\n")
 	}
-	time.Sleep(2500*time.Millisecond - elapsed)
+	// The child has ended, killed or at the end of its sleep; only a
+	// survivor writes the marker first.
+	proctest.WaitGone(t, proctest.PID(t, pidFile), 10*time.Second)
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the background child outlived the timeout and wrote %s (stat: %v)", marker, err)
 	}
@@ -309,11 +314,13 @@ sleep 30
 // holding stdout; Run returns after the grace and the stray is killed.
 func TestRunDoesNotWaitForStrays(t *testing.T) {
 	t.Parallel()
-	marker := filepath.Join(t.TempDir(), "late")
+	dir := t.TempDir()
+	marker, pidFile := filepath.Join(dir, "late"), filepath.Join(dir, "stray.pid")
 	body := `(sleep 3; echo late > "$1") &
+echo $! > "$2"
 echo done
 `
-	a := newAgent(t, config.Agent{Run: []string{"sh", script(t, body), marker}}, Options{KillGrace: 200 * time.Millisecond})
+	a := newAgent(t, config.Agent{Run: []string{"sh", script(t, body), marker, pidFile}}, Options{KillGrace: 200 * time.Millisecond})
 	start := time.Now()
 	resp, err := a.Run(t.Context(), agent.Request{Dir: t.TempDir()})
 	elapsed := time.Since(start)
@@ -327,7 +334,7 @@ echo done
 	if resp.Output != "done\n" {
 		t.Fatalf("Output = %q", resp.Output)
 	}
-	time.Sleep(3500*time.Millisecond - elapsed)
+	proctest.WaitGone(t, proctest.PID(t, pidFile), 10*time.Second)
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the stray outlived the attempt and wrote %s (stat: %v)", marker, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/spool"
 )
 
 // TestRunStreamsLargeOutputToDisk: a 50 MiB output goes to a file in the
@@ -57,7 +58,7 @@ printf 'end %s' "$KEY" | head -c 14
 	if resp.Spool.SHA256 != hex.EncodeToString(sum[:]) || resp.Spool.Size != int64(len(want)) {
 		t.Errorf("spool handle %+v does not describe the file", *resp.Spool)
 	}
-	if filepath.Dir(resp.Spool.Path) != dir || !strings.HasPrefix(filepath.Base(resp.Spool.Path), agent.SpoolPrefix+"scripted-") {
+	if filepath.Dir(resp.Spool.Path) != dir || !strings.HasPrefix(filepath.Base(resp.Spool.Path), spool.FilePrefix+"scripted-") {
 		t.Errorf("spooled to %s", resp.Spool.Path)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // APIError is an error answer from a provider's API, reduced to what a
@@ -130,15 +131,5 @@ func scalar(raw json.RawMessage) string {
 	return ""
 }
 
-// clip makes s one line of at most maxErrorMessage bytes.
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxErrorMessage {
-		return s
-	}
-	cut := maxErrorMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip makes s one line of at most maxErrorMessage characters.
+func clip(s string) string { return markdown.OneLine(s, maxErrorMessage) }

@@ -3,6 +3,7 @@ package llm
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -42,8 +43,8 @@ func TestErrorFields(t *testing.T) {
 func TestErrorFieldsClipsLongBodies(t *testing.T) {
 	t.Parallel()
 	_, _, msg := errorFields([]byte(strings.Repeat("é", 2000)))
-	if len(msg) > maxErrorMessage+len("…") || !strings.HasSuffix(msg, "…") {
-		t.Errorf("message is %d bytes (%q…), want at most %d and marked as cut", len(msg), msg[:20], maxErrorMessage)
+	if n := utf8.RuneCountInString(msg); n > maxErrorMessage || !strings.HasSuffix(msg, "…") {
+		t.Errorf("message is %d characters (%q…), want at most %d and marked as cut", n, msg[:20], maxErrorMessage)
 	}
 }
 
@@ -57,8 +58,8 @@ func FuzzErrorFields(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		_, _, msg := errorFields(body)
-		if len(msg) > maxErrorMessage+len("…") {
-			t.Errorf("message is %d bytes, want at most %d", len(msg), maxErrorMessage+len("…"))
+		if n := utf8.RuneCountInString(msg); n > maxErrorMessage {
+			t.Errorf("message is %d characters, want at most %d", n, maxErrorMessage)
 		}
 		if strings.ContainsAny(msg, "\n\r") {
 			t.Errorf("message %q spans lines", msg)

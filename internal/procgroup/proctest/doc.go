@@ -1,0 +1,4 @@
+// Package proctest waits, in tests, for a process the test did not start
+// itself (a grandchild, a stray) to end, so that a test can say "it never
+// did X" after the process is gone rather than after a guessed sleep.
+package proctest
