@@ -2,6 +2,8 @@ package mermaidtest
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,11 +18,23 @@ import (
 // Version is the Mermaid CLI release the checks install.
 const Version = "12.2.0"
 
+// jsdomVersion is the jsdom release Mermaid parses under in Node: Mermaid
+// sanitises labels with DOMPurify, which needs a DOM.
+const jsdomVersion = "29.1.1"
+
+// parseScript parses each diagram of a JSON array with Mermaid's own
+// mermaid.parse in Node, and prints each one's error.
+//
+//go:embed parse.mjs
+var parseScript []byte
+
 // cli is the Mermaid CLI and the browser it renders in, set up once for
 // the test binary.
 var cli struct {
 	once          sync.Once
 	mmdc, browser string
+	// dir holds the installed packages and the parse script.
+	dir string
 	// skip says why the checks cannot run here.
 	skip string
 	err  error
@@ -29,12 +43,14 @@ var cli struct {
 // browsers are the names a Chromium goes by on PATH.
 var browsers = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
-// Check renders diagrams (Mermaid sources, without code fences) with the
-// Mermaid CLI and fails the test with Mermaid's error when one does not
-// parse. The CLI is installed from npm on first use into the user cache
-// (its browser download is skipped: it renders in the Chromium on PATH, or
-// $OPTR_CHROMIUM). The test is skipped when npm cannot install it, or
-// there is no Chromium (apt-get install chromium), with the reason.
+// Check parses diagrams (Mermaid sources, without code fences) with
+// Mermaid's own parser in Node, then renders them with the Mermaid CLI
+// where a Chromium is at hand (on PATH, or $OPTR_CHROMIUM), and fails the
+// test with Mermaid's error when one does not parse or render. Both come
+// from npm, installed on first use into the user cache (the CLI's browser
+// download is skipped), so a machine with only Node and the npm registry
+// runs the parse. The test is skipped only when npm cannot install them,
+// with the reason.
 func Check(t testing.TB, diagrams ...string) {
 	t.Helper()
 	cli.once.Do(func() { cli.mmdc, cli.browser, cli.skip, cli.err = setup(t.Context()) })
@@ -45,6 +61,13 @@ func Check(t testing.TB, diagrams ...string) {
 		t.Skip(cli.skip)
 	}
 	dir := t.TempDir()
+	if msg, err := parse(t.Context(), dir, diagrams); err != nil {
+		t.Fatalf("Mermaid cannot parse the diagrams: %v\n%s", err, firstLines(msg, 24))
+		return
+	}
+	if cli.browser == "" {
+		return // parsed; rendering needs a browser
+	}
 	var doc strings.Builder
 	for _, d := range diagrams {
 		doc.WriteString("```mermaid\n" + strings.TrimSuffix(d, "\n") + "\n```\n\n")
@@ -64,6 +87,21 @@ func Check(t testing.TB, diagrams ...string) {
 	}
 }
 
+// parse runs Mermaid's parser over diagrams in Node, in dir.
+func parse(ctx context.Context, dir string, diagrams []string) ([]byte, error) {
+	in := filepath.Join(dir, "diagrams.json")
+	data, err := json.Marshal(diagrams)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		return nil, err
+	}
+	// The script sits beside the installed modules, so Node finds them.
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(cli.dir, "parse.mjs"), in)
+	return cmd.CombinedOutput()
+}
+
 func setup(ctx context.Context) (mmdc, browser, skip string, err error) {
 	browser = os.Getenv("OPTR_CHROMIUM")
 	for _, name := range browsers {
@@ -71,9 +109,6 @@ func setup(ctx context.Context) (mmdc, browser, skip string, err error) {
 			break
 		}
 		browser, _ = exec.LookPath(name)
-	}
-	if browser == "" {
-		return "", "", "there is no Chromium for the Mermaid CLI to render in: install one (apt-get install chromium) or set OPTR_CHROMIUM", nil
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -90,23 +125,32 @@ func setup(ctx context.Context) (mmdc, browser, skip string, err error) {
 		return "", "", "", err
 	}
 	defer unlock()
+	cli.dir = dir
 	mmdc = filepath.Join(dir, "node_modules", ".bin", "mmdc")
 	if !pinned(dir) {
-		spec := "@mermaid-js/mermaid-cli@" + Version
-		cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, spec)
+		specs := []string{"@mermaid-js/mermaid-cli@" + Version, "jsdom@" + jsdomVersion}
+		args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, specs...)
+		cmd := exec.CommandContext(ctx, "npm", args...)
 		cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil || !pinned(dir) {
-			return "", "", fmt.Sprintf("npm could not install %s (no npm, or the registry is unreachable), so the Mermaid checks skip: %v: %s", spec, err, firstLines(out, 5)), nil
+			return "", "", fmt.Sprintf("npm could not install %s (no npm, or the registry is unreachable), so the Mermaid checks skip: %v: %s", strings.Join(specs, " "), err, firstLines(out, 5)), nil
 		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "parse.mjs"), parseScript, 0o644); err != nil {
+		return "", "", "", err
 	}
 	return mmdc, browser, "", nil
 }
 
-// pinned reports whether dir holds release Version of the CLI.
+// pinned reports whether dir holds release Version of the CLI and the
+// jsdom Mermaid parses under.
 func pinned(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@mermaid-js", "mermaid-cli", "package.json"))
-	return err == nil && strings.Contains(string(b), `"version": "`+Version+`"`)
+	has := func(pkg, version string) bool {
+		b, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
+		return err == nil && strings.Contains(string(b), `"version": "`+version+`"`)
+	}
+	return has(filepath.Join("@mermaid-js", "mermaid-cli"), Version) && has("jsdom", jsdomVersion)
 }
 
 func firstLines(b []byte, n int) string {
