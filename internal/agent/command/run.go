@@ -77,6 +77,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	grp := procgroup.New(cmd, a.opts.KillGrace)
 
 	if err := start(attemptCtx, launch, cmd); err != nil {
+		grp.Finish()
 		if ctx.Err() != nil {
 			return resp, fmt.Errorf("command agent %s not started: %w", a.name, ctx.Err())
 		}
