@@ -99,7 +99,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		j.setOutputs(outcome{status: pipeline.Failed, runID: cp.Run, checkpointID: cp.ID, message: err.Error()})
 		return &FailedError{Err: err}
 	}
-	return j.conclude(rep) // a report returned with an error is a failed run's
+	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
 }
 
 // post logs text and posts it as a short answer on the issue.

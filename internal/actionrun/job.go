@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/preflight"
@@ -40,6 +41,9 @@ type Job struct {
 	pr *github.Client
 	// checkpoint is the ledger checkpoint made for head (checkpointOf).
 	checkpoint struct{ head, text string }
+	// committed is the active ledger segment as the last commit-back left
+	// it on the ledger branch.
+	committed []byte
 }
 
 // UsageError is bad input to the Action (inputs, event, config): exit 2.
@@ -218,10 +222,11 @@ type outcome struct {
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string
 	ledgerCheckpoint                     string
-	tokens                               int64
-	costUSD                              float64
-	pullRequest                          int
-	pullRequestURL                       string
+	// spent is what the run spent: the tokens and cost-usd outputs (an
+	// unknown cost is empty, never 0).
+	spent          cost.Spend
+	pullRequest    int
+	pullRequestURL string
 }
 
 func (j *Job) setOutputs(o outcome) {
@@ -230,7 +235,7 @@ func (j *Job) setOutputs(o outcome) {
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
 		{"checkpoint-id", o.checkpointID}, {"ledger-checkpoint", o.ledgerCheckpoint},
 		{"pull-request", pullNumber(o.pullRequest)}, {"pull-request-url", o.pullRequestURL},
-		{"tokens", strconv.FormatInt(o.tokens, 10)}, {"cost-usd", strconv.FormatFloat(o.costUSD, 'f', -1, 64)},
+		{"tokens", strconv.FormatInt(o.spent.Tokens(), 10)}, {"cost-usd", costOutput(o.spent)},
 	}
 	var errs []error
 	for _, s := range set {
@@ -239,6 +244,16 @@ func (j *Job) setOutputs(o outcome) {
 	if err := errors.Join(errs...); err != nil {
 		j.log.Error("could not write the step outputs: " + err.Error())
 	}
+}
+
+// costOutput is the cost-usd output: the run's cost in US dollars, empty
+// when it is unknown (a model no price covers, a command agent).
+func costOutput(s cost.Spend) string {
+	usd, ok := s.Cost()
+	if !ok {
+		return ""
+	}
+	return strconv.FormatFloat(usd, 'f', -1, 64)
 }
 
 // pullNumber is the pull-request output: the number, empty when none.

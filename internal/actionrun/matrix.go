@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/matrix"
@@ -90,8 +91,11 @@ func (j *Job) task(ctx context.Context) error {
 	r := run.Result
 	j.logResults(&pipeline.Report{Results: []*executor.Result{r}})
 	j.log.Notice(fmt.Sprintf("task %s (agent %s): %s, admissible: %t → %s", run.Task.ID, r.Agent, r.Status, r.HasOutput() && r.Checks.Admissible, j.relative(run.Dir)))
-	tokens := r.Usage.Total()
-	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, tokens: tokens, costUSD: r.CostUSD})
+	var spent cost.Spend
+	if r.Spent != nil {
+		spent = *r.Spent
+	}
+	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, spent: spent})
 	return err
 }
 
@@ -139,7 +143,7 @@ func (j *Job) gather(ctx context.Context) error {
 		}
 		return err
 	}
-	return j.conclude(rep) // a report returned with an error is a failed run's
+	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
 }
 
 func (j *Job) setOutput(name, value string) {

@@ -125,7 +125,7 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		return Outcome{}, err
 	}
 	if j.budget != nil && j.budget.Exhausted() {
-		return Outcome{}, errors.New("not judged: the run's token budget (budget.max-tokens) is spent")
+		return Outcome{}, fmt.Errorf("not judged: the run's budget is spent (%s)", j.budget.Spent())
 	}
 	resp, err := j.agent.Run(ctx, agent.Request{
 		Intent:   prompt,
@@ -133,9 +133,6 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		RunID:    j.runID,
 		Dir:      j.dir,
 	})
-	if j.budget != nil {
-		j.budget.Add(resp.Usage)
-	}
 	resp.Output, resp.Raw = j.redact.String(resp.Output), j.redact.String(resp.Raw)
 	v, verr := readVerdict(resp, err)
 	if verr != nil {

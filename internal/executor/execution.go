@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/spool"
 )
@@ -192,7 +193,8 @@ func (x *execution) capture(r *Result, dir string) {
 	x.checks.Go(func() {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		r.Checks = x.evaluate(check.WithDir(x.parent, dir), r.Output, r.OutputFile, r.OutputSHA256)
+		// The judges of r's output are charged to r.
+		r.Checks = x.evaluate(check.WithDir(cost.ForAgent(x.parent, r.Agent), dir), r.Output, r.OutputFile, r.OutputSHA256)
 		final()
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -64,6 +65,7 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.Gathered); err != nil {
 		return err
 	}
+	charge(ctx, x, m.Gathered)
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil
@@ -93,6 +95,17 @@ func recheck(ctx context.Context, constraints []check.Constraint, r *executor.Re
 		ev.Verdicts[i].Reason = fmt.Sprintf("the task recorded %s, the gather found %s: %s", was, v.Status, v.Reason)
 	}
 	r.Checks = ev
+}
+
+// charge counts what the tasks spent in the run's meter, each result's
+// spend charged to it: the run's totals and the budgets count the tasks'
+// calls as a one-job run's.
+func charge(ctx context.Context, x *pipeline.Execution, g *Gathered) {
+	for _, r := range g.Results {
+		if r.Spent != nil {
+			x.Report.Meter.Charge(cost.ForAgent(ctx, r.Agent), *r.Spent)
+		}
+	}
 }
 
 // putFiles puts the tasks' agent files into the run's agent-files/ (the
