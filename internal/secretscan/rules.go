@@ -47,6 +47,9 @@ type rule struct {
 	// keyword is a common word ("password", "secret", "ey") cheap.
 	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
+	// required are strings every match holds (required.go): a window
+	// without one of them is not searched.
+	required []literal
 
 	shapeOnce sync.Once
 	shapeErr  error
@@ -127,6 +130,7 @@ func (s *set) shape(r *rule) error {
 			return
 		}
 		r.reach, r.multiline = maxWidth(re), spansLines(re)
+		r.required = requiredLiterals(re.Simplify())
 		if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
 			secret := secretOf(re, vr.SecretGroup)
 			r.atStart = startsWithKeyword(secret, vr.Keywords)
