@@ -13,7 +13,9 @@ import (
 // ".ey" after it, a token a fixed suffix. requiredLiterals lists such
 // strings; a window that lacks one cannot hold a match (every match lies
 // inside the window and holds them all), so its expression is not run.
-// This is a necessary condition only: nothing a rule finds is lost.
+// Likewise a window shorter than the shortest match ("tasks." for a
+// Vault token's "s." and 24 more characters) is not searched. These are
+// necessary conditions only: nothing a rule finds is lost.
 
 // literal is a string every match of an expression holds: exactly, or
 // ASCII case-insensitively (fold; s is then lower-case).
@@ -66,9 +68,41 @@ func literalOf(re *syntax.Regexp) (literal, bool) {
 	return literal{s: s, fold: true}, true
 }
 
-// mayMatch reports whether text holds every literal the rule's matches
-// need.
+// minWidth is the fewest bytes re can match.
+func minWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune) // a rune is a byte at least (a folded k, the Kelvin sign, more)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minWidth(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minWidth(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minWidth(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if w := minWidth(sub); n < 0 || w < n {
+				n = w
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty, assertions, ?, *
+}
+
+// mayMatch reports whether text is long enough for a match of the rule
+// and holds every literal its matches need.
 func (r *rule) mayMatch(text string) bool {
+	if len(text) < r.minWidth {
+		return false
+	}
 	for _, l := range r.required {
 		if l.fold && !containsFold(text, l.s) || !l.fold && !strings.Contains(text, l.s) {
 			return false

@@ -78,3 +78,25 @@ func TestContainsFold(t *testing.T) {
 		t.Error("an empty word is in every text")
 	}
 }
+
+func TestMinWidth(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		re   string
+		want int
+	}{
+		{`\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)`, 26},
+		{`SK[0-9a-fA-F]{32}`, 34},
+		{`(?i)k+x?y*`, 1},
+		{`^$`, 0},
+		{`(ab|c)d{2,}`, 3},
+	} {
+		re, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := minWidth(re.Simplify()); got != c.want {
+			t.Errorf("minWidth(%s) = %d, want %d", c.re, got, c.want)
+		}
+	}
+}

@@ -47,9 +47,11 @@ type rule struct {
 	// keyword is a common word ("password", "secret", "ey") cheap.
 	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
-	// required are strings every match holds (required.go): a window
-	// without one of them is not searched.
+	// required are strings every match holds, and minWidth the fewest
+	// bytes a match has (required.go): a window without one of them, or
+	// shorter, is not searched.
 	required []literal
+	minWidth int
 
 	shapeOnce sync.Once
 	shapeErr  error
@@ -130,7 +132,7 @@ func (s *set) shape(r *rule) error {
 			return
 		}
 		r.reach, r.multiline = maxWidth(re), spansLines(re)
-		r.required = requiredLiterals(re.Simplify())
+		r.required, r.minWidth = requiredLiterals(re.Simplify()), minWidth(re.Simplify())
 		if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
 			secret := secretOf(re, vr.SecretGroup)
 			r.atStart = startsWithKeyword(secret, vr.Keywords)
