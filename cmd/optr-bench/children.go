@@ -63,19 +63,80 @@ func main() {
 }
 `
 
+// httpAgentSource is the agent of the proxy's latency (S1), a program of
+// its own so that P1's agent stays small: it sends a GET to URL+"warm"
+// (which the server answers once every agent asked: the timed requests
+// start together, after every agent started), then n GETs to URL one
+// after another, through HTTP_PROXY when it is set (loopback included,
+// whatever NO_PROXY says), and prints each one's latency in microseconds:
+// http-agent URL n.
+const httpAgentSource = `package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+)
+
+func main() {
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	n, err := strconv.Atoi(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	tr := &http.Transport{}
+	if p := os.Getenv("HTTP_PROXY"); p != "" {
+		u, err := url.Parse(p)
+		if err != nil {
+			panic(err)
+		}
+		tr.Proxy = http.ProxyURL(u)
+	}
+	c := &http.Client{Transport: tr}
+	get := func(u string) {
+		res, err := c.Get(u)
+		if err != nil {
+			panic(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			panic(res.Status)
+		}
+	}
+	get(os.Args[1] + "warm")
+	for range n {
+		start := time.Now()
+		get(os.Args[1])
+		fmt.Println(time.Since(start).Microseconds())
+	}
+}
+`
+
 // buildAgent builds agentSource into dir and returns its path.
 func buildAgent(ctx context.Context, dir string) (string, error) {
-	src := filepath.Join(dir, "agent.go")
-	if err := os.WriteFile(src, []byte(agentSource), 0o644); err != nil {
+	return buildProgram(ctx, dir, "agent", agentSource)
+}
+
+// buildProgram builds the one-file program source into dir/name. dir is
+// made readable to every user, so that a sandboxed agent run as another
+// user (optr as root) can execute what is in it.
+func buildProgram(ctx context.Context, dir, name, source string) (string, error) {
+	src := filepath.Join(dir, name+".go")
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "agent")
+	bin := filepath.Join(dir, name)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, src)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the bench agent: %w\n%s", err, out)
+		return "", fmt.Errorf("build the bench %s: %w\n%s", name, err, out)
 	}
-	return bin, nil
+	return bin, os.Chmod(dir, 0o755)
 }
 
 // childMain runs a child mode named by args[0] and reports whether it did.

@@ -108,18 +108,43 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 	return append(rows, r), nil
 }
 
+// Sandbox settings of a P1 config: on (sandbox.mode auto, the default,
+// with the bench's programs readable) or off.
+const (
+	sandboxOn  = "on"
+	sandboxOff = "off"
+)
+
+// sandboxReading is the sandbox setting of a bench config whose agents
+// are programs under dir: the default mode (auto), with dir readable, so
+// that a confined agent, run as the unprivileged user when optr runs as
+// root, can execute them (buildProgram makes dir readable to every user).
+func sandboxReading(dir string) string {
+	return fmt.Sprintf("sandbox: { read: [%q] }\n", dir)
+}
+
 // config writes a config of k agents of kind; parallel sets
 // executor.max-parallel to k, else the default applies.
 func (b *fanOutBench) config(kind agentKind, k int, parallel bool) (string, error) {
+	return b.configSandbox(kind, k, parallel, sandboxOn)
+}
+
+// configSandbox is config with the sandbox on or off.
+func (b *fanOutBench) configSandbox(kind agentKind, k int, parallel bool, sandbox string) (string, error) {
 	var y strings.Builder
 	if parallel {
 		fmt.Fprintf(&y, "executor: { max-parallel: %d }\n", k)
+	}
+	if sandbox == sandboxOff {
+		y.WriteString("sandbox: { mode: off }\n")
+	} else {
+		y.WriteString(sandboxReading(b.dir))
 	}
 	y.WriteString("agents:\n")
 	for i := range k {
 		fmt.Fprintf(&y, "  a%03d: %s\n", i, kind.yaml(b))
 	}
-	ws, err := os.MkdirTemp(b.dir, fmt.Sprintf("p1-%s-%d-", kind.name, k))
+	ws, err := os.MkdirTemp(b.dir, fmt.Sprintf("p1-%s-%d-%s-", kind.name, k, sandbox))
 	if err != nil {
 		return "", err
 	}
@@ -142,22 +167,36 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 		return nil, err
 	}
 	defer os.RemoveAll(ws)
+	// For directly exec'd agents, the same run with the sandbox off is
+	// measured in the same repetitions: the sandbox's own cost.
+	offWS := ""
+	if kind.name == execAgents.name {
+		if offWS, err = b.configSandbox(kind, k, true, sandboxOff); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(offWS)
+	}
 	bareArgv := append([]string{b.self, bareChild, fmt.Sprint(k)}, kind.bare(b)...)
-	var wallRatio, cpuRatio, optrL, bareL, cpuPerAgent []float64
+	var wallRatio, cpuRatio, optrL, bareL, cpuPerAgent, offRatio, onOff, launcherCPU []float64
 	for rep := range b.runs {
-		var o, bare usage
-		var err error
-		if rep%2 == 0 {
-			if bare, err = measure(ctx, ws, cleanEnv(nil), bareArgv...); err == nil {
-				o, err = b.optrRun(ctx, ws, rep, nil)
-			}
-		} else {
-			if o, err = b.optrRun(ctx, ws, rep, nil); err == nil {
-				bare, err = measure(ctx, ws, cleanEnv(nil), bareArgv...)
+		var o, bare, off usage
+		steps := []func() error{
+			func() (err error) { bare, err = measure(ctx, ws, cleanEnv(nil), bareArgv...); return err },
+			func() (err error) { o, err = b.optrRun(ctx, ws, rep, nil); return err },
+		}
+		if offWS != "" {
+			steps = append(steps, func() (err error) { off, err = b.optrRun(ctx, offWS, rep, nil); return err })
+		}
+		// A different one goes first in each repetition.
+		for i := range steps {
+			if err := steps[(rep+i)%len(steps)](); err != nil {
+				return nil, err
 			}
 		}
-		if err != nil {
-			return nil, err
+		if offWS != "" {
+			offRatio = append(offRatio, off.wall.Seconds()/bare.wall.Seconds())
+			onOff = append(onOff, o.wall.Seconds()/off.wall.Seconds())
+			launcherCPU = append(launcherCPU, float64((o.cpu-off.cpu).Microseconds())/1000/float64(k))
 		}
 		wallRatio = append(wallRatio, o.wall.Seconds()/bare.wall.Seconds())
 		cpuRatio = append(cpuRatio, o.cpu.Seconds()/bare.cpu.Seconds())
@@ -171,6 +210,14 @@ func (b *fanOutBench) versusBare(ctx context.Context, kind agentKind, k int) ([]
 		measured: fmt.Sprintf("wall/L optr %s, bare %s", spreadOf(optrL), spreadOf(bareL)),
 		value:    w.String(), goal: "≤ 1.02", ok: w.med <= 1.02,
 	}}
+	if offWS != "" {
+		oo := spreadOf(onOff)
+		rows = append(rows, row{
+			id: "P1", what: fmt.Sprintf("%s agents K=%d: wall, sandbox on ÷ off", kind.name, k),
+			measured: fmt.Sprintf("optr ÷ bare spawn: on %s, off %s; the sandbox's CPU per agent %s ms", w, spreadOf(offRatio), spreadOf(launcherCPU).format("%.1f")),
+			value:    oo.String(), goal: "≤ 1.05", ok: oo.med <= 1.05,
+		})
+	}
 	if k >= 16 {
 		rows = append(rows, row{
 			id: "P1", what: fmt.Sprintf("%s agents K=%d: CPU, optr ÷ bare spawn", kind.name, k),

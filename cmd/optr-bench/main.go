@@ -5,7 +5,13 @@
 //	   program that starts the same K processes, measured in the same
 //	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
 //	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
-//	   default config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
+//	   default config at K = 64 (wall / L ≤ 1.3); directly exec'd agents with
+//	   the sandbox on ÷ off, in the same repetitions (goal ≤ 1.05), with the
+//	   sandbox's CPU per agent (on − off, ÷ K). Medians of
+//	   -runs runs, min–max;
+//	S1 the egress proxy's added latency per request (median, p99): 64 agents
+//	   × -proxy-requests GETs to a loopback server through the proxy, against
+//	   the same run with the sandbox off (direct);
 //	P2 ledger verify time (with its tree files) / openssl dgst -sha256 time
 //	   on the same bytes of a 1M-entry ledger in the layout the Action
 //	   keeps, 8 MiB sealed segments (goal ≤ 1.5), and verify's peak RSS
@@ -22,6 +28,9 @@
 //	P8 checkpoint and verify --witness time on a 1M-entry ledger in git /
 //	   sha256sum of its files (goal ≤ 3.0), peak RSS (goal ≤ 64 MiB);
 //	P9 prove on 1M entries (goal < 1 s);
+//	P14 prove --from 1 and --from size−1 on 1M entries (goal ≤ 150 ms each,
+//	   peak RSS ≤ 64 MiB), and the requests a witness costs per commit-back
+//	   (goal ≤ 2);
 //	P10 optr run's peak RSS with 4 agents × 50 MiB output (goal ≤ 2 × 50 + 64 MiB);
 //	P11 GitHub requests of a labelled-issue run (optr action against the
 //	   githubtest fake) whose agents finish over -span, 60 s (goal ≤ 12);
@@ -83,6 +92,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
+		fmt.Printf("%s %d\n", hwmLine, ownPeakRSS())
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -117,10 +127,11 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P12, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P12, P14, M1, C1)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
+	proxyRequests := flag.Int("proxy-requests", 50, "S1: GETs each of the 64 agents sends through the proxy")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
@@ -151,6 +162,7 @@ func run(ctx context.Context) error {
 			}
 			return fanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
+		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
 		{[]string{"P12"}, func() ([]row, error) { return contentionRows(ctx, []int{1, 8, 32}, *p12Runs, *p12Latency) }},
@@ -174,7 +186,8 @@ func run(ctx context.Context) error {
 		}},
 		{[]string{"P5", "P6"}, func() ([]row, error) { return delegateBench(ctx, dir, *agentTime) }},
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
-		{[]string{"P8", "P9"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+		{[]string{"P8", "P9", "P14"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
+		{[]string{"P14"}, func() ([]row, error) { return witnessRequests(ctx, dir, 10) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
 	}

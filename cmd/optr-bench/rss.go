@@ -10,7 +10,8 @@ import (
 // outputRSS is P10: the peak RSS of optr run (as a whole process) over
 // four command agents that each print outputMiB MiB. Goal: at most twice
 // the largest single output plus 64 MiB, the budget of a run that streams
-// outputs to their files instead of copying them in memory.
+// outputs to their files instead of copying them in memory. The agents
+// run confined (the sandbox's default), as they do for users.
 func outputRSS(ctx context.Context, dir string, runs, outputMiB int) ([]row, error) {
 	optr, agent, err := buildBoth(ctx, dir)
 	if err != nil {
@@ -22,7 +23,7 @@ func outputRSS(ctx context.Context, dir string, runs, outputMiB int) ([]row, err
 	}
 	defer os.RemoveAll(ws)
 	size := outputMiB << 20
-	cfg := fmt.Sprintf("executor: { max-output: %d }\nagents:\n", size+1)
+	cfg := fmt.Sprintf("executor: { max-output: %d }\n%sagents:\n", size+1, sandboxReading(dir))
 	for i := range 4 {
 		cfg += fmt.Sprintf("  a%d: { provider: command, run: [%q, 100ms, %q] }\n", i, agent, fmt.Sprint(size))
 	}

@@ -131,19 +131,15 @@ func (j *Job) gather(ctx context.Context) error {
 	drv := j.driver(ctx, trig, spec.Config, spec.LedgerPath, &progressComment{j: j, issue: plan.Issue, title: plan.Title})
 	drv.Mode = gm
 	rep, err := drv.Run(ctx, spec)
-	if err != nil {
-		if rep == nil {
-			j.log.Error(err.Error())
-			j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
-			if pipeline.IsInputError(err) {
-				return &UsageError{Err: err}
-			}
-			return err
+	if err != nil && rep == nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		if pipeline.IsInputError(err) {
+			return &UsageError{Err: err}
 		}
-		j.report(rep, pipeline.Failed)
-		return fmt.Errorf("run %s: %w", plan.RunID, err)
+		return err
 	}
-	return j.conclude(rep)
+	return j.conclude(rep) // a report returned with an error is a failed run's
 }
 
 func (j *Job) setOutput(name, value string) {

@@ -42,22 +42,18 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
 	rep, err := drv.Run(ctx, spec)
-	if err != nil {
-		if rep == nil {
-			var nothing *pipeline.NothingUsableError
-			if errors.As(err, &nothing) {
-				return j.nothingUsable(ctx, trig, nothing)
-			}
-			if pipeline.IsInputError(err) {
-				return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
-			}
-			j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
-			return err
+	if err != nil && rep == nil {
+		var nothing *pipeline.NothingUsableError
+		if errors.As(err, &nothing) {
+			return j.nothingUsable(ctx, trig, nothing)
 		}
-		j.report(rep, pipeline.Failed)
-		return fmt.Errorf("run %s: %w", runID, err)
+		if pipeline.IsInputError(err) {
+			return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+		}
+		j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
+		return err
 	}
-	return j.conclude(rep)
+	return j.conclude(rep) // a report returned with an error is a failed run's
 }
 
 // driver is the Action's pipeline.Driver for trig under cfg, the one for
@@ -82,9 +78,11 @@ func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Confi
 }
 
 // conclude reports a run the driver carried to its end (completed, failed
-// or paused): job log, summary, outputs, and the exit.
+// or paused) or stopped (failed, pipeline.Driver): job log, summary,
+// outputs, the error annotation of a failed run, and the exit — all from
+// the report's one status.
 func (j *Job) conclude(rep *pipeline.Report) error {
-	j.report(rep, rep.Status)
+	j.report(rep)
 	switch rep.Status {
 	case pipeline.Failed:
 		j.log.Error(fmt.Sprintf("run %s failed: %s", rep.Spec.RunID, rep.Message))
@@ -98,17 +96,13 @@ func (j *Job) conclude(rep *pipeline.Report) error {
 }
 
 // report writes a run's log groups, job summary and step outputs.
-func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
+func (j *Job) report(rep *pipeline.Report) {
 	j.logResults(rep)
 	j.summary(rep)
 	tokens, cost := rep.Totals()
-	msg := rep.Message
-	if status != rep.Status && msg == "" {
-		msg = "the run could not be recorded"
-	}
 	j.setOutputs(outcome{
-		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
-		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
+		status: rep.Status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
+		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: rep.Message,
 		tokens: tokens, costUSD: cost, ledgerCheckpoint: j.checkpointOf(rep),
 		pullRequest: rep.Delivery.PullRequest, pullRequestURL: rep.Delivery.URL,
 	})
@@ -153,6 +147,9 @@ func (j *Job) loadConfig() (*config.Config, error) {
 	}
 	if j.in.Changes != "" { // validated by action.LoadInputs
 		cfg.Changes.Mode = j.in.Changes
+	}
+	if err := j.checkLedgerKey(cfg); err != nil {
+		return nil, err
 	}
 	// Mask every key the config points at before any agent can print it.
 	for _, name := range cfg.AgentNames {

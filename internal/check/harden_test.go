@@ -118,7 +118,7 @@ func (b *budget) Add(u agent.Usage) { b.used.Add(u.Total()) }
 func (b *budget) Exhausted() bool   { return b.used.Load() >= b.max.Load() }
 
 // Judge calls count against budget.max-tokens, and once it is spent no
-// judge is asked: the constraint is unverified and says why.
+// judge is asked: the hard constraint fails closed and says why.
 func TestJudgeCallsSpendTheBudget(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
@@ -137,9 +137,13 @@ func TestJudgeCallsSpendTheBudget(t *testing.T) {
 	}
 	var got []VerdictStatus
 	for _, c := range cs {
-		got = append(got, Evaluate(t.Context(), []Constraint{c}, "out").Verdicts[0].Status)
+		v := Evaluate(t.Context(), []Constraint{c}, "out").Verdicts[0]
+		got = append(got, v.Status)
+		if v.Status == Failed && !strings.Contains(v.Reason, "budget.max-tokens") {
+			t.Errorf("%s: reason %q does not name the budget", v.Constraint, v.Reason)
+		}
 	}
-	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Unverified, Unverified}, got); diff != "" {
+	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Failed, Failed}, got); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
 	}
 	if calls.Load() != 2 || b.used.Load() != 200 {

@@ -41,6 +41,10 @@ type Changes struct {
 	Protect []string `yaml:"protect" json:"protect"`
 	// MaxFiles is the most files an admissible change touches (default 50).
 	MaxFiles int `yaml:"max-files" json:"max-files"`
+	// MaxDeletions is the most files an admissible change deletes; 0 (the
+	// default) means half the files tracked at the commit the agents start
+	// from.
+	MaxDeletions int `yaml:"max-deletions" json:"max-deletions,omitempty"`
 	// Draft opens the pull request as a draft (default true).
 	Draft bool `yaml:"draft" json:"draft"`
 }
@@ -77,6 +81,9 @@ func (v *validator) changes() {
 		}
 	}
 	v.atLeast("changes.max-files", int64(c.MaxFiles), 1)
+	if v.written("changes.max-deletions") {
+		v.atLeast("changes.max-deletions", int64(c.MaxDeletions), 1)
+	}
 }
 
 // protectError reports what is wrong with a changes.protect glob, or nil.

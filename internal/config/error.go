@@ -1,6 +1,8 @@
 package config
 
-import "strconv"
+import (
+	"strconv"
+)
 
 // Error is one problem in a config file: an unknown key, a value of the
 // wrong type, a bad value or a reference to something that does not exist.

@@ -115,7 +115,7 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 	case escalation.Reassign:
 		spare, name, ok := x.reserveSpare(tried)
 		if !ok && len(x.opts.Spares) == 0 {
-			r.DecisionNote = "no spare agent to take the task over (a spare is a configured agent this run does not use)"
+			r.DecisionNote = "no spare agent to take the task over: watcher.spares declares none that this run does not already use"
 			return Task{}, false
 		}
 		if !ok {
@@ -127,7 +127,7 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 		return spare, true
 	case escalation.Synthesize:
 		if x.opts.Synthesizer == nil {
-			r.DecisionNote = "no synthesizer is configured, so the partial output was only kept"
+			r.DecisionNote = "no synthesizer is configured (watcher.synthesizer), so the partial output was only kept"
 		} else if r.Partial() == "" {
 			r.DecisionNote = "the agent left no output to synthesize"
 		} else {

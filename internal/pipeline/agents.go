@@ -23,7 +23,7 @@ func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redacto
 	if ac.Provider == config.ProviderCommand {
 		return command.New(name, ac, command.Options{Environ: deps.Environ, Sandbox: sbx, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput})
 	}
-	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name)})
+	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name), Sandbox: sbx})
 }
 
 // agentSet builds every agent a run uses (its tasks) plus those it refers to

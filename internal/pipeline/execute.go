@@ -70,6 +70,9 @@ type Report struct {
 	retry  *Retry
 	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
+	// LedgerCheckpoint is the ledger's checkpoint once the run was
+	// recorded, as the recorder made it ("" when it made none).
+	LedgerCheckpoint string
 	// Commit is the commit that holds the run's entries ("" when the
 	// recorder commits nothing).
 	Commit string
@@ -161,7 +164,7 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
-	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -353,20 +356,40 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 	return out
 }
 
+// recordErrors appends an errors.jsonl line (DESIGN §4.9 step 8's shape)
+// for each result that failed.
 func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result) {
 	var recs []datalake.ErrorRecord
 	for _, r := range results {
 		if r.Error == "" {
 			continue
 		}
+		typ := r.Reason
+		if typ == "" {
+			typ = "agent_failed"
+		}
 		recs = append(recs, datalake.ErrorRecord{
-			Time: r.FinishedAt, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
-			Agent: r.Agent, Class: r.Class, Reason: r.Reason, Message: r.Error,
+			Timestamp: r.FinishedAt.UTC().Format(time.RFC3339), WorkflowID: p.Spec.RunID, Command: p.mode.Traits().Name,
+			ErrorType: typ, Message: r.Error, Agent: r.Agent, Class: r.Class,
+			Details: datalake.ErrorDetails{RecoveryHint: recoveryHint(r)},
 		})
 	}
 	if err := lake.AppendErrors(recs...); err != nil {
 		p.deps.logf("errors.jsonl: %v", err)
 	}
+}
+
+// recoveryHint says what a person can do about a failed agent, by its
+// error class.
+func recoveryHint(r *executor.Result) string {
+	out := filepath.ToSlash(filepath.Join(datalake.DirOutputs, r.Agent+".json"))
+	switch r.Class {
+	case string(agent.Transient):
+		return "the failure may pass by itself (a timeout, a rate limit, a service error): run again"
+	case string(agent.Fatal):
+		return "the agent cannot work here as configured: add what its error says is missing (a program, a key), then run again"
+	}
+	return "see the agent's output and error in " + out + ", fix the agent or its prompt, then run again"
 }
 
 // candidates are results as selection sees them.

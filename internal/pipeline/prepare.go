@@ -129,6 +129,9 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if t := mode.Traits(); cfg.Changes.On() && !t.Worktrees {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode %s", cfg.Changes.Mode, t.Name, modes[0].traits.Name))
 	}
+	if err := refuseTextAgents(cfg.Changes, tasks); err != nil {
+		return nil, inputErr(err)
+	}
 	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
 	p := &Prepared{
 		Spec:        spec,

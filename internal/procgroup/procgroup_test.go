@@ -76,7 +76,7 @@ func TestNewLeavesTheCallersEnvAlone(t *testing.T) {
 	spare[1] = "untouched"
 	cmd := exec.Command("true")
 	cmd.Env = shared
-	New(cmd, time.Second)
+	New(cmd, time.Second).Finish()
 	if spare[1] != "untouched" {
 		t.Errorf("New wrote %q into the caller's slice", spare[1])
 	}

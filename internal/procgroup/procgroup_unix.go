@@ -19,8 +19,9 @@ type Group struct {
 	cmd   *exec.Cmd
 	grace time.Duration
 
-	mu   sync.Mutex
-	kill *time.Timer
+	mu       sync.Mutex
+	kill     *time.Timer
+	finished bool
 }
 
 // New makes cmd (not yet started) start a process group and stop the whole
@@ -45,6 +46,7 @@ func New(cmd *exec.Cmd, grace time.Duration) *Group {
 	cmd.Env = append(slices.Clip(cmd.Env), ownerVar+"="+ownerToken())
 	cmd.Cancel = g.terminate
 	cmd.WaitDelay = grace
+	track()
 	return g
 }
 
@@ -68,14 +70,25 @@ func (g *Group) terminate() error {
 // attempt outlives it. The group id cannot be reused while any member
 // lives; when none does, the kill finds nothing (a new process would need
 // that very pid, handed out in sequence, within this instant).
+//
+// On Linux, when no other group runs, Finish also ends what was
+// reparented to optr from any group (see untrack). Call Finish exactly
+// once for every New, also when the command never started; later calls
+// do nothing.
 func (g *Group) Finish() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.finished {
+		return
+	}
+	g.finished = true
 	if g.kill != nil {
 		g.kill.Stop()
 	}
-	if g.cmd.Process == nil { // never started
-		return
+	pgid := 0
+	if g.cmd.Process != nil {
+		pgid = g.cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-	_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+	untrack(pgid)
 }

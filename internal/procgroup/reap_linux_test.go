@@ -84,11 +84,11 @@ func TestKilledOwner(t *testing.T) {
 	}
 	// Our own groups are never reaped.
 	mine := exec.CommandContext(t.Context(), "sleep", "300")
-	New(mine, time.Second)
+	g := New(mine, time.Second)
 	if err := mine.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = mine.Process.Kill(); _ = mine.Wait() }()
+	defer func() { _ = mine.Process.Kill(); _ = mine.Wait(); g.Finish() }()
 	got, err = Reap(t.Context())
 	if err != nil || slices.Contains(got.Processes, mine.Process.Pid) {
 		t.Fatalf("Reap killed a group of a live optr: %v, %v", got, err)

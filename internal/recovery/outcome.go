@@ -64,6 +64,7 @@ var ErrBudgetExhausted = errors.New("the run's token budget (budget.max-tokens) 
 type Outcome struct {
 	// Response is the last attempt's response; on failure it still holds
 	// whatever that attempt captured (partial output, stderr, exit code).
+	// Its Network is every attempt's hosts, merged.
 	Response agent.Response `json:"-"`
 	// Err is nil on success, otherwise why the agent stopped; it wraps the
 	// last attempt's error, ErrBudgetExhausted or the context's error.

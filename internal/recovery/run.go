@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 )
 
 // maxErrorText bounds Attempt.Error and the error text shown to the analyzer.
@@ -87,6 +88,8 @@ func (r *runner) attempt(ctx context.Context, n int, at *Attempt) error {
 	if old := r.out.Response.Spool; old != nil && (resp.Spool == nil || resp.Spool.Path != old.Path) {
 		_ = old.Remove() // a file left behind goes with the run's spool files
 	}
+	// Every host an attempt reached or was refused stays on record.
+	resp.Network = proxy.Merge(r.out.Response.Network, resp.Network)
 	r.out.Response = resp
 	if err == nil && r.accept != nil {
 		if cerr := r.accept(ctx, resp); cerr != nil {

@@ -42,9 +42,14 @@ type Launch struct {
 	r       *Run
 	p       Process
 	env     []string
-	dir     string // holds home/ and tmp/, removed by Finish
+	dir     string // its HOME and TMPDIR, removed by Finish
 	ln      net.Listener
 	session *proxy.Session
+	// delegated is closed once a delegated start (Delegate) is over;
+	// delegation and delegateErr are what it left.
+	delegated   chan struct{}
+	delegation  *launcher.Delegation
+	delegateErr error
 }
 
 // Command prepares p: a HOME and TMPDIR of its own and its environment.
@@ -81,7 +86,7 @@ func (r *Run) Command(p Process) (*Launch, error) {
 	proxyURL := "http://127.0.0.1:" + strconv.Itoa(port)
 	e := env.Base(r.s.Environ)
 	e = append(e,
-		"HOME="+filepath.Join(l.dir, "home"), "TMPDIR="+filepath.Join(l.dir, "tmp"),
+		"HOME="+l.dir, "TMPDIR="+l.dir,
 		"HTTPS_PROXY="+proxyURL, "HTTP_PROXY="+proxyURL, "https_proxy="+proxyURL, "http_proxy="+proxyURL,
 		"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
 	)
@@ -110,18 +115,8 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 	if l.r.Off() {
 		return cmd.Start()
 	}
-	r := l.r
-	spec := launcher.Spec{ABI: r.abi, ProxyPort: ProxyPort}
-	if r.layers.FS != "none" {
-		spec.FS = l.rules()
-	}
-	switch r.layers.Net {
-	case "netns":
-		spec.Net = launcher.NetNamespace
-	case "landlock":
-		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
-	}
-	launch, err := launcher.Wrap(cmd, spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid})
+	spec, proc := l.confinement()
+	launch, err := launcher.Wrap(cmd, spec, proc)
 	if err != nil {
 		return err
 	}
@@ -134,20 +129,47 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		var le *launcher.Error
-		if errors.As(err, &le) && le.Stage == "exec" {
-			return &StartError{Err: fmt.Errorf("%s (under the sandbox the program must be readable: under the system directories, PATH or sandbox.read)", le.Msg)}
-		}
-		return &StartError{Err: err}
+		return startError(err)
 	}
+	l.serve(ln)
+	return nil
+}
+
+// confinement is the launcher's Spec and Process for l.
+func (l *Launch) confinement() (launcher.Spec, launcher.Process) {
+	r := l.r
+	spec := launcher.Spec{ABI: r.abi, ProxyPort: ProxyPort}
+	if r.layers.FS != "none" {
+		spec.FS = l.rules()
+	}
+	switch r.layers.Net {
+	case "netns":
+		spec.Net = launcher.NetNamespace
+	case "landlock":
+		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
+	}
+	return spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid}
+}
+
+// serve serves the proxy on ln, the listener the launcher handed back
+// from the process's network namespace, else on l's own.
+func (l *Launch) serve(ln net.Listener) {
 	if ln == nil {
 		ln = l.ln
 	}
 	if ln != nil {
-		l.session = r.proxy.Serve(ln)
+		l.session = l.r.proxy.Serve(ln)
 		l.ln = nil
 	}
-	return nil
+}
+
+// startError is the StartError of a launch that failed.
+func startError(err error) *StartError {
+	var le *launcher.Error
+	if errors.As(err, &le) && le.Stage == "exec" {
+		return &StartError{Err: fmt.Errorf("%s (under the sandbox the program must be readable: under the system directories, PATH or sandbox.read)", le.Msg)}
+	}
+	return &StartError{Err: err}
 }
 
 // StartError is a process the sandbox could not start confined.
@@ -162,9 +184,17 @@ func (e *StartError) Unwrap() error { return e.Err }
 func (l *Launch) Finish() ([]proxy.Host, error) {
 	var hosts []proxy.Host
 	var refused error
+	if l.delegated != nil {
+		l.delegation.Close()
+		<-l.delegated
+		l.delegated = nil
+		refused = l.delegateErr
+	}
 	if l.session != nil {
 		hosts = l.session.Close()
-		refused = l.session.Refused()
+		if refused == nil {
+			refused = l.session.Refused()
+		}
 		l.session = nil
 	}
 	if l.ln != nil {
@@ -178,8 +208,10 @@ func (l *Launch) Finish() ([]proxy.Host, error) {
 	return hosts, refused
 }
 
-// makeDirs makes the process's HOME and TMPDIR, owned by the user it
-// runs as, and lets that user reach its directories.
+// makeDirs makes the process's HOME, which is also its TMPDIR (one
+// directory, not two: on a busy ext4 file system a new directory costs
+// milliseconds of inode search), owned by the user it runs as, and lets
+// that user reach its directories.
 func (l *Launch) makeDirs() error {
 	r := l.r
 	dir, err := os.MkdirTemp(r.tempRoot(), "optr-sandbox-"+safeName(l.p.Name)+"-")
@@ -187,16 +219,10 @@ func (l *Launch) makeDirs() error {
 		return fmt.Errorf("sandbox: make %s's HOME: %w", l.p.Name, err)
 	}
 	l.dir = dir
-	for _, d := range []string{"home", "tmp"} {
-		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
-		}
-	}
 	if r.uid < 0 {
 		return nil
 	}
-	own := []string{dir, filepath.Join(dir, "home"), filepath.Join(dir, "tmp")}
-	own = append(own, l.p.Write...)
+	own := append([]string{dir}, l.p.Write...)
 	for _, d := range own {
 		if err := os.Lchown(d, r.uid, r.gid); err != nil {
 			return fmt.Errorf("sandbox: give %s to uid %d: %w", d, r.uid, err)
@@ -213,11 +239,19 @@ func (l *Launch) makeDirs() error {
 	return nil
 }
 
-// chownTree gives every file under dir to uid:gid.
+// chownTree gives every file under dir to uid:gid. A file that is
+// theirs already is left alone: a chown changes a file's ctime even when
+// its owner stays, and git (the agent's own, and optr's capture) would
+// then read every file of a coding agent's tree again.
 func chownTree(dir string, uid, gid int) error {
-	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid && int(st.Gid) == gid {
+				return nil
+			}
 		}
 		if err := os.Lchown(p, uid, gid); err != nil {
 			return fmt.Errorf("sandbox: give %s to uid %d: %w", p, uid, err)

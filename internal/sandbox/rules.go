@@ -24,7 +24,7 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // rules are the Landlock rules of the launch.
 func (l *Launch) rules() *launcher.FSRules {
 	fs := &launcher.FSRules{
-		WriteDirs: []string{filepath.Join(l.dir, "home"), filepath.Join(l.dir, "tmp")},
+		WriteDirs: []string{l.dir},
 		Devices:   devices,
 	}
 	read := append([]string(nil), systemDirs...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // base is what every provider's agent shares.
@@ -33,6 +34,8 @@ type base struct {
 	unusable *agent.Error
 	client   *http.Client
 	log      *slog.Logger
+	// sandbox confines the programs the agent starts (the Copilot CLI).
+	sandbox *sandbox.Run
 }
 
 // completion is a provider's answer, reduced to what optr uses.

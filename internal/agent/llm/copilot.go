@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/provider"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/sandbox/env"
 )
 
@@ -128,7 +130,15 @@ func unusable(b *base, problem string) caller {
 }
 
 // call is one attempt: start the CLI, one session, one message.
-func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) (completion, error) {
+func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) (_ completion, err error) {
+	if !s.b.sandbox.Off() {
+		cli, finish, cerr := s.confined(ctx, p.worktree)
+		if cerr != nil {
+			return completion{}, cerr
+		}
+		defer func() { err = finish(err) }()
+		return s.session(ctx, p, raw, cli)
+	}
 	home, err := os.MkdirTemp(s.tmp, "optr-copilot-*")
 	if err != nil {
 		return completion{}, fmt.Errorf("copilot: make a state directory: %w", err)
@@ -144,10 +154,62 @@ func (s *copilotSetup) call(ctx context.Context, p prompt, raw **http.Response) 
 		}
 		defer os.RemoveAll(work)
 	}
+	return s.session(ctx, p, raw, cliStart{path: s.cli, env: append(slices.Clip(s.env), "HOME="+home, "TMPDIR="+home), home: home, work: work})
+}
 
+// cliStart is how one attempt starts the CLI: the executable and the
+// environment the SDK is given, the CLI's state directory and its
+// working directory.
+type cliStart struct {
+	path       string
+	env        []string
+	home, work string
+}
+
+// confined starts the CLI of one attempt through the sandbox (package
+// sandbox, Launch.Delegate): Landlock, the network namespace behind the
+// egress proxy, the unprivileged user, as a command agent. Its HOME is
+// the sandbox's directory of its own, which is also a text agent's empty
+// working directory. finish ends the confinement and turns what the
+// sandbox stopped into the attempt's failure.
+func (s *copilotSetup) confined(ctx context.Context, worktree string) (cliStart, func(error) error, error) {
+	launch, err := s.b.sandbox.Command(sandbox.Process{
+		Name: s.b.name, Dir: worktree, WriteDir: worktree != "",
+		// The CLI's own files, wherever OPTR_COPILOT_CLI put them.
+		Read: []string{filepath.Dir(s.cli)},
+	})
+	if err != nil {
+		return cliStart{}, nil, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: err}
+	}
+	path, environ, err := launch.Delegate(ctx, s.cli)
+	if err != nil {
+		launch.Finish()
+		return cliStart{}, nil, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: err}
+	}
+	work := worktree
+	if work == "" {
+		work = launch.Home()
+	}
+	finish := func(err error) error {
+		_, refused := launch.Finish()
+		switch {
+		case refused == nil || ctx.Err() != nil:
+			return err
+		case err == nil:
+			return &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: refused}
+		}
+		s.b.log.Warn("copilot: the sandbox", "agent", s.b.name, "error", s.b.redact(refused.Error()))
+		return err
+	}
+	return cliStart{path: path, env: environ, home: launch.Home(), work: work}, finish, nil
+}
+
+// session runs the CLI as cli says: one session, one message.
+func (s *copilotSetup) session(ctx context.Context, p prompt, raw **http.Response, cli cliStart) (completion, error) {
+	home, work := cli.home, cli.work
 	guard := &oneRequest{next: s.b.client.Transport, failed: make(chan struct{})}
 	client := copilot.NewClient(&copilot.ClientOptions{
-		Connection:       copilot.StdioConnection{Path: s.cli, Env: append(slices.Clip(s.env), "HOME="+home, "TMPDIR="+home)},
+		Connection:       copilot.StdioConnection{Path: cli.path, Env: cli.env},
 		BaseDirectory:    home,
 		WorkingDirectory: work,
 		LogLevel:         "error",

@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/provider"
+	"github.com/optr-dev/optr/internal/sandbox"
 )
 
 // Defaults for settings the config leaves empty.
@@ -36,6 +37,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives one debug record per request; nil discards them.
 	Logger *slog.Logger
+	// Sandbox confines the Copilot CLI as it confines command agents; nil
+	// gives it only the built environment.
+	Sandbox *sandbox.Run
 }
 
 // newCaller is the constructor of one provider's caller: it checks cfg,
@@ -70,6 +74,7 @@ func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
 		timeout:   attemptTimeout(cfg),
 		client:    opts.HTTPClient,
 		log:       opts.Logger,
+		sandbox:   opts.Sandbox,
 	}
 	if b.maxTokens <= 0 {
 		b.maxTokens = DefaultMaxTokens

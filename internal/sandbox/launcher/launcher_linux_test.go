@@ -225,3 +225,29 @@ func TestExecFailureIsReported(t *testing.T) {
 		t.Fatalf("err = %v, want an exec error", err)
 	}
 }
+
+// A root optr's programs run as the unprivileged user, with no
+// supplementary group and no capability, in a network namespace or not.
+func TestProgramRunsAsTheUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root changes the program's user")
+	}
+	script := `id -u; id -G; grep CapEff /proc/self/status`
+	for _, p := range []Process{{UID: 65534, GID: 65534}, {NewNet: true, UID: 65534, GID: 65534}} {
+		spec := Spec{}
+		if p.NewNet {
+			spec = Spec{Net: NetNamespace, ProxyPort: 3128}
+		}
+		out, err := run(t, script, spec, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "65534\n65534\nCapEff:\t0000000000000000\n"; out != want {
+			t.Errorf("netns %v: the program said %q, want %q", p.NewNet, out, want)
+		}
+	}
+	// Without a user the program is root: the test can fail.
+	if out, _ := run(t, script, Spec{}, Process{UID: -1}); strings.HasPrefix(out, "65534") {
+		t.Errorf("unchanged user: %q", out)
+	}
+}

@@ -9,9 +9,6 @@ import (
 	"os/exec"
 )
 
-// Marker is the variable that makes a process a launcher (Linux only).
-const Marker = "OPTR_SANDBOX_LAUNCHER"
-
 // ErrUnsupported is every launch outside Linux: there is no Landlock and no
 // namespace to confine a program with.
 var ErrUnsupported = errors.New("launcher: confinement needs Linux")
@@ -44,3 +41,18 @@ func (*Launch) Close() {}
 
 // Probe fails outside Linux.
 func Probe(context.Context, Spec, Process) error { return ErrUnsupported }
+
+// Delegation is the confined start of a program a library starts.
+type Delegation struct {
+	Path string
+	Env  []string
+}
+
+// Delegate fails outside Linux.
+func Delegate(string, Spec, Process) (*Delegation, error) { return nil, ErrUnsupported }
+
+// Started fails outside Linux.
+func (*Delegation) Started(context.Context) (net.Listener, error) { return nil, ErrUnsupported }
+
+// Close does nothing outside Linux.
+func (*Delegation) Close() {}

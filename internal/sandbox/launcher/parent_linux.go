@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/optr-dev/optr/internal/sandbox/launcher/child"
 )
 
 // Process says how the launcher process itself is created.
@@ -36,7 +38,7 @@ type Launch struct {
 }
 
 // Error is a launch the launcher could not carry out: Stage says which
-// step ("spec", "net", "caps", "landlock", "exec"), Msg the launcher's
+// step ("spec", "net", "user", "caps", "landlock", "reaper", "exec"), Msg the launcher's
 // words.
 type Error struct {
 	Stage, Msg string
@@ -46,7 +48,7 @@ func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
 
 // Wrap turns cmd, not yet started, into a start of the launcher, which
 // confines itself as spec says (spec's Path, Args and Env are taken from
-// cmd) and then execs cmd's program. cmd's SysProcAttr (a process group,
+// cmd) and then starts cmd's program. cmd's SysProcAttr (a process group,
 // a parent-death signal) is kept and extended as p says; cmd must have no
 // ExtraFiles. After cmd.Start, call Started; if Start fails, Close.
 func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
@@ -80,18 +82,17 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 	l.spec = spec
 	cmd.Path = self
 	cmd.Args = []string{"optr-sandbox-launcher"}
-	cmd.Env = []string{Marker + "=" + fmt.Sprint(controlFD)}
+	cmd.Env = []string{Marker + "=" + fmt.Sprint(child.ControlFD)}
 	cmd.ExtraFiles = []*os.File{l.child}
 	return l, nil
 }
 
 // apply sets the namespaces and credentials of p on sys and spec. A root
 // optr needs no user namespace for a network namespace of the launcher's
-// own; the launcher drops to p's user itself once the namespace is set
-// up (so it starts as root, wherever optr's executable lies). An
+// own; the launcher stays root and starts the program as p's user. An
 // unprivileged optr creates a user namespace too, its uid and gid mapped
 // to themselves, and hands the launcher CAP_NET_ADMIN there as an
-// ambient capability, which the launcher clears before the exec.
+// ambient capability, which the launcher clears before it starts the program.
 func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 	spec.UID, spec.GID = -1, -1
 	if os.Geteuid() == 0 {
@@ -116,7 +117,7 @@ func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 }
 
 // Started completes the launch after cmd.Start: it sends the spec and
-// waits until the launcher confined itself and exec'd the program (nil),
+// waits until the launcher confined itself and started the program (nil),
 // or says why it could not (*Error). With NetNamespace the listener is
 // the socket the launcher listens on inside the namespace: the proxy
 // serves it. The caller kills the process group on an error.
@@ -135,7 +136,7 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 	}
 	ln, lerr := listenerFrom(oob[:oobn])
 	first, rest, _ := bytes.Cut(buf[:n], []byte("\n"))
-	var r reply
+	var r child.Reply
 	if err := json.Unmarshal(first, &r); err != nil {
 		return closeAll(ln, fmt.Errorf("launcher: unreadable answer %q: %w", first, err))
 	}
@@ -148,16 +149,16 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 	if l.spec.Net == NetNamespace && ln == nil {
 		return nil, errors.New("launcher: no listening socket came back from the namespace")
 	}
-	// The exec closes the control socket; anything sent first says why
-	// it failed.
+	// The launcher closes the control socket once the program runs;
+	// anything sent first says why it failed.
 	more, err := io.ReadAll(io.LimitReader(l.ctl, 64<<10))
 	if err != nil && ctx.Err() != nil {
 		return closeAll(ln, ctx.Err())
 	}
 	if msg := bytes.TrimSpace(append(rest, more...)); len(msg) > 0 {
-		var r reply
+		var r child.Reply
 		if json.Unmarshal(msg, &r) != nil {
-			r = reply{Stage: "exec", Error: string(msg)}
+			r = child.Reply{Stage: "exec", Error: string(msg)}
 		}
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}

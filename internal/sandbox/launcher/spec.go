@@ -1,61 +1,18 @@
 package launcher
 
-// Network layers a Spec may ask for.
+import "github.com/optr-dev/optr/internal/sandbox/launcher/child"
+
+// Network layers a Spec may ask for (see package child).
 const (
-	// NetNamespace: the launcher runs in a network namespace of its own
-	// and listens there on 127.0.0.1:ProxyPort for the parent's proxy.
-	NetNamespace = "netns"
-	// NetLandlock: Landlock's TCP rules allow connect(2) only to
-	// ProxyPort.
-	NetLandlock = "landlock"
+	NetNamespace = child.NetNamespace
+	NetLandlock  = child.NetLandlock
 )
 
-// Spec is what the launcher does before it execs Path. It travels as JSON
-// over the control socket.
-type Spec struct {
-	// Path, Args and Env are the program, its argv (Args[0] included) and
-	// its whole environment.
-	Path string   `json:"path"`
-	Args []string `json:"args"`
-	Env  []string `json:"env"`
-	// FS is the Landlock file system ruleset; nil enforces none.
-	FS *FSRules `json:"fs,omitempty"`
-	// Net is NetNamespace, NetLandlock or empty (no network confinement).
-	Net string `json:"net,omitempty"`
-	// ProxyPort is the proxy's port as the program sees it.
-	ProxyPort int `json:"proxy_port,omitempty"`
-	// ABI is the Landlock ABI version to enforce (0: none at all).
-	ABI int `json:"abi,omitempty"`
-	// UID and GID, when UID is not negative, are the user the launcher
-	// becomes (dropping every supplementary group) once its namespace is
-	// set up, before it confines itself and execs: how a root optr runs
-	// processes as an unprivileged user.
-	UID int `json:"uid"`
-	GID int `json:"gid"`
-	// Probe makes the launcher do everything but exec, and exit 0.
-	Probe bool `json:"probe,omitempty"`
-}
+// Marker is the variable that makes a process a launcher.
+const Marker = child.Marker
 
-// FSRules are the paths the program may use. Everything else is denied
-// for the access rights the ABI handles.
-type FSRules struct {
-	// ReadDirs and ReadFiles may be read and executed, directories
-	// listed; Write* also written, created, removed and renamed within.
-	ReadDirs   []string `json:"read_dirs,omitempty"`
-	ReadFiles  []string `json:"read_files,omitempty"`
-	WriteDirs  []string `json:"write_dirs,omitempty"`
-	WriteFiles []string `json:"write_files,omitempty"`
-	// Devices are device files and directories of them (terminals) that
-	// may be read, written and given ioctls.
-	Devices []string `json:"devices,omitempty"`
-}
+// Spec is what the launcher does before it starts the program.
+type Spec = child.Spec
 
-// reply is the launcher's answer on the control socket, once confined:
-// OK with, for NetNamespace, the listening socket attached.
-type reply struct {
-	OK    bool   `json:"ok,omitempty"`
-	Error string `json:"error,omitempty"`
-	// Stage names the step that failed: "spec", "net", "landlock",
-	// "exec".
-	Stage string `json:"stage,omitempty"`
-}
+// FSRules are the paths the program may use.
+type FSRules = child.FSRules

@@ -56,8 +56,11 @@ func New(policy Policy, resolver Resolver) *Proxy {
 			addrs, _ := ctx.Value(checkedKey{}).([]netip.AddrPort)
 			return p.dial(ctx, addrs)
 		},
-		ForceAttemptHTTP2:     false,
-		MaxIdleConnsPerHost:   4,
+		ForceAttemptHTTP2: false,
+		// As many as agents may send at once (executor.max-parallel is
+		// at most 256): with fewer, concurrent agents talking to one host
+		// dial it anew for nearly every request.
+		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       30 * time.Second,
 		ResponseHeaderTimeout: 5 * time.Minute,
 		DisableCompression:    true,

@@ -12,6 +12,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -252,4 +254,56 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// Plain HTTP requests of many clients at once to one host reuse the
+// proxy's upstream connections: as many as requests run at once, not one
+// per request (a pool of 4 idle connections made 64 concurrent agents
+// dial for nearly every request).
+func TestForwardingReusesUpstreamConnections(t *testing.T) {
+	t.Parallel()
+	const clients, each = 16, 10
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+	_, proxyAddr := start(t, []string{addr}, resolver{})
+	pu, _ := url.Parse("http://" + proxyAddr)
+	// Every client sends its first request once all are connected, and
+	// the next one only after the previous answer: at most clients run at
+	// once.
+	var ready, done sync.WaitGroup
+	ready.Add(clients)
+	release := make(chan struct{})
+	for range clients {
+		done.Go(func() {
+			c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+			ready.Done()
+			<-release
+			for range each {
+				res, err := c.Get("http://" + addr + "/")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	// A request that finds every connection busy dials, and may then be
+	// served by one freed meanwhile (the new one joins the pool): a few
+	// more than clients, not one per request.
+	if n := conns.Load(); n > 2*clients {
+		t.Errorf("the proxy opened %d upstream connections for %d clients × %d requests, want at most %d", n, clients, each, 2*clients)
+	}
 }

@@ -1,4 +1,4 @@
-package launcher
+package child
 
 import (
 	"encoding/json"
@@ -11,14 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Marker is the variable that makes a process a launcher; its value is
-// the control socket's descriptor number.
-const Marker = "OPTR_SANDBOX_LAUNCHER"
-
-// controlFD is the control socket's descriptor in the launcher: the first
-// of cmd.ExtraFiles.
-const controlFD = 3
-
 // maxSpec bounds the Spec the launcher reads.
 const maxSpec = 4 << 20
 
@@ -26,8 +18,8 @@ func init() { Init() }
 
 // Init runs Main and exits when this process was started as a launcher;
 // otherwise it returns at once. It is called from this package's init,
-// before main and before most of the program's other packages are
-// initialised, which keeps a launch cheap.
+// which runs before most of the program's other packages are initialised
+// (see the package documentation), which keeps a launch cheap.
 func Init() {
 	if os.Getenv(Marker) == "" {
 		return
@@ -35,15 +27,17 @@ func Init() {
 	os.Exit(Main())
 }
 
-// Main is the launcher: it reads the Spec, confines itself and execs the
-// program. It returns only when that failed, with the exit status to use
-// (the parent has been told why on the control socket).
+// Main is the launcher: it reads the Spec, confines itself, starts the
+// program and supervises it. It returns the exit status to use: the
+// program's, or, when the launch failed, 125 (the parent has been told why
+// on the control socket), 126 or 127 (the program could not be executed).
 func Main() int {
-	// Every step below applies to this OS thread, and the exec must run
-	// on it too; the thread is never unlocked, so it dies with a failure.
+	// Every step below applies to this OS thread, and the program must be
+	// started from it too; the thread is never unlocked.
 	runtime.LockOSThread()
-	ctl := os.NewFile(controlFD, "control")
-	unix.CloseOnExec(controlFD) // a successful exec closes it: the parent's signal
+	parent := os.Getppid()
+	ctl := os.NewFile(ControlFD, "control")
+	unix.CloseOnExec(ControlFD)
 	spec, err := readSpec(ctl)
 	if err != nil {
 		return fail(ctl, "spec", err)
@@ -61,9 +55,13 @@ func Main() int {
 		return fail(ctl, "landlock", err)
 	}
 	// Privileges held for the namespace's set-up go before anything the
-	// program could use them for: root's by becoming the unprivileged
-	// user, an ambient capability by clearing it.
-	if spec.UID >= 0 {
+	// program could use them for: an ambient capability by clearing it;
+	// root's by starting the program as the unprivileged user (a probe
+	// becomes that user itself, to see that it can). The launcher itself
+	// stays root: the program cannot signal, trace or read it, and a
+	// change of user here would stop every thread of the launcher to
+	// apply it to each (Go's AllThreadsSyscall), milliseconds per agent.
+	if spec.UID >= 0 && spec.Probe {
 		if err := dropTo(spec.UID, spec.GID); err != nil {
 			return fail(ctl, "user", err)
 		}
@@ -77,7 +75,13 @@ func Main() int {
 	if err := rs.enforce(); err != nil {
 		return fail(ctl, "landlock", err)
 	}
-	if err := send(ctl, reply{OK: true}, lfd); err != nil {
+	var sup *supervisor
+	if !spec.Probe {
+		if sup, err = newSupervisor(parent); err != nil {
+			return fail(ctl, "reaper", err)
+		}
+	}
+	if err := send(Reply{OK: true}, lfd); err != nil {
 		return 125 // the parent is gone or broke the protocol: run nothing
 	}
 	if lfd >= 0 {
@@ -86,16 +90,27 @@ func Main() int {
 	if spec.Probe {
 		return 0
 	}
-	err = syscall.Exec(spec.Path, spec.Args, spec.Env)
-	_ = send(ctl, reply{Error: fmt.Sprintf("exec %s: %v", spec.Path, err), Stage: "exec"}, -1)
-	if errors.Is(err, syscall.ENOENT) {
-		return 127
+	// Started from this locked thread: the program inherits its
+	// confinement. It dies with the launcher (parent-death signal).
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if spec.UID >= 0 {
+		sys.Credential = &syscall.Credential{Uid: uint32(spec.UID), Gid: uint32(spec.GID), Groups: []uint32{}}
 	}
-	return 126
+	pid, err := syscall.ForkExec(spec.Path, spec.Args, &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
+	if err != nil {
+		_ = send(Reply{Error: fmt.Sprintf("exec %s: %v", spec.Path, err), Stage: "exec"}, -1)
+		if errors.Is(err, syscall.ENOENT) {
+			return 127
+		}
+		return 126
+	}
+	ctl.Close() // the end of file tells the parent the program runs
+	return sup.run(pid)
 }
 
 // dropTo makes every thread of the launcher uid:gid with no
-// supplementary groups and, with them, no capabilities.
+// supplementary groups and, with them, no capabilities (a probe's check
+// that the program can run as that user).
 func dropTo(uid, gid int) error {
 	if err := syscall.Setgroups([]int{}); err != nil {
 		return fmt.Errorf("drop supplementary groups: %w", err)
@@ -141,12 +156,12 @@ func (l *limited) Read(p []byte) (int, error) {
 
 // fail reports err on the control socket and returns the exit status.
 func fail(ctl *os.File, stage string, err error) int {
-	_ = send(ctl, reply{Error: err.Error(), Stage: stage}, -1)
+	_ = send(Reply{Error: err.Error(), Stage: stage}, -1)
 	return 125
 }
 
 // send writes r, with fd attached when it is not -1, in one message.
-func send(ctl *os.File, r reply, fd int) error {
+func send(r Reply, fd int) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -155,5 +170,5 @@ func send(ctl *os.File, r reply, fd int) error {
 	if fd >= 0 {
 		oob = unix.UnixRights(fd)
 	}
-	return unix.Sendmsg(controlFD, append(b, '\n'), oob, nil, 0)
+	return unix.Sendmsg(ControlFD, append(b, '\n'), oob, nil, 0)
 }

@@ -1,4 +1,4 @@
-package launcher
+package child
 
 import (
 	"fmt"
@@ -64,8 +64,10 @@ func newRuleset(spec Spec) (ruleset, error) {
 		if abi >= 5 {
 			devices = devices.WithIoctlDev()
 		}
+		// /proc is always readable: the launcher finds the program's
+		// orphans there (children), under the same ruleset.
 		rules = append(rules,
-			landlock.RODirs(fs.ReadDirs...).IgnoreIfMissing(),
+			landlock.RODirs(append(fs.ReadDirs, "/proc")...).IgnoreIfMissing(),
 			landlock.ROFiles(fs.ReadFiles...).IgnoreIfMissing(),
 			write,
 			landlock.RWFiles(fs.WriteFiles...).IgnoreIfMissing(),

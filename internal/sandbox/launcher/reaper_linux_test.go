@@ -1,0 +1,101 @@
+package launcher
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// orphans is a program that leaves two processes behind, tagged with
+// tag: one that left with setsid and an empty environment (no marker of
+// optr's reaches it) and one from a double fork. It returns once both
+// run.
+func orphans(dir, tag string) string {
+	return `cd ` + dir + `
+setsid env -i sh -c 'echo > a; sleep 300; :' ` + tag + ` </dev/null >/dev/null 2>&1 &
+( sh -c 'echo > b; sleep 300; :' ` + tag + ` </dev/null >/dev/null 2>&1 & )
+while [ ! -f a ] || [ ! -f b ]; do sleep 0.01; done
+echo started
+`
+}
+
+// tagged lists the processes whose command line holds tag.
+func tagged(tag string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// Nothing the program starts outlives it: when it exits, the launcher
+// (a child subreaper) kills what it left — a setsid child with an empty
+// environment and a double fork — before it exits itself.
+func TestNothingOutlivesTheProgram(t *testing.T) {
+	tag := "optr-launcher-orphan-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() {
+		for _, pid := range tagged(tag) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	out, err := run(t, orphans(t.TempDir(), tag), Spec{}, Process{UID: -1})
+	if err != nil || !strings.Contains(out, "started") {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if left := tagged(tag); len(left) > 0 {
+		t.Errorf("processes %v outlived the program", left)
+	}
+	// Started directly (no launcher) and ended with its process group, the
+	// same program leaves the setsid child behind, so the test can fail.
+	cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", orphans(t.TempDir(), tag))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what a process group reaches
+	if left := tagged(tag); len(left) != 1 {
+		t.Errorf("without the launcher %v were left, want the setsid child", left)
+	}
+}
+
+// The launcher leaves with the program's status: its exit status, or the
+// signal that ended it.
+func TestTheProgramsStatusIsTheLaunchers(t *testing.T) {
+	for script, want := range map[string]string{
+		"exit 3":          "exit status 3",
+		"kill -TERM $$":   "signal: terminated",
+		"kill -KILL $$":   "signal: killed",
+		"kill -SEGV $$":   "exit status 139",
+		"sleep 0; exit 0": "",
+	} {
+		cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", script)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		l, err := Wrap(cmd, Spec{}, Process{UID: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			l.Close()
+			t.Fatal(err)
+		}
+		if _, err := l.Started(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := cmd.Wait(); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%s: the launcher ended with %q, want %q", script, got, want)
+		}
+	}
+}
