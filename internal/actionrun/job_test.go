@@ -184,8 +184,12 @@ func TestLabelledIssueRunReportsTheCommittedHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	result, _ := os.ReadFile(filepath.Join(j.Workspace, outs["result-file"]))
-	wantSubjects := []attest.Subject{attest.FileSubject(".optr/ledger.jsonl", local), attest.FileSubject(outs["result-file"], result)}
-	if diff := cmp.Diff(wantSubjects, st.Subject); diff != "" || st.Predicate.Ledger.Hash != last.Hash || st.Predicate.Selected != "good" {
+	lastLine, _ := last.Line()
+	wantSubjects := []attest.Subject{attest.FileSubject(outs["result-file"], result), attest.EntrySubject(".optr/ledger.jsonl", last.Seq, lastLine)}
+	if !bytes.HasSuffix(local, lastLine) {
+		t.Errorf("the attested entry line is not the ledger's last line")
+	}
+	if diff := cmp.Diff(wantSubjects, st.Subject); diff != "" || st.Predicate.Ledger.Hash != last.Hash || st.Predicate.Selected != "good" || st.Predicate.Checkpoint != outs["ledger-checkpoint"] {
 		t.Errorf("attestation subjects (-want +got):\n%s\npredicate %+v", diff, st.Predicate)
 	}
 	cp, err := ledger.ParseCheckpoint([]byte(outs["ledger-checkpoint"]))

@@ -17,7 +17,7 @@ import (
 // ledger.
 func (j *Job) recorder(branch string, ledgerPath string) pipeline.Recorder {
 	if !j.in.Commit {
-		return pipeline.FileRecorder{Path: ledgerPath}
+		return pipeline.FileRecorder{Path: ledgerPath, Origin: ledger.Origin(j.env.Repository), Key: j.signingKey()}
 	}
 	return &commitRecorder{j: j, branch: branch}
 }
@@ -78,7 +78,51 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
-	return pipeline.Recorded{Entries: res.Entries, Commit: res.CommitSHA}, nil
+	if res.Moved() {
+		j.witness(ctx, r.branch, rep, res)
+	}
+	return pipeline.Recorded{Entries: res.Entries, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
+}
+
+// witness has the checkpoint of the ledger a commit-back just moved
+// cosigned by the config's witnesses (cosign), from res.Previous, the
+// size before the run's entries, and commits the cosigned checkpoint to
+// the ledger branch in a commit of its own: the size a witness cosigns is
+// known only once the run's commit landed. The cosigned checkpoint
+// becomes the run's checkpoint (the output, the final comment).
+func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, res commitback.Result) {
+	ws := rep.Spec.Config.Ledger.Witnesses
+	if len(ws) == 0 || j.checkpoint.text == "" {
+		return
+	}
+	signed := []byte(j.checkpoint.text)
+	head, isSigned, err := ledger.OpenCheckpoint(signed, "")
+	if err != nil || !isSigned {
+		j.log.Warning("the ledger checkpoint is not signed, so no witness can cosign it")
+		return
+	}
+	cosigned, path := j.cosign(ctx, ws, rep.Spec.Datalake, signed, head, res.Previous.Seq, res.LastTree, res.Ledger)
+	j.checkpoint.text = string(cosigned)
+	if path == "" {
+		return
+	}
+	rel, err := rep.Spec.WorkspacePath(path)
+	if err == nil {
+		var ledgerRel string
+		if ledgerRel, err = rep.Spec.WorkspacePath(rep.Spec.LedgerPath); err == nil {
+			committer := commitback.Committer{Store: j.gh, Sleep: j.Sleep}
+			_, err = committer.Commit(ctx, commitback.Request{
+				Branch:     branch,
+				Message:    fmt.Sprintf("optr: the witnesses' cosignatures of the ledger at size %d", head.Size),
+				LedgerPath: ledgerRel,
+				Files:      map[string][]byte{rel: cosigned},
+				Known:      res.Ledger,
+			})
+		}
+	}
+	if err != nil {
+		j.log.Warning(fmt.Sprintf("the cosigned checkpoint is in %s, but could not be committed: %v", path, err))
+	}
 }
 
 func (r *commitRecorder) branchName() string {
@@ -120,7 +164,7 @@ func (j *Job) checkpointOf(rep *pipeline.Report) string {
 	if j.checkpoint.head == rep.LedgerHash {
 		return j.checkpoint.text
 	}
-	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.ledgerKey())
+	cp, err := ledger.HeadCheckpoint(rep.Spec.LedgerPath, ledger.Origin(j.env.Repository), j.signingKey())
 	if err != nil {
 		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
 		return ""
@@ -132,11 +176,10 @@ func (j *Job) checkpointOf(rep *pipeline.Report) string {
 // keepCheckpoint keeps the checkpoint of the ledger a commit-back
 // committed, made from what it committed (commitback.Result.Checkpoint).
 //
-// This is where a commit-back that moved the ledger (res.Moved()) hands
-// its signed checkpoint to the C2SP witnesses (DESIGN §4.13), with
-// res.Previous.Seq as the size they last saw.
+// It is signed with OPTR_LEDGER_KEY when that key is named after the
+// ledger's origin (checkLedgerKey warned otherwise).
 func (j *Job) keepCheckpoint(res commitback.Result) {
-	cp, err := res.Checkpoint(ledger.Origin(j.env.Repository), j.ledgerKey())
+	cp, err := res.Checkpoint(ledger.Origin(j.env.Repository), j.signingKey())
 	if err != nil {
 		j.log.Warning("could not make the ledger checkpoint: " + err.Error())
 		return

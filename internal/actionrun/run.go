@@ -154,6 +154,9 @@ func (j *Job) loadConfig() (*config.Config, error) {
 	if j.in.Changes != "" { // validated by action.LoadInputs
 		cfg.Changes.Mode = j.in.Changes
 	}
+	if err := j.checkLedgerKey(cfg); err != nil {
+		return nil, err
+	}
 	// Mask every key the config points at before any agent can print it.
 	for _, name := range cfg.AgentNames {
 		if env := cfg.Agents[name].APIKeyEnv; env != "" {

@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/optr-dev/optr/internal/demotest"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/optr-dev/optr/internal/demotest"
+	"github.com/optr-dev/optr/internal/ledger/attest"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -33,6 +36,12 @@ type run struct {
 
 func optr(t *testing.T, args ...string) run {
 	t.Helper()
+	return optrEnv(t, nil, args...)
+}
+
+// optrEnv is optr with env as the environment (USER is tester).
+func optrEnv(t *testing.T, env map[string]string, args ...string) run {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	c := New()
 	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &stdout, &stderr
@@ -40,7 +49,7 @@ func optr(t *testing.T, args ...string) run {
 		if k == "USER" {
 			return "tester"
 		}
-		return ""
+		return env[k]
 	}
 	c.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
 	c.IsTerminal = func(any) bool { return false }
@@ -372,6 +381,23 @@ func TestDatalakeAnywhere(t *testing.T) {
 		abs, _ := filepath.Abs(filepath.Join(lake, "workflows", "local", "runs", fmt.Sprintf("anywhere-%d", i), "result.md"))
 		if !strings.Contains(r.stdout, "π* = good → "+abs) {
 			t.Fatalf("--datalake %s: the result path is not shown as %s:\n%s", lake, abs, r.stdout)
+		}
+		// The attestation is written there too, of files that do not
+		// change: the result and the ledger entry's line, not the ledger.
+		var st attest.Statement
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(filepath.Dir(abs), attest.FileName))), &st); err != nil {
+			t.Fatalf("--datalake %s: %v", lake, err)
+		}
+		line := readFile(t, filepath.Join(lake, "ledger.jsonl"))
+		want := []attest.Subject{
+			attest.FileSubject(fmt.Sprintf("workflows/local/runs/anywhere-%d/result.md", i), []byte(readFile(t, abs))),
+			attest.EntrySubject("ledger.jsonl", 1, []byte(line)),
+		}
+		if diff := cmp.Diff(want, st.Subject); diff != "" {
+			t.Errorf("--datalake %s: attestation subjects (-want +got):\n%s", lake, diff)
+		}
+		if cp, err := ledger.ParseCheckpoint([]byte(st.Predicate.Checkpoint)); err != nil || cp.Size != 1 || cp.Origin != ledger.LocalOrigin {
+			t.Errorf("--datalake %s: the attestation's checkpoint %q: %v", lake, st.Predicate.Checkpoint, err)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/ledger/witness"
@@ -20,29 +22,46 @@ verify      checks every line of the ledger (its sealed segments in ledger.d/
             and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
             --checkpoint FILE (repeatable) also checks that the ledger holds
             each checkpoint (a signed one against --key-public FILE);
+            --witness-key VKEY (repeatable) also checks that each checkpoint
+            is cosigned by --witness-quorum K of those witnesses (default
+            all of them);
             --witness walks the git history of the ledger: each commit's
-            ledger a prefix of the next, its Optr-Ledger-* trailers matching;
-            --proof FILE checks an inclusion proof from 'optr ledger prove'.
-            Exits 0 when all holds, 1 naming the first line, segment, commit
-            or checkpoint that does not.
+            ledger a prefix of the next, its Optr-Ledger-* trailers matching,
+            and every head this clone verified before still in it
+            (.git/optr-witness); with --repo owner/repo (and a token in
+            GITHUB_TOKEN) it also checks the heads optr published in its
+            progress comments there;
+            --proof FILE checks an inclusion proof from 'optr ledger prove';
+            --consistency FILE --checkpoint OLD --checkpoint NEW checks a
+            consistency proof from 'optr ledger prove --from' (the ledger
+            file is not read).
+            Exits 0 when all holds, 1 naming the first line, segment, commit,
+            comment or checkpoint that does not.
 show        prints the entries with a header; --kind, --workflow and --last N
             filter them, --json prints the raw lines.
 checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
             count, RFC 6962 Merkle root), signed as a note with --key FILE or
             $OPTR_LEDGER_KEY.
-prove       prints an inclusion proof of entry --seq N in the current head.
+prove       prints an inclusion proof of entry --seq N in the current head,
+            or with --from N the consistency proof from the ledger's first N
+            entries to its head (one base64 hash per line, as C2SP
+            tlog-witness sends it).
 keygen      makes a signing key pair: the private key into --key FILE (keep
             it secret, e.g. the OPTR_LEDGER_KEY secret of the repository),
-            the public key into FILE.pub and on stdout.`
+            the public key into FILE.pub and on stdout. The key is named
+            after the origin it signs: --origin, else optr/$GITHUB_REPOSITORY,
+            else optr/local.`
 
 // ledgerFlags are the flags of every ledger subcommand.
 type ledgerFlags struct {
 	path, origin, key, keyPublic, proof string
-	checkpoints                         []string
+	consistency, repo                   string
+	checkpoints, witnessKeys            []string
 	witness, asJSON                     bool
-	seq                                 int64
+	seq, from                           int64
+	fromSet                             bool
 	kind, workflow                      string
-	last                                int
+	last, quorum                        int
 }
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
@@ -53,6 +72,11 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs.StringVar(&f.keyPublic, "key-public", "", "verify: public key a checkpoint's signature must verify with")
 	fs.BoolVar(&f.witness, "witness", false, "verify: walk the git history of the ledger")
 	fs.StringVar(&f.proof, "proof", "", "verify: an inclusion proof to check")
+	fs.StringVar(&f.consistency, "consistency", "", "verify: a consistency proof from the first --checkpoint to the second")
+	fs.StringArrayVar(&f.witnessKeys, "witness-key", nil, "verify: a witness's verifier key; each checkpoint must be cosigned by --witness-quorum of them (repeatable)")
+	fs.IntVar(&f.quorum, "witness-quorum", 0, "verify: how many of the --witness-key witnesses must cosign (default all)")
+	fs.StringVar(&f.repo, "repo", "", "verify --witness: also check the heads optr published in the progress comments of owner/repo")
+	fs.Int64Var(&f.from, "from", 0, "prove: the size to prove consistency from")
 	fs.StringVar(&f.origin, "origin", "", "checkpoint, prove, keygen: the log's origin (default optr/<owner>/<repo> in Actions, else optr/local)")
 	fs.StringVar(&f.key, "key", "", "checkpoint, prove: private key file to sign with (default $OPTR_LEDGER_KEY); keygen: where to write it")
 	fs.Int64Var(&f.seq, "seq", 0, "prove: the entry to prove")
@@ -68,11 +92,12 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 		return usageErr(errors.New("ledger needs a subcommand: verify, show, checkpoint, prove or keygen"))
 	}
 	sub := fs.Arg(0)
+	f.fromSet = fs.Changed("from")
 	if err := onlyFor(fs, sub, map[string][]string{
-		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin"},
+		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"},
 		"show":       {"json", "kind", "workflow", "last"},
 		"checkpoint": {"origin", "key"},
-		"prove":      {"origin", "key", "seq"},
+		"prove":      {"origin", "key", "seq", "from"},
 		"keygen":     {"origin", "key"},
 	}); err != nil {
 		return err
@@ -119,6 +144,9 @@ func failed(format string, args ...any) error {
 }
 
 func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
+	if err := f.checkVerify(); err != nil {
+		return err
+	}
 	vkey, err := readKeyFile(f.keyPublic, "public key")
 	if err != nil {
 		return err
@@ -126,23 +154,22 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 	var cps []ledger.TreeHead
 	var sizes []int64
 	for _, file := range f.checkpoints {
-		data, err := inputfile.ReadFile(file, maxSmallFile)
+		cp, err := c.openCheckpoint(f, file, vkey)
 		if err != nil {
-			return usageErr(fmt.Errorf("read checkpoint: %w", err))
-		}
-		cp, signed, err := ledger.OpenCheckpoint(data, vkey)
-		if err != nil {
-			return failed("checkpoint %s: %w", file, err)
-		}
-		if f.origin != "" && cp.Origin != f.origin {
-			return failed("checkpoint %s is of origin %q, not %q: it is a checkpoint of another ledger", file, cp.Origin, f.origin)
-		}
-		if signed && vkey == "" {
-			fmt.Fprintf(c.Stderr, "optr: checkpoint %s is signed, but without --key-public its signature was not checked\n", file)
+			return err
 		}
 		cps, sizes = append(cps, cp), append(sizes, cp.Size)
 	}
-	ts, err := ledger.VerifyTree(f.path, sizes...)
+	if f.consistency != "" {
+		return c.verifyConsistency(f.consistency, f.checkpoints, cps)
+	}
+	var pubs []witness.Published
+	if f.witness {
+		if pubs, err = c.publishedHeads(ctx, f.repo); err != nil {
+			return err
+		}
+	}
+	ts, err := ledger.VerifyTree(f.path, append(sizes, witness.PublishedSizes(pubs)...)...)
 	if err != nil {
 		return c.verifyFailure(f.path, err)
 	}
@@ -159,9 +186,54 @@ func (c *CLI) ledgerVerify(ctx context.Context, f ledgerFlags) error {
 		}
 	}
 	if f.witness {
-		return c.ledgerWitness(ctx, f.path)
+		return c.ledgerWitness(ctx, f.path, ts, pubs)
 	}
 	return nil
+}
+
+// checkVerify refuses verify flags that do not go together.
+func (f ledgerFlags) checkVerify() error {
+	switch {
+	case f.consistency != "" && len(f.checkpoints) != 2:
+		return usageErr(errors.New("--consistency FILE needs two checkpoints: --checkpoint OLD --checkpoint NEW"))
+	case f.consistency != "" && (f.proof != "" || f.witness):
+		return usageErr(errors.New("--consistency checks a proof between two checkpoints and reads no ledger: give --proof and --witness in another verify"))
+	case len(f.witnessKeys) > 0 && len(f.checkpoints) == 0:
+		return usageErr(errors.New("--witness-key checks the cosignatures of a checkpoint: give it with --checkpoint FILE"))
+	case f.quorum != 0 && len(f.witnessKeys) == 0:
+		return usageErr(errors.New("--witness-quorum counts the --witness-key witnesses: name them"))
+	case f.quorum < 0 || f.quorum > len(f.witnessKeys):
+		return usageErr(fmt.Errorf("--witness-quorum must be 1 to the %d witness keys given, got %d", len(f.witnessKeys), f.quorum))
+	case f.repo != "" && !f.witness:
+		return usageErr(errors.New("--repo names where optr published its heads, for --witness: give --witness too"))
+	}
+	return nil
+}
+
+// openCheckpoint reads a --checkpoint file: signed by --key-public's key
+// when one is given, of --origin when given, and cosigned by enough of
+// the --witness-key witnesses when they are named.
+func (c *CLI) openCheckpoint(f ledgerFlags, file, vkey string) (ledger.TreeHead, error) {
+	data, err := inputfile.ReadFile(file, maxSmallFile)
+	if err != nil {
+		return ledger.TreeHead{}, usageErr(fmt.Errorf("read checkpoint: %w", err))
+	}
+	cp, signed, err := ledger.OpenCheckpoint(data, vkey)
+	if err != nil {
+		return cp, failed("checkpoint %s: %w", file, err)
+	}
+	if f.origin != "" && cp.Origin != f.origin {
+		return cp, failed("checkpoint %s is of origin %q, not %q: it is a checkpoint of another ledger", file, cp.Origin, f.origin)
+	}
+	if signed && vkey == "" {
+		fmt.Fprintf(c.Stderr, "optr: checkpoint %s is signed, but without --key-public its signature was not checked\n", file)
+	}
+	if len(f.witnessKeys) > 0 {
+		if err := c.checkCosigners(file, ledger.TrimBlankLine(data), f.witnessKeys, f.quorum); err != nil {
+			return cp, err
+		}
+	}
+	return cp, nil
 }
 
 // verifyFailure turns a failed verify into exit 1 naming the file and line,
@@ -212,9 +284,13 @@ func (c *CLI) origin(flag string) string {
 	return ledger.LocalOrigin
 }
 
-// ledgerWitness checks the ledger against its git history.
-func (c *CLI) ledgerWitness(ctx context.Context, path string) error {
+// ledgerWitness checks the ledger against its git history, the heads this
+// clone verified before, and the heads optr published in its comments.
+func (c *CLI) ledgerWitness(ctx context.Context, path string, ts ledger.TreeSummary, pubs []witness.Published) error {
 	rep, err := witness.Check(ctx, path)
+	if err == nil && pubs != nil {
+		err = witness.CheckPublished(path, ts, pubs)
+	}
 	var werr *witness.Error
 	if errors.As(err, &werr) {
 		return &ExitError{Code: ExitFailed, Err: err}
@@ -223,5 +299,53 @@ func (c *CLI) ledgerWitness(ctx context.Context, path string) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "witness: %d commits, each extending the one before; %d trailers, each matching its ledger; the working tree extends HEAD (%d entries)\n", rep.Commits, rep.Trailers, rep.Head.Seq)
+	if rep.Remembered > 0 {
+		fmt.Fprintf(c.Stdout, "witness: the %d head(s) this clone verified before are still in the ledger\n", rep.Remembered)
+	}
+	if rep.NotRemembered != nil {
+		fmt.Fprintf(c.Stderr, "optr: %v\n", rep.NotRemembered)
+	}
+	if pubs != nil {
+		fmt.Fprintf(c.Stdout, "witness: the %d head(s) optr published in its comments are in the ledger\n", len(pubs))
+	}
 	return nil
+}
+
+// publishedHeads reads the heads optr published in its final progress
+// comments on repo's issues (found by marker and author, DESIGN §6):
+// with --repo, or in GitHub Actions the workflow's repository. nil when
+// there is no repository to read.
+func (c *CLI) publishedHeads(ctx context.Context, repo string) ([]witness.Published, error) {
+	token := c.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		token = c.Getenv("GH_TOKEN")
+	}
+	if repo == "" && c.Getenv("GITHUB_ACTIONS") == "true" {
+		if repo = c.Getenv("GITHUB_REPOSITORY"); repo != "" && token == "" {
+			fmt.Fprintf(c.Stderr, "optr: the heads optr published in %s's comments are not checked: give the step GITHUB_TOKEN (env: GITHUB_TOKEN: ${{ github.token }})\n", repo)
+			return nil, nil
+		}
+	}
+	if repo == "" {
+		return nil, nil
+	}
+	gh, err := github.New(ctx, github.Options{APIURL: c.Getenv("GITHUB_API_URL"), Token: token, Repository: repo, HTTPClient: c.HTTPClient})
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--repo: %w", err))
+	}
+	comments, err := gh.OwnComments(ctx, comment.KindRun)
+	if err != nil {
+		return nil, fmt.Errorf("witness: read optr's comments: %w", err)
+	}
+	pubs := []witness.Published{}
+	for _, cm := range comments {
+		p, ok, err := witness.ParsePublished(cm.URL, cm.Body)
+		if err != nil {
+			return nil, &ExitError{Code: ExitFailed, Err: err}
+		}
+		if ok {
+			pubs = append(pubs, p)
+		}
+	}
+	return pubs, nil
 }

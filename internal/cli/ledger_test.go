@@ -18,6 +18,14 @@ func ledgerWorkspace(t *testing.T, n int) string {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	path := filepath.Join(".optr", "ledger.jsonl")
+	ledgerWorkspaceHere(t, path, n)
+	return path
+}
+
+// ledgerWorkspaceHere appends ledgerWorkspace's first n entries to the
+// ledger at path.
+func ledgerWorkspaceHere(t *testing.T, path string, n int) {
+	t.Helper()
 	for i := range n {
 		kind, wf := ledger.KindRun, "issue-1"
 		if i%3 == 2 {
@@ -29,7 +37,6 @@ func ledgerWorkspace(t *testing.T, n int) string {
 			t.Fatal(err)
 		}
 	}
-	return path
 }
 
 func TestLedgerCheckpointAndVerify(t *testing.T) {

@@ -1,6 +1,10 @@
 package config
 
-import "strconv"
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
 
 // Error is one problem in a config file: an unknown key, a value of the
 // wrong type, a bad value or a reference to something that does not exist.
@@ -56,4 +60,21 @@ func Errors(err error) []*Error {
 	}
 	walk(err)
 	return out
+}
+
+// ErrorAt is a problem with key found after c was loaded, by a check that
+// needs more than the file (the environment the Action runs in): it names
+// the file, the line and the key, as validation does. The file is read
+// again for the key's place.
+func (c *Config) ErrorAt(key, format string, args ...any) *Error {
+	ps := newProblems(c.Path)
+	if c.Path != "" {
+		if data, err := os.ReadFile(c.Path); err == nil {
+			if _, err := checkShape(data); err == nil {
+				decode(ps, data)
+			}
+		}
+	}
+	p := ps.placeOf(key)
+	return &Error{File: c.Path, Line: p.line, Column: p.column, Key: key, Msg: fmt.Sprintf(format, args...)}
 }

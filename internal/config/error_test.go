@@ -116,3 +116,18 @@ func TestMergeBomb(t *testing.T) {
 		t.Errorf("merge bomb errors mismatch (-want +got):\n%s\nfull error:\n%v", diff, err)
 	}
 }
+
+// TestErrorAt: a problem found after loading names the file, the line
+// and the key, like a validation error.
+func TestErrorAt(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "optr.yml")
+	os.WriteFile(path, []byte("agents:\n  a: {provider: command, run: [./a.sh]}\nledger:\n  witnesses:\n    - url: https://w.example/\n      key: witness.example/w1+1e774ee4+BExY9Nfu8WBBAaoRs6PlEPQX2cl4WCO3B3NI552YKq+Z\n"), 0o644)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.ErrorAt("ledger.witnesses", "needs %s", "OPTR_LEDGER_KEY").Error(), path+":4: ledger.witnesses: needs OPTR_LEDGER_KEY"; got != want {
+		t.Errorf("ErrorAt = %q, want %q", got, want)
+	}
+}

@@ -205,9 +205,20 @@ type Recovery struct {
 	MaxTotal Duration `yaml:"max-total" json:"max-total,omitempty"`
 }
 
-// Ledger configures where the ledger is committed.
+// Ledger configures where the ledger is committed, and who witnesses it.
 type Ledger struct {
 	Branch string `yaml:"branch" json:"branch,omitempty"`
+	// Witnesses are the C2SP tlog-witness witnesses that every commit-back
+	// which moved the ledger asks to cosign its checkpoint (DESIGN §4.13).
+	Witnesses []Witness `yaml:"witnesses" json:"witnesses,omitempty"`
+}
+
+// Witness is a witness of the ledger's checkpoints.
+type Witness struct {
+	// URL is the witness's submission prefix (add-checkpoint is below it).
+	URL string `yaml:"url" json:"url"`
+	// Key is the witness's note verifier key, name+hash+base64.
+	Key string `yaml:"key" json:"key"`
 }
 
 // Watcher configures the in-run watchdog.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/tlogwitness"
 )
 
 func (v *validator) selection() {
@@ -71,6 +72,28 @@ func (v *validator) recovery() {
 func (v *validator) ledger() {
 	if b := v.c.Ledger.Branch; v.written("ledger.branch") && !validBranch(b) {
 		v.ps.add("ledger.branch", "%q is not a valid branch name", b)
+	}
+	seen := map[string]int{}
+	for i, w := range v.c.Ledger.Witnesses {
+		k := fmt.Sprintf("ledger.witnesses[%d]", i)
+		if w.URL == "" {
+			v.ps.add(k+".url", "the witness's URL is required (its submission prefix, e.g. https://witness.example/)")
+		} else if err := tlogwitness.CheckURL(w.URL); err != nil {
+			v.ps.add(k+".url", "%v", err)
+		}
+		if w.Key == "" {
+			v.ps.add(k+".key", "the witness's key is required (its note verifier key, name+hash+base64, as its operator publishes it)")
+			continue
+		}
+		wv, err := tlogwitness.Verifier(w.Key)
+		if err != nil {
+			v.ps.add(k+".key", "%v", err)
+			continue
+		}
+		if j, dup := seen[wv.Name()]; dup {
+			v.ps.add(k+".key", "witness %s is already ledger.witnesses[%d]", wv.Name(), j)
+		}
+		seen[wv.Name()] = i
 	}
 }
 

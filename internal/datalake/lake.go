@@ -34,6 +34,13 @@ func (l *Lake) CheckpointPath(id string) string {
 	return filepath.Join(l.Root, "checkpoints", id+".json")
 }
 
+// CosignedPath is where the ledger's checkpoint at size, with the
+// witnesses' cosignatures, is kept (DESIGN §4.13):
+// checkpoints/ledger-<size>.cosigned.
+func (l *Lake) CosignedPath(size int64) string {
+	return filepath.Join(l.Root, "checkpoints", fmt.Sprintf("ledger-%d.cosigned", size))
+}
+
 // RunDir is workflows/<workflow>/runs/<run-id> under the root.
 func (l *Lake) RunDir(workflow, runID string) string {
 	return filepath.Join(l.Root, "workflows", workflow, "runs", runID)

@@ -58,6 +58,30 @@ func (c *Client) FindComment(ctx context.Context, issue int, kind, id string) (*
 	}
 }
 
+// OwnComments returns optr's comments of kind on every issue of the
+// repository, oldest first: those that carry a marker of that kind and were
+// posted by the client's Author (anyone can paste a marker, DESIGN §6).
+// It lists the repository's issue comments, 100 a page.
+func (c *Client) OwnComments(ctx context.Context, kind string) ([]Comment, error) {
+	opts := &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("asc"), ListOptions: gh.ListOptions{PerPage: 100}}
+	var out []Comment
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, 0, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the issue comments of %s: %w", c.Repository(), err)
+		}
+		for _, ic := range page {
+			if k, _, ok := comment.ParseMarker(ic.GetBody()); ok && k == kind && strings.EqualFold(ic.GetUser().GetLogin(), c.author) {
+				out = append(out, Comment{ID: ic.GetID(), Body: ic.GetBody(), Author: ic.GetUser().GetLogin(), URL: ic.GetHTMLURL()})
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
 // UpsertComment makes optr's comment of kind about id on the issue say
 // body: it edits the comment when there is one and creates it otherwise, so
 // retries never post a second one. body gets the marker on its first line

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -166,5 +167,38 @@ func TestUpsertCommentConcurrent(t *testing.T) {
 	}
 	if got := len(s.Comments(repo, 1)); got != 1 {
 		t.Errorf("%d comments after 8 concurrent upserts, want 1", got)
+	}
+}
+
+// TestOwnComments: optr's run comments across the repository's issues, in
+// order, over pages; a pasted marker in another author's comment, and
+// optr's comments of another kind, are left out.
+func TestOwnComments(t *testing.T) {
+	s := githubtest.NewServer(t)
+	s.AddIssue(repo, 1, "t", "b", "alice")
+	s.AddIssue(repo, 2, "t", "b", "alice")
+	var want []string
+	for i := range 120 {
+		body := comment.Marker(comment.KindRun, fmt.Sprintf("%d-1", i)) + "\nrun"
+		s.AddComment(repo, 1+i%2, githubtest.DefaultLogin, body)
+		want = append(want, body)
+		if i%40 == 0 {
+			s.AddComment(repo, 1, "mallory", body)
+			s.AddComment(repo, 2, githubtest.DefaultLogin, comment.Marker(comment.KindCheckpoint, "cp")+"\n")
+		}
+	}
+	got, err := newClient(t, s, &sleeper{}).OwnComments(t.Context(), comment.KindRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, c := range got {
+		bodies = append(bodies, c.Body)
+		if c.URL == "" || c.Author != githubtest.DefaultLogin {
+			t.Errorf("comment %+v lacks its URL or author", c)
+		}
+	}
+	if diff := cmp.Diff(want, bodies); diff != "" {
+		t.Errorf("own run comments (-want +got):\n%s", diff)
 	}
 }

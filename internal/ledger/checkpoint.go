@@ -45,18 +45,43 @@ func (c TreeHead) Text() string {
 // key.
 var ErrBadKey = errors.New("the key is not a note signing key")
 
+// ErrKeyName is the error Sign and CheckKeyName return for a key whose
+// name is not the checkpoint's origin.
+var ErrKeyName = errors.New("the key's name is not the checkpoint's origin")
+
 // Sign returns the checkpoint as a signed note (golang.org/x/mod/sumdb/note)
 // with the private key skey, as GenerateKey or `optr ledger keygen` made it.
+// The key's name must be the checkpoint's origin (C2SP tlog-checkpoint: a
+// witness looks the log's key up by the origin).
 func (c TreeHead) Sign(skey string) ([]byte, error) {
-	s, err := note.NewSigner(strings.TrimSpace(skey))
+	s, err := signer(skey, c.Origin)
 	if err != nil {
-		return nil, fmt.Errorf("sign the checkpoint: %w: %w", ErrBadKey, err)
+		return nil, fmt.Errorf("sign the checkpoint: %w", err)
 	}
 	msg, err := note.Sign(&note.Note{Text: c.Text()}, s)
 	if err != nil {
 		return nil, fmt.Errorf("sign the checkpoint: %w", err)
 	}
 	return msg, nil
+}
+
+// CheckKeyName checks that skey is a note signing key named origin, so
+// that the checkpoints it signs can be: the Action checks OPTR_LEDGER_KEY
+// with it before any agent runs.
+func CheckKeyName(skey, origin string) error {
+	_, err := signer(skey, origin)
+	return err
+}
+
+func signer(skey, origin string) (note.Signer, error) {
+	s, err := note.NewSigner(strings.TrimSpace(skey))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadKey, err)
+	}
+	if s.Name() != origin {
+		return nil, fmt.Errorf("%w: the key is named %q, the ledger's origin is %q; make a key named after the origin (`optr ledger keygen --origin %s`) and use it instead", ErrKeyName, s.Name(), origin, origin)
+	}
+	return s, nil
 }
 
 // GenerateKey makes a note signing key pair named name (by convention the
@@ -78,7 +103,9 @@ var ErrUnsigned = errors.New("the checkpoint is not signed")
 // a signed checkpoint's signature must verify with it and an unsigned one
 // is refused; without one the signature lines, if any, are not checked
 // (signed reports whether there were any).
+// One blank line after it is accepted (TrimBlankLine).
 func OpenCheckpoint(data []byte, vkey string) (c TreeHead, signed bool, err error) {
+	data = TrimBlankLine(data)
 	text := data
 	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
 		text, signed = data[:i+1], true
@@ -99,6 +126,16 @@ func OpenCheckpoint(data []byte, vkey string) (c TreeHead, signed bool, err erro
 	}
 	c, err = ParseCheckpoint(text)
 	return c, signed, err
+}
+
+// TrimBlankLine drops one blank line after a checkpoint: the
+// ledger-checkpoint output ends with a newline, which `echo "$CP" > file`
+// doubles, and a note must end with exactly one.
+func TrimBlankLine(data []byte) []byte {
+	if bytes.HasSuffix(data, []byte("\n\n")) {
+		return data[:len(data)-1]
+	}
+	return data
 }
 
 // ParseCheckpoint reads a checkpoint's body (Text), ignoring extension
@@ -206,19 +243,9 @@ func headTree(path string) (int64, tlog.Hash, error) {
 // checks itself (its sum and shape): `optr ledger verify` in a clone checks
 // it against the segments.
 func TreeHeadOf(origin string, lastTree, active []byte) (TreeHead, error) {
-	var head Head
-	var frontier []treeNode
-	if lastTree != nil {
-		t, err := parseTree(lastTree)
-		if err != nil {
-			return TreeHead{}, fmt.Errorf("checkpoint: the last sealed segment's tree file: %w", err)
-		}
-		head, frontier = Head{Seq: t.size, Hash: t.head}, t.frontier()
-	}
-	rec := &treeRecorder{b: newTreeBuilderAt(head.Seq, frontier)}
-	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
+	v, err := viewOf(lastTree, active, false)
 	if err != nil {
-		return TreeHead{}, fmt.Errorf("checkpoint: the active segment: %w", err)
+		return TreeHead{}, fmt.Errorf("checkpoint: %w", err)
 	}
-	return TreeHead{Origin: origin, Size: sum.Entries, Root: rec.b.root()}, nil
+	return TreeHead{Origin: origin, Size: v.size, Root: v.root}, nil
 }

@@ -176,3 +176,44 @@ func TestProve(t *testing.T) {
 		t.Error("Prove accepted a seq beyond the head")
 	}
 }
+
+// TestCheckpointWithABlankLineAfter: a checkpoint file with one blank line
+// after it (what `echo "$CP" > file` makes of the output) opens, signed or
+// not; two blank lines do not.
+func TestCheckpointWithABlankLineAfter(t *testing.T) {
+	t.Parallel()
+	skey, vkey, err := GenerateKey(LocalOrigin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := TreeHead{Origin: LocalOrigin, Size: 3}
+	signed, err := cp.Sign(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, isSigned, err := OpenCheckpoint(append(signed, '\n'), vkey); err != nil || !isSigned || got != cp {
+		t.Errorf("signed + blank line: %+v %v %v", got, isSigned, err)
+	}
+	if got, isSigned, err := OpenCheckpoint([]byte(cp.Text()+"\n"), ""); err != nil || isSigned || got != cp {
+		t.Errorf("unsigned + blank line: %+v %v %v", got, isSigned, err)
+	}
+	if _, _, err := OpenCheckpoint(append(signed, '\n', '\n'), vkey); err == nil {
+		t.Error("signed + two blank lines opened")
+	}
+}
+
+// TestSignRefusesAKeyOfAnotherName: C2SP looks a log's key up by its
+// origin, so a key named otherwise does not sign.
+func TestSignRefusesAKeyOfAnotherName(t *testing.T) {
+	t.Parallel()
+	skey, _, err := GenerateKey("optr/octo/repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (TreeHead{Origin: LocalOrigin, Size: 1}).Sign(skey); !errors.Is(err, ErrKeyName) {
+		t.Errorf("Sign with a key named optr/octo/repo for optr/local: %v", err)
+	}
+	if err := CheckKeyName(skey, "optr/octo/repo"); err != nil {
+		t.Errorf("CheckKeyName of the right name: %v", err)
+	}
+}

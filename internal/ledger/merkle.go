@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,83 +121,6 @@ func (b *treeBuilder) root() tlog.Hash {
 		r = tlog.NodeHash(b.stack[i].hash, r)
 	}
 	return r
-}
-
-// span is a range [lo, hi) of record indexes.
-type span struct{ lo, hi int64 }
-
-// proofSpans returns the ranges whose tree hashes make the RFC 6962
-// inclusion proof of record n in a tree of size t, in proof order (the
-// sibling nearest the leaf first), as tlog.CheckRecord reads them.
-func proofSpans(n, t int64) []span {
-	var out []span
-	lo, hi := int64(0), t
-	var top []span // collected from the root down
-	for hi-lo > 1 {
-		k := int64(1) << (bits.Len64(uint64(hi-lo-1)) - 1) // largest power of two < hi-lo
-		if n < lo+k {
-			top = append(top, span{lo + k, hi})
-			hi = lo + k
-		} else {
-			top = append(top, span{lo, lo + k})
-			lo = lo + k
-		}
-	}
-	for i := len(top) - 1; i >= 0; i-- {
-		out = append(out, top[i])
-	}
-	return out
-}
-
-// proofBuilder computes an inclusion proof of record n in a tree of size
-// t from the records streamed in order, holding one subtree at a time.
-type proofBuilder struct {
-	n, t   int64
-	spans  []span // in record order
-	order  []int  // order[i] is spans[i]'s place in the proof
-	proof  tlog.RecordProof
-	cur    int // index in spans of the span being built
-	b      *treeBuilder
-	all    *treeBuilder
-	leaf   tlog.Hash
-	record []byte
-	i      int64
-}
-
-func newProofBuilder(n, t int64) *proofBuilder {
-	ps := proofSpans(n, t)
-	p := &proofBuilder{n: n, t: t, proof: make(tlog.RecordProof, len(ps)), b: newTreeBuilder(), all: newTreeBuilder()}
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return int(ps[a].lo - ps[b].lo) })
-	for _, i := range idx {
-		p.spans = append(p.spans, ps[i])
-		p.order = append(p.order, i)
-	}
-	return p
-}
-
-// add takes the next record.
-func (p *proofBuilder) add(data []byte) {
-	h := p.all.recordHash(data)
-	p.all.addLeaf(h)
-	i := p.i
-	p.i++
-	if i == p.n {
-		p.leaf, p.record = h, append([]byte(nil), data...)
-		return
-	}
-	if p.cur >= len(p.spans) || i >= p.t {
-		return
-	}
-	p.b.addLeaf(h)
-	if s := p.spans[p.cur]; i+1 == s.hi {
-		p.proof[p.order[p.cur]] = p.b.root()
-		p.b = newTreeBuilder()
-		p.cur++
-	}
 }
 
 // treeRecorder adds verified lines to a tree and keeps its root at the

@@ -42,8 +42,8 @@ func storedHashes(t *testing.T, recs [][]byte) tlog.HashReaderFunc {
 	}
 }
 
-// TestTreeAgreesWithTlog: the streaming root and proofs equal what
-// golang.org/x/mod/sumdb/tlog computes, for every size and index up to 70.
+// TestTreeAgreesWithTlog: the streaming root equals what
+// golang.org/x/mod/sumdb/tlog computes, for every size up to 70.
 func TestTreeAgreesWithTlog(t *testing.T) {
 	t.Parallel()
 	recs := records(70)
@@ -59,22 +59,6 @@ func TestTreeAgreesWithTlog(t *testing.T) {
 		}
 		if got := b.root(); got != want {
 			t.Fatalf("size %d: root %v, tlog says %v", size, got, want)
-		}
-		for n := int64(0); n < size; n++ {
-			p := newProofBuilder(n, size)
-			for _, rec := range recs[:size] {
-				p.add(rec)
-			}
-			wantProof, err := tlog.ProveRecord(size, n, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fmt.Sprint(p.proof) != fmt.Sprint(wantProof) {
-				t.Fatalf("size %d record %d: proof %v, tlog says %v", size, n, p.proof, wantProof)
-			}
-			if err := tlog.CheckRecord(p.proof, size, want, n, tlog.RecordHash(recs[n])); err != nil {
-				t.Fatalf("size %d record %d: %v", size, n, err)
-			}
 		}
 	}
 }

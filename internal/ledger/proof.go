@@ -1,12 +1,10 @@
 package ledger
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -47,37 +45,22 @@ func Prove(path, origin string, seq int64) (Proof, TreeHead, error) {
 
 // proveStreaming is Prove in one pass over the ledger's lines.
 func proveStreaming(path, origin string, seq int64) (Proof, TreeHead, error) {
-	head, err := TailHead(path)
+	st, err := streamTree(path, seq-1, func(size int64, r tlog.HashReader) error {
+		if seq < 1 || seq > size {
+			return fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, size)
+		}
+		_, err := tlog.ProveRecord(size, seq-1, r)
+		return err
+	})
 	if err != nil {
 		return Proof{}, TreeHead{}, err
 	}
-	if seq < 1 || seq > head.Seq {
-		return Proof{}, TreeHead{}, fmt.Errorf("prove: seq %d is not in the ledger, which holds entries 1 to %d", seq, head.Seq)
-	}
-	r, err := Open(path)
+	hashes, err := tlog.ProveRecord(st.size, seq-1, st)
 	if err != nil {
-		return Proof{}, TreeHead{}, err
+		return Proof{}, TreeHead{}, fmt.Errorf("prove: %w", err)
 	}
-	defer r.Close()
-	p := newProofBuilder(seq-1, head.Seq)
-	br := bufio.NewReaderSize(r, 1<<20)
-	var n int64
-	for n < head.Seq {
-		line, err := readLine(br)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Proof{}, TreeHead{}, fmt.Errorf("prove: read ledger line %d: %w", n+1, err)
-		}
-		n++
-		p.add(line)
-	}
-	if n != head.Seq {
-		return Proof{}, TreeHead{}, fmt.Errorf("prove: the ledger has %d lines, but its last entry has seq %d; run `optr ledger verify`", n, head.Seq)
-	}
-	cp := TreeHead{Origin: origin, Size: head.Seq, Root: p.all.root()}
-	return Proof{Seq: seq, Entry: string(p.record), Checkpoint: cp.Text(), Hashes: p.proof}, cp, nil
+	cp := TreeHead{Origin: origin, Size: st.size, Root: st.root}
+	return Proof{Seq: seq, Entry: string(st.line), Checkpoint: cp.Text(), Hashes: hashes}, cp, nil
 }
 
 // Check verifies the proof: the entry is a well-formed ledger line whose

@@ -169,6 +169,9 @@ func (v *treeView) hash(n node) (tlog.Hash, error) {
 	if n.hi() > v.sealed {
 		return tlog.Hash{}, fmt.Errorf("ledger tree: node %d %d is not in the ledger's %d entries", n.level, n.index, v.size)
 	}
+	if len(v.segs) == 0 {
+		return tlog.Hash{}, unusable("node %d %d is in the sealed segments, which are not at hand", n.level, n.index)
+	}
 	i := v.segmentOf(n.hi() - 1)
 	s := v.segs[i]
 	if n.lo() < s.First-1 {

@@ -10,36 +10,37 @@ import (
 )
 
 // attest writes optr-attestation.json into the run folder once the run is
-// recorded: an in-toto Statement whose subjects are the ledger file and the
-// result file by SHA-256, and whose predicate holds the run id, the intent
-// hash, every candidate's digest and score and the ledger head (DESIGN
-// §4.13; docs/ledger-and-provenance.md shows how to hand it to
-// actions/attest). It is written after the commit, so it stays in the
-// workspace for the job's later steps.
-// A ledger or result outside the workspace has no repository-relative name,
-// so such a run gets no attestation.
+// recorded: an in-toto Statement whose subjects, by SHA-256, are only what
+// never changes after the run — the result file and the line of the run's
+// ledger entry (ledger.jsonl keeps growing) — and whose predicate holds the
+// run id, the intent hash, every candidate's digest and score, the ledger
+// head and the ledger's checkpoint (DESIGN §4.13;
+// docs/ledger-and-provenance.md shows how to hand it to actions/attest). It
+// is written after the commit, so it stays in the workspace for the job's
+// later steps. Subjects are named relative to the
+// workspace, or to the datalake when it lies outside the workspace.
 func (rep *Report) attest() error {
 	if len(rep.Entries) == 0 {
 		return nil
 	}
 	var subjects []attest.Subject
-	for _, path := range []string{rep.Spec.LedgerPath, rep.resultFile()} {
-		if path == "" {
-			continue
-		}
-		name := rep.Spec.DisplayPath(path)
-		if filepath.IsAbs(name) {
-			return nil
-		}
+	if path := rep.resultFile(); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("attest %s: %w", name, err)
+			return fmt.Errorf("attest %s: %w", rep.Spec.DisplayPath(path), err)
 		}
-		subjects = append(subjects, attest.FileSubject(filepath.ToSlash(name), data))
+		subjects = append(subjects, attest.FileSubject(rep.subjectName(path), data))
 	}
+	last := rep.Entries[len(rep.Entries)-1]
+	line, err := last.Line()
+	if err != nil {
+		return fmt.Errorf("attest the ledger entry: %w", err)
+	}
+	subjects = append(subjects, attest.EntrySubject(rep.subjectName(rep.Spec.LedgerPath), last.Seq, line))
 	run := attest.Run{
 		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Selected: rep.Selected, Commit: rep.Spec.Commit,
-		IntentSHA256: executor.SHA256Hex(rep.Spec.Intent), Ledger: attest.HeadOf(rep.Entries[len(rep.Entries)-1].Head()),
+		IntentSHA256: executor.SHA256Hex(rep.Spec.Intent), Ledger: attest.HeadOf(last.Head()),
+		Checkpoint: rep.LedgerCheckpoint,
 	}
 	for _, row := range rep.Selection.Rows {
 		c := attest.Candidate{Agent: row.Agent, Admissible: row.Admissible, Score: row.Score}
@@ -57,6 +58,20 @@ func (rep *Report) attest() error {
 		return err
 	}
 	return rep.Run.WriteFile(attest.FileName, data)
+}
+
+// subjectName names a file in the attestation: relative to the workspace,
+// else to the datalake, else by its base name.
+func (rep *Report) subjectName(path string) string {
+	if name := rep.Spec.DisplayPath(path); !filepath.IsAbs(name) {
+		return filepath.ToSlash(name)
+	}
+	lake, err1 := filepath.Abs(rep.Spec.Datalake)
+	abs, err2 := filepath.Abs(path)
+	if rel, err := filepath.Rel(lake, abs); err1 == nil && err2 == nil && err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(path)
 }
 
 // resultFile is the absolute path of the run's result file (result.md, or

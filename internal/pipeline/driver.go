@@ -63,10 +63,19 @@ type Recorded struct {
 	Entries []ledger.Entry
 	// Commit is the commit that holds them, "" when not committed.
 	Commit string
+	// Checkpoint is the ledger's C2SP checkpoint with them (signed, and
+	// cosigned by witnesses, as far as the recorder could), "" when the
+	// recorder made none (DESIGN §4.13).
+	Checkpoint string
 }
 
 // FileRecorder appends to the ledger file at Path; it commits nothing.
-type FileRecorder struct{ Path string }
+type FileRecorder struct {
+	Path string
+	// Origin is the ledger's checkpoint origin ("": ledger.LocalOrigin);
+	// Key, when set, the private key the checkpoint is signed with.
+	Origin, Key string
+}
 
 // Record implements Recorder.
 func (f FileRecorder) Record(_ context.Context, _ *Report, drafts []ledger.Draft, _ []string) (Recorded, error) {
@@ -74,7 +83,18 @@ func (f FileRecorder) Record(_ context.Context, _ *Report, drafts []ledger.Draft
 	if err != nil {
 		return Recorded{}, fmt.Errorf("append to the ledger %s: %w", f.Path, err)
 	}
-	return Recorded{Entries: entries}, nil
+	origin := f.Origin
+	if origin == "" {
+		origin = ledger.LocalOrigin
+	}
+	rec := Recorded{Entries: entries}
+	// The checkpoint is an extra of the record: one that cannot be made
+	// (a key of another name) leaves it out, and `optr ledger checkpoint`
+	// says why.
+	if cp, err := ledger.HeadCheckpoint(f.Path, origin, f.Key); err == nil {
+		rec.Checkpoint = string(cp)
+	}
+	return rec, nil
 }
 
 // Observer shows a run as it happens: the live terminal view, the
@@ -261,6 +281,7 @@ func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, f
 	}
 	rep.Entries = append(rep.Entries, got.Entries...)
 	rep.LedgerHash = got.Entries[len(got.Entries)-1].Hash
+	rep.LedgerCheckpoint = got.Checkpoint
 	if got.Commit != "" {
 		rep.Commit = got.Commit
 	}

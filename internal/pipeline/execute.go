@@ -70,6 +70,9 @@ type Report struct {
 	retry  *Retry
 	// LedgerHash is the hash of the last ledger entry this run recorded.
 	LedgerHash string
+	// LedgerCheckpoint is the ledger's checkpoint once the run was
+	// recorded, as the recorder made it ("" when it made none).
+	LedgerCheckpoint string
 	// Commit is the commit that holds the run's entries ("" when the
 	// recorder commits nothing).
 	Commit string

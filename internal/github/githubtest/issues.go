@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -115,6 +116,44 @@ func (s *Server) listComments(c *call) reply {
 	out := jsonReply(http.StatusOK, all[from:to])
 	out.header = http.Header{}
 	if link := s.linkHeader(c.r, page, perPage, len(all)); link != "" {
+		out.header.Set("Link", link)
+	}
+	return out
+}
+
+// listRepoComments is GET …/issues/comments: every issue comment of the
+// repository, by creation (ids grow with it), oldest first unless
+// direction=desc, from since (updated at or after) when given.
+func (s *Server) listRepoComments(c *call) reply {
+	q := c.r.URL.Query()
+	var since time.Time
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return errorReply(http.StatusUnprocessableEntity, "Invalid request.\n\nsince is not a timestamp")
+		}
+		since = t
+	}
+	ids := make([]int64, 0, len(c.repo.comments))
+	for id, cm := range c.repo.comments {
+		if since.IsZero() || !cm.updated.Before(since) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	if q.Get("direction") == "desc" {
+		slices.Reverse(ids)
+	}
+	page, perPage := paging(q)
+	from := min((page-1)*perPage, len(ids))
+	to := min(from+perPage, len(ids))
+	items := make([]map[string]any, 0, to-from)
+	for _, id := range ids[from:to] {
+		items = append(items, s.commentJSON(c.repo, c.repo.comments[id]))
+	}
+	out := jsonReply(http.StatusOK, items)
+	out.header = http.Header{}
+	if link := s.linkHeader(c.r, page, perPage, len(ids)); link != "" {
 		out.header.Set("Link", link)
 	}
 	return out

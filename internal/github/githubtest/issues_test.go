@@ -109,3 +109,37 @@ func TestReactionsAndLabels(t *testing.T) {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 }
+
+// TestRepositoryComments: GET …/issues/comments lists the comments of every
+// issue, oldest first (or newest with direction=desc), a page at a time.
+func TestRepositoryComments(t *testing.T) {
+	s := NewServer(t)
+	s.AddIssue(DefaultRepo, 1, "one", "", "alice")
+	s.AddIssue(DefaultRepo, 2, "two", "", "alice")
+	for i := range 5 {
+		s.AddComment(DefaultRepo, 1+i%2, "alice", fmt.Sprint("c", i))
+	}
+	c := newClient(t, s, "ghs_anything")
+	var bodies []string
+	opts := &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("asc"), ListOptions: gh.ListOptions{PerPage: 2}}
+	for {
+		page, resp, err := c.Issues.ListComments(t.Context(), owner, name, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cm := range page {
+			bodies = append(bodies, cm.GetBody())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if diff := cmp.Diff([]string{"c0", "c1", "c2", "c3", "c4"}, bodies); diff != "" {
+		t.Errorf("comments (-want +got):\n%s", diff)
+	}
+	desc, _, err := c.Issues.ListComments(t.Context(), owner, name, 0, &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("desc")})
+	if err != nil || len(desc) != 5 || desc[0].GetBody() != "c4" {
+		t.Errorf("direction=desc: %d comments, first %q, %v", len(desc), desc[0].GetBody(), err)
+	}
+}

@@ -315,6 +315,7 @@ var handlers = map[string]handler{
 	"GET /repos/{owner}/{repo}/issues/{issue_number}":                   (*Server).getIssue,
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments":          (*Server).listComments,
 	"POST /repos/{owner}/{repo}/issues/{issue_number}/comments":         (*Server).createComment,
+	"GET /repos/{owner}/{repo}/issues/comments":                         (*Server).listRepoComments,
 	"GET /repos/{owner}/{repo}/issues/comments/{comment_id}":            (*Server).getComment,
 	"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}":          (*Server).updateComment,
 	"POST /repos/{owner}/{repo}/issues/{issue_number}/reactions":        (*Server).createIssueReaction,

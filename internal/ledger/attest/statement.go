@@ -34,6 +34,15 @@ func FileSubject(name string, content []byte) Subject {
 	return Subject{Name: name, Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}}
 }
 
+// EntrySubject is the subject for ledger entry seq of the ledger named
+// ledgerName: named ledgerName#seq, with the digest of the entry's line
+// as written, newline included (what `sed -n '<seq>p' ledger.jsonl`
+// prints, while the entry is in the active segment). The ledger file
+// itself grows after the run, so it is no subject; its entry is.
+func EntrySubject(ledgerName string, seq int64, line []byte) Subject {
+	return FileSubject(fmt.Sprintf("%s#%d", ledgerName, seq), line)
+}
+
 // Candidate is one agent's result in the predicate.
 type Candidate struct {
 	Agent        string  `json:"agent"`
@@ -79,8 +88,8 @@ type Statement struct {
 	Predicate     Run       `json:"predicate"`
 }
 
-// New builds the Statement of run over subjects (the ledger file first,
-// then the selected result and patch: FileSubject of each). It checks what
+// New builds the Statement of run over subjects (the selected result,
+// FileSubject, and the run's ledger entry, EntrySubject). It checks what
 // a verifier relies on: at least one subject, each with a clean relative
 // name and a SHA-256 digest, distinct names, and a run id.
 func New(run Run, subjects ...Subject) (Statement, error) {
@@ -88,7 +97,7 @@ func New(run Run, subjects ...Subject) (Statement, error) {
 		return Statement{}, errors.New("attestation: the run id is empty")
 	}
 	if len(subjects) == 0 {
-		return Statement{}, errors.New("attestation: no subject: give the ledger file and the selected result")
+		return Statement{}, errors.New("attestation: no subject: give the run's ledger entry and the selected result")
 	}
 	var names []string
 	for _, s := range subjects {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -20,19 +22,27 @@ type Report struct {
 	Commits, Trailers int
 	// Head is the ledger head of the last commit (HEAD).
 	Head ledger.Head
+	// Remembered is how many heads this clone had verified before, each
+	// still in the ledger.
+	Remembered int
+	// NotRemembered, when set, says why HEAD's head could not be added to
+	// the clone's memory (a read-only clone); the check itself held.
+	NotRemembered error
 }
 
-// Error names the commit (or the working tree) whose ledger does not fit
-// the history, and why.
+// Error names what does not fit the history, and why: a commit, the
+// working tree, a head this clone verified before, or a comment in which
+// optr published a head.
 type Error struct {
-	// Commit is the commit's sha, or "the working tree".
-	Commit string
+	// Where is the commit's sha, "the working tree", "head N (hash)" or
+	// "comment URL".
+	Where string
 	// Reason says what does not fit.
 	Reason string
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("witness: %s: %s", e.Commit, e.Reason)
+	return fmt.Sprintf("witness: %s: %s", e.Where, e.Reason)
 }
 
 const worktree = "the working tree"
@@ -97,7 +107,8 @@ func Check(ctx context.Context, ledgerPath string) (Report, error) {
 
 	var rep Report
 	var prev *state
-	for _, c := range strings.Fields(string(revs)) {
+	commits := strings.Fields(string(revs))
+	for _, c := range commits {
 		cur, err := w.commitState(c)
 		if err != nil {
 			return rep, err
@@ -114,12 +125,12 @@ func Check(ctx context.Context, ledgerPath string) (Report, error) {
 		}
 		claimed, ok, err := ledger.ParseTrailers(commitMessage(raw))
 		if err != nil {
-			return rep, &Error{Commit: c, Reason: err.Error()}
+			return rep, &Error{Where: c, Reason: err.Error()}
 		}
 		if ok {
 			rep.Trailers++
 			if err := matches(claimed, cur.head); err != nil {
-				return rep, &Error{Commit: c, Reason: err.Error()}
+				return rep, &Error{Where: c, Reason: err.Error()}
 			}
 		}
 		prev = cur
@@ -133,6 +144,17 @@ func Check(ctx context.Context, ledgerPath string) (Report, error) {
 		if err := w.extends(prev, wt); err != nil {
 			return rep, err
 		}
+	}
+	mem, err := openMemory(ctx, g, path.Join(w.dirRel, w.activeName))
+	if err != nil {
+		return rep, err
+	}
+	if err := mem.check(ctx, g, abs); err != nil {
+		return rep, err
+	}
+	rep.Remembered = len(mem.heads)
+	if prev != nil {
+		rep.NotRemembered = mem.remember(rep.Head, commits[len(commits)-1], time.Now())
 	}
 	return rep, nil
 }
@@ -161,7 +183,7 @@ func (w *walker) commitState(c string) (*state, error) {
 	}
 	entries, err := parseTree(raw)
 	if err != nil {
-		return nil, &Error{Commit: c, Reason: err.Error()}
+		return nil, &Error{Where: c, Reason: err.Error()}
 	}
 	for _, e := range entries {
 		switch {
@@ -179,7 +201,7 @@ func (w *walker) commitState(c string) (*state, error) {
 		}
 	}
 	if st.head, err = w.headOf(st); err != nil {
-		return nil, &Error{Commit: c, Reason: err.Error()}
+		return nil, &Error{Where: c, Reason: err.Error()}
 	}
 	return st, nil
 }
@@ -193,7 +215,7 @@ func (w *walker) segments(c, treeSHA string) ([]blob, error) {
 	}
 	entries, err := parseTree(raw)
 	if err != nil {
-		return nil, &Error{Commit: c, Reason: err.Error()}
+		return nil, &Error{Where: c, Reason: err.Error()}
 	}
 	var out []blob
 	for _, e := range entries {
@@ -201,7 +223,7 @@ func (w *walker) segments(c, treeSHA string) ([]blob, error) {
 			continue // a segment's tree file: derived data, checked by verify
 		}
 		if _, _, err := ledger.ParseSegmentName(e.name); err != nil || e.tree {
-			return nil, &Error{Commit: c, Reason: fmt.Sprintf("%s/%s is not a sealed segment: %v", w.segName, e.name, err)}
+			return nil, &Error{Where: c, Reason: fmt.Sprintf("%s/%s is not a sealed segment: %v", w.segName, e.name, err)}
 		}
 		out = append(out, blob{name: e.name, sha: e.sha})
 	}
@@ -252,7 +274,7 @@ func (w *walker) open(b blob) (io.Reader, error) {
 // follows them in cur (the segments sealed since, then cur's active one).
 func (w *walker) extends(prev, cur *state) error {
 	fail := func(format string, args ...any) error {
-		return &Error{Commit: cur.label, Reason: fmt.Sprintf(format, args...) + fmt.Sprintf(" (compared with %s)", prev.label)}
+		return &Error{Where: cur.label, Reason: fmt.Sprintf(format, args...) + fmt.Sprintf(" (compared with %s)", prev.label)}
 	}
 	for i, s := range prev.segs {
 		if i >= len(cur.segs) {
@@ -342,7 +364,7 @@ func (w *walker) worktreeState(ctx context.Context, abs string, head *state) (*s
 	}
 	segs, err := ledger.Segments(abs)
 	if err != nil {
-		return nil, &Error{Commit: worktree, Reason: err.Error()}
+		return nil, &Error{Where: worktree, Reason: err.Error()}
 	}
 	for _, s := range segs {
 		b := blob{name: filepath.Base(s.Path), path: s.Path}
@@ -350,7 +372,7 @@ func (w *walker) worktreeState(ctx context.Context, abs string, head *state) (*s
 		case !changed[b.name]:
 			b.sha = headSHA[b.name]
 		case headSHA[b.name] != "":
-			return nil, &Error{Commit: worktree, Reason: fmt.Sprintf("sealed segment %s/%s differs from the committed one: the ledger was rewritten", w.segName, b.name)}
+			return nil, &Error{Where: worktree, Reason: fmt.Sprintf("sealed segment %s/%s differs from the committed one: the ledger was rewritten", w.segName, b.name)}
 		}
 		st.segs = append(st.segs, b)
 	}
@@ -363,7 +385,7 @@ func (w *walker) worktreeState(ctx context.Context, abs string, head *state) (*s
 		return nil, fmt.Errorf("witness: %w", err)
 	}
 	if st.head, err = w.headOf(st); err != nil {
-		return nil, &Error{Commit: worktree, Reason: err.Error()}
+		return nil, &Error{Where: worktree, Reason: err.Error()}
 	}
 	return st, nil
 }

@@ -206,8 +206,8 @@ func TestWitnessCatches(t *testing.T) {
 			if !errors.As(err, &werr) {
 				t.Fatalf("Check = %v, want a *witness.Error", err)
 			}
-			if werr.Commit != commit || !strings.Contains(werr.Reason, tt.want) {
-				t.Errorf("Check named %s: %q; want %s and %q", werr.Commit, werr.Reason, commit, tt.want)
+			if werr.Where != commit || !strings.Contains(werr.Reason, tt.want) {
+				t.Errorf("Check named %s: %q; want %s and %q", werr.Where, werr.Reason, commit, tt.want)
 			}
 			// Some attacks leave a valid chain: only the witness sees them.
 			if _, verr := ledger.VerifyFile(r.path); (verr == nil) != tt.verifyOK {
@@ -221,22 +221,40 @@ func TestWitnessCatches(t *testing.T) {
 // a valid chain that is not the one that was committed.
 func rebuild(t *testing.T, r *repo) []byte {
 	t.Helper()
+	entries := scan(t, r)
+	data, _ := os.ReadFile(r.path)
+	first, _ := ledger.FirstSeq(data)
+	return rechained(t, entries, int(first)-1, len(entries), func(i int) bool { return i == int(first) })
+}
+
+// scan reads the entries of the repository's ledger.
+func scan(t *testing.T, r *repo) []ledger.Entry {
+	t.Helper()
 	var entries []ledger.Entry
 	if err := ledger.ScanFile(r.path, func(e ledger.Entry) error { entries = append(entries, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(r.path)
-	first, _ := ledger.FirstSeq(data)
+	return entries
+}
+
+// rechained returns the lines of entries from to total-1 (0-based) chained
+// onto the entry before from: each the ledger's entry at that place (a
+// new run's past its end), with another selection where changed says.
+func rechained(t *testing.T, entries []ledger.Entry, from, total int, changed func(i int) bool) []byte {
+	t.Helper()
 	var head ledger.Head
+	if from > 0 {
+		head = entries[from-1].Head()
+	}
 	var out []byte
-	for _, e := range entries {
-		if e.Seq < first {
-			head = e.Head()
-			continue
+	for i := from; i < total; i++ {
+		d := draft(500 + i)
+		if i < len(entries) {
+			e := entries[i]
+			d = ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
+			d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
 		}
-		d := ledger.Draft{Kind: e.Kind, Run: e.Run, Workflow: e.Workflow, Fields: e.Fields}
-		d.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
-		if e.Seq == first+1 {
+		if changed(i) {
 			d.Fields = map[string]any{"selected": "b"}
 		}
 		ch, err := ledger.Chain(head, d)

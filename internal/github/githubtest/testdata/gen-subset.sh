@@ -36,6 +36,7 @@ POST /repos/{owner}/{repo}/git/trees
 GET /repos/{owner}/{repo}/issues/{issue_number}
 GET /repos/{owner}/{repo}/issues/{issue_number}/comments
 POST /repos/{owner}/{repo}/issues/{issue_number}/comments
+GET /repos/{owner}/{repo}/issues/comments
 GET /repos/{owner}/{repo}/issues/comments/{comment_id}
 PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}
 POST /repos/{owner}/{repo}/issues/{issue_number}/reactions
