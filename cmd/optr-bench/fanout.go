@@ -102,7 +102,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 		fake := llmtest.NewOpenAI(tb)
 		fake.SetDefault(llmtest.Reply{Text: llmtest.Answer("done", 1), Delay: l})
 		for _, k := range ks {
-			optrL, floorL, ratio, err := b.againstFloor(ctx, llmAgents, k, true, fake.Env(), []string{b.client, fmt.Sprint(k)})
+			optrL, floorL, ratio, cpu, err := b.againstFloor(ctx, llmAgents, k, true, fake.Env(), []string{b.client, fmt.Sprint(k)})
 			if err != nil {
 				llmErr = fmt.Errorf("llm agents, K=%d: %w", k, err)
 				return
@@ -114,7 +114,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 			}
 			rows = append(rows, row{
 				id: "P1b", what: fmt.Sprintf("llm agents K=%d, L=%s: wall, optr ÷ minimal HTTP client", k, l),
-				measured: fmt.Sprintf("wall/L optr %s, HTTP client %s", optrL, floorL),
+				measured: fmt.Sprintf("wall/L optr %s, HTTP client %s; CPU optr ÷ client %s", optrL, floorL, cpu),
 				value:    ratio.String(), goal: goal, ok: !gated || ratio.med <= 1.02,
 			})
 		}
@@ -122,7 +122,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 	if llmErr != nil {
 		return nil, llmErr
 	}
-	optrL, floorL, ratio, err := b.againstFloor(ctx, execAgents, 64, false, nil, b.spawnFloor(execAgents, 64))
+	optrL, floorL, ratio, _, err := b.againstFloor(ctx, execAgents, 64, false, nil, b.spawnFloor(execAgents, 64))
 	if err != nil {
 		return nil, fmt.Errorf("default config: %w", err)
 	}
@@ -248,14 +248,14 @@ func (b *fanOutBench) versusSpawner(ctx context.Context, kind agentKind, k int) 
 // the default config) and, in the same repetitions, the floor: floorArgv,
 // a minimal program doing only what optr cannot avoid (starting the same
 // processes, or sending the same requests). It returns optr's and the
-// floor's wall / L and optr ÷ floor.
-func (b *fanOutBench) againstFloor(ctx context.Context, kind agentKind, k int, parallel bool, env map[string]string, floorArgv []string) (optrL, floorL, ratio spread, err error) {
+// floor's wall / L, optr ÷ floor, and optr's CPU ÷ the floor's.
+func (b *fanOutBench) againstFloor(ctx context.Context, kind agentKind, k int, parallel bool, env map[string]string, floorArgv []string) (optrL, floorL, ratio, cpu spread, err error) {
 	ws, err := b.config(kind, k, parallel)
 	if err != nil {
-		return optrL, floorL, ratio, err
+		return optrL, floorL, ratio, cpu, err
 	}
 	defer os.RemoveAll(ws)
-	var oL, fL, r []float64
+	var oL, fL, r, c []float64
 	for rep := range b.runs {
 		var o, floor usage
 		if rep%2 == 0 {
@@ -266,11 +266,12 @@ func (b *fanOutBench) againstFloor(ctx context.Context, kind agentKind, k int, p
 			floor, err = measure(ctx, ws, cleanEnv(env), floorArgv...)
 		}
 		if err != nil {
-			return optrL, floorL, ratio, err
+			return optrL, floorL, ratio, cpu, err
 		}
 		oL = append(oL, o.wall.Seconds()/b.l.Seconds())
 		fL = append(fL, floor.wall.Seconds()/b.l.Seconds())
 		r = append(r, o.wall.Seconds()/floor.wall.Seconds())
+		c = append(c, o.cpu.Seconds()/floor.cpu.Seconds())
 	}
-	return spreadOf(oL), spreadOf(fL), spreadOf(r), nil
+	return spreadOf(oL), spreadOf(fL), spreadOf(r), spreadOf(c), nil
 }
