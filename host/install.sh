@@ -14,7 +14,11 @@
 # Environment: OPTR_VERSION (a release tag, vX.Y.Z), RUNNER_OS, RUNNER_ARCH,
 # RUNNER_TOOL_CACHE, RUNNER_TEMP; OPTR_RELEASE_URL (default
 # https://github.com/optr-dev/optr/releases/download) moves the downloads,
-# e.g. to a mirror. Everything else (INPUT_*, GITHUB_*) passes through to optr.
+# e.g. to a mirror. OPTR_BINARY (job or step env:) runs an optr binary
+# built locally instead (act, a self-hosted runner, an unreleased commit):
+# nothing is downloaded or cached. OPTR_VERSION is the step's own, pinned
+# by the release, so a workflow cannot set it; OPTR_BINARY is not, so it
+# can. Everything else (INPUT_*, GITHUB_*) passes through to optr.
 set -euo pipefail
 
 fail() {
@@ -22,10 +26,22 @@ fail() {
   exit 1
 }
 
+topath() { # a Windows path from the runner as one bash can use
+  if command -v cygpath >/dev/null 2>&1; then cygpath -u "$1"; else printf '%s\n' "$1"; fi
+}
+
+if [ -n "${OPTR_BINARY:-}" ]; then
+  bin="$(topath "$OPTR_BINARY")"
+  [ -f "$bin" ] && [ -x "$bin" ] ||
+    fail "OPTR_BINARY is \"$OPTR_BINARY\", which is not an executable file: build one (go build -o optr ./cmd/optr) and give its path, or unset OPTR_BINARY to install a release"
+  echo "optr from OPTR_BINARY ($bin), not a release"
+  exec "$bin" action
+fi
+
 version="${OPTR_VERSION:-}"
 case "$version" in
   v[0-9]*.[0-9]*.[0-9]*) ;;
-  "") fail "this host/action.yml names no optr release: use a released ref such as optr-dev/optr/host@v1 (releases pin the version), or set OPTR_VERSION to a tag such as v1.2.3" ;;
+  "") fail "this host/action.yml names no optr release: use a released ref such as optr-dev/optr/host@v1 (releases pin the version), or set OPTR_BINARY (job or step env:) to an optr binary you built, e.g. go build -o optr ./cmd/optr" ;;
   *) fail "OPTR_VERSION is \"$version\", which is not a release tag such as v1.2.3" ;;
 esac
 case "$version" in
@@ -46,9 +62,6 @@ esac
 exe=optr
 [ "$os" = windows ] && exe=optr.exe
 
-topath() { # a Windows path from the runner as one bash can use
-  if command -v cygpath >/dev/null 2>&1; then cygpath -u "$1"; else printf '%s\n' "$1"; fi
-}
 [ -n "${RUNNER_TOOL_CACHE:-}" ] || fail "RUNNER_TOOL_CACHE is not set: run this from host/action.yml on a GitHub Actions runner"
 cache_root="$(topath "$RUNNER_TOOL_CACHE")/optr/${version#v}"
 cache_dir="$cache_root/$arch"

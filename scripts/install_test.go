@@ -109,6 +109,7 @@ func newRelease(t *testing.T, assets map[string]string) (*release, string) {
 type runner struct {
 	os, arch, version, cache, url string
 	exit                          string // the fake optr's exit status
+	binary                        string // OPTR_BINARY, a locally built optr
 }
 
 type installResult struct {
@@ -136,6 +137,9 @@ func install(t *testing.T, r runner) installResult {
 		"INPUT_COMMAND=auto",
 		"INPUT_GITHUB_TOKEN=ghs_test",
 		"OPTR_FAKE_EXIT=" + r.exit,
+	}
+	if r.binary != "" {
+		cmd.Env = append(cmd.Env, "OPTR_BINARY="+r.binary)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -242,7 +246,12 @@ func TestInstallRefuses(t *testing.T) {
 		{
 			name:    "unreleased ref",
 			runner:  runner{version: "-"},
-			wantErr: "names no optr release: use a released ref such as optr-dev/optr/host@v1",
+			wantErr: "names no optr release: use a released ref such as optr-dev/optr/host@v1 (releases pin the version), or set OPTR_BINARY",
+		},
+		{
+			name:    "OPTR_BINARY not an executable",
+			runner:  runner{binary: "no/such/optr"},
+			wantErr: `OPTR_BINARY is "no/such/optr", which is not an executable file`,
 		},
 		{
 			name:    "not a tag",
@@ -276,6 +285,7 @@ func TestInstallRefuses(t *testing.T) {
 			if tt.runner.arch != "" {
 				r.arch = tt.runner.arch
 			}
+			r.binary = tt.runner.binary
 			switch tt.runner.version {
 			case "":
 			case "-":
@@ -301,5 +311,35 @@ func TestInstallRefuses(t *testing.T) {
 				t.Errorf("the tool cache holds %d entries after a failed install, want none", len(entries))
 			}
 		})
+	}
+}
+
+// OPTR_BINARY points host mode at an optr built locally (act, a
+// self-hosted runner, an unreleased commit): it runs that binary, downloads
+// nothing and caches nothing, also on a ref that names no release (issue
+// 22 item 15: the advice "set OPTR_VERSION" could not be followed, since
+// the composite step's own env wins).
+func TestInstallRunsALocalBinary(t *testing.T) {
+	t.Parallel()
+	rel, url := newRelease(t, map[string]string{"optr_1.2.3_linux_amd64.tar.gz": "optr"})
+	bin := filepath.Join(t.TempDir(), "optr")
+	if err := os.WriteFile(bin, []byte(fakeOptr), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"", "v1.2.3"} {
+		r := runner{os: "Linux", arch: "X64", version: version, cache: t.TempDir(), url: url, binary: bin}
+		got := install(t, r)
+		if got.err != nil {
+			t.Fatalf("OPTR_VERSION %q: %v\n%s", version, got.err, got.stderr)
+		}
+		if diff := cmp.Diff(ranOptr, got.log); diff != "" {
+			t.Errorf("OPTR_VERSION %q: run of optr (-want +got):\n%s", version, diff)
+		}
+		if entries, _ := os.ReadDir(r.cache); len(entries) != 0 {
+			t.Errorf("OPTR_VERSION %q: the tool cache holds %d entries, want none", version, len(entries))
+		}
+	}
+	if n := len(rel.requests()); n != 0 {
+		t.Errorf("%d downloads with OPTR_BINARY set, want none", n)
 	}
 }

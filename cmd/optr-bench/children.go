@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 )
 
 // agentSource is the directly exec'd agent: a small program (so that its
@@ -126,6 +127,53 @@ func buildProgram(ctx context.Context, dir, name, source string) (string, error)
 		return "", fmt.Errorf("build the bench %s: %w\n%s", name, err, out)
 	}
 	return bin, os.Chmod(dir, 0o755)
+}
+
+// childMain runs a child mode named by args[0] and reports whether it did.
+func childMain(args []string) (bool, error) {
+	if len(args) >= 2 && args[0] == rssChild {
+		return true, runRSSChild(args[1:])
+	}
+	return false, nil
+}
+
+// rssChild runs a command and prints its wall time and peak RSS:
+// optr-bench rss-child argv... On Linux a child's peak RSS counts its
+// parent's RSS at the fork, so a command started straight from this
+// process — which has written a gigabyte ledger — would be charged for
+// it; started from this small child, it is charged its own.
+const rssChild = "rss-child"
+
+func runRSSChild(argv []string) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("%s: %w", argv[0], err)
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("%d %d %d\n", wall.Nanoseconds(), peakRSS(cmd.ProcessState), cpu.Nanoseconds())
+	return nil
+}
+
+// timeSmall runs a command through rss-child: its own wall time, CPU time
+// and peak RSS, whatever this process holds.
+func timeSmall(ctx context.Context, name string, args ...string) (usage, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return usage{}, err
+	}
+	out, err := exec.CommandContext(ctx, self, append([]string{rssChild, name}, args...)...).Output()
+	if err != nil {
+		return usage{}, err
+	}
+	var wall, rss, cpu int64
+	if _, err := fmt.Sscan(string(out), &wall, &rss, &cpu); err != nil {
+		return usage{}, fmt.Errorf("rss-child said %q: %w", out, err)
+	}
+	return usage{wall: time.Duration(wall), cpu: time.Duration(cpu), rss: rss}, nil
 }
 
 // spawnerSource is the floor command agents are measured against (P1): the

@@ -36,6 +36,9 @@
 //	   ledger branch at once (githubtest, -p12-latency per request):
 //	   requests per commit, and the time until the last landed / a serial
 //	   queue of the same commit-backs (goal at 8: ≤ 2);
+//	P13 optr ledger stats --since 30d on a 1M-entry ledger whose last 30 days
+//	   are 10,000 entries: time (goal ≤ 0.5 s) and peak RSS (goal ≤ 64 MiB);
+//	   the budget check before a run on the same ledger (goal ≤ 50 ms);
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
 //	   peak RSS (goal < 64 MiB), GitHub round trips excluded;
 //	C1 optr version's cold start, a release build, median of -cold-runs
@@ -61,6 +64,13 @@ import (
 )
 
 func main() {
+	if ok, err := childMain(os.Args[1:]); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	// The verify child: a separate process so its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
 		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
@@ -114,10 +124,11 @@ type bench struct {
 
 func run(ctx context.Context) error {
 	agentTime := flag.Duration("agent-time", time.Second, "L: how long each agent takes in P1 and each specialist in P6")
-	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8 and P9")
+	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8, P9 and P13")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P12, P14, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, M1, C1)")
+	recent := flag.Int("recent", 10_000, "P13: the entries of the last 30 days (of -entries)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
@@ -178,6 +189,7 @@ func run(ctx context.Context) error {
 		{[]string{"P7"}, func() ([]row, error) { return commitBackRows(ctx, dir, *entries, *commits) }},
 		{[]string{"P8", "P9", "P14"}, func() ([]row, error) { return provenanceRows(ctx, dir, *entries) }},
 		{[]string{"P14"}, func() ([]row, error) { return witnessRequests(ctx, dir, 10) }},
+		{[]string{"P13"}, func() ([]row, error) { return standingsRows(ctx, dir, *entries, *recent, *runs) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
 	}

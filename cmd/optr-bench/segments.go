@@ -15,6 +15,11 @@ import (
 // it: sealed 8 MiB segments in ledger.d/, each with its tree file, and the
 // rest in ledger.jsonl. It returns the active segment's path.
 func segmentedLedger(dir string, n int) (string, error) {
+	return segmentedLedgerWith(dir, n, ledger.SyntheticOptions{})
+}
+
+// segmentedLedgerWith is segmentedLedger with entries shaped by o.
+func segmentedLedgerWith(dir string, n int, o ledger.SyntheticOptions) (string, error) {
 	path := filepath.Join(dir, "ledger.jsonl")
 	if err := os.MkdirAll(ledger.SegmentDir(path), 0o755); err != nil {
 		return "", err
@@ -22,7 +27,7 @@ func segmentedLedger(dir string, n int) (string, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		bw := bufio.NewWriterSize(pw, 1<<20)
-		_, err := ledger.WriteSynthetic(bw, n)
+		_, err := ledger.WriteSyntheticWith(bw, n, o)
 		if err == nil {
 			err = bw.Flush()
 		}

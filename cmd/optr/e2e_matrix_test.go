@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -464,4 +466,79 @@ func TestMatrixChangesOpenOnePullRequest(t *testing.T) {
 func (r *runner) sh(script string) string {
 	r.t.Helper()
 	return gittest.Sh(r.t, r.Workspace, script)
+}
+
+// forgeResult rewrites task id's result.json in the uploaded artifacts
+// with edit, as someone who can write the artifact before the gather
+// downloads it would.
+func forgeResult(t *testing.T, artifacts, id string, edit func(dir string, tr map[string]any)) {
+	t.Helper()
+	dir := filepath.Join(artifacts, "optr-task-"+id, "optr-task-"+id)
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr map[string]any
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	edit(dir, tr)
+	if data, err = json.Marshal(tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// passAll sets every verdict of a task result to passed and the result
+// admissible.
+func passAll(tr map[string]any) {
+	checks := tr["checks"].(map[string]any)
+	var names []any
+	for _, v := range checks["verdicts"].([]any) {
+		v := v.(map[string]any)
+		v["status"], v["reason"] = "passed", ""
+		names = append(names, v["constraint"])
+	}
+	checks["invariants"], checks["admissible"] = names, true
+	delete(checks, "hard_failed")
+}
+
+// TestMatrixGatherRechecksForgedResults checks issue 27 item 3: the gather
+// took a task's verdicts on trust. good's output is swapped after its
+// checks ran for one that breaks the hard not-regex no-todo (both hashes
+// updated), and every verdict of sloppy (whose output breaks it too) is
+// set to passed: the gather judges both outputs again and admits neither.
+func TestMatrixGatherRechecksForgedResults(t *testing.T) {
+	t.Parallel()
+	gh := issueServer(t)
+	const swapped = "# Answer\n\nTODO: all good.\n"
+	jobs := runMatrix(t, gh, "3102", func(artifacts string) {
+		forgeResult(t, artifacts, "good", func(dir string, tr map[string]any) {
+			if err := os.WriteFile(filepath.Join(dir, "output.md"), []byte(swapped), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256([]byte(swapped))
+			tr["output_sha256"] = hex.EncodeToString(sum[:])
+			tr["result"].(map[string]any)["output_sha256"] = hex.EncodeToString(sum[:])
+			passAll(tr)
+		})
+		forgeResult(t, artifacts, "sloppy", func(_ string, tr map[string]any) { passAll(tr) })
+	})
+	res := jobs.gather
+	if res.outputs["selected-agent"] != "" {
+		t.Fatalf("gather selected %q from forged results: exit %d, outputs %v\n%s%s", res.outputs["selected-agent"], res.code, res.outputs, res.stdout, res.stderr)
+	}
+	results := ledgerLines(t, gh)[0]["results"].([]any)
+	for _, r := range results {
+		r := r.(map[string]any)
+		if r["admissible"] != false {
+			t.Errorf("%s's forged result was recorded admissible: %v", r["agent"], r)
+		}
+	}
+	out, ok := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/3102-1/optr-selection.json")
+	if !ok || !strings.Contains(out, "the task recorded passed, the gather found failed") {
+		t.Errorf("the committed verdicts do not say good.s it was overruled (%v):\n%s", ok, out)
+	}
 }

@@ -17,6 +17,22 @@ const (
 	Skip Command = "skip"
 )
 
+// CommentKind is the kind of text an /optr command came in.
+type CommentKind string
+
+// The kinds of comment a command comes in.
+const (
+	// CommentIssue is a comment in an issue's or a pull request's
+	// conversation (issue_comment).
+	CommentIssue CommentKind = "comment"
+	// CommentReview is a comment on a line of a pull request's diff
+	// (pull_request_review_comment).
+	CommentReview CommentKind = "review comment"
+	// CommentReviewBody is the body of a submitted review
+	// (pull_request_review); it takes no reactions.
+	CommentReviewBody CommentKind = "review"
+)
+
 // Trigger is what an event asks of optr, decided by Parse.
 //
 // Title, Body, Intent, Note and Reason come from users: they are untrusted
@@ -38,8 +54,14 @@ type Trigger struct {
 	Issue int
 	// PullRequest is true when Issue is a pull request.
 	PullRequest bool
-	// CommentID is the id of the triggering comment (issue_comment), else 0.
-	CommentID int64
+	// Iteration is true for /optr run on a pull request (DESIGN §4.16):
+	// the caller resolves the workflow, intent and constraints from the
+	// pull request optr opened, which Parse cannot see.
+	Iteration bool
+	// CommentID is the id of the triggering comment, else 0; CommentKind
+	// says which kind of comment it is.
+	CommentID   int64
+	CommentKind CommentKind
 	// Sender is the login of the user whose action triggered the event.
 	Sender string
 	// SenderType is the sender's account type: "User", "Bot" or

@@ -9,21 +9,34 @@ import (
 
 // Event names optr acts on.
 const (
-	EventIssues           = "issues"
-	EventIssueComment     = "issue_comment"
-	EventWorkflowDispatch = "workflow_dispatch"
+	EventIssues                   = "issues"
+	EventIssueComment             = "issue_comment"
+	EventWorkflowDispatch         = "workflow_dispatch"
+	EventPullRequestReviewComment = "pull_request_review_comment"
+	EventPullRequestReview        = "pull_request_review"
 )
 
 // event is the part of a webhook payload Parse looks at, whatever its type.
 type event struct {
-	name    string
-	action  string
-	issue   *github.Issue
-	label   string // issues.labeled: the label just added
-	comment *github.IssueComment
+	name   string
+	action string
+	issue  *github.Issue
+	// pull is the pull request of a review or review comment event.
+	pull  *github.PullRequest
+	label string // issues.labeled: the label just added
+	// comment is the text that may carry an /optr command: an issue
+	// comment, a review comment or a review's body.
+	comment *comment
 	sender  *github.User
 	// inputs are a workflow_dispatch event's inputs, as strings.
 	inputs map[string]string
+}
+
+// comment is the command-carrying text of an event.
+type comment struct {
+	kind CommentKind
+	id   int64
+	body string
 }
 
 // decodeEvent decodes payload with the go-github type for name. Payloads of
@@ -43,9 +56,32 @@ func decodeEvent(name string, payload []byte) (event, error) {
 	case EventIssueComment:
 		var e github.IssueCommentEvent
 		err = json.Unmarshal(payload, &e)
-		ev.action, ev.issue, ev.comment, ev.sender = e.GetAction(), e.Issue, e.Comment, e.Sender
+		ev.action, ev.issue, ev.sender = e.GetAction(), e.Issue, e.Sender
+		if e.Comment != nil {
+			ev.comment = &comment{kind: CommentIssue, id: e.Comment.GetID(), body: e.Comment.GetBody()}
+		}
 		if err == nil && (ev.issue == nil || ev.comment == nil) {
 			err = fmt.Errorf("the payload has no issue or no comment")
+		}
+	case EventPullRequestReviewComment:
+		var e github.PullRequestReviewCommentEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.pull, ev.sender = e.GetAction(), e.PullRequest, e.Sender
+		if e.Comment != nil {
+			ev.comment = &comment{kind: CommentReview, id: e.Comment.GetID(), body: e.Comment.GetBody()}
+		}
+		if err == nil && (ev.pull == nil || ev.comment == nil) {
+			err = fmt.Errorf("the payload has no pull request or no comment")
+		}
+	case EventPullRequestReview:
+		var e github.PullRequestReviewEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.pull, ev.sender = e.GetAction(), e.PullRequest, e.Sender
+		if e.Review != nil {
+			ev.comment = &comment{kind: CommentReviewBody, id: e.Review.GetID(), body: e.Review.GetBody()}
+		}
+		if err == nil && (ev.pull == nil || ev.comment == nil) {
+			err = fmt.Errorf("the payload has no pull request or no review")
 		}
 	case EventWorkflowDispatch:
 		var e github.WorkflowDispatchEvent

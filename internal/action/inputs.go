@@ -33,6 +33,10 @@ var commandValues = []string{CommandAuto, CommandRun, CommandAbort, CommandPlan,
 type Inputs struct {
 	// GitHubToken is the github-token input.
 	GitHubToken string
+	// PRToken is the pr-token input (DESIGN §4.16): a token used only to
+	// push π*'s branch and open its pull request, so that the repository's
+	// pull_request workflows run on it; empty: GitHubToken does that.
+	PRToken string
 	// Config is the config file path, empty for the default.
 	Config string
 	// Workflow, Intent, Constraints and Pipeline override what the event says.
@@ -77,6 +81,7 @@ func LoadInputs(getenv func(string) string) (Inputs, error) {
 	}
 	in := Inputs{
 		GitHubToken:  get("github-token", ""),
+		PRToken:      get("pr-token", ""),
 		Config:       get("config", ""),
 		Workflow:     get("workflow", ""),
 		Intent:       get("intent", ""),

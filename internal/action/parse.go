@@ -20,6 +20,10 @@ import (
 //     (/optr run [pipeline]), answers a checkpoint (/optr choose N [note])
 //     or aborts (/optr abort [note]); a malformed /optr command skips with a
 //     Reply for the commenter; any other comment skips;
+//   - on a pull request, the same commands come as issue_comment.created,
+//     pull_request_review_comment.created or pull_request_review.submitted
+//     (the review's body); /optr run there is an Iteration, whose workflow,
+//     intent and constraints the caller resolves from the pull request;
 //   - workflow_dispatch runs;
 //   - every other event skips.
 //
@@ -76,8 +80,15 @@ func parseEvent(name string, payload []byte, in Inputs, ghWorkflow string) (Trig
 		t.Body, bh = StripHidden(ev.issue.GetBody())
 		t.Hidden = Hidden{Comments: th.Comments + bh.Comments, Invisible: th.Invisible + bh.Invisible}
 	}
+	if ev.pull != nil { // a review event: the pull request is the issue
+		t.Issue, t.PullRequest = ev.pull.GetNumber(), true
+		var th, bh Hidden
+		t.Title, th = StripHidden(ev.pull.GetTitle())
+		t.Body, bh = StripHidden(ev.pull.GetBody())
+		t.Hidden = Hidden{Comments: th.Comments + bh.Comments, Invisible: th.Invisible + bh.Invisible}
+	}
 	if ev.comment != nil {
-		t.CommentID = ev.comment.GetID()
+		t.CommentID, t.CommentKind = ev.comment.id, ev.comment.kind
 	}
 
 	switch in.Command {
@@ -94,10 +105,15 @@ func parseEvent(name string, payload []byte, in Inputs, ghWorkflow string) (Trig
 		return Trigger{}, fmt.Errorf("input command is %q: use one of %s", in.Command, strings.Join(commandValues, ", "))
 	}
 
-	switch t.Command {
-	case Run:
+	switch {
+	case t.Iteration:
+		// The caller reads the pull request optr opened for the rest.
+		if t.Pipeline == "" {
+			t.Pipeline = in.Pipeline
+		}
+	case t.Command == Run:
 		err = resolveRun(&t, ev, in, ghWorkflow)
-	case Choose, Abort:
+	case t.Command == Choose, t.Command == Abort:
 		t.Workflow, t.Notice, err = resolveWorkflow(t, ev, in, ghWorkflow)
 	}
 	if err != nil {
@@ -134,22 +150,27 @@ func decide(t *Trigger, ev event, in Inputs) {
 		default:
 			skip("issues.%s does not start optr: label the issue %q or comment /optr run", markdown.OneLine(ev.action, 30), label)
 		}
-	case EventIssueComment:
-		if ev.action != "created" {
-			skip("issue_comment.%s: optr reads new comments only", markdown.OneLine(ev.action, 30))
+	case EventIssueComment, EventPullRequestReviewComment, EventPullRequestReview:
+		want := "created"
+		if ev.name == EventPullRequestReview {
+			want = "submitted"
+		}
+		if ev.action != want {
+			skip("%s.%s: optr reads new %ss only", ev.name, markdown.OneLine(ev.action, 30), ev.comment.kind)
 			return
 		}
-		s, ok := parseSlash(ev.comment.GetBody())
+		s, ok := parseSlash(ev.comment.body)
 		if !ok {
-			skip("the comment is not an /optr command")
+			skip("the %s is not an /optr command", ev.comment.kind)
 			return
 		}
 		t.Command, t.Pipeline, t.Choice, t.Note = s.action, s.pipeline, s.choice, s.note
 		t.Reason, t.Reply = s.reason, s.reply
+		t.Iteration = t.Command == Run && t.PullRequest
 	case EventWorkflowDispatch:
 		t.Command = Run
 	default:
-		skip("the %s event does not start optr: it answers issues, issue_comment and workflow_dispatch", markdown.OneLine(ev.name, 40))
+		skip("the %s event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review and workflow_dispatch", markdown.OneLine(ev.name, 40))
 	}
 }
 

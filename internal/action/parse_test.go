@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 		return mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) { return setComment(t, body) })
 	}
 	commentTrigger := func(tr Trigger) Trigger {
-		tr.CommentID = 492700400
+		tr.CommentID, tr.CommentKind = 492700400, CommentIssue
 		return tr
 	}
 	with := func(tr Trigger, f func(*Trigger)) Trigger { f(&tr); return tr }
@@ -179,16 +179,56 @@ func TestParse(t *testing.T) {
 			})),
 		},
 		{
+			// An iteration: the workflow, intent and constraints come from
+			// the pull request optr opened, which the caller reads.
 			name: "/optr run on a pull request", event: "issue_comment",
-			payload: mutated("issue_comment.created.json", func(t *testing.T) func(map[string]any) {
-				return func(m map[string]any) {
-					obj(t, m, "comment")["body"] = "/optr run"
-					obj(t, m, "issue")["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"}
-				}
+			payload: mutated("issue_comment.created.on-pull-request.json", func(t *testing.T) func(map[string]any) {
+				return setComment(t, "/optr run\nalso handle the empty input")
 			}),
 			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
-				tr.Command, tr.Workflow, tr.Intent, tr.PullRequest = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, true
+				tr.Command, tr.PullRequest, tr.Iteration = Run, true, true
 			})),
+		},
+		{
+			name: "/optr run in a review comment", event: "pull_request_review_comment",
+			payload: mutated("pull_request_review_comment.created.json", func(t *testing.T) func(map[string]any) {
+				return setComment(t, "/optr run fast\nname the variable")
+			}),
+			want: Trigger{
+				EventName: "pull_request_review_comment", Command: Run, Pipeline: "fast", Issue: 2, PullRequest: true, Iteration: true,
+				CommentID: 284312630, CommentKind: CommentReview, Sender: "Codertocat", SenderType: "User", Title: "Update the README with new information.",
+				Body: "This is a pretty simple change that we need to pull into master.",
+			},
+		},
+		{
+			name: "/optr choose in a review", event: "pull_request_review",
+			payload: mutated("pull_request_review.submitted.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) { obj(t, m, "review")["body"] = "/optr choose 2 go ahead" }
+			}),
+			want: Trigger{
+				EventName: "pull_request_review", Command: Choose, Choice: 2, Note: "go ahead", Issue: 2, PullRequest: true,
+				Workflow: "issue-2", CommentID: 237895671, CommentKind: CommentReviewBody, Sender: "Codertocat", SenderType: "User",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
+			},
+		},
+		{
+			name: "a review without a command", event: "pull_request_review", payload: fixture("pull_request_review.submitted.json"),
+			want: Trigger{
+				EventName: "pull_request_review", Command: Skip, Reason: "the review is not an /optr command", Issue: 2, PullRequest: true,
+				CommentID: 237895671, CommentKind: CommentReviewBody, Sender: "Codertocat", SenderType: "User",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
+			},
+		},
+		{
+			name: "an edited review comment", event: "pull_request_review_comment",
+			payload: mutated("pull_request_review_comment.created.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) { m["action"] = "edited"; obj(t, m, "comment")["body"] = "/optr run" }
+			}),
+			want: Trigger{
+				EventName: "pull_request_review_comment", Command: Skip, Reason: "pull_request_review_comment.edited: optr reads new review comments only",
+				Issue: 2, PullRequest: true, CommentID: 284312630, CommentKind: CommentReview, Sender: "Codertocat", SenderType: "User",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
+			},
 		},
 		{
 			name: "edited comment", event: "issue_comment",
@@ -267,7 +307,7 @@ func TestParse(t *testing.T) {
 			name: "another event skips", event: "push", payload: fixture("workflow_dispatch.json"),
 			want: Trigger{
 				EventName: "push", Sender: "Codertocat", SenderType: "User", Command: Skip,
-				Reason: `the push event does not start optr: it answers issues, issue_comment and workflow_dispatch`,
+				Reason: `the push event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review and workflow_dispatch`,
 			},
 		},
 	}

@@ -17,16 +17,23 @@ import (
 	"github.com/optr-dev/optr/internal/redact"
 )
 
-// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12). For
+// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12, §4.16). For
 // changes.mode pull-request it pushes π*'s patch as one commit on
-// optr/<workflow>/<run-id> from the base's tip and opens the pull request;
-// for apply it applies the patch to the runner's workspace, for the
-// workflow's later steps. The Driver calls it before recording the run,
-// so the `run` entry records the pull request's number.
+// optr/<workflow>/<run-id> from the base's tip and opens the pull request
+// — with the pr-token when there is one, so that the repository's
+// pull_request workflows run, else starting the changes.ci workflows on
+// the branch — or, for an iteration, pushes it as one new commit on the
+// pull request's branch; for apply it applies the patch to the runner's
+// workspace, for the workflow's later steps. The Driver calls it after
+// threat detection and before recording the run, so the `run` entry
+// records the pull request's number.
 type deliverer struct {
 	j      *Job
 	trig   action.Trigger
 	branch string // the ledger branch ("" = the default branch)
+	// from is the commit an iteration's agents started from ("" when
+	// unknown: a resumed run).
+	from string
 }
 
 // Deliver implements pipeline.Deliverer.
@@ -36,25 +43,51 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	if cfg.Mode == config.ChangesApply {
 		return pipeline.ApplyChange{}.Deliver(ctx, rep, patch)
 	}
+	if rep.Spec.PullRequest != 0 {
+		return d.iterate(ctx, rep, patch)
+	}
 	branch, err := changes.BranchName(rep.Spec.Workflow, rep.Spec.RunID)
+	if err != nil {
+		return pipeline.Delivery{}, err
+	}
+	push, err := j.pushClient(ctx)
 	if err != nil {
 		return pipeline.Delivery{}, err
 	}
 	red := d.redactor(rep.Spec.Config)
 	title := red.String(fmt.Sprintf("optr: %s (π* = %s)", title(d.trig), rep.Selected))
-	opened, err := changes.OpenPullRequest(ctx, j.gh, patch, changes.PullRequest{
+	opened, err := changes.OpenPullRequest(ctx, push, patch, changes.PullRequest{
 		Base:    cfg.Base,
 		Branch:  branch,
-		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow)),
+		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.\n\n%s", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow, changes.Trailer(rep.Spec.RunID))),
 		Title:   title,
 		Body:    red.String(d.body(ctx, rep)),
 		Draft:   cfg.Draft,
+		Pushed:  func(ctx context.Context, branch string) string { return red.String(d.ci(ctx, cfg.CI, branch)) },
 	})
 	if err != nil {
 		return pipeline.Delivery{}, err
 	}
 	j.log.Notice(fmt.Sprintf("opened pull request #%d from %s into %s: %s", opened.Number, opened.Branch, opened.Base, opened.URL))
 	return pipeline.Delivery{PullRequest: opened.Number, URL: opened.URL, Branch: opened.Branch}, nil
+}
+
+// scores writes what a pull request's body says of rep after its opening
+// line: a link to the Actions run, the score table (when it is longer
+// than limit characters, where to find it instead) and π*'s change.
+func (d *deliverer) scores(b *strings.Builder, rep *pipeline.Report, limit int) {
+	if u := d.j.runURL(); u != "" {
+		fmt.Fprintf(b, " [Actions run](%s)", u)
+	}
+	b.WriteString("\n\n")
+	table := progress.Table(rep.View())
+	if utf8.RuneCountInString(table) > limit {
+		table = fmt.Sprintf("The score table of %d agents is too long for a pull request; it is in the run's optr-selection.json.\n", len(rep.Results))
+	}
+	b.WriteString(table)
+	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
+		fmt.Fprintf(b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
+	}
 }
 
 // maxBodyTable bounds the score table in a pull request's body, well
@@ -67,18 +100,7 @@ const maxBodyTable = 50_000
 func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results))
-	if u := d.j.runURL(); u != "" {
-		fmt.Fprintf(&b, " [Actions run](%s)", u)
-	}
-	b.WriteString("\n\n")
-	table := progress.Table(rep.View())
-	if utf8.RuneCountInString(table) > maxBodyTable {
-		table = fmt.Sprintf("The score table of %d agents is too long for a pull request; it is in the run's optr-selection.json.\n", len(rep.Results))
-	}
-	b.WriteString(table)
-	if r := rep.Result(rep.Selected); r != nil && r.Change != nil {
-		fmt.Fprintf(&b, "\n%d files changed, +%d −%d · patch sha256 `%s`\n", len(r.Change.Files), r.Change.Added, r.Change.Removed, r.Change.PatchSHA256)
-	}
+	d.scores(&b, rep, maxBodyTable)
 	if head, err := d.ledgerHead(ctx, rep); err != nil {
 		d.j.log.Warning("could not read the ledger head for the pull request: " + err.Error())
 	} else if head.Seq > 0 {
@@ -118,5 +140,5 @@ func (d *deliverer) redactor(cfg *config.Config) *redact.Redactor {
 			names = append(names, env)
 		}
 	}
-	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken))
+	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken, d.j.in.PRToken))
 }

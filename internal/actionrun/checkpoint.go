@@ -70,7 +70,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 	var state *pipeline.StateError
 	switch {
 	case errors.As(err, &decided):
-		return j.reply(ctx, trig, decided.Error(), nil)
+		return j.reply(ctx, trig, checkpoint.AlreadyDecidedReply(decided.Checkpoint, decided.Decision), nil)
 	case errors.Is(err, pipeline.ErrNoOpenCheckpoint):
 		return j.reply(ctx, trig, "No run of this issue is waiting at a checkpoint, so there is nothing to answer.", nil)
 	case errors.As(err, &state):
@@ -94,13 +94,12 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(check
 		pr.attach(ctx, c.ID) // the paused run's progress comment follows the decision
 	}
 	rep, err := drv.Answer(ctx, cp, d, where)
-	if err != nil {
-		if rep != nil {
-			j.report(rep, pipeline.Failed)
-		}
-		return fmt.Errorf("the decision on checkpoint %s could not be recorded: %w", cp.ID, err)
+	if err != nil && rep == nil {
+		j.log.Error(fmt.Sprintf("the decision on checkpoint %s could not be carried out: %v", cp.ID, err))
+		j.setOutputs(outcome{status: pipeline.Failed, runID: cp.Run, checkpointID: cp.ID, message: err.Error()})
+		return &FailedError{Err: err}
 	}
-	return j.conclude(rep)
+	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
 }
 
 // post logs text and posts it as a short answer on the issue.

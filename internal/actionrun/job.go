@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/preflight"
@@ -36,8 +37,13 @@ type Job struct {
 	in   action.Inputs
 	outs *action.Outputs
 	gh   *github.Client
+	// pr is the client on the pr-token, made when first needed.
+	pr *github.Client
 	// checkpoint is the ledger checkpoint made for head (checkpointOf).
 	checkpoint struct{ head, text string }
+	// committed is the active ledger segment as the last commit-back left
+	// it on the ledger branch.
+	committed []byte
 }
 
 // UsageError is bad input to the Action (inputs, event, config): exit 2.
@@ -73,6 +79,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	j.in = in
 	j.log.Mask(in.GitHubToken)
+	j.log.Mask(in.PRToken)
 	if j.outs, err = action.NewOutputs(j.env.OutputPath); err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT: %w", err)
 	}
@@ -128,12 +135,23 @@ func (j *Job) dispatch(ctx context.Context) error {
 	switch trig.Command {
 	case action.Run:
 		if j.in.Command == action.CommandPlan {
+			if trig.Iteration {
+				return j.reply(ctx, trig, "optr iterates on a pull request in one job, not over the matrix: run it with `command: auto` for pull request events.", nil)
+			}
 			return j.plan(ctx, trig)
 		}
 		return j.run(ctx, trig)
-	case action.Choose:
-		return j.choose(ctx, trig)
-	case action.Abort:
+	case action.Choose, action.Abort:
+		if trig.PullRequest { // the checkpoint is an iteration's, filed under the workflow of optr's branch
+			it, done, err := j.pullOfTrigger(ctx, trig)
+			if done {
+				return err
+			}
+			trig.Workflow = it.workflow
+		}
+		if trig.Command == action.Choose {
+			return j.choose(ctx, trig)
+		}
 		return j.abort(ctx, trig)
 	}
 	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Command)}
@@ -178,10 +196,16 @@ func (j *Job) authorise(ctx context.Context, trig action.Trigger) (bool, error) 
 }
 
 func (j *Job) react(ctx context.Context, trig action.Trigger) {
-	if trig.Issue == 0 {
+	var err error
+	switch {
+	case trig.Issue == 0 || trig.CommentKind == action.CommentReviewBody: // a review takes no reactions
 		return
+	case trig.CommentKind == action.CommentReview:
+		err = j.gh.ReactToReviewComment(ctx, trig.CommentID, "eyes")
+	default:
+		err = j.gh.React(ctx, trig.Issue, trig.CommentID, "eyes")
 	}
-	if err := j.gh.React(ctx, trig.Issue, trig.CommentID, "eyes"); err != nil {
+	if err != nil {
 		j.log.Warning("could not react to the trigger: " + err.Error())
 	}
 }
@@ -198,10 +222,11 @@ type outcome struct {
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string
 	ledgerCheckpoint                     string
-	tokens                               int64
-	costUSD                              float64
-	pullRequest                          int
-	pullRequestURL                       string
+	// spent is what the run spent: the tokens and cost-usd outputs (an
+	// unknown cost is empty, never 0).
+	spent          cost.Spend
+	pullRequest    int
+	pullRequestURL string
 }
 
 func (j *Job) setOutputs(o outcome) {
@@ -210,7 +235,7 @@ func (j *Job) setOutputs(o outcome) {
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
 		{"checkpoint-id", o.checkpointID}, {"ledger-checkpoint", o.ledgerCheckpoint},
 		{"pull-request", pullNumber(o.pullRequest)}, {"pull-request-url", o.pullRequestURL},
-		{"tokens", strconv.FormatInt(o.tokens, 10)}, {"cost-usd", strconv.FormatFloat(o.costUSD, 'f', -1, 64)},
+		{"tokens", strconv.FormatInt(o.spent.Tokens(), 10)}, {"cost-usd", costOutput(o.spent)},
 	}
 	var errs []error
 	for _, s := range set {
@@ -219,6 +244,16 @@ func (j *Job) setOutputs(o outcome) {
 	if err := errors.Join(errs...); err != nil {
 		j.log.Error("could not write the step outputs: " + err.Error())
 	}
+}
+
+// costOutput is the cost-usd output: the run's cost in US dollars, empty
+// when it is unknown (a model no price covers, a command agent).
+func costOutput(s cost.Spend) string {
+	usd, ok := s.Cost()
+	if !ok {
+		return ""
+	}
+	return strconv.FormatFloat(usd, 'f', -1, 64)
 }
 
 // pullNumber is the pull-request output: the number, empty when none.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/matrix"
@@ -90,8 +91,11 @@ func (j *Job) task(ctx context.Context) error {
 	r := run.Result
 	j.logResults(&pipeline.Report{Results: []*executor.Result{r}})
 	j.log.Notice(fmt.Sprintf("task %s (agent %s): %s, admissible: %t → %s", run.Task.ID, r.Agent, r.Status, r.HasOutput() && r.Checks.Admissible, j.relative(run.Dir)))
-	tokens := r.Usage.Total()
-	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, tokens: tokens, costUSD: r.CostUSD})
+	var spent cost.Spend
+	if r.Spent != nil {
+		spent = *r.Spent
+	}
+	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, spent: spent})
 	return err
 }
 
@@ -131,19 +135,15 @@ func (j *Job) gather(ctx context.Context) error {
 	drv := j.driver(ctx, trig, spec.Config, spec.LedgerPath, &progressComment{j: j, issue: plan.Issue, title: plan.Title})
 	drv.Mode = gm
 	rep, err := drv.Run(ctx, spec)
-	if err != nil {
-		if rep == nil {
-			j.log.Error(err.Error())
-			j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
-			if pipeline.IsInputError(err) {
-				return &UsageError{Err: err}
-			}
-			return err
+	if err != nil && rep == nil {
+		j.log.Error(err.Error())
+		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		if pipeline.IsInputError(err) {
+			return &UsageError{Err: err}
 		}
-		j.report(rep, pipeline.Failed)
-		return fmt.Errorf("run %s: %w", plan.RunID, err)
+		return err
 	}
-	return j.conclude(rep)
+	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
 }
 
 func (j *Job) setOutput(name, value string) {

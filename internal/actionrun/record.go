@@ -74,6 +74,7 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 	}
 	j.log.Infof("committed %s on %s (%d attempt(s), %d conflict(s), %d request(s))",
 		res.CommitSHA, res.Branch, res.Attempts, res.Conflicts, res.Requests)
+	j.committed = res.Ledger
 	if err := datalake.Replace(rep.Spec.LedgerPath, res.Ledger); err != nil {
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}

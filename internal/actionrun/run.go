@@ -9,10 +9,12 @@ import (
 	"sync"
 
 	"github.com/optr-dev/optr/internal/action"
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -34,30 +36,58 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		j.log.Warning(fmt.Sprintf("ignored %q in the constraints: not a constraint name", bad))
 	}
 	runID := j.env.RunID()
+	var it *iteration
+	if trig.Iteration { // before the workspace's config is read: it may be a fork's
+		var done bool
+		var err error
+		if it, done, err = j.pullOfTrigger(ctx, trig); done {
+			return err
+		}
+	}
 	cfg, err := j.loadConfig()
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
+	if it != nil {
+		if done, err := j.prepareIteration(ctx, &trig, it, cfg); done {
+			return err
+		}
+	}
 	spec := j.spec(trig, runID, cfg)
 	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
-	rep, err := drv.Run(ctx, spec)
-	if err != nil {
-		if rep == nil {
-			var nothing *pipeline.NothingUsableError
-			if errors.As(err, &nothing) {
-				return j.nothingUsable(ctx, trig, nothing)
-			}
-			if pipeline.IsInputError(err) {
-				return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
-			}
-			j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
-			return err
-		}
-		j.report(rep, pipeline.Failed)
-		return fmt.Errorf("run %s: %w", runID, err)
+	if it != nil {
+		spec.PullRequest, spec.Iteration = it.pull.Number, it.number
+		drv.Deliverer.(*deliverer).from = it.from
 	}
-	return j.conclude(rep)
+	rep, err := drv.Run(ctx, spec)
+	if err != nil && rep == nil {
+		var nothing *pipeline.NothingUsableError
+		if errors.As(err, &nothing) {
+			return j.nothingUsable(ctx, trig, nothing)
+		}
+		var refused *budget.RefusedError
+		if errors.As(err, &refused) { // no agent started: the figures on the issue, exit 1
+			return j.failEarly(ctx, trig, runID, &FailedError{Err: err})
+		}
+		if pipeline.IsInputError(err) {
+			return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+		}
+		j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
+		return err
+	}
+	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
+}
+
+// ledgerStore is the ledger a run's budgets count: the ledger branch's,
+// where runs are committed; the workspace's when they are not (commit:
+// false).
+func (j *Job) ledgerStore(branch, ledgerPath string) ledger.Store {
+	rel, err := pipeline.Spec{Dir: j.workspace()}.WorkspacePath(ledgerPath)
+	if !j.in.Commit || err != nil {
+		return ledger.Local(ledgerPath)
+	}
+	return &branchLedger{gh: j.gh, branch: branch, path: rel}
 }
 
 // driver is the Action's pipeline.Driver for trig under cfg, the one for
@@ -75,6 +105,7 @@ func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Confi
 		Deps:      deps,
 		Recorder:  j.recorder(branch, ledgerPath),
 		Store:     j.store(branch),
+		Ledger:    j.ledgerStore(branch, ledgerPath),
 		Observer:  pr,
 		Asker:     &issueAsker{j: j, trig: trig},
 		Deliverer: &deliverer{j: j, trig: trig, branch: branch},
@@ -82,9 +113,11 @@ func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Confi
 }
 
 // conclude reports a run the driver carried to its end (completed, failed
-// or paused): job log, summary, outputs, and the exit.
-func (j *Job) conclude(rep *pipeline.Report) error {
-	j.report(rep, rep.Status)
+// or paused) or stopped (failed, pipeline.Driver): job log, summary,
+// outputs, the error annotation of a failed run, and the exit — all from
+// the report's one status.
+func (j *Job) conclude(ctx context.Context, rep *pipeline.Report) error {
+	j.report(ctx, rep)
 	switch rep.Status {
 	case pipeline.Failed:
 		j.log.Error(fmt.Sprintf("run %s failed: %s", rep.Spec.RunID, rep.Message))
@@ -98,18 +131,13 @@ func (j *Job) conclude(rep *pipeline.Report) error {
 }
 
 // report writes a run's log groups, job summary and step outputs.
-func (j *Job) report(rep *pipeline.Report, status pipeline.RunStatus) {
+func (j *Job) report(ctx context.Context, rep *pipeline.Report) {
 	j.logResults(rep)
-	j.summary(rep)
-	tokens, cost := rep.Totals()
-	msg := rep.Message
-	if status != rep.Status && msg == "" {
-		msg = "the run could not be recorded"
-	}
+	j.summary(ctx, rep)
 	j.setOutputs(outcome{
-		status: status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
-		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: msg,
-		tokens: tokens, costUSD: cost, ledgerCheckpoint: j.checkpointOf(rep),
+		status: rep.Status, runID: rep.Spec.RunID, selected: rep.Selected, resultFile: rep.ResultPath,
+		ledgerHash: rep.LedgerHash, ledgerCommit: rep.Commit, checkpointID: rep.CheckpointID, message: rep.Message,
+		spent: rep.Total(), ledgerCheckpoint: j.checkpointOf(rep),
 		pullRequest: rep.Delivery.PullRequest, pullRequestURL: rep.Delivery.URL,
 	})
 }

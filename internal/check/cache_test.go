@@ -104,7 +104,7 @@ func TestVerdictsKey(t *testing.T) {
 }
 
 // TestVerdictsKeepsNoErrors: a failed judgement is asked again next time,
-// and until then the constraint is unverified, never passed.
+// and until then the hard constraint fails closed, never passes.
 func TestVerdictsKeepsNoErrors(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
@@ -118,7 +118,7 @@ func TestVerdictsKeepsNoErrors(t *testing.T) {
 	first := Evaluate(t.Context(), cs, "out")
 	second := Evaluate(t.Context(), cs, "out")
 	third := Evaluate(t.Context(), cs, "out")
-	want := []VerdictStatus{Unverified, Passed, Passed}
+	want := []VerdictStatus{Failed, Passed, Passed}
 	got := []VerdictStatus{first.Verdicts[0].Status, second.Verdicts[0].Status, third.Verdicts[0].Status}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
@@ -129,7 +129,7 @@ func TestVerdictsKeepsNoErrors(t *testing.T) {
 }
 
 // TestJudgePanicDoesNotCrash: a panicking judge, even with other checks
-// waiting on the same verdict, only leaves the constraint unverified.
+// waiting on the same verdict, only fails its hard constraint closed.
 func TestJudgePanicDoesNotCrash(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -148,8 +148,8 @@ func TestJudgePanicDoesNotCrash(t *testing.T) {
 	wg.Wait()
 	for _, ev := range evals {
 		v := ev.Verdicts[0]
-		if v.Status != Unverified || !strings.Contains(v.Reason, "judge panicked: provider bug") || !ev.Admissible {
-			t.Errorf("verdict %+v admissible %v; want unverified by a panic, admissible", v, ev.Admissible)
+		if v.Status != Failed || !strings.Contains(v.Reason, "judge panicked: provider bug") || ev.Admissible {
+			t.Errorf("verdict %+v admissible %v; want failed closed by a panic, not admissible", v, ev.Admissible)
 		}
 	}
 }

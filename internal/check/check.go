@@ -6,9 +6,9 @@ import "context"
 // safe for concurrent use: one checker judges every agent's output of a run.
 type Checker interface {
 	// Check judges output. A non-nil error means the check itself could not
-	// run (a missing schema file, a judge that did not answer): the
-	// constraint is then neither passed nor failed but unverified, and the
-	// error says why.
+	// run (a program that is gone, a judge that did not answer): Evaluate
+	// then fails a hard constraint with the error as the reason, and leaves
+	// a soft one unverified.
 	Check(ctx context.Context, output string) (Outcome, error)
 }
 
@@ -31,6 +31,16 @@ type Constraint struct {
 	Checker Checker
 	// Description is a human sentence for prompts and tables.
 	Description string
+	// Undefined marks a constraint nobody defined: named by an intent, not
+	// by the config, and judged by the default judge. Its verdict that
+	// cannot be had leaves it unverified; a defined hard constraint's fails
+	// (Evaluate).
+	Undefined bool
+	// Deterministic marks a check whose verdict depends on the output
+	// alone — it neither asks an agent nor runs a program (contains,
+	// regex, not-regex, max-length, json, json-schema): anyone holding the
+	// output can judge it again and must get the same verdict (Recheck).
+	Deterministic bool
 }
 
 // VerdictStatus is the state of one constraint for one result.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -11,8 +12,10 @@ import (
 	"github.com/optr-dev/optr/internal/procgroup"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/program"
 	"github.com/optr-dev/optr/internal/redact"
 	"github.com/optr-dev/optr/internal/sandbox"
+	sandboxenv "github.com/optr-dev/optr/internal/sandbox/env"
 )
 
 // tailBytes is how much of a failing command's combined output its Reason
@@ -29,8 +32,31 @@ func init() {
 		describe: func(c config.Constraint) string {
 			return fmt.Sprintf("the command %s exits 0 with the output on its stdin", quote(strings.Join(c.Run, " "), maxQuote))
 		},
-		program: true,
+		program:   true,
+		preflight: commandPreflight,
 	})
+}
+
+// commandPreflight checks that c's program resolves where the check will
+// run it: relative to the workspace (an agent's worktree, with code
+// changes, is a checkout of it) or on the check's PATH.
+func commandPreflight(c config.Constraint, opts Options) (string, error) {
+	if len(c.Run) == 0 || c.Run[0] == "" {
+		return "", nil // newCommand refuses it
+	}
+	if _, err := program.Resolve(c.Run[0], opts.Dir, searchPath(opts.Env)); err != nil {
+		return "run[0]", fmt.Errorf("the check cannot run, so it could pass no output: %w; the check runs in %s with that PATH", err, dirName(opts.Dir))
+	}
+	return "", nil
+}
+
+// searchPath is the PATH a command with environment env is found on: its
+// own, else optr's, where exec.Command would have looked.
+func searchPath(env []string) string {
+	if p, ok := sandboxenv.Lookup(env, "PATH"); ok {
+		return p
+	}
+	return os.Getenv("PATH")
 }
 
 // commandCheck runs an executable with the output on stdin; exit status 0
@@ -88,8 +114,16 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 		defer launch.Finish()
 		cmd.Env = launch.Env()
 	}
+	// The program is found the way preflight found it: in dir or on the
+	// PATH the check runs with. One that cannot run is an error, which
+	// fails a hard constraint (Evaluate), never a pass.
+	path, err := program.Resolve(c.argv[0], dir, searchPath(cmd.Env))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("command %s cannot run in %s: %w; check run: in the config and that the program is installed", quote(c.argv[0], maxQuote), dirName(dir), err)
+	}
+	cmd.Path, cmd.Err = path, nil
 	grp := procgroup.New(cmd, waitDelay)
-	err := c.run(runCtx, launch, cmd)
+	err = c.run(runCtx, launch, cmd)
 	grp.Finish() // nothing the check started outlives it
 	if launch != nil {
 		if _, refused := launch.Finish(); refused != nil && ctx.Err() == nil {

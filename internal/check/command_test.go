@@ -60,8 +60,9 @@ func TestCommandCheckCannotRun(t *testing.T) {
 		run     []string
 		wantSub string
 	}{
-		{"program not installed", []string{"optr-no-such-program"}, "executable file not found"},
-		{"relative program missing in the workspace", []string{"./checks/missing.sh"}, "no such file"},
+		{"program not installed", []string{"optr-no-such-program"}, "not found in PATH"},
+		{"relative program missing in the workspace", []string{"./checks/missing.sh"}, "does not exist"},
+		{"not executable", []string{"./checks/not-executable.sh"}, "is not executable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,16 +22,19 @@ type Evaluation struct {
 	// hard and soft, in constraint order (never nil).
 	Invariants []string `json:"invariants"`
 	// Admissible is true when no hard constraint failed. An unverified
-	// constraint does not block.
+	// constraint (one nobody defined, or a soft check that could not run)
+	// does not block.
 	Admissible bool `json:"admissible"`
 	// HardFailed are the hard constraints that failed, in constraint order.
 	HardFailed []string `json:"hard_failed,omitempty"`
 }
 
 // Evaluate runs every constraint's check on output, a few at a time, and
-// sums up the verdicts. It never fails: a check that errors or panics leaves
-// its constraint unverified with the reason, and a constraint without a
-// checker is unverified.
+// sums up the verdicts. It never fails: a hard check that errors or panics
+// (it could not run) fails closed with the reason — a check that cannot
+// run must not let every output through — and a soft one leaves its
+// constraint unverified; a constraint without a checker, or one nobody
+// defined (Constraint.Undefined), is unverified.
 //
 // Reasons are redacted with the Redactor each constraint's checker was built
 // with (Options.Redactor), whatever the checker put in them.
@@ -67,16 +70,23 @@ func Summarize(verdicts []Verdict) Evaluation {
 	return ev
 }
 
-// evaluateOne runs one check, turning errors and panics into Unverified.
+// evaluateOne runs one check; an error or a panic fails a hard constraint
+// somebody defined and leaves any other unverified.
 func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
 	v = Verdict{Constraint: c.Name, Hard: c.Hard, Status: Unverified}
 	if c.Checker == nil {
 		v.Reason = "not defined in the config, and no judge agent is configured to verify it"
 		return v
 	}
+	notRun := func(why string) {
+		v.Status, v.Reason = Unverified, why
+		if c.Hard && !c.Undefined {
+			v.Status, v.Reason = Failed, "failed closed, the check could not run: "+why
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			v.Status, v.Reason = Unverified, fmt.Sprintf("the check panicked: %v", r)
+			notRun(fmt.Sprintf("the check panicked: %v", r))
 		}
 	}()
 	if rc, ok := c.Checker.(redacting); ok {
@@ -85,7 +95,7 @@ func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
 	o, err := c.Checker.Check(ctx, output)
 	switch {
 	case err != nil:
-		v.Reason = err.Error()
+		notRun(err.Error())
 	case o.Pass:
 		v.Status, v.Reason = Passed, o.Reason
 	default:

@@ -26,9 +26,12 @@ func TestEvaluate(t *testing.T) {
 	short := func(hard bool) Constraint {
 		return c("short", hard, config.Constraint{Check: "max-length", Value: "5"})
 	}
-	missingSchema := c("schema", true, config.Constraint{Check: "json-schema", Schema: "schemas/nope.json"})
-	unverified := Constraint{Name: "asked", Hard: true}
-	crash := Constraint{Name: "crash", Hard: true, Checker: panicky{}}
+	missingSchema := func(hard bool) Constraint {
+		return c("schema", hard, config.Constraint{Check: "json-schema", Schema: "schemas/nope.json"})
+	}
+	unverified := Constraint{Name: "asked", Hard: true, Undefined: true}
+	crash := func(hard bool) Constraint { return Constraint{Name: "crash", Hard: hard, Checker: panicky{}} }
+	judgedUndefined := Constraint{Name: "asked", Hard: true, Undefined: true, Checker: panicky{}}
 
 	tests := []struct {
 		name        string
@@ -48,14 +51,24 @@ func TestEvaluate(t *testing.T) {
 			Verdicts: []Verdict{{Constraint: "has-ok", Hard: true, Status: Failed, Reason: `output does not contain "OK"`},
 				{Constraint: "short", Hard: true, Status: Failed, Reason: "output is 14 characters long; the limit is 5"}},
 			Invariants: []string{}, Admissible: false, HardFailed: []string{"has-ok", "short"}}},
-		{"unverified, errored and panicking checks do not block", []Constraint{unverified, missingSchema, crash, hasOK(false)}, "OK", Evaluation{
+		{"unverified, soft errored and soft panicking checks do not block", []Constraint{unverified, missingSchema(false), crash(false), hasOK(false)}, "OK", Evaluation{
 			Verdicts: []Verdict{
 				{Constraint: "asked", Hard: true, Status: Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},
-				{Constraint: "schema", Hard: true, Status: Unverified, Reason: "compile JSON Schema schemas/nope.json in the workspace …"},
-				{Constraint: "crash", Hard: true, Status: Unverified, Reason: "the check panicked: checker bug"},
+				{Constraint: "schema", Status: Unverified, Reason: "compile JSON Schema schemas/nope.json in the workspace …"},
+				{Constraint: "crash", Status: Unverified, Reason: "the check panicked: checker bug"},
 				{Constraint: "has-ok", Status: Passed},
 			},
 			Invariants: []string{"has-ok"}, Admissible: true}},
+		{"a hard check that cannot run fails closed", []Constraint{missingSchema(true), crash(true), hasOK(false)}, "OK", Evaluation{
+			Verdicts: []Verdict{
+				{Constraint: "schema", Hard: true, Status: Failed, Reason: "failed closed, the check could not run: compile JSON Schema schemas/nope.json in the workspace …"},
+				{Constraint: "crash", Hard: true, Status: Failed, Reason: "failed closed, the check could not run: the check panicked: checker bug"},
+				{Constraint: "has-ok", Status: Passed},
+			},
+			Invariants: []string{"has-ok"}, Admissible: false, HardFailed: []string{"schema", "crash"}}},
+		{"a constraint nobody defined stays unverified when its judge cannot answer", []Constraint{judgedUndefined}, "OK", Evaluation{
+			Verdicts:   []Verdict{{Constraint: "asked", Hard: true, Status: Unverified, Reason: "the check panicked: checker bug"}},
+			Invariants: []string{}, Admissible: true}},
 		{"unverified does not rescue a hard failure", []Constraint{unverified, hasOK(true)}, "no", Evaluation{
 			Verdicts: []Verdict{
 				{Constraint: "asked", Hard: true, Status: Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},

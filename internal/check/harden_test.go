@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/redact"
 )
 
@@ -109,16 +110,10 @@ func TestIntentConstraintsAreCapped(t *testing.T) {
 	}
 }
 
-// budget counts like recovery.Budget.
-type budget struct {
-	max, used atomic.Int64
-}
-
-func (b *budget) Add(u agent.Usage) { b.used.Add(u.Total()) }
-func (b *budget) Exhausted() bool   { return b.used.Load() >= b.max.Load() }
-
-// Judge calls count against budget.max-tokens, and once it is spent no
-// judge is asked: the constraint is unverified and says why.
+// Judge calls count against the run's budget where they are made (the run
+// meters its judge agents, as here), and once it is spent no judge is
+// asked: the hard constraint fails closed and says why. Each call is
+// charged to the agent whose output it judged.
 func TestJudgeCallsSpendTheBudget(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
@@ -126,9 +121,8 @@ func TestJudgeCallsSpendTheBudget(t *testing.T) {
 		calls.Add(1)
 		return agent.Response{Output: `{"pass": true, "reason": "ok"}`, Usage: agent.Usage{InputTokens: 60, OutputTokens: 40}}, nil
 	})
-	b := &budget{}
-	b.max.Store(150)
-	opts := judgeOpts(a)
+	b := cost.NewMeter(cost.Pricer{}, cost.Cap{Key: "budget.max-tokens", Window: "this run", Tokens: true, Limit: 150})
+	opts := judgeOpts(cost.Metered(a, b, cost.Rate{Provider: "openai"}))
 	opts.Budget = b
 	var cs []Constraint
 	for i := range 4 {
@@ -136,13 +130,18 @@ func TestJudgeCallsSpendTheBudget(t *testing.T) {
 		cs = append(cs, Constraint{Name: name, Hard: true, Checker: mustNew(t, name, config.Constraint{Check: "judge", Agent: "judge"}, opts)})
 	}
 	var got []VerdictStatus
+	var last Verdict
 	for _, c := range cs {
-		got = append(got, Evaluate(t.Context(), []Constraint{c}, "out").Verdicts[0].Status)
+		last = Evaluate(cost.ForAgent(t.Context(), "codex"), []Constraint{c}, "out").Verdicts[0]
+		got = append(got, last.Status)
 	}
-	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Unverified, Unverified}, got); diff != "" {
+	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Failed, Failed}, got); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
 	}
-	if calls.Load() != 2 || b.used.Load() != 200 {
-		t.Fatalf("%d calls, %d tokens; want 2 calls, 200 tokens", calls.Load(), b.used.Load())
+	if calls.Load() != 2 || b.Agent("codex").Tokens() != 200 || b.Total().Tokens() != 200 {
+		t.Fatalf("%d calls, codex %d tokens, run %d; want 2 calls, 200 tokens for codex", calls.Load(), b.Agent("codex").Tokens(), b.Total().Tokens())
+	}
+	if !strings.Contains(last.Reason, "budget.max-tokens: 200 tokens of 150 tokens") {
+		t.Errorf("the failed constraint says %q", last.Reason)
 	}
 }

@@ -39,12 +39,8 @@ type judgeCheck struct {
 	workflow  string
 	runID     string
 	dir       string
-	// hard makes a verdict that cannot be had (no answer, an answer that
-	// holds no verdict) fail the constraint instead of leaving it
-	// unverified: a hard judge fails closed, never open.
-	hard   bool
-	redact *redact.Redactor
-	budget Budget
+	redact    *redact.Redactor
+	budget    Budget
 }
 
 func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker, error) {
@@ -66,9 +62,7 @@ func newJudgeFromConfig(name string, c config.Constraint, opts Options) (Checker
 	if criterion == "" {
 		criterion = name
 	}
-	j := newJudge(name, criterion, a, c.Timeout.D(), opts)
-	j.hard = c.Hard
-	return j, nil
+	return newJudge(name, criterion, a, c.Timeout.D(), opts), nil
 }
 
 func judgeAgent(opts Options, name string) (agent.Agent, error) {
@@ -109,14 +103,11 @@ func newJudge(name, criterion string, a agent.Agent, timeout time.Duration, opts
 	}
 }
 
-// Check implements Checker. A hard judge whose verdict cannot be read fails
-// the constraint with the reason; a soft one leaves it unverified.
+// Check implements Checker. A verdict that cannot be had is an error:
+// Evaluate fails a hard constraint with it, and leaves a soft one
+// unverified.
 func (j *judgeCheck) Check(ctx context.Context, output string) (Outcome, error) {
-	o, err := j.cache.do(ctx, j.key(output), func() (Outcome, error) { return j.judge(ctx, output) })
-	if err != nil && j.hard {
-		return Outcome{Reason: "failed closed, the judge's verdict could not be read: " + err.Error()}, nil
-	}
-	return o, err
+	return j.cache.do(ctx, j.key(output), func() (Outcome, error) { return j.judge(ctx, output) })
 }
 
 // key identifies a verdict: the same output, constraint and criterion always
@@ -134,7 +125,7 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		return Outcome{}, err
 	}
 	if j.budget != nil && j.budget.Exhausted() {
-		return Outcome{}, errors.New("not judged: the run's token budget (budget.max-tokens) is spent")
+		return Outcome{}, fmt.Errorf("not judged: the run's budget is spent (%s)", j.budget.Spent())
 	}
 	resp, err := j.agent.Run(ctx, agent.Request{
 		Intent:   prompt,
@@ -142,9 +133,6 @@ func (j *judgeCheck) judge(ctx context.Context, output string) (Outcome, error) 
 		RunID:    j.runID,
 		Dir:      j.dir,
 	})
-	if j.budget != nil {
-		j.budget.Add(resp.Usage)
-	}
 	resp.Output, resp.Raw = j.redact.String(resp.Output), j.redact.String(resp.Raw)
 	v, verr := readVerdict(resp, err)
 	if verr != nil {

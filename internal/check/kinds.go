@@ -28,6 +28,14 @@ type kind struct {
 	// directory: its cached verdicts are keyed by the result's patch too,
 	// and it waits for a command slot (cachedCheck).
 	program bool
+	// preflight, when set, checks before any agent starts that the check
+	// can run at all — its program resolves, its schema compiles — so a
+	// check that cannot run is a configuration error (exit 2), never a
+	// constraint that passes every output. It returns the key under the
+	// constraint the problem is written at ("run[0]", "schema") and what
+	// is wrong; nil when nothing is. Resolve calls it for every
+	// constraint the config defines.
+	preflight func(c config.Constraint, opts Options) (key string, err error)
 }
 
 // kinds holds the builder of each check kind, by name.

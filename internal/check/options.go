@@ -53,19 +53,19 @@ type Options struct {
 	// Redactor removes secrets from every Reason (a command check's output,
 	// a judge's answer) before it is cut and kept; nil redacts nothing.
 	Redactor *redact.Redactor
-	// Budget is the run's token budget (budget.max-tokens): every judge
-	// call is counted against it, and once it is spent no judge is asked
-	// (the constraint stays unverified, saying so). Nil is unlimited.
+	// Budget is the run's budget: once it is spent no judge is asked (the
+	// constraint stays unverified, saying so). Judge calls count against
+	// it where they are made (the run meters its judge agents). Nil is
+	// unlimited.
 	Budget Budget
 }
 
-// Budget is what judges need of the run's token budget; *recovery.Budget
-// is one.
+// Budget is what judges need of the run's budget; a *cost.Meter is one.
 type Budget interface {
-	// Add counts the tokens of one call.
-	Add(agent.Usage)
 	// Exhausted reports whether no new call may start.
 	Exhausted() bool
+	// Spent says how the budget stands.
+	Spent() string
 }
 
 func timeoutOr(d time.Duration) time.Duration {

@@ -28,7 +28,10 @@ import (
 // which were dropped, for the run to report.
 //
 // Every problem is reported at once, joined, each naming its constraint: an
-// invalid name, a check that does not build, a judge agent that is missing.
+// invalid name, a check that does not build, a judge agent that is missing,
+// a check that cannot run (its kind's preflight: a program that does not
+// resolve, a schema that does not compile), that one a *config.Error with
+// the constraint's file, line and key.
 func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, error) {
 	if opts.Cache == nil {
 		opts.Cache = NewVerdicts()
@@ -44,11 +47,16 @@ func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, er
 		seen[name] = true
 		c := cfg.Constraints[name]
 		ch, err := New(name, c, opts)
+		if err == nil {
+			err = preflight(cfg, name, c, opts)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c)})
+		k, _ := kindOf(c) // New built it: the kind is known
+		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c),
+			Deterministic: !k.judged && !k.program})
 	}
 	kept, _ := CapIntent(cfg, extra)
 	for _, name := range kept {
@@ -77,7 +85,7 @@ func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, er
 // judge when there is one, else to nothing (unverified).
 func undefined(name string, opts Options) (Constraint, error) {
 	if opts.DefaultJudge == "" || opts.Judge == nil {
-		return Constraint{Name: name, Hard: true, Description: name}, nil
+		return Constraint{Name: name, Hard: true, Description: name, Undefined: true}, nil
 	}
 	a, err := judgeAgent(opts, opts.DefaultJudge)
 	if err != nil {
@@ -88,7 +96,26 @@ func undefined(name string, opts Options) (Constraint, error) {
 		Hard:        true,
 		Checker:     redacted(newJudge(name, name, a, 0, opts), opts),
 		Description: name,
+		Undefined:   true,
 	}, nil
+}
+
+// preflight runs the preflight of c's kind (kind.preflight): a check that
+// cannot run is a *config.Error naming the constraint's key, file and line.
+func preflight(cfg *config.Config, name string, c config.Constraint, opts Options) error {
+	k, err := kindOf(c)
+	if err != nil || k.preflight == nil {
+		return nil
+	}
+	key, err := k.preflight(c, opts)
+	if err == nil {
+		return nil
+	}
+	at := "constraints." + name
+	if key != "" {
+		at += "." + key
+	}
+	return cfg.ErrorAt(at, "%v", err)
 }
 
 // configNames returns cfg's constraint names in file order; names missing

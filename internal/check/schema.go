@@ -23,13 +23,25 @@ func init() {
 		describe: func(c config.Constraint) string {
 			return "the output is JSON valid against the schema " + c.Schema
 		},
+		preflight: func(c config.Constraint, opts Options) (string, error) {
+			ch, err := newSchema(c.Schema, opts.Dir)
+			if err != nil {
+				return "", nil // New refuses it
+			}
+			sc := ch.(*schemaCheck)
+			if sc.once.Do(sc.compile); sc.err != nil {
+				return "schema", fmt.Errorf("the check cannot run, so it could pass no output: %w", sc.err)
+			}
+			return "", nil
+		},
 	})
 }
 
 // schemaCheck passes when the output is JSON valid against a JSON Schema.
 // The schema is compiled once, on first use, so every output of a run is
-// checked against the same compiled schema and a missing file only makes the
-// constraint unverified.
+// checked against the same compiled schema; preflight compiled it before
+// any agent started, so a schema that fails now (removed since) fails a
+// hard constraint (Evaluate).
 type schemaCheck struct {
 	path string // as configured, for messages
 	dir  string // absolute workspace

@@ -90,13 +90,30 @@ func DecidedComment(cp Checkpoint, d Decision) string {
 // AlreadyDecidedReply is the short reply to an answer that comes after d
 // decided cp: the answer changes nothing.
 func AlreadyDecidedReply(cp Checkpoint, d Decision) string {
-	label := string(d.Action)
-	if o, ok := cp.Option(d.Option); ok {
-		label = o.Label
-	}
+	label := decidedLabel(cp, d)
 	return fmt.Sprintf("Checkpoint %s was already decided: **%s** chose option %d, **%s** (%s). "+
 		"A later answer changes nothing; to try again, start a new run with `/optr run`.",
 		markdown.Code(cp.ID), who(d.By), d.Option, markdown.Inline(label, labelLimit), where(d.Source))
+}
+
+// AlreadyDecided says, in plain text for a terminal or a log, that d
+// decided cp before: an answer now changes nothing. The caller adds its
+// own next step.
+func AlreadyDecided(cp Checkpoint, d Decision) string {
+	by := strings.TrimSpace(d.By)
+	if by == "" {
+		by = "someone"
+	}
+	return fmt.Sprintf("checkpoint %s was already decided: %s chose option %d, %s (%s); a later answer changes nothing",
+		cp.ID, by, d.Option, decidedLabel(cp, d), where(d.Source))
+}
+
+// decidedLabel is the label of the option d chose, or its action.
+func decidedLabel(cp Checkpoint, d Decision) string {
+	if o, ok := cp.Option(d.Option); ok {
+		return o.Label
+	}
+	return string(d.Action)
 }
 
 // pausedLine names the run and says why it paused.

@@ -14,9 +14,10 @@ import (
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/ledger/witness"
+	"github.com/optr-dev/optr/internal/standings"
 )
 
-const ledgerUsage = `optr ledger verify|show|checkpoint|prove|keygen [flags]
+const ledgerUsage = `optr ledger verify|show|stats|checkpoint|prove|keygen [flags]
 
 verify      checks every line of the ledger (its sealed segments in ledger.d/
             and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
@@ -39,6 +40,12 @@ verify      checks every line of the ledger (its sealed segments in ledger.d/
             comment or checkpoint that does not.
 show        prints the entries with a header; --kind, --workflow and --last N
             filter them, --json prints the raw lines.
+stats       prints the standings of the runs recorded since --since (default
+            30d; a span such as 2w or 12h, or a date such as 2026-11-01),
+            --by agent (runs, win rate, admissible rate, median and p90 exec
+            time, tokens, cost, cost per win), constraint (pass rate) or
+            workflow (runs, outcomes); --json prints them as JSON, --html
+            FILE writes one self-contained page with charts, over time too.
 checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
             count, RFC 6962 Merkle root), signed as a note with --key FILE or
             $OPTR_LEDGER_KEY.
@@ -62,6 +69,7 @@ type ledgerFlags struct {
 	fromSet                             bool
 	kind, workflow                      string
 	last, quorum                        int
+	since, by, html                     string
 }
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
@@ -80,22 +88,26 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs.StringVar(&f.origin, "origin", "", "checkpoint, prove, keygen: the log's origin (default optr/<owner>/<repo> in Actions, else optr/local)")
 	fs.StringVar(&f.key, "key", "", "checkpoint, prove: private key file to sign with (default $OPTR_LEDGER_KEY); keygen: where to write it")
 	fs.Int64Var(&f.seq, "seq", 0, "prove: the entry to prove")
-	fs.BoolVar(&f.asJSON, "json", false, "show: print the raw JSON lines")
+	fs.BoolVar(&f.asJSON, "json", false, "show: print the raw JSON lines; stats: print JSON")
 	fs.StringVar(&f.kind, "kind", "", "show: only entries of this kind")
 	fs.StringVar(&f.workflow, "workflow", "", "show: only entries of this workflow")
 	fs.IntVar(&f.last, "last", 0, "show: only the last N entries (after the other filters)")
+	fs.StringVar(&f.since, "since", "30d", "stats: the runs recorded since then (30d, 2w, 12h, or a date: 2026-11-01)")
+	fs.StringVar(&f.by, "by", standings.ByAgent, "stats: agent, constraint or workflow")
+	fs.StringVar(&f.html, "html", "", "stats: also write the standings as one HTML page into this file")
 	if err := c.parse(fs, ledgerUsage, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		c.printUsage(c.Stderr, fs, ledgerUsage)
-		return usageErr(errors.New("ledger needs a subcommand: verify, show, checkpoint, prove or keygen"))
+		return usageErr(errors.New("ledger needs a subcommand: verify, show, stats, checkpoint, prove or keygen"))
 	}
 	sub := fs.Arg(0)
 	f.fromSet = fs.Changed("from")
 	if err := onlyFor(fs, sub, map[string][]string{
 		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"},
 		"show":       {"json", "kind", "workflow", "last"},
+		"stats":      {"json", "since", "by", "html"},
 		"checkpoint": {"origin", "key"},
 		"prove":      {"origin", "key", "seq", "from"},
 		"keygen":     {"origin", "key"},
@@ -107,6 +119,8 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 		return c.ledgerVerify(ctx, f)
 	case "show":
 		return c.ledgerShow(f)
+	case "stats":
+		return c.ledgerStats(ctx, f)
 	case "checkpoint":
 		return c.ledgerCheckpoint(f)
 	case "prove":
@@ -114,7 +128,7 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	case "keygen":
 		return c.ledgerKeygen(f)
 	}
-	return usageErr(fmt.Errorf("unknown ledger subcommand %q (want verify, show, checkpoint, prove or keygen)", sub))
+	return usageErr(fmt.Errorf("unknown ledger subcommand %q (want verify, show, stats, checkpoint, prove or keygen)", sub))
 }
 
 // onlyFor refuses a flag given to a subcommand that does not read it.

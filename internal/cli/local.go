@@ -149,20 +149,22 @@ func (terminalAsker) Paused(context.Context, *pipeline.Report, checkpoint.Checkp
 
 // Outcome is what `optr run --json` and `optr resume --json` print.
 type Outcome struct {
-	Version      string              `json:"version"`
-	RunID        string              `json:"run_id"`
-	Workflow     string              `json:"workflow"`
-	Status       pipeline.RunStatus  `json:"status"`
-	Selected     string              `json:"selected"`
-	ResultFile   string              `json:"result_file,omitempty"`
-	LedgerHash   string              `json:"ledger_hash,omitempty"`
-	CheckpointID string              `json:"checkpoint_id,omitempty"`
-	Message      string              `json:"message,omitempty"`
-	Error        string              `json:"error,omitempty"`
-	Tokens       int64               `json:"tokens"`
-	CostUSD      float64             `json:"cost_usd"`
-	Table        []pipeline.TableRow `json:"table"`
-	RunDir       string              `json:"run_dir,omitempty"`
+	Version      string             `json:"version"`
+	RunID        string             `json:"run_id"`
+	Workflow     string             `json:"workflow"`
+	Status       pipeline.RunStatus `json:"status"`
+	Selected     string             `json:"selected"`
+	ResultFile   string             `json:"result_file,omitempty"`
+	LedgerHash   string             `json:"ledger_hash,omitempty"`
+	CheckpointID string             `json:"checkpoint_id,omitempty"`
+	Message      string             `json:"message,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	// Tokens and CostUSD are the run's totals, judges and analyses
+	// included; CostUSD is null when the cost is unknown.
+	Tokens  int64               `json:"tokens"`
+	CostUSD *float64            `json:"cost_usd"`
+	Table   []pipeline.TableRow `json:"table"`
+	RunDir  string              `json:"run_dir,omitempty"`
 }
 
 // outcome builds the JSON outcome of rep (nil when the run never started)
@@ -180,7 +182,8 @@ func outcome(rep *pipeline.Report, err error) Outcome {
 		out.Status = rep.Status
 	}
 	out.ResultFile, out.LedgerHash, out.CheckpointID, out.Message = rep.ResultPath, rep.LedgerHash, rep.CheckpointID, rep.Message
-	out.Tokens, out.CostUSD = rep.Totals()
+	total := rep.Total()
+	out.Tokens, out.CostUSD = total.Tokens(), total.USDOrNil()
 	if t := rep.Table(); t != nil {
 		out.Table = t
 	}

@@ -48,6 +48,9 @@ func (c *CLI) cmdResume(ctx context.Context, args []string) error {
 	where := pipeline.Spec{Config: cfg, Datalake: *lakeDir, LedgerPath: ledgerPath(*ledgerFile, *lakeDir), Dir: wd}
 	drv, obs := c.driver(cfg, interactiveNever)
 	cp, err := drv.OpenCheckpoint(ctx, where, "", *id)
+	if decided := (*pipeline.DecidedError)(nil); errors.As(err, &decided) {
+		return usageErr(fmt.Errorf("%w; to try again, start a new run with optr run", err))
+	}
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrNotFound) {
 			return usageErr(fmt.Errorf("%w (ledger %s)", err, where.LedgerPath))

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Code-change modes (changes.mode, DESIGN §4.12).
@@ -41,8 +43,16 @@ type Changes struct {
 	Protect []string `yaml:"protect" json:"protect"`
 	// MaxFiles is the most files an admissible change touches (default 50).
 	MaxFiles int `yaml:"max-files" json:"max-files"`
+	// MaxDeletions is the most files an admissible change deletes; 0 (the
+	// default) means half the files tracked at the commit the agents start
+	// from.
+	MaxDeletions int `yaml:"max-deletions" json:"max-deletions,omitempty"`
 	// Draft opens the pull request as a draft (default true).
 	Draft bool `yaml:"draft" json:"draft"`
+	// CI names workflow files of .github/workflows (ci.yml) that optr
+	// starts on the pull request's branch with workflow_dispatch when no
+	// pr-token opened it (DESIGN §4.16).
+	CI []string `yaml:"ci" json:"ci,omitempty"`
 }
 
 // On reports whether agents change code: every mode but none.
@@ -77,7 +87,25 @@ func (v *validator) changes() {
 		}
 	}
 	v.atLeast("changes.max-files", int64(c.MaxFiles), 1)
+	if v.written("changes.max-deletions") {
+		v.atLeast("changes.max-deletions", int64(c.MaxDeletions), 1)
+	}
+	seen := map[string]bool{}
+	for i, f := range c.CI {
+		key := fmt.Sprintf("changes.ci[%d]", i)
+		switch {
+		case !workflowFileRE.MatchString(f):
+			v.ps.add(key, "%q is not a workflow file name: write the name of a file in .github/workflows, such as ci.yml", f)
+		case seen[f]:
+			v.ps.add(key, "%s is listed twice", f)
+		}
+		seen[f] = true
+	}
 }
+
+// workflowFileRE is a workflow file's name in .github/workflows, as the
+// dispatch API takes it.
+var workflowFileRE = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$`)
 
 // protectError reports what is wrong with a changes.protect glob, or nil.
 // The glob is matched by doublestar.Match against slash-separated paths

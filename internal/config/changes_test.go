@@ -16,8 +16,8 @@ func TestChanges(t *testing.T) {
 		want       Changes
 	}{
 		{"absent: off, with defaults", "", Changes{Mode: "none", Protect: defaultProtectForTest(), MaxFiles: 50, Draft: true}},
-		{"written", "changes:\n  mode: pull-request\n  base: release/1.x\n  protect: ['**/*.pem']\n  max-files: 3\n  draft: false\n",
-			Changes{Mode: "pull-request", Base: "release/1.x", Protect: []string{"**/*.pem"}, MaxFiles: 3}},
+		{"written", "changes:\n  mode: pull-request\n  base: release/1.x\n  protect: ['**/*.pem']\n  max-files: 3\n  draft: false\n  ci: [ci.yml, lint.yaml]\n",
+			Changes{Mode: "pull-request", Base: "release/1.x", Protect: []string{"**/*.pem"}, MaxFiles: 3, CI: []string{"ci.yml", "lint.yaml"}}},
 		{"an empty protect list stays empty", "changes:\n  mode: apply\n  protect: []\n", Changes{Mode: "apply", Protect: []string{}, MaxFiles: 50, Draft: true}},
 	}
 	for _, tc := range tests {
@@ -63,6 +63,28 @@ func TestChangesSchemaAgrees(t *testing.T) {
 		schemaOK := validateYAML(s, yaml) == nil
 		if goOK != schemaOK {
 			t.Errorf("protect %q: Parse accepts %v, the schema %v", pattern, goOK, schemaOK)
+		}
+	}
+	for _, file := range []string{"ci.yml", "Lint_2.yaml", ".github/workflows/ci.yml", "ci", "ci.yml.bak", ".hidden.yml", "-x.yml"} {
+		yaml := []byte(oneAgent + "changes:\n  ci: ['" + file + "']\n")
+		_, err := Parse("optr.yml", yaml)
+		if goOK, schemaOK := err == nil, validateYAML(s, yaml) == nil; goOK != schemaOK {
+			t.Errorf("ci %q: Parse accepts %v (%v), the schema %v", file, goOK, err, schemaOK)
+		}
+	}
+}
+
+// A changes.ci entry that is not a workflow file name, or is listed
+// twice, is refused with its key and the next step.
+func TestChangesCIRefused(t *testing.T) {
+	t.Parallel()
+	for yaml, want := range map[string]string{
+		"changes:\n  ci: [.github/workflows/ci.yml]\n": `changes.ci[0]: ".github/workflows/ci.yml" is not a workflow file name: write the name of a file in .github/workflows, such as ci.yml`,
+		"changes:\n  ci: [ci.yml, ci.yml]\n":           "changes.ci[1]: ci.yml is listed twice",
+	} {
+		_, err := Parse("optr.yml", []byte(oneAgent+yaml))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
 		}
 	}
 }

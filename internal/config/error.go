@@ -1,8 +1,6 @@
 package config
 
 import (
-	"fmt"
-	"os"
 	"strconv"
 )
 
@@ -60,21 +58,4 @@ func Errors(err error) []*Error {
 	}
 	walk(err)
 	return out
-}
-
-// ErrorAt is a problem with key found after c was loaded, by a check that
-// needs more than the file (the environment the Action runs in): it names
-// the file, the line and the key, as validation does. The file is read
-// again for the key's place.
-func (c *Config) ErrorAt(key, format string, args ...any) *Error {
-	ps := newProblems(c.Path)
-	if c.Path != "" {
-		if data, err := os.ReadFile(c.Path); err == nil {
-			if _, err := checkShape(data); err == nil {
-				decode(ps, data)
-			}
-		}
-	}
-	p := ps.placeOf(key)
-	return &Error{File: c.Path, Line: p.line, Column: p.column, Key: key, Msg: fmt.Sprintf(format, args...)}
 }

@@ -239,20 +239,36 @@ type Watcher struct {
 	Synthesizer string `yaml:"synthesizer" json:"synthesizer,omitempty"`
 }
 
-// Budget bounds what a run may spend.
+// Budget bounds what a run may spend, and what the runs the ledger
+// records may spend in a UTC day and a UTC month (DESIGN §4.17). Zero is
+// no limit.
 type Budget struct {
 	// MaxTokens: once a run has used this many tokens no new attempt starts (0 = no limit).
 	MaxTokens int64 `yaml:"max-tokens" json:"max-tokens,omitempty"`
+	// MaxTokensPerDay and MaxTokensPerMonth cap the tokens of the runs the
+	// ledger records in the current UTC day and month: a run starts only
+	// below them, and stops launching attempts when it reaches them.
+	MaxTokensPerDay   int64 `yaml:"max-tokens-per-day" json:"max-tokens-per-day,omitempty"`
+	MaxTokensPerMonth int64 `yaml:"max-tokens-per-month" json:"max-tokens-per-month,omitempty"`
+	// MaxUSDPerRun caps a run's cost in US dollars like MaxTokens; the
+	// per-day and per-month caps work like the token ones. Calls whose
+	// cost is unknown count nothing toward them.
+	MaxUSDPerRun   float64 `yaml:"max-usd-per-run" json:"max-usd-per-run,omitempty"`
+	MaxUSDPerDay   float64 `yaml:"max-usd-per-day" json:"max-usd-per-day,omitempty"`
+	MaxUSDPerMonth float64 `yaml:"max-usd-per-month" json:"max-usd-per-month,omitempty"`
 	// MaxIntentConstraints caps the constraints an intent (an issue's
 	// "### Constraints", --constraint, the constraints input) may add to
 	// the config's own; the rest are dropped and named (default 8).
 	MaxIntentConstraints int `yaml:"max-intent-constraints" json:"max-intent-constraints"`
 }
 
-// Price is a model's price in US dollars per million tokens.
+// Price is a model's price in US dollars per million tokens, and per
+// request (a flat rate per call, such as a Copilot premium request: the
+// model's multiplier × the price of one).
 type Price struct {
-	Input  float64 `yaml:"input" json:"input"`
-	Output float64 `yaml:"output" json:"output"`
+	Input   float64 `yaml:"input" json:"input"`
+	Output  float64 `yaml:"output" json:"output"`
+	Request float64 `yaml:"request" json:"request,omitempty"`
 }
 
 // Executor configures the fan-out.

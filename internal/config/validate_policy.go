@@ -120,7 +120,18 @@ func (v *validator) watcher() {
 }
 
 func (v *validator) budget() {
-	v.atLeast("budget.max-tokens", v.c.Budget.MaxTokens, 0)
+	b := v.c.Budget
+	v.atLeast("budget.max-tokens", b.MaxTokens, 0)
+	v.atLeast("budget.max-tokens-per-day", b.MaxTokensPerDay, 0)
+	v.atLeast("budget.max-tokens-per-month", b.MaxTokensPerMonth, 0)
+	for _, c := range []struct {
+		key string
+		usd float64
+	}{{"budget.max-usd-per-run", b.MaxUSDPerRun}, {"budget.max-usd-per-day", b.MaxUSDPerDay}, {"budget.max-usd-per-month", b.MaxUSDPerMonth}} {
+		if c.usd < 0 {
+			v.ps.add(c.key, "must not be negative, got %g (0 is no limit)", c.usd)
+		}
+	}
 	v.atLeast("budget.max-intent-constraints", int64(v.c.Budget.MaxIntentConstraints), 1)
 }
 
@@ -135,6 +146,9 @@ func (v *validator) prices() {
 		}
 		if p.Output < 0 {
 			v.ps.add(k+".output", "must not be negative, got %g", p.Output)
+		}
+		if p.Request < 0 {
+			v.ps.add(k+".request", "must not be negative, got %g", p.Request)
 		}
 	}
 }

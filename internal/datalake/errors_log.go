@@ -3,42 +3,45 @@ package datalake
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
-// ErrorRecord is one line of errors.jsonl: a failure worth keeping after the
-// run, such as an agent that failed or a report that did not validate.
+// ErrorRecord is one line of errors.jsonl, the same shape for every mode
+// (DESIGN §4.9 step 8): a failure worth keeping after the run, such as an
+// agent that failed or a report that did not validate.
 type ErrorRecord struct {
-	Time     time.Time `json:"time"`
-	Run      string    `json:"run"`
-	Workflow string    `json:"workflow"`
-	Agent    string    `json:"agent,omitempty"`
-	Class    string    `json:"class,omitempty"`
-	Reason   string    `json:"reason,omitempty"`
-	Message  string    `json:"message"`
+	// Timestamp is when the failure happened, RFC 3339 in UTC.
+	Timestamp string `json:"timestamp"`
+	// WorkflowID is the run id.
+	WorkflowID string `json:"workflow_id"`
+	// Command is the mode that failed: select, delegate.
+	Command string `json:"command"`
+	// ErrorType names the failure (an agent error's reason, a report's
+	// validation failure).
+	ErrorType string `json:"error_type"`
+	Message   string `json:"message"`
+	// Agent and Class are the failed agent's result name and its error
+	// class (transient, systematic, fatal), where they apply.
+	Agent   string       `json:"agent,omitempty"`
+	Class   string       `json:"class,omitempty"`
+	Details ErrorDetails `json:"details"`
 }
 
-// AppendErrors appends records to errors.jsonl (append-only, one write,
-// redacted like every file of a lake opened with OpenRedacted).
+// ErrorDetails locate a failure and say what to do about it.
+type ErrorDetails struct {
+	Topic        string `json:"topic,omitempty"`
+	ReportPath   string `json:"report_path,omitempty"`
+	RecoveryHint string `json:"recovery_hint"`
+}
+
+// AppendErrors appends records to errors.jsonl in a single append-only
+// write (redacted like every file of a lake opened with OpenRedacted).
 func (l *Lake) AppendErrors(records ...ErrorRecord) error {
-	values := make([]any, len(records))
-	for i, rec := range records {
-		values[i] = rec
-	}
-	return l.AppendErrorJSON(values...)
-}
-
-// AppendErrorJSON appends each value, encoded as one JSON object, to
-// errors.jsonl in a single append-only write. It is for failures whose
-// line has a shape of its own, such as a delegate run's (DESIGN §4.9 step
-// 8); AppendErrors writes ErrorRecords through it.
-func (l *Lake) AppendErrorJSON(values ...any) error {
-	if len(values) == 0 {
+	if len(records) == 0 {
 		return nil
 	}
 	var buf []byte
-	for _, v := range values {
-		line, err := json.Marshal(v)
+	for _, rec := range records {
+		line, err := json.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("encode error record: %w", err)
 		}

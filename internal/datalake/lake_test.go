@@ -83,10 +83,10 @@ func TestRunWritesOnce(t *testing.T) {
 func TestAppendErrors(t *testing.T) {
 	t.Parallel()
 	l := Open(filepath.Join(t.TempDir(), ".optr"))
-	if err := l.AppendErrors(ErrorRecord{Run: "r", Message: "one"}); err != nil {
+	if err := l.AppendErrors(ErrorRecord{WorkflowID: "r", Message: "one"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.AppendErrors(ErrorRecord{Run: "r", Message: "two"}, ErrorRecord{Run: "r", Message: "three"}); err != nil {
+	if err := l.AppendErrors(ErrorRecord{WorkflowID: "r", Message: "two"}, ErrorRecord{WorkflowID: "r", Message: "three"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(l.ErrorsPath())

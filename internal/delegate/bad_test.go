@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/datalake"
 )
 
 // earlierRun leaves a finished delegate run in h's datalake and returns the
@@ -72,7 +74,7 @@ func TestBadSpecialists(t *testing.T) {
 				t.Errorf("spec = %s, want the next number", o.Spec)
 			}
 			untouched(t, h, before)
-			var last ErrorLine
+			var last datalake.ErrorRecord
 			lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(h.lake, "errors.jsonl"))), "\n")
 			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.ErrorType != tt.typ || last.Details.Topic != "witnesses" {
 				t.Errorf("errors.jsonl's last line = %+v (%v)", last, err)

@@ -21,7 +21,7 @@ const (
 
 // resultFailure says why a result does not count.
 func resultFailure(r *executor.Result) Failure {
-	f := Failure{Agent: r.Agent}
+	f := Failure{Agent: r.Agent, Class: r.Class}
 	switch {
 	case r.Status == executor.Succeeded && !r.Checks.Admissible:
 		f.Type, f.Message = TypeFailedChecks, "the report fails the run's hard constraints: "+failedChecks(r.Checks)

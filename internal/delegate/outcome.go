@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/selection"
 )
@@ -49,8 +50,10 @@ type Failure struct {
 	// Message says what went wrong; Hint what to do about it.
 	Message string `json:"message"`
 	Hint    string `json:"recovery_hint"`
-	// Agent is the result name of the agent that failed.
+	// Agent is the result name of the agent that failed, Class its error
+	// class (transient, systematic, fatal) when it failed with one.
 	Agent string `json:"agent,omitempty"`
+	Class string `json:"class,omitempty"`
 }
 
 // Outcome is what a delegate run did: everything the driver records,
@@ -87,7 +90,7 @@ type Outcome struct {
 	MetadataBytes, ReportBytes int
 	ContextReduction           float64
 	// Errors are the lines appended to errors.jsonl.
-	Errors []ErrorLine
+	Errors []datalake.ErrorRecord
 	// Ledger holds the members of the ledger run entry (§4.9 step 10):
 	// mode, spec, success_rate and reports.
 	Ledger map[string]any

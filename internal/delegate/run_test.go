@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -72,13 +73,13 @@ func TestBarrierBehaviour(t *testing.T) {
 				t.Errorf("errors.jsonl has %d lines, want %d:\n%s", len(lines), tt.errorLines, strings.Join(lines, "\n"))
 			}
 			if tt.errorLines > 0 {
-				var e ErrorLine
+				var e datalake.ErrorRecord
 				// Topic 4 always fails; its line comes after the other topics'.
 				if err := json.Unmarshal([]byte(lines[3-tt.valid]), &e); err != nil {
 					t.Fatal(err)
 				}
-				want := ErrorLine{Timestamp: "2026-11-23T12:00:00Z", WorkflowID: "r1", Command: "delegate", ErrorType: ReasonCounts,
-					Message: e.Message, Details: ErrorDetails{Topic: "merkle trees", ReportPath: "specs/001_research/reports/004_merkle-trees.md", RecoveryHint: hintFor(ReasonCounts), Agent: "s4.004"}}
+				want := datalake.ErrorRecord{Timestamp: "2026-11-23T12:00:00Z", WorkflowID: "r1", Command: "delegate", ErrorType: ReasonCounts,
+					Message: e.Message, Agent: "s4.004", Class: "systematic", Details: datalake.ErrorDetails{Topic: "merkle trees", ReportPath: "specs/001_research/reports/004_merkle-trees.md", RecoveryHint: hintFor(ReasonCounts)}}
 				if diff := cmp.Diff(want, e); diff != "" {
 					t.Errorf("errors.jsonl line (-want +got):\n%s", diff)
 				}

@@ -140,3 +140,72 @@ func events(on any) map[string]bool {
 	}
 	return out
 }
+
+// TestMatrixWorkflowHasAHostPath: the reusable matrix workflow runs optr
+// in its container (Linux runners only) or, with input host, through the
+// host action, which runs on macOS and Windows too (issue 22 item 16: its
+// runs-on input worked only on Linux). In every job each step that runs
+// optr has a twin in the other mode with the same inputs and environment,
+// exactly one of the two runs, and the job's outputs take either's.
+func TestMatrixWorkflowHasAHostPath(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		ID   string            `yaml:"id"`
+		If   string            `yaml:"if"`
+		Uses string            `yaml:"uses"`
+		With map[string]any    `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+	}
+	var w struct {
+		On struct {
+			WorkflowCall struct {
+				Inputs map[string]struct {
+					Type    string `yaml:"type"`
+					Default any    `yaml:"default"`
+				} `yaml:"inputs"`
+			} `yaml:"workflow_call"`
+		} `yaml:"on"`
+		Jobs map[string]struct {
+			Outputs map[string]string `yaml:"outputs"`
+			Steps   []step            `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	const file = ".github/workflows/optr-matrix.yml"
+	if err := yaml.Unmarshal([]byte(readRoot(t, file)), &w); err != nil {
+		t.Fatal(err)
+	}
+	if in, ok := w.On.WorkflowCall.Inputs["host"]; !ok || in.Type != "boolean" || in.Default != false {
+		t.Errorf("%s has no boolean input host, default false: %+v", file, in)
+	}
+	const container, host = "./.optr-action", "./.optr-action/host"
+	for name, job := range w.Jobs {
+		var cs, hs []step
+		for _, s := range job.Steps {
+			switch s.Uses {
+			case container:
+				cs = append(cs, s)
+			case host:
+				hs = append(hs, s)
+			}
+		}
+		if len(cs) != 1 || len(hs) != 1 {
+			t.Errorf("job %s runs optr in %d container and %d host steps, want one of each", name, len(cs), len(hs))
+			continue
+		}
+		c, h := cs[0], hs[0]
+		if strings.ReplaceAll(c.If, " ", "") != "${{!inputs.host}}" || strings.ReplaceAll(h.If, " ", "") != "${{inputs.host}}" {
+			t.Errorf("job %s: the container step runs if %q and the host step if %q; want exactly one by inputs.host", name, c.If, h.If)
+		}
+		if fmt.Sprint(c.With) != fmt.Sprint(h.With) || fmt.Sprint(c.Env) != fmt.Sprint(h.Env) {
+			t.Errorf("job %s: the two steps differ beyond uses:\n%+v\n%+v", name, c, h)
+		}
+		if c.ID != "" && h.ID != c.ID+"-host" {
+			t.Errorf("job %s: the host step's id is %q, want %q", name, h.ID, c.ID+"-host")
+		}
+		for out, v := range job.Outputs {
+			if c.ID != "" && strings.Contains(v, "steps."+c.ID+".") && !strings.Contains(v, "steps."+h.ID+".") {
+				t.Errorf("job %s: output %s = %s comes only from the container step", name, out, v)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
 )
@@ -84,9 +85,6 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, a
 	if r.TTVms == 0 {
 		r.TTVms, r.TTVSource = r.ExecMS, TTVMeasured
 	}
-	if t.Price != nil {
-		r.CostUSD = t.Price(r.Usage)
-	}
 	return r, esc
 }
 
@@ -107,9 +105,11 @@ type launched struct {
 // launch runs one launch of t: a fresh recovery run under its own Timeout
 // and supervision. Attempt numbers continue from prior.
 func (x *execution) launch(t Task, name string, req agent.Request, start time.Time, prior int) (recovery.Outcome, launched) {
-	actx, cancelTimeout := x.ctx, context.CancelFunc(func() {})
+	// Every call made for this result — attempts, analyses, checks during
+	// recovery — is charged to it.
+	actx, cancelTimeout := cost.ForAgent(x.ctx, name), context.CancelFunc(func() {})
 	if t.Timeout > 0 {
-		actx, cancelTimeout = context.WithTimeout(x.ctx, t.Timeout)
+		actx, cancelTimeout = context.WithTimeout(actx, t.Timeout)
 	}
 	l := launched{done: cancelTimeout}
 	var progress func(agent.Progress)

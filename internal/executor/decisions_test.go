@@ -20,7 +20,9 @@ import (
 const hangOnce = `if [ -f "$PWD/marker" ]; then echo second launch; else touch "$PWD/marker"; exec sleep 30; fi`
 
 // TestStuckAgentWithoutRestartsFails: with watcher.max-restarts 0 a stalled
-// agent is stopped and its failure decided on (reassign: it left nothing).
+// agent is stopped and its failure decided on (reassign: it left nothing);
+// with no spare, the note names the key that declares spares (issue 22
+// item 11: it said any unused agent was one).
 func TestStuckAgentWithoutRestartsFails(t *testing.T) {
 	t.Parallel()
 	opts := Options{Tasks: []Task{sh(t, "sleepy", "exec sleep 30")}, Request: agent.Request{Intent: "x", Dir: t.TempDir()}}
@@ -30,7 +32,8 @@ func TestStuckAgentWithoutRestartsFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := results[0]
-	if r.Status != Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) || !strings.Contains(r.DecisionNote, "no spare") {
+	if r.Status != Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) ||
+		!strings.Contains(r.DecisionNote, "no spare") || !strings.Contains(r.DecisionNote, "watcher.spares") {
 		t.Errorf("stopped agent: %s reason %q restarts %d decision %q note %q", r.Status, r.Reason, r.Restarts, r.Decision, r.DecisionNote)
 	}
 	if diff := cmp.Diff([]escalation.Action{escalation.Reassign}, wd.actions()); diff != "" {

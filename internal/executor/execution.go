@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/spool"
 )
@@ -115,7 +116,7 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 	case escalation.Reassign:
 		spare, name, ok := x.reserveSpare(tried)
 		if !ok && len(x.opts.Spares) == 0 {
-			r.DecisionNote = "no spare agent to take the task over (a spare is a configured agent this run does not use)"
+			r.DecisionNote = "no spare agent to take the task over: watcher.spares declares none that this run does not already use"
 			return Task{}, false
 		}
 		if !ok {
@@ -127,7 +128,7 @@ func (x *execution) carryOut(r *Result, esc *escalation.Escalation, tried []stri
 		return spare, true
 	case escalation.Synthesize:
 		if x.opts.Synthesizer == nil {
-			r.DecisionNote = "no synthesizer is configured, so the partial output was only kept"
+			r.DecisionNote = "no synthesizer is configured (watcher.synthesizer), so the partial output was only kept"
 		} else if r.Partial() == "" {
 			r.DecisionNote = "the agent left no output to synthesize"
 		} else {
@@ -192,7 +193,8 @@ func (x *execution) capture(r *Result, dir string) {
 	x.checks.Go(func() {
 		// Checks run even when the run was aborted: a captured output is
 		// judged on its merits. Only the caller's context stops them.
-		r.Checks = x.evaluate(check.WithDir(x.parent, dir), r.Output, r.OutputFile, r.OutputSHA256)
+		// The judges of r's output are charged to r.
+		r.Checks = x.evaluate(check.WithDir(cost.ForAgent(x.parent, r.Agent), dir), r.Output, r.OutputFile, r.OutputSHA256)
 		final()
 	})
 }

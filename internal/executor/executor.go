@@ -24,8 +24,6 @@ type Task struct {
 	Timeout time.Duration
 	// AttemptTimeout bounds one attempt (0 = the policy's).
 	AttemptTimeout time.Duration
-	// Price converts the agent's token use into US dollars (nil = unknown).
-	Price func(agent.Usage) float64
 	// Dir, when set, is this agent's own working directory (its git
 	// worktree when agents change code): it replaces Request.Dir for the
 	// agent, and the command checks of its result run there

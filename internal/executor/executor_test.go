@@ -16,6 +16,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 // TestFanOutAllAtOnce: eight real command agents run at once: each one
@@ -186,7 +187,7 @@ func TestCancelledRun(t *testing.T) {
 func TestResultJSONFields(t *testing.T) {
 	t.Parallel()
 	code := 0
-	r := &Result{Agent: "a", ExitCode: &code, Raw: "r", Stderr: "s", Error: "e", Class: "c", Reason: "x", CostUSD: 1,
+	r := &Result{Agent: "a", ExitCode: &code, Raw: "r", Stderr: "s", Error: "e", Class: "c", Reason: "x", Spent: &cost.Spend{USD: 1},
 		Signals: []agent.Signal{{Kind: "k"}}, EscalationReason: "y", BudgetExhausted: true, Restarts: 1, Replaces: "b",
 		ReplacedBy: "c", SynthesizedFrom: []string{"d"}, Decision: "reassign", DecisionID: "1-e1", DecisionNote: "n", Model: "m"}
 	data, err := json.Marshal(r)
@@ -202,9 +203,9 @@ func TestResultJSONFields(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"agent", "attempts", "budget_exhausted", "class", "cost_usd", "decision", "decision_id", "decision_note",
+	want := []string{"agent", "attempts", "budget_exhausted", "class", "decision", "decision_id", "decision_note",
 		"error", "escalation_reason", "exec_ms", "exit_code", "finished_at", "model", "output", "output_sha256", "provider", "raw",
-		"reason", "replaced_by", "replaces", "restarts", "signals", "started_at", "status", "stderr", "synthesized_from",
+		"reason", "replaced_by", "replaces", "restarts", "signals", "spent", "started_at", "status", "stderr", "synthesized_from",
 		"ttv_ms", "ttv_source", "usage"}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("Result JSON members (-want +got):\n%s", diff)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
@@ -66,9 +67,14 @@ type Result struct {
 	StartedAt  time.Time          `json:"started_at"`
 	FinishedAt time.Time          `json:"finished_at"`
 	Attempts   []recovery.Attempt `json:"attempts"`
-	Usage      agent.Usage        `json:"usage"`
-	CostUSD    float64            `json:"cost_usd,omitempty"`
-	Signals    []agent.Signal     `json:"signals,omitempty"`
+	// Usage is the tokens of the agent's attempts and analyses.
+	Usage agent.Usage `json:"usage"`
+	// Spent is everything spent for this result — its attempts and
+	// analyses, the judges and detectors of its output — priced (DESIGN
+	// §4.17). The pipeline fills it in once the result's checks are done;
+	// nil until then.
+	Spent   *cost.Spend    `json:"spent,omitempty"`
+	Signals []agent.Signal `json:"signals,omitempty"`
 	// Network is every host the agent's sandboxed processes asked the
 	// egress proxy for, reached or refused (DESIGN §4.14).
 	Network []proxy.Host `json:"network,omitempty"`

@@ -30,6 +30,11 @@ var templates = []string{
 	"/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
 	"/repos/{owner}/{repo}/pulls",
 	"/repos/{owner}/{repo}/pulls/{pull_number}",
+	"/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+	"/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+	"/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
+	"/repos/{owner}/{repo}/compare/{basehead...}",
+	"/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
 }
 
 var splitTemplates = func() [][]string {

@@ -134,6 +134,9 @@ type ChangeRequest struct {
 	// AuthorName and AuthorEmail set the commit's author; empty means the
 	// token's identity.
 	AuthorName, AuthorEmail string
+	// Update moves the existing req.Branch from Tip to the new commit,
+	// compare-and-swap (never forced), instead of creating it.
+	Update bool
 }
 
 // ErrBranchExists marks a push to a branch that already exists (and does
@@ -145,8 +148,10 @@ var ErrBranchExists = errors.New("the branch already exists")
 // written file, one tree on the tip's tree (deletions as entries with a
 // null sha), one commit, one new ref. It never moves an existing branch:
 // when req.Branch exists, the error wraps ErrBranchExists, unless it
-// already points at the commit (a retry whose answer was lost). It returns
-// the commit's sha.
+// already points at the commit (a retry whose answer was lost). With
+// req.Update it moves req.Branch from req.Tip instead, compare-and-swap:
+// a branch that moved meanwhile wraps gitdata.ErrMoved, one a rule
+// protects is a *gitdata.RuleError. It returns the commit's sha.
 func (c *Client) PushChange(ctx context.Context, req ChangeRequest) (string, error) {
 	switch {
 	case req.Tip.Commit == "" || req.Tip.Tree == "":
@@ -198,6 +203,12 @@ func (c *Client) PushChange(ctx context.Context, req ChangeRequest) (string, err
 	})
 	if err != nil {
 		return "", fmt.Errorf("push the change: %w", err)
+	}
+	if req.Update {
+		if err := c.UpdateRef(ctx, req.Branch, commit); err != nil {
+			return "", fmt.Errorf("push the change: %w", err)
+		}
+		return commit, nil
 	}
 	ref := "refs/heads/" + req.Branch
 	_, _, err = c.gh.Git.CreateRef(ctx, c.owner, c.repo, &gh.Reference{Ref: gh.String(ref), Object: &gh.GitObject{SHA: gh.String(commit)}})

@@ -4,6 +4,7 @@
 package gittest
 
 import (
+	"encoding/base64"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,4 +57,37 @@ func Repo(t testing.TB, files map[string]string) string {
 	Write(t, dir, files)
 	Sh(t, dir, "git add -A && git commit -q -m base")
 	return dir
+}
+
+// PersistCredentials configures repo as actions/checkout (v6 and later)
+// does with persist-credentials: true (src/git-auth-helper.ts,
+// configureToken): the token goes, as an AUTHORIZATION header, into
+// git-credentials-<id>.config in runnerTemp, which the repository's
+// configuration includes for its git directory and its linked worktrees
+// (includeIf.gitdir), on the host and at the container's paths. With
+// legacy true it writes the header into the repository's configuration
+// itself, as actions/checkout v4 and earlier did. It returns the header's
+// value.
+func PersistCredentials(t testing.TB, repo, runnerTemp, token string, legacy bool) string {
+	t.Helper()
+	const key = "http.https://github.com/.extraheader"
+	header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
+	if legacy {
+		Sh(t, repo, "git config --local "+key+" '"+header+"'")
+		return header
+	}
+	if err := os.MkdirAll(runnerTemp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	creds := filepath.Join(runnerTemp, "git-credentials-3f0c6a52-5d5e-4a8e-9f7d-0b7a3c2e1d4f.config")
+	gitDir := filepath.ToSlash(filepath.Join(repo, ".git"))
+	Sh(t, repo, strings.Join([]string{
+		"git config --file '" + creds + "' " + key + " '" + header + "'",
+		"git config --local 'includeIf.gitdir:" + gitDir + ".path' '" + creds + "'",
+		"git config --local 'includeIf.gitdir:" + gitDir + "/worktrees/*.path' '" + creds + "'",
+		"git config --local 'includeIf.gitdir:/github/workspace/.git.path' '/github/runner_temp/" + filepath.Base(creds) + "'",
+		"git config --local 'includeIf.gitdir:/github/workspace/.git/worktrees/*.path' '/github/runner_temp/" + filepath.Base(creds) + "'",
+		"git config --local url.https://github.com/.insteadOf git@github.com:",
+	}, " && "))
+	return header
 }

@@ -19,6 +19,14 @@ const (
 	memberWorkflow = "workflow"
 )
 
+// The members that hold a run's totals (DESIGN §4.17) in its run and
+// checkpoint entries: what the run spent in tokens and, when known, in US
+// dollars. ReadWindow reads them without decoding the rest of the entry.
+const (
+	memberTokens  = "tokens"
+	memberCostUSD = "cost_usd"
+)
+
 // The entry kinds optr writes. Kind is an open set: readers must skip kinds
 // they do not know.
 const (

@@ -82,19 +82,34 @@ func Segments(path string) ([]Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list ledger segments: %w", err)
 	}
-	var segs []Segment
+	var names []string
 	for _, de := range des {
-		if de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+		if !de.IsDir() {
+			names = append(names, de.Name())
+		}
+	}
+	return SegmentsIn(dir, names)
+}
+
+// SegmentsIn lists the sealed segments among the file names of the
+// segment directory dir (a checkout's, or a branch's through an API), in
+// seq order. Temporary files (a leading dot) and tree files are skipped;
+// any other name that is not a segment's is an error: a verifier must not
+// skip what it cannot place.
+func SegmentsIn(dir string, names []string) ([]Segment, error) {
+	var segs []Segment
+	for _, name := range names {
+		if strings.HasPrefix(name, ".") {
 			continue // temporary files of an interrupted write
 		}
-		if IsTreeName(de.Name()) {
+		if IsTreeName(name) {
 			continue // a segment's tree file (VerifyTree checks it)
 		}
-		first, last, err := ParseSegmentName(de.Name())
+		first, last, err := ParseSegmentName(name)
 		if err != nil {
 			return nil, fmt.Errorf("ledger segments in %s: %w", dir, err)
 		}
-		segs = append(segs, Segment{Path: filepath.Join(dir, de.Name()), First: first, Last: last})
+		segs = append(segs, Segment{Path: filepath.Join(dir, name), First: first, Last: last})
 	}
 	slices.SortFunc(segs, func(a, b Segment) int { return int(a.First - b.First) })
 	return segs, nil

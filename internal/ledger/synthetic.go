@@ -18,11 +18,29 @@ import (
 // but the same for the same n. It exists for benchmarks and load tests, and
 // writes several hundred thousand entries a second.
 func WriteSynthetic(w io.Writer, n int) (Head, error) {
+	return WriteSyntheticWith(w, n, SyntheticOptions{})
+}
+
+// SyntheticOptions shape the entries WriteSyntheticWith writes.
+type SyntheticOptions struct {
+	// Time, when set, is entry i's time (from 0); times must not go
+	// backwards. Unset, entry i is recorded i seconds after 2026-01-01.
+	Time func(i int) time.Time
+	// Spend records what each run spent, as optr does since DESIGN §4.17:
+	// the run's totals (tokens, cost_usd), its mode and status, and each
+	// result's status, attempts, tokens and cost (the copilot agent's cost
+	// unknown, as a model no price covers leaves it).
+	Spend bool
+}
+
+// WriteSyntheticWith is WriteSynthetic with entries shaped by o.
+func WriteSyntheticWith(w io.Writer, n int, o SyntheticOptions) (Head, error) {
 	if n < 0 {
 		return Head{}, fmt.Errorf("write synthetic ledger: entry count %d is negative", n)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	g := newSynth()
+	g.opts = o
 	var head Head
 	var buf []byte
 	for i := range n {
@@ -46,7 +64,10 @@ var (
 )
 
 // synth generates the content of synthetic run entries.
-type synth struct{ rng *rand.Rand }
+type synth struct {
+	rng  *rand.Rand
+	opts SyntheticOptions
+}
 
 func newSynth() *synth { return &synth{rng: rand.New(rand.NewPCG(1, 2))} }
 
@@ -56,6 +77,10 @@ type synthRun struct {
 	time                    time.Time
 	constraints             []string
 	results                 [3]synthResult
+	// spend: the entry records what the run spent (SyntheticOptions.Spend).
+	spend   bool
+	tokens  int64
+	costUSD float64
 }
 
 // synthResult mirrors what the executor records for one agent. The JSON
@@ -64,10 +89,15 @@ type synthRun struct {
 type synthResult struct {
 	Admissible   bool     `json:"admissible"`
 	Agent        string   `json:"agent"`
+	Attempts     int64    `json:"attempts,omitempty"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
 	ExecMS       int64    `json:"exec_ms"`
 	Invariants   []string `json:"invariants"`
 	OutputSHA256 string   `json:"output_sha256"`
 	Score        float64  `json:"score"`
+	Status       string   `json:"status,omitempty"`
+	TokensIn     int64    `json:"tokens_in,omitempty"`
+	TokensOut    int64    `json:"tokens_out,omitempty"`
 	TTVMS        int64    `json:"ttv_ms"`
 }
 
@@ -87,6 +117,10 @@ func (g *synth) next(i int) synthRun {
 		commit:      g.hex(40),
 		time:        synthEpoch.Add(time.Duration(i)*time.Second + time.Duration(g.rng.IntN(1000))*time.Millisecond),
 		constraints: synthConstraints[:1+g.rng.IntN(len(synthConstraints))],
+		spend:       g.opts.Spend,
+	}
+	if g.opts.Time != nil {
+		r.time = g.opts.Time(i)
 	}
 	best := -1.0
 	for k := range r.results {
@@ -107,6 +141,16 @@ func (g *synth) next(i int) synthRun {
 		if admissible && res.Score > best {
 			best, r.selected = res.Score, res.Agent
 		}
+		if r.spend {
+			res.Attempts, res.Status = 1, "succeeded"
+			res.TokensIn, res.TokensOut = int64(500+g.rng.IntN(20000)), int64(100+g.rng.IntN(4000))
+			r.tokens += res.TokensIn + res.TokensOut
+			if res.Agent != "copilot" {
+				usd := float64(1+g.rng.IntN(5000)) / 1e4 // $0.0001 to $0.5
+				res.CostUSD = &usd
+				r.costUSD += usd
+			}
+		}
 		r.results[k] = res
 	}
 	return r
@@ -114,7 +158,7 @@ func (g *synth) next(i int) synthRun {
 
 // draft is the same entry as a Draft, for Chain.
 func (r synthRun) draft() Draft {
-	return Draft{
+	d := Draft{
 		Kind: KindRun, Run: r.run, Workflow: r.workflow, Time: r.time,
 		Fields: map[string]any{
 			"commit":        r.commit,
@@ -124,6 +168,11 @@ func (r synthRun) draft() Draft {
 			"selected":      r.selected,
 		},
 	}
+	if r.spend {
+		d.Fields["mode"], d.Fields["status"] = "select", "completed"
+		d.Fields["tokens"], d.Fields["cost_usd"] = r.tokens, r.costUSD
+	}
+	return d
 }
 
 // appendLine encodes the entry that follows head straight into canonical
@@ -139,10 +188,19 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	b = append(b, `","constraints":`...)
 	b = appendStrings(b, r.constraints)
 	b = append(b, ',')
+	if r.spend {
+		b = append(b, `"cost_usd":`...)
+		b = appendNumber(b, r.costUSD)
+		b = append(b, ',')
+	}
 	cut := len(b)
 	b = append(b, `"intent_sha256":"`...)
 	b = append(b, r.intent...)
-	b = append(b, `","kind":"run","prev":"`...)
+	b = append(b, `","kind":"run",`...)
+	if r.spend {
+		b = append(b, `"mode":"select",`...)
+	}
+	b = append(b, `"prev":"`...)
 	b = append(b, head.prevHash()...)
 	b = append(b, `","results":[`...)
 	for k, res := range r.results {
@@ -153,7 +211,16 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 		b = strconv.AppendBool(b, res.Admissible)
 		b = append(b, `,"agent":"`...)
 		b = append(b, res.Agent...)
-		b = append(b, `","exec_ms":`...)
+		b = append(b, '"')
+		if r.spend {
+			b = append(b, `,"attempts":`...)
+			b = strconv.AppendInt(b, res.Attempts, 10)
+			if res.CostUSD != nil {
+				b = append(b, `,"cost_usd":`...)
+				b = appendNumber(b, *res.CostUSD)
+			}
+		}
+		b = append(b, `,"exec_ms":`...)
 		b = strconv.AppendInt(b, res.ExecMS, 10)
 		b = append(b, `,"invariants":`...)
 		b = appendStrings(b, res.Invariants)
@@ -163,6 +230,14 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 		// Scores lie in [0, 100]: there ECMAScript prints the shortest
 		// round-tripping decimal, which is what 'f' with precision -1 gives.
 		b = strconv.AppendFloat(b, res.Score, 'f', -1, 64)
+		if r.spend {
+			b = append(b, `,"status":"`...)
+			b = append(b, res.Status...)
+			b = append(b, `","tokens_in":`...)
+			b = strconv.AppendInt(b, res.TokensIn, 10)
+			b = append(b, `,"tokens_out":`...)
+			b = strconv.AppendInt(b, res.TokensOut, 10)
+		}
 		b = append(b, `,"ttv_ms":`...)
 		b = strconv.AppendInt(b, res.TTVMS, 10)
 		b = append(b, '}')
@@ -173,9 +248,17 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	b = append(b, r.selected...)
 	b = append(b, `","seq":`...)
 	b = strconv.AppendInt(b, seq, 10)
+	if r.spend {
+		b = append(b, `,"status":"completed"`...)
+	}
 	b = append(b, `,"time":"`...)
 	b = r.time.UTC().AppendFormat(b, timeLayout)
-	b = append(b, `","workflow":"`...)
+	b = append(b, '"')
+	if r.spend {
+		b = append(b, `,"tokens":`...)
+		b = strconv.AppendInt(b, r.tokens, 10)
+	}
+	b = append(b, `,"workflow":"`...)
 	b = append(b, r.workflow...)
 	b = append(b, `"}`...)
 	noHash := len(b)
@@ -191,6 +274,12 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	b = append(b, '\n')
 	return b[noHash:], b, Head{Seq: seq, Hash: hashHex}
 }
+
+// appendNumber appends a non-negative number of at most a few thousand:
+// there ECMAScript, hence RFC 8785, prints the shortest round-tripping
+// decimal, which is what 'f' with precision -1 gives (for values of at
+// least 1e-6, which costs are).
+func appendNumber(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', -1, 64) }
 
 // appendStrings appends a JSON array of strings that need no escaping.
 func appendStrings(b []byte, ss []string) []byte {

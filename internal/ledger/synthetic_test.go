@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -11,14 +12,27 @@ import (
 // to the generic one: every line must equal Chain's line for the same draft.
 func TestSyntheticMatchesChain(t *testing.T) {
 	t.Parallel()
+	at := func(i int) time.Time {
+		return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 37 * time.Second)
+	}
+	for name, o := range map[string]SyntheticOptions{"plain": {}, "spend": {Spend: true, Time: at}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			syntheticMatchesChain(t, o)
+		})
+	}
+}
+
+func syntheticMatchesChain(t *testing.T, o SyntheticOptions) {
 	var buf bytes.Buffer
 	const n = 200
-	head, err := WriteSynthetic(&buf, n)
+	head, err := WriteSyntheticWith(&buf, n, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	g := newSynth()
+	g.opts = o
 	drafts := make([]Draft, n)
 	for i := range drafts {
 		drafts[i] = g.next(i).draft()

@@ -139,6 +139,7 @@ func (m *delegateGather) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.g); err != nil {
 		return err
 	}
+	charge(ctx, x, m.g)
 	x.Report.Escalations = append(x.Report.Escalations, m.g.Escalations...)
 	return m.Mode.Run(ctx, x)
 }

@@ -23,7 +23,7 @@ constraints:
 selection: { on-no-admissible: fail }
 `
 
-func parseConfig(t *testing.T, text string) *config.Config {
+func parseConfig(t testing.TB, text string) *config.Config {
 	t.Helper()
 	cfg, err := config.Parse("optr.yml", []byte(text))
 	if err != nil {
@@ -39,7 +39,7 @@ func testDeps() pipeline.Deps {
 
 // newPlan plans a run of cfg in a fresh workspace and returns the plan and
 // the workspace.
-func newPlan(t *testing.T, cfg *config.Config) (*Plan, string) {
+func newPlan(t testing.TB, cfg *config.Config) (*Plan, string) {
 	t.Helper()
 	ws := t.TempDir()
 	spec := pipeline.Spec{Config: cfg, Workflow: "docs", RunID: "r1", Intent: "write the docs", Constraints: []string{"short"}, Dir: ws}
@@ -51,7 +51,7 @@ func newPlan(t *testing.T, cfg *config.Config) (*Plan, string) {
 }
 
 // runTasks runs every task of plan into out, as the matrix jobs would.
-func runTasks(t *testing.T, plan *Plan, ws, out string) {
+func runTasks(t testing.TB, plan *Plan, ws, out string) {
 	t.Helper()
 	for _, task := range plan.Tasks {
 		if _, err := RunTask(t.Context(), plan, task.ID, testDeps(), ws, out); err != nil {

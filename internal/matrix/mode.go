@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -41,6 +44,7 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		recheck(ctx, x.Options.Constraints, r)
 		if patch, ok := m.Gathered.patches[r.Agent]; ok {
 			if err := x.Report.Run.WriteChange(pipeline.PatchFile(r.Agent), patch); err != nil {
 				return fmt.Errorf("record %s: %w", pipeline.PatchFile(r.Agent), err)
@@ -61,9 +65,47 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.Gathered); err != nil {
 		return err
 	}
+	charge(ctx, x, m.Gathered)
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil
+}
+
+// recheck judges r's output again by every check that depends on the
+// output alone and keeps those verdicts, not the ones its task recorded:
+// a result.json is written by a job whose agent and command checks ran
+// code nobody reviewed, and an output swapped after its checks ran (its
+// hash updated) or verdicts set to passed would otherwise be admitted. A
+// verdict found different says so in its reason. A result nothing
+// checked (its agent failed) has nothing to judge again.
+func recheck(ctx context.Context, constraints []check.Constraint, r *executor.Result) {
+	if len(r.Checks.Verdicts) == 0 {
+		return
+	}
+	recorded := r.Checks.Verdicts
+	ev, overruled := check.Recheck(ctx, constraints, r.Checks, r.Output)
+	for i, v := range ev.Verdicts {
+		if !slices.Contains(overruled, v.Constraint) {
+			continue
+		}
+		was := "no verdict"
+		if j := slices.IndexFunc(recorded, func(o check.Verdict) bool { return o.Constraint == v.Constraint }); j >= 0 {
+			was = string(recorded[j].Status)
+		}
+		ev.Verdicts[i].Reason = fmt.Sprintf("the task recorded %s, the gather found %s: %s", was, v.Status, v.Reason)
+	}
+	r.Checks = ev
+}
+
+// charge counts what the tasks spent in the run's meter, each result's
+// spend charged to it: the run's totals and the budgets count the tasks'
+// calls as a one-job run's.
+func charge(ctx context.Context, x *pipeline.Execution, g *Gathered) {
+	for _, r := range g.Results {
+		if r.Spent != nil {
+			x.Report.Meter.Charge(cost.ForAgent(ctx, r.Agent), *r.Spent)
+		}
+	}
 }
 
 // putFiles puts the tasks' agent files into the run's agent-files/ (the

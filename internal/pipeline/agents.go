@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/command"
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/redact"
 	"github.com/optr-dev/optr/internal/sandbox"
@@ -27,11 +28,13 @@ func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redacto
 }
 
 // agentSet builds every agent a run uses (its tasks) plus those it refers to
-// (judges, the analyzer), each once.
+// (judges, the analyzer), each once, each metered: every call any of them
+// makes is priced and counted in meter.
 type agentSet struct {
 	cfg    *config.Config
 	deps   Deps
 	secret *redact.Redactor
+	meter  *cost.Meter
 	sbx    *sandbox.Run
 	agents map[string]agent.Agent
 }
@@ -47,6 +50,7 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	if s.secret.Active() {
 		a = redacting{Agent: a, r: s.secret}
 	}
+	a = cost.Metered(a, s.meter, cost.RateOf(s.cfg.Agents[name]))
 	if s.agents == nil {
 		s.agents = map[string]agent.Agent{}
 	}
@@ -68,21 +72,9 @@ func (s *agentSet) tasks(names []string) ([]executor.Task, error) {
 			Model:          ac.Model,
 			Timeout:        ac.Timeout.D(),
 			AttemptTimeout: ac.AttemptTimeout.D(),
-			Price:          pricer(s.cfg, ac.Model),
 		})
 	}
 	return tasks, nil
-}
-
-// pricer returns the cost function of model, nil when the config has no price.
-func pricer(cfg *config.Config, model string) func(agent.Usage) float64 {
-	p, ok := cfg.Prices[model]
-	if !ok {
-		return nil
-	}
-	return func(u agent.Usage) float64 {
-		return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
-	}
 }
 
 // firstLLM is the first configured LLM agent among names, the default

@@ -54,9 +54,11 @@ type DecidedError struct {
 	Decision   checkpoint.Decision
 }
 
-// Error implements error.
+// Error implements error: plain text, without a next step (the CLI and
+// the Action each say their own; the Action replies on the issue with
+// checkpoint.AlreadyDecidedReply).
 func (e *DecidedError) Error() string {
-	return checkpoint.AlreadyDecidedReply(e.Checkpoint, e.Decision)
+	return checkpoint.AlreadyDecided(e.Checkpoint, e.Decision)
 }
 
 // StateError is a checkpoint the ledger holds whose saved state cannot be
@@ -174,7 +176,7 @@ func (d *Driver) loadCheckpoint(ctx context.Context, where Spec, id string) (che
 func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec checkpoint.Decision, where Spec) (*Report, error) {
 	rep, err := resumed(cp, where)
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, nil, err)
 		return nil, err
 	}
 	d.restorePatches(ctx, rep)
@@ -184,7 +186,7 @@ func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec check
 		err = d.apply(ctx, rep, cp, dec)
 	}
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,9 +20,10 @@ import (
 )
 
 // Code changes as results (DESIGN §4.12): with changes.mode other than
-// none, every command and copilot agent of the run works in a git worktree
-// of its own (a copilot agent as a coding agent, its file tools limited to
-// it), its change is captured as agent-outputs/<agent>.patch when it ends,
+// none, every command and copilot agent of the run works in a git
+// repository of its own (DESIGN §4.14: objects borrowed from the
+// workspace, nothing of its configuration; a copilot agent as a coding
+// agent, its file tools limited to it), its change is captured as agent-outputs/<agent>.patch when it ends,
 // its command checks run in its worktree, and the hard constraint "changes"
 // (worktree.Run.Constraint) makes an empty, protected or too large change
 // inadmissible. After Conclude, only π*'s patch is handed to the Driver's
@@ -98,11 +100,45 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	if !cfg.On() || p.mode.Traits().Gathers {
 		return nil, nil
 	}
-	run, err := worktree.Start(ctx, worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID})
+	opts := worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID}
+	if uid, gid, ok := p.sandbox.Owner(); ok {
+		opts.Owner = &worktree.Owner{UID: uid, GID: gid} // trees written as the agents' user: no chown after
+	}
+	run, err := worktree.Start(ctx, opts)
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
 	}
+	if err := p.scriptsCommitted(ctx, run); err != nil {
+		_ = run.Discard(ctx)
+		return nil, inputErr(err)
+	}
+	// Each agent's repository reads the workspace's objects.
+	p.sandbox.AllowRead(run.ReadOnly()...)
 	return &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}, nil
+}
+
+// scriptsCommitted refuses a run whose command agent (among the run's
+// agents, spares and synthesizer) names a file of the workspace that is
+// not committed: its worktree starts at HEAD, where the file is missing,
+// and the agent would fail with the shell's "cannot open".
+func (p *Prepared) scriptsCommitted(ctx context.Context, run *worktree.Run) error {
+	cfg := p.Spec.Config
+	names := slices.Concat(p.AgentNames, cfg.Watcher.Spares, []string{cfg.Watcher.Synthesizer})
+	for _, n := range names {
+		ac, ok := cfg.Agents[n]
+		if !ok || ac.Provider != config.ProviderCommand {
+			continue
+		}
+		missing, err := run.Uncommitted(ctx, p.Spec.Dir, ac.Run)
+		if err != nil {
+			return fmt.Errorf("agent %q: %w", n, err)
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("agent %q runs %s, which is not committed: with changes.mode %s each agent works in a worktree that starts at HEAD (%.12s), where it is missing; commit it (git add %s && git commit) and run again",
+				n, strings.Join(missing, ", "), cfg.Changes.Mode, run.Base(), strings.Join(missing, " "))
+		}
+	}
+	return nil
 }
 
 // worktrees returns the run's worktrees once Execute started them, for the
@@ -158,6 +194,27 @@ func (c *codeChanges) placeOne(t *executor.Task) error {
 	t.Dir = dir
 	t.Agent = inWorktree{Agent: t.Agent, at: pl, limits: c.limits}
 	return nil
+}
+
+// refuseTextAgents refuses a run that changes code with an agent among
+// tasks that answers in text (an LLM provider's): it has no worktree, so
+// its result could only fail the "changes" constraint, after it spent its
+// tokens. Nil when changes are off.
+func refuseTextAgents(c config.Changes, tasks []executor.Task) error {
+	if !c.On() {
+		return nil
+	}
+	var text []string
+	for _, t := range tasks {
+		if !changesCode(t.Provider) {
+			text = append(text, fmt.Sprintf("%q (%s)", t.Agent.Name(), t.Provider))
+		}
+	}
+	if len(text) == 0 {
+		return nil
+	}
+	return fmt.Errorf("changes.mode is %s, but agent %s answers in text and can change no code: only command and copilot agents work in a worktree; leave it out of the run (--agents, or the pipeline's agents) or set changes.mode none",
+		c.Mode, strings.Join(text, ", agent "))
 }
 
 // changesCode reports whether agents of provider change code in a worktree

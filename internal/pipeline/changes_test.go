@@ -42,6 +42,22 @@ changes: { mode: apply }
 	return cfg
 }
 
+// applyRun runs the config text yml on workspace ws with changes
+// delivered by ApplyChange, and returns the report of a run that ended.
+func applyRun(t *testing.T, ws, yml string) *Report {
+	t.Helper()
+	cfg, err := config.Parse("changes.yml", []byte(yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 var changesBase = map[string]string{"greet.txt": "hello\n", ".github/workflows/ci.yml": "on: push\n"}
 
 func changesSpec(t *testing.T, cfg *config.Config, ws string) (Spec, Deps) {
@@ -172,19 +188,11 @@ sandbox: { mode: off }
 func TestChangesLeastBadNeverDeliversARefusedChange(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, changesBase)
-	cfg, err := config.Parse("least.yml", []byte(`agents:
+	rep := applyRun(t, ws, `agents:
   gamma: { provider: command, run: [sh, -c, "cat >/dev/null; echo x > .github/workflows/ci.yml; echo done"] }
 selection: { on-no-admissible: least-bad }
 changes: { mode: apply }
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, deps := changesSpec(t, cfg, ws)
-	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if rep.Status != Failed || rep.Delivery.Applied || !strings.Contains(rep.Message, "protected by") {
 		t.Fatalf("run %s, delivery %+v: %s", rep.Status, rep.Delivery, rep.Message)
 	}
@@ -393,5 +401,103 @@ changes: { mode: apply }
 	}
 	if left, _ := os.ReadDir(deps.WorktreeRoot); len(left) != 0 {
 		t.Errorf("left under the worktree root: %v", left)
+	}
+}
+
+// An LLM agent answers in text and can change no code: in a changes run
+// it is refused before any agent starts, naming the agent and what to do,
+// rather than after it spent its tokens on an answer the "changes"
+// constraint must refuse (issue 22 item 13).
+func TestChangesRefuseAnLLMAgentBeforeItSpends(t *testing.T) {
+	t.Parallel()
+	fake := llmtest.NewOpenAI(t)
+	fake.SetDefault(llmtest.Reply{Text: llmtest.Answer("greet.txt should say hello, world", 10)})
+	ws := gittest.Repo(t, changesBase)
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  alpha:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt"] }
+  writer: { provider: openai, model: gpt-4.1, base-url: `+fake.URL+` }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	deps.Getenv, deps.HTTPClient = fake.Getenv, fake.Client()
+	_, err = (&Driver{Deps: deps}).Run(t.Context(), spec)
+	if !IsInputError(err) {
+		t.Fatalf("Run = %v, want an input error", err)
+	}
+	for _, want := range []string{`"writer"`, "openai", "only command and copilot agents", "--agents"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the LLM agent was asked %d time(s) before it was refused", n)
+	}
+	if _, err := os.Stat(spec.Datalake); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the datalake was created: %v", err)
+	}
+}
+
+// A command agent's script that is not committed is missing from the
+// worktree the agent works in (it starts at HEAD): the run is refused
+// before any agent starts with an error that says so and what to do,
+// instead of the shell's "cannot open agents/probe.sh" (issue 22 item 13).
+func TestChangesUncommittedScriptIsNamed(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, changesBase)
+	if err := os.MkdirAll(filepath.Join(ws, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "agents", "probe.sh"), []byte("cat >/dev/null; echo 'hello, world' > greet.txt; echo probe done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("changes.yml", []byte(`agents:
+  probe: { provider: command, run: [sh, agents/probe.sh] }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	_, err = (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if !IsInputError(err) {
+		t.Fatalf("Run = %v, want an input error", err)
+	}
+	for _, want := range []string{`agent "probe"`, "agents/probe.sh", "not committed", "starts at HEAD", "git commit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	// Committed, the same script runs and its change is delivered.
+	gittest.Sh(t, ws, "git add agents/probe.sh && git commit -qm probe")
+	spec.RunID = "r2"
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil || rep.Status != Completed || rep.Selected != "probe" {
+		t.Fatalf("after the commit: %v, %+v", err, rep)
+	}
+}
+
+// A change that deletes more than half the tracked files is not
+// admissible by default (changes.max-deletions), with the reason in the
+// score table; one that deletes fewer is selected (issue 22 item 13: a
+// patch deleting every file was admissible).
+func TestChangesMassDeletionIsNotAdmissible(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"})
+	rep := applyRun(t, ws, `agents:
+  wiper: { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt b.txt c.txt d.txt; echo wiped"] }
+  tidy:  { provider: command, run: [sh, -c, "cat >/dev/null; rm a.txt; echo tidied"] }
+changes: { mode: apply }
+`)
+	if rep.Selected != "tidy" {
+		t.Errorf("π* = %q (%s), want tidy", rep.Selected, rep.Message)
+	}
+	if got, want := rep.refusedChange("wiper"), "the change deletes 4 of the 4 tracked files, more than half of them"; !strings.Contains(got, want) {
+		t.Errorf("wiper's changes verdict %q, want %q", got, want)
+	}
+	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "D  a.txt" {
+		t.Errorf("the workspace after apply:\n%s", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/detect"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -51,6 +52,12 @@ type ResumeState struct {
 	Checkpoints int `json:"checkpoints,omitempty"`
 	// Detection is what threat detection found before the pause.
 	Detection *Detection `json:"detection,omitempty"`
+	// PullRequest and Iteration are the Spec's: a paused iteration
+	// delivers to its pull request once answered.
+	PullRequest int `json:"pull_request,omitempty"`
+	Iteration   int `json:"iteration,omitempty"`
+	// Spent is what the run spent so far, per agent (the meter's account).
+	Spent map[string]cost.Spend `json:"spent,omitempty"`
 }
 
 // Raise builds the next checkpoint of a paused report: trigger, context,
@@ -178,7 +185,8 @@ func (rep *Report) resumeState() ResumeState {
 		Checks: map[string]check.Evaluation{}, Selection: rep.Selection, Message: rep.Message, Started: rep.Started,
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
 		Retry: rep.retry, Checkpoints: rep.raised,
-		Detection: rep.Detection,
+		Detection: rep.Detection, PullRequest: rep.Spec.PullRequest, Iteration: rep.Spec.Iteration,
+		Spent: rep.Meter.Agents(),
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -216,12 +224,14 @@ func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
 		Spec: Spec{
 			Config: cfg, Workflow: st.Workflow, RunID: st.RunID, Intent: st.Intent, Commit: st.Commit,
 			Pipeline: st.Pipeline, Datalake: filepath.Clean(datalakeDir), LedgerPath: ledgerPath, Dir: dir,
+			PullRequest: st.PullRequest, Iteration: st.Iteration,
 		},
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
 		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
 		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
 		retry: st.Retry, raised: max(st.Checkpoints, 1),
-		Detection: st.Detection,
+		Detection: st.Detection, Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
 	}
+	rep.Meter.Restore(st.Spent)
 	return rep, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/detect"
 )
 
@@ -29,7 +30,8 @@ type Detection struct {
 	Verdict detect.Verdict `json:"verdict"`
 	// Findings are what the detectors found, never a secret.
 	Findings []detect.Finding `json:"findings"`
-	// Usage is the LLM detector's tokens, counted in the run's totals.
+	// Usage is the LLM detector's tokens; the run's meter counts them, in
+	// the run's totals and the scanned result's.
 	Usage agent.Usage `json:"usage"`
 }
 
@@ -87,7 +89,8 @@ func (s *Scanner) Scan(ctx context.Context, rep *Report, agentName string) (*Det
 		}
 		in.Patch = patch
 	}
-	res, err := s.Detector.Detect(ctx, in)
+	// The LLM detector's calls are charged to the result it scans.
+	res, err := s.Detector.Detect(cost.ForAgent(ctx, agentName), in)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
@@ -36,6 +37,10 @@ type Driver struct {
 	// Deliverer delivers π*'s code change when agents change code
 	// (changes.go); nil delivers nothing.
 	Deliverer Deliverer
+	// Ledger is the ledger the day's and month's budgets are checked
+	// against before a run starts (DESIGN §4.17); nil reads the files at
+	// Spec.LedgerPath. The Action reads the ledger branch's.
+	Ledger ledger.Store
 	// Store reads back what earlier steps of a run recorded, for an
 	// answer to its checkpoint; nil reads the datalake on disk (Disk).
 	Store Store
@@ -130,6 +135,26 @@ func (d *Driver) recorder(spec Spec) Recorder {
 
 func (d *Driver) now() time.Time { return d.Deps.now() }
 
+// checkBudget refuses a run over the day's or month's budget before any
+// agent starts (a *budget.RefusedError, with the figures), and gives the
+// run's meter what those budgets have left. A gather only records what its
+// tasks spent: its plan was the run's start.
+func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
+	if p.mode.Traits().Gathers {
+		return nil
+	}
+	st := d.Ledger
+	if st == nil {
+		st = ledger.Local(p.Spec.LedgerPath)
+	}
+	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now())
+	if err != nil {
+		return err
+	}
+	p.meter.Limit(caps...)
+	return nil
+}
+
 // Run carries a run from its spec to its end: completed, failed, or paused
 // at a checkpoint (saved and recorded; answered on the spot when the Asker
 // can). Bad input is an *InputError returned before anything is written or
@@ -147,6 +172,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	if d.Mode != nil {
 		p.SetMode(d.Mode)
 	}
+	if err := d.checkBudget(ctx, p); err != nil {
+		return nil, err
+	}
 	defer p.Settle(ctx)
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)
@@ -156,11 +184,11 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 		defer rep.Run.RemoveSpools() // every file was written from them by now
 	}
 	if err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	if err := d.end(ctx, p, rep); err != nil {
-		d.stopped(ctx, err)
+		d.stopped(ctx, rep, err)
 		return rep, err
 	}
 	d.finished(ctx, rep)
@@ -180,7 +208,15 @@ func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
 	return d.record(ctx, rep)
 }
 
-func (d *Driver) stopped(ctx context.Context, err error) {
+// stopped ends a run that could not go on because of err. A report the
+// driver returns with an error is a failed run's (the commit-back was
+// refused after every agent finished, say): whatever it said before, its
+// status is failed and its message err, so that every face of optr that
+// shows it — summary, outputs, annotations, comment — says the same.
+func (d *Driver) stopped(ctx context.Context, rep *Report, err error) {
+	if rep != nil {
+		rep.Status, rep.Message = Failed, err.Error()
+	}
 	if d.Observer != nil {
 		d.Observer.Stopped(ctx, err)
 	}
@@ -212,7 +248,9 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("list the run's files: %w", err)
 	}
-	drafts := append(rep.takeEscalations(), checkpoint.CheckpointDraft(cp, d.now()))
+	cpDraft := checkpoint.CheckpointDraft(cp, d.now())
+	rep.addTotals(cpDraft.Fields) // a paused run's spend counts toward the day's budget at once
+	drafts := append(rep.takeEscalations(), cpDraft)
 	if err := d.keep(ctx, rep, drafts, append(files, path)); err != nil {
 		return fmt.Errorf("record checkpoint %s: %w", cp.ID, err)
 	}

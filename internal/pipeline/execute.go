@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
@@ -92,6 +93,9 @@ type Report struct {
 	// Delivery is how π*'s code change was delivered (changes.mode,
 	// DESIGN §4.12): the pull request, or applied; zero when not.
 	Delivery Delivery
+	// Meter counts what the run spent, per agent and in total (DESIGN
+	// §4.17); it keeps counting after Execute (a detector before delivery).
+	Meter *cost.Meter
 	// Detection is what threat detection found in the result the run
 	// delivers or would deliver (DESIGN §4.15); nil when nothing was
 	// scanned. scanned holds every candidate's scan (detection.all).
@@ -125,7 +129,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode,
-		Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
+		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
 	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
 		return nil, err
 	}
@@ -149,6 +153,10 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 		return err
 	}
 	rep.Mode, rep.concluder, rep.aborted = p.mode.Traits().Name, p.mode, nil
+	// What the run spent before its pause counts toward its own caps and
+	// its totals: this process's meter carries on from it.
+	p.meter.Restore(rep.Meter.Agents())
+	rep.Meter = p.meter
 	rep.Sandbox, rep.SandboxNotes = p.sandbox.Layers(), p.sandbox.Notes()
 	rep.Results, rep.Selection, rep.ModeFields, rep.Details, rep.DetailsText = nil, selection.Result{}, nil, "", ""
 	x, stop, err := p.execution(ctx, rep)
@@ -164,7 +172,7 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
-	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake})
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -264,6 +272,7 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 	run, rep, spec := x.Report.Run, x.Report, p.Spec
 	err := p.mode.Run(ctx, x)
 	stop()
+	p.settleSpend(ctx, rep.Results)
 	if scan, serr := run.SanitizeOutputs(); serr != nil {
 		p.deps.logf("$OPTR_OUTPUT_DIR: %v", serr)
 	} else {
@@ -295,6 +304,21 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
 	}
 	return nil
+}
+
+// settleSpend gives each result what was spent for it, once its checks
+// have run. A result that made calls elsewhere (a matrix coordinator)
+// with nothing recorded here has an unknown cost, never 0; a result
+// gathered with its spend was charged by its mode.
+func (p *Prepared) settleSpend(ctx context.Context, results []*executor.Result) {
+	for _, r := range results {
+		s, ok := p.meter.Account(r.Agent)
+		if !ok && len(r.Attempts) > 0 {
+			s = cost.Spend{Unpriced: 1}
+			p.meter.Charge(cost.ForAgent(ctx, r.Agent), s)
+		}
+		r.Spent = &s
+	}
 }
 
 func (p *Prepared) request(outDir string) (req agent.Request) {
@@ -356,20 +380,40 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 	return out
 }
 
+// recordErrors appends an errors.jsonl line (DESIGN §4.9 step 8's shape)
+// for each result that failed.
 func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result) {
 	var recs []datalake.ErrorRecord
 	for _, r := range results {
 		if r.Error == "" {
 			continue
 		}
+		typ := r.Reason
+		if typ == "" {
+			typ = "agent_failed"
+		}
 		recs = append(recs, datalake.ErrorRecord{
-			Time: r.FinishedAt, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
-			Agent: r.Agent, Class: r.Class, Reason: r.Reason, Message: r.Error,
+			Timestamp: r.FinishedAt.UTC().Format(time.RFC3339), WorkflowID: p.Spec.RunID, Command: p.mode.Traits().Name,
+			ErrorType: typ, Message: r.Error, Agent: r.Agent, Class: r.Class,
+			Details: datalake.ErrorDetails{RecoveryHint: recoveryHint(r)},
 		})
 	}
 	if err := lake.AppendErrors(recs...); err != nil {
 		p.deps.logf("errors.jsonl: %v", err)
 	}
+}
+
+// recoveryHint says what a person can do about a failed agent, by its
+// error class.
+func recoveryHint(r *executor.Result) string {
+	out := filepath.ToSlash(filepath.Join(datalake.DirOutputs, r.Agent+".json"))
+	switch r.Class {
+	case string(agent.Transient):
+		return "the failure may pass by itself (a timeout, a rate limit, a service error): run again"
+	case string(agent.Fatal):
+		return "the agent cannot work here as configured: add what its error says is missing (a program, a key), then run again"
+	}
+	return "see the agent's output and error in " + out + ", fix the agent or its prompt, then run again"
 }
 
 // candidates are results as selection sees them.

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
@@ -205,4 +207,58 @@ type recorderFunc func(rep *Report, drafts []ledger.Draft, files []string) (Reco
 
 func (f recorderFunc) Record(_ context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
 	return f(rep, drafts, files)
+}
+
+// A select run and a delegate run append errors.jsonl lines of one shape
+// (§4.9 step 8's: timestamp, workflow_id, command, error_type, message,
+// details with recovery_hint), each failed agent's line naming the agent
+// and its error class (issue 22 item 8: select wrote a shape of its own).
+func TestErrorLinesHaveOneShape(t *testing.T) {
+	t.Parallel()
+	sel := demoSpec(t, "optr.yml", "", "select-1")
+	if _, err := (&Driver{Deps: demoDeps()}).Run(t.Context(), sel); err != nil {
+		t.Fatal(err)
+	}
+	del := demoSpec(t, "optr.yml", "research", "delegate-1")
+	del.Datalake, del.LedgerPath = sel.Datalake, sel.LedgerPath
+	if _, err := (&Driver{Deps: demoDeps()}).Run(t.Context(), del); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(sel.Datalake, "errors.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	required := []string{"timestamp", "workflow_id", "command", "error_type", "message", "details"}
+	allowed := append([]string{"agent", "class"}, required...)
+	commands := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		for _, k := range required {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line lacks %q: %s", k, line)
+			}
+		}
+		for k := range m {
+			if !slices.Contains(allowed, k) {
+				t.Errorf("line has %q, which §4.9's shape does not: %s", k, line)
+			}
+		}
+		if d, _ := m["details"].(map[string]any); d["recovery_hint"] == "" || d["recovery_hint"] == nil {
+			t.Errorf("line has no recovery hint: %s", line)
+		}
+		if _, err := time.Parse(time.RFC3339, fmt.Sprint(m["timestamp"])); err != nil {
+			t.Errorf("timestamp: %v", err)
+		}
+		cmd := fmt.Sprint(m["command"])
+		commands[cmd] = true
+		if cmd == config.ModeSelect && (m["workflow_id"] != "select-1" || m["agent"] != "broken" || m["class"] == nil) {
+			t.Errorf("the select line does not name the run, the agent and its class: %s", line)
+		}
+	}
+	if !commands[config.ModeSelect] || !commands[config.ModeDelegate] {
+		t.Errorf("errors.jsonl has lines of %v, want select and delegate:\n%s", commands, data)
+	}
 }

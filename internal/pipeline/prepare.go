@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
@@ -30,6 +32,8 @@ type Prepared struct {
 	agents      *agentSet
 	sandbox     *sandbox.Run
 	mode        Mode
+	// meter counts what the run spends and holds its caps.
+	meter *cost.Meter
 	// pipeline is the run's pipeline config, its agents narrowed to those
 	// the run uses (zero for the default select over every agent).
 	pipeline config.Pipeline
@@ -78,10 +82,13 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		}
 		extra = append(extra, pl.Constraints...)
 	}
+	// The run's caps; Driver adds what the day's and month's budgets have
+	// left before the run starts.
+	meter := cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin), budget.RunCaps(cfg.Budget)...)
 	sbxSettings := sandbox.FromConfig(cfg, deps.Environ)
 	sbxSettings.Unavailable = deps.SandboxUnavailable
 	sbx := sandbox.New(sbxSettings)
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), sbx: sbx}
+	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter, sbx: sbx}
 	mode, pl, names, err := modeOf(cfg, spec, set)
 	if err != nil {
 		return nil, inputErr(err)
@@ -92,10 +99,6 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	}
 	if err := checkUsable(spec.RunID, tasks); err != nil {
 		return nil, err
-	}
-	var budget *recovery.Budget
-	if cfg.Budget.MaxTokens > 0 {
-		budget = recovery.NewBudget(cfg.Budget.MaxTokens)
 	}
 	if _, dropped := check.CapIntent(cfg, extra); len(dropped) > 0 {
 		deps.logf("dropped %d constraints named by the intent past budget.max-intent-constraints (%d): %s",
@@ -112,9 +115,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		Workflow:     spec.Workflow,
 		RunID:        spec.RunID,
 		Redactor:     set.secret,
-	}
-	if budget != nil {
-		opts.Budget = budget
+		Budget:       meter,
 	}
 	constraints, err := check.Resolve(cfg, extra, opts)
 	if err != nil {
@@ -129,7 +130,10 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if t := mode.Traits(); cfg.Changes.On() && !t.Worktrees {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s, but pipeline mode %s does not run its agents in worktrees: code changes need mode %s", cfg.Changes.Mode, t.Name, modes[0].traits.Name))
 	}
-	policy := recovery.FromConfig(cfg.Recovery, analyzer, budget)
+	if err := refuseTextAgents(cfg.Changes, tasks); err != nil {
+		return nil, inputErr(err)
+	}
+	policy := recovery.FromConfig(cfg.Recovery, analyzer, meter)
 	p := &Prepared{
 		Spec:        spec,
 		AgentNames:  names,
@@ -141,6 +145,7 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 		agents:      set,
 		sandbox:     sbx,
 		mode:        mode,
+		meter:       meter,
 		pipeline:    pl,
 	}
 	if cfg.Changes.On() {

@@ -7,6 +7,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -40,7 +41,7 @@ func Conclude(rep *Report) {
 		rep.Status, rep.Message = Failed, rep.NothingUsable().Error()
 	case ask && budgetSpent(rep.Results):
 		rep.Status, rep.Trigger = Paused, checkpoint.TriggerBudget
-		rep.Message = "the run's token budget (budget.max-tokens) ran out; a human must decide"
+		rep.Message = "the run's budget ran out (" + rep.Meter.Spent() + "), so no further attempt was launched; a human must decide"
 	case ask && sel.Outcome == selection.NoCandidate && escalated(rep.Results):
 		rep.Status, rep.Trigger = Paused, checkpoint.TriggerHiccup
 		rep.Message = "no agent produced output and recovery ran out of options; a human must decide"
@@ -122,10 +123,13 @@ type TableRow struct {
 	TTVms      int64                `json:"ttv_ms"`
 	// TTVClaimedMS is the agent's own TTV claim when it was earlier than
 	// its first output and TTVms was bounded to that.
-	TTVClaimedMS int64   `json:"ttv_claimed_ms,omitempty"`
-	ExecMS       int64   `json:"exec_ms"`
-	Tokens       int64   `json:"tokens"`
-	CostUSD      float64 `json:"cost_usd"`
+	TTVClaimedMS int64 `json:"ttv_claimed_ms,omitempty"`
+	ExecMS       int64 `json:"exec_ms"`
+	// Tokens and CostUSD are everything spent for the agent: its
+	// attempts, analyses and the judges of its output. CostUSD is null
+	// when the cost is unknown (an unpriced model, a command agent).
+	Tokens  int64    `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 // Table joins the scores with each agent's result, in rank order.
@@ -140,7 +144,8 @@ func (rep *Report) Table() []TableRow {
 		tr := TableRow{Row: row}
 		if r != nil {
 			tr.Status, tr.TTVms, tr.TTVClaimedMS, tr.ExecMS = r.Status, r.TTVms, r.TTVClaimedMS, r.ExecMS
-			tr.Tokens, tr.CostUSD = r.Usage.Total(), r.CostUSD
+			spent := rep.Spent(r.Agent)
+			tr.Tokens, tr.CostUSD = spent.Tokens(), spent.USDOrNil()
 			tr.Invariants = r.Checks.Invariants
 			tr.Failed = failed(r.Checks.Verdicts)
 		}
@@ -216,13 +221,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 			"exec_ms":       r.ExecMS,
 			"score":         score[r.Agent],
 			"output_sha256": r.OutputSHA256,
-			"tokens_in":     r.Usage.InputTokens,
-			"tokens_out":    r.Usage.OutputTokens,
 			"attempts":      int64(len(r.Attempts)),
 		}
-		if r.CostUSD > 0 {
-			res["cost_usd"] = r.CostUSD
-		}
+		addSpend(res, rep.Spent(r.Agent), "tokens_in", "tokens_out")
 		if r.TTVClaimedMS > 0 {
 			res["ttv_claimed_ms"] = r.TTVClaimedMS
 		}
@@ -249,8 +250,10 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	if rep.Spec.Commit != "" {
 		fields["commit"] = rep.Spec.Commit
 	}
-	if rep.Delivery.PullRequest > 0 {
-		fields["pull_request"] = int64(rep.Delivery.PullRequest)
+	rep.addTotals(fields)
+	if n := rep.pullRequest(); n > 0 {
+		fields["pull_request"] = int64(n)
+		fields["iteration"] = int64(max(rep.Spec.Iteration, 1))
 	}
 	if rep.Detection != nil {
 		fields["detection"] = rep.Detection.ledgerDetection()
@@ -262,6 +265,36 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		fields[k] = v
 	}
 	return ledger.Draft{Kind: "run", Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Time: now.UTC(), Fields: fields}
+}
+
+// pullRequest is the pull request the run is about: the one it opened,
+// or the one it iterates on (delivered or not); 0 when none.
+func (rep *Report) pullRequest() int {
+	if rep.Delivery.PullRequest > 0 {
+		return rep.Delivery.PullRequest
+	}
+	return rep.Spec.PullRequest
+}
+
+// addTotals adds the run's totals to the members of its run or checkpoint
+// entry (DESIGN §4.17): tokens, and cost_usd when the cost is known. They
+// count every call of the run, judges and analyses included, so that a
+// budget check sums them without reading the results.
+func (rep *Report) addTotals(fields map[string]any) {
+	t := rep.Total()
+	fields["tokens"] = t.Tokens()
+	if usd, ok := t.Cost(); ok {
+		fields["cost_usd"] = usd
+	}
+}
+
+// addSpend adds what s used and cost to a ledger object: input and output
+// tokens under the given names, cost_usd when the cost is known.
+func addSpend(obj map[string]any, s cost.Spend, in, out string) {
+	obj[in], obj[out] = s.Usage.InputTokens, s.Usage.OutputTokens
+	if usd, ok := s.Cost(); ok {
+		obj["cost_usd"] = usd
+	}
 }
 
 func (rep *Report) result(agent string) *executor.Result {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/spool"
@@ -74,15 +75,31 @@ func firstLine(s string) string {
 	return s
 }
 
-// Totals are the run's token use and cost over every agent and attempt
-// (the Action's `tokens` and `cost-usd` outputs).
-func (rep *Report) Totals() (tokens int64, costUSD float64) {
+// Total is everything the run spent: every agent's attempts and every
+// judge, analysis and detection (the Action's `tokens` and `cost-usd`
+// outputs). Without a meter (a report rebuilt from results alone) it is
+// the sum of the results' Spent.
+func (rep *Report) Total() cost.Spend {
+	if rep.Meter != nil {
+		return rep.Meter.Total()
+	}
+	var t cost.Spend
 	for _, r := range rep.Results {
-		tokens += r.Usage.Total()
-		costUSD += r.CostUSD
+		if r.Spent != nil {
+			t = t.Add(*r.Spent)
+		}
 	}
-	if rep.Detection != nil { // the LLM detector's (DESIGN §4.17)
-		tokens += rep.Detection.Usage.Total()
+	return t
+}
+
+// Spent is everything spent for the result named agent: its attempts and
+// analyses, the judges and detections of its output.
+func (rep *Report) Spent(agent string) cost.Spend {
+	if rep.Meter != nil {
+		return rep.Meter.Agent(agent)
 	}
-	return tokens, costUSD
+	if r := rep.result(agent); r != nil && r.Spent != nil {
+		return *r.Spent
+	}
+	return cost.Spend{}
 }

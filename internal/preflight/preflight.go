@@ -12,6 +12,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Input is what a run is about to write.
@@ -26,6 +27,10 @@ type Input struct {
 	// absolute nor leave the workspace with "..". The CLI leaves it empty:
 	// its paths may be anywhere the user can write (DESIGN §4.1).
 	Workspace string
+	// Repository, when set, is the directory agents work from: the git
+	// configuration of the repository that holds it must carry no
+	// credential (DESIGN §4.14), since agents and checks can read it.
+	Repository string
 }
 
 // Error lists every problem preflight found. The run must not start; the
@@ -71,6 +76,15 @@ func Check(ctx context.Context, in Input) (Report, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return rep, err
+	}
+	if in.Repository != "" {
+		found, err := worktree.Credentials(ctx, "", in.Repository)
+		if err != nil {
+			return rep, err
+		}
+		if len(found) > 0 {
+			add("the workspace's git configuration carries a credential: %s; %s", strings.Join(found, "; "), worktree.CredentialAdvice)
+		}
 	}
 	if in.LedgerPath != "" {
 		warn, msg := ledgerFile(in.LedgerPath)

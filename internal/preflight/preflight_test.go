@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
@@ -175,5 +176,30 @@ func TestCheckAcceptsGoodInputs(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".optr-preflight-") {
 			t.Fatalf("preflight left %s behind", e.Name())
 		}
+	}
+}
+
+// A workspace whose git configuration carries the token actions/checkout
+// persists is refused, naming the key and what to change; without it
+// the run may start.
+func TestCheckRefusesPersistedCredentials(t *testing.T) {
+	t.Parallel()
+	repo := gittest.Repo(t, map[string]string{"a.txt": "a\n"})
+	if _, err := Check(t.Context(), Input{Repository: repo}); err != nil {
+		t.Fatalf("a workspace without a credential: %v", err)
+	}
+	header := gittest.PersistCredentials(t, repo, t.TempDir(), "ghs_PREFLIGHTtoken0123456789abcdefABCD", false)
+	_, err := Check(t.Context(), Input{Repository: filepath.Join(repo, ".")})
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("Check = %v, want an *Error", err)
+	}
+	for _, want := range []string{"http.https://github.com/.extraheader", "persist-credentials: false"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), header[len("AUTHORIZATION: basic "):]) {
+		t.Errorf("the refusal shows the credential:\n%v", err)
 	}
 }

@@ -97,7 +97,7 @@ func subline(v View) string {
 		parts = append(parts, fmt.Sprintf("%d of %d agents done", done, n))
 	}
 	if !v.Started.IsZero() && !v.Finished.IsZero() {
-		parts = append(parts, "took "+duration(v.Finished.Sub(v.Started)))
+		parts = append(parts, "took "+Duration(v.Finished.Sub(v.Started)))
 	}
 	if link := link("Actions run", v.RunURL); link != "" {
 		parts = append(parts, link)
@@ -163,7 +163,7 @@ func agentLine(a AgentLine) string {
 		s += " (" + markdown.Inline(a.Provider, 40) + ")"
 	}
 	s += " — " + markdown.Inline(string(a.State), 20)
-	if d := duration(a.Elapsed); d != "" {
+	if d := Duration(a.Elapsed); d != "" {
 		if a.State.Done() {
 			s += " in " + d
 		} else if a.State != StateQueued {

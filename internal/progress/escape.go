@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/optr-dev/optr/internal/cost"
 )
 
-// duration renders d for people: 850ms, 2.1s, 1m5s.
-func duration(d time.Duration) string {
+// Duration renders d for people: 850ms, 2.1s, 1m5s.
+func Duration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return ""
@@ -25,11 +27,11 @@ func ms(n int64) string {
 	if n <= 0 {
 		return "—"
 	}
-	return duration(time.Duration(n) * time.Millisecond)
+	return Duration(time.Duration(n) * time.Millisecond)
 }
 
-// thousands renders n with thousands separators, "—" when zero.
-func thousands(n int64) string {
+// Thousands renders n with thousands separators, "—" when zero.
+func Thousands(n int64) string {
 	if n == 0 {
 		return "—"
 	}
@@ -49,13 +51,9 @@ func thousands(n int64) string {
 	return b.String()
 }
 
-// cost renders a cost in US dollars, "—" when zero (unknown price).
-func cost(usd float64) string {
-	if usd == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("$%.4f", usd)
-}
+// usd renders a cost in US dollars, "-" when it is unknown (DESIGN
+// §4.17: never 0).
+func usd(v *float64) string { return cost.FormatUSD(v) }
 
 // shortHash shows the first 12 characters of a hash or sha.
 func shortHash(h string) string {

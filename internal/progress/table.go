@@ -99,7 +99,7 @@ func tableRow(r Row, selected bool) string {
 	}
 	return "| " + strings.Join([]string{
 		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ttv(r), ms(r.ExecMS),
-		thousands(r.Tokens), cost(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
+		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
 	}, " | ") + " |\n"
 }
 
@@ -148,7 +148,7 @@ func TextTable(rows []Row, selected string) string {
 		}
 		cells := []string{
 			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ttv(r)), dash(ms(r.ExecMS)),
-			dash(thousands(r.Tokens)), dash(cost(r.CostUSD)), textList(r.Invariants, ","), failedCell(r),
+			dash(Thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
 			cells[i] = strings.ReplaceAll(c, "\t", " ")

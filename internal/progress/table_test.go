@@ -45,14 +45,14 @@ func TestTableBudget(t *testing.T) {
 func TestTextTable(t *testing.T) {
 	t.Parallel()
 	rows := []Row{
-		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: 0.5},
+		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: ptr(0.5)},
 		{Agent: "evil\x1b[31m\tagent", Failed: []string{"bad\x1b]0;title\x07\nthing"}, Score: -1},
 	}
 	got := TextTable(rows, "codex")
 	want := "" +
-		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST     INVARIANTS  FAILED\n" +
-		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.5000  -           -\n" +
-		"    evil [31m agent  no   -1.0   -    -     -          -        -           bad ]0;title thing\n"
+		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST   INVARIANTS  FAILED\n" +
+		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.50  -           -\n" +
+		"    evil [31m agent  no   -1.0   -    -     -          -      -           bad ]0;title thing\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
 	}
@@ -64,18 +64,19 @@ func TestTextTable(t *testing.T) {
 func TestFormatting(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ got, want string }{
-		{duration(0), ""},
-		{duration(850e6), "850ms"},
-		{duration(2100e6), "2.1s"},
-		{duration(65e9), "1m5s"},
+		{Duration(0), ""},
+		{Duration(850e6), "850ms"},
+		{Duration(2100e6), "2.1s"},
+		{Duration(65e9), "1m5s"},
 		{ms(0), "—"},
 		{ms(1500), "1.5s"},
-		{thousands(0), "—"},
-		{thousands(999), "999"},
-		{thousands(1000), "1,000"},
-		{thousands(-1234567), "-1,234,567"},
-		{cost(0), "—"},
-		{cost(0.01234), "$0.0123"},
+		{Thousands(0), "—"},
+		{Thousands(999), "999"},
+		{Thousands(1000), "1,000"},
+		{Thousands(-1234567), "-1,234,567"},
+		{usd(nil), "-"},
+		{usd(ptr(0)), "$0.00"},
+		{usd(ptr(0.01234)), "$0.01234"},
 		{markdown.Code("a`b"), "``a`b``"},
 		{markdown.Code("`x`"), "`` `x` ``"},
 		{markdown.Code("line\nbreak"), "`line break`"},

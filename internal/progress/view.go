@@ -138,8 +138,8 @@ type Row struct {
 	Score float64
 	// Tokens counts the tokens the agent used.
 	Tokens int64
-	// CostUSD is what the agent cost, 0 when the price is unknown.
-	CostUSD float64
+	// CostUSD is what the agent cost, nil when it is unknown.
+	CostUSD *float64
 }
 
 // Detection is threat detection's verdict on one result.

@@ -39,8 +39,8 @@ func completedView() View {
 		{Name: "aider", Provider: "command", State: StateFailed, Elapsed: 850 * time.Millisecond, Attempts: 2, Note: "exit status 1: <b>boom</b> | see #12"},
 	}
 	v.Table = []Row{
-		{Agent: "codex", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 1800, ExecMS: 2100, Score: 87.5, Tokens: 1234, CostUSD: 0.0123},
-		{Agent: "claude", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 5000, ExecMS: 7400, Score: 80.25, Tokens: 2048, CostUSD: 0.0301},
+		{Agent: "codex", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 1800, ExecMS: 2100, Score: 87.5, Tokens: 1234, CostUSD: ptr(0.0123)},
+		{Agent: "claude", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 5000, ExecMS: 7400, Score: 80.25, Tokens: 2048, CostUSD: ptr(0.0301)},
 		{Agent: "copilot", Admissible: false, Invariants: []string{"no-todo"}, Failed: []string{"max-length: 5123 > 4000 characters", "json: found `TODO` | twice\nsecond line"}, ExecMS: 65000, Score: 31, Tokens: 15000},
 		{Agent: "aider", Admissible: false, Failed: []string{"agent failed: exit status 1"}, ExecMS: 850},
 	}
@@ -84,3 +84,5 @@ func pausedView() View {
 	v.Commit, v.CommitURL = "", ""
 	return v
 }
+
+func ptr(v float64) *float64 { return &v }

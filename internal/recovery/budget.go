@@ -1,51 +1,19 @@
 package recovery
 
-import (
-	"sync/atomic"
-
-	"github.com/optr-dev/optr/internal/agent"
-)
-
-// Budget is a run's token budget (budget.max-tokens), shared by every agent,
-// judge and analyzer of the run. It is safe for concurrent use; a nil
-// *Budget is unlimited.
-type Budget struct {
-	max  int64
-	used atomic.Int64
+// Budget is the run's spending limit (budget.max-tokens,
+// budget.max-usd-per-run, and what the day's and month's budgets have
+// left), shared by every agent, judge and analyzer of the run. Calls are
+// counted where they are made — a cost.Meter counts every call of the
+// agents it meters — and recovery asks before every attempt and every
+// analysis whether one may start. A nil Budget is unlimited.
+type Budget interface {
+	// Exhausted reports whether the budget is spent: no new attempt or
+	// analysis may start.
+	Exhausted() bool
+	// Spent says how the budget stands, for the message of an agent it
+	// stopped.
+	Spent() string
 }
 
-// NewBudget returns a budget of maxTokens tokens; 0 or less means unlimited
-// (the budget still counts).
-func NewBudget(maxTokens int64) *Budget {
-	return &Budget{max: max(maxTokens, 0)}
-}
-
-// Add counts the tokens of u against the budget.
-func (b *Budget) Add(u agent.Usage) {
-	if b == nil {
-		return
-	}
-	b.used.Add(u.Total())
-}
-
-// Exhausted reports whether the budget is limited and fully spent: no new
-// attempt may start.
-func (b *Budget) Exhausted() bool {
-	return b != nil && b.max > 0 && b.used.Load() >= b.max
-}
-
-// Used returns the tokens counted so far.
-func (b *Budget) Used() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.used.Load()
-}
-
-// Max returns the budget's limit, 0 when unlimited.
-func (b *Budget) Max() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.max
-}
+// exhausted reports whether b is set and spent.
+func exhausted(b Budget) bool { return b != nil && b.Exhausted() }

@@ -39,7 +39,8 @@
 // Bounds. Every attempt but the last leads either to a transient retry (at
 // most Attempts-1 of them) or to an alternative (at most MaxAlternatives), so
 // one Run makes at most Attempts+MaxAlternatives attempts. A shared Budget
-// (budget.max-tokens) is checked before every attempt and every analysis;
+// (budget.max-tokens, budget.max-usd-per-run, what the day's and month's
+// budgets have left) is checked before every attempt and every analysis;
 // once spent, nothing new starts and the Outcome says OutcomeBudgetExhausted,
 // a distinct result the human loop turns into a BUDGET checkpoint. Attempts
 // already running finish, so a run may overshoot the budget by what they use.

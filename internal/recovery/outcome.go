@@ -20,8 +20,8 @@ const (
 	OutcomeAlternative = "alternative"
 	// OutcomeEscalated: recovery gave up and handed the agent to a human.
 	OutcomeEscalated = "escalated"
-	// OutcomeBudgetExhausted: the run's token budget was spent, so nothing
-	// new started.
+	// OutcomeBudgetExhausted: the run's budget was spent, so nothing new
+	// started.
 	OutcomeBudgetExhausted = "budget_exhausted"
 	// OutcomeCancelled: the context was cancelled.
 	OutcomeCancelled = "cancelled"
@@ -55,9 +55,9 @@ const (
 // accept function rejected without giving a reason of its own.
 const ReasonFailedChecks = "failed_checks"
 
-// ErrBudgetExhausted is wrapped by Outcome.Err when the run's token budget
+// ErrBudgetExhausted is wrapped by Outcome.Err when the run's budget
 // stopped the agent.
-var ErrBudgetExhausted = errors.New("the run's token budget (budget.max-tokens) is spent")
+var ErrBudgetExhausted = errors.New("the run's budget is spent")
 
 // Outcome is what Policy.Run returns: the last response, how the agent's
 // attempts ended, and every attempt on the way.
@@ -84,7 +84,7 @@ type Outcome struct {
 	// EscalationReason says why the agent stopped without success
 	// (OutcomeBudgetExhausted and OutcomeCancelled as well).
 	EscalationReason string `json:"escalation_reason,omitempty"`
-	// BudgetExhausted is true when the run's token budget stopped the agent.
+	// BudgetExhausted is true when the run's budget stopped the agent.
 	BudgetExhausted bool `json:"budget_exhausted"`
 	// Analysis is the last Level-2 analysis, nil when none ran.
 	Analysis *Analysis `json:"analysis,omitempty"`

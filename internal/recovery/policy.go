@@ -40,8 +40,8 @@ type Policy struct {
 	// Analyzer answers Level-2 analyses; nil makes every systematic failure
 	// escalate at once with ReasonNoAnalyzer.
 	Analyzer agent.Agent
-	// Budget is the run's shared token budget; nil is unlimited.
-	Budget *Budget
+	// Budget is the run's shared budget; nil is unlimited.
+	Budget Budget
 	// Clock tells the time and waits; nil is the real clock.
 	Clock Clock
 	// Rand returns jitter in [0, 1); nil is math/rand/v2.Float64.
@@ -67,7 +67,7 @@ type Clock interface {
 // meaningful setting (the config loader fills in its default of 2).
 // AttemptTimeout is per agent (agents.<name>.attempt-timeout): set it on the
 // returned Policy.
-func FromConfig(c config.Recovery, analyzer agent.Agent, budget *Budget) Policy {
+func FromConfig(c config.Recovery, analyzer agent.Agent, budget Budget) Policy {
 	p := Policy{
 		Attempts:        c.Attempts,
 		MaxAlternatives: max(c.MaxAlternatives, 0),

@@ -11,12 +11,13 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 func TestFromConfig(t *testing.T) {
 	t.Parallel()
 	an := agenttest.New("analyzer", agenttest.Steps(t))
-	b := NewBudget(10)
+	b := cost.NewMeter(cost.Pricer{}, cost.Cap{Key: "budget.max-tokens", Tokens: true, Limit: 10})
 	tests := []struct {
 		name string
 		in   config.Recovery
@@ -47,7 +48,7 @@ func TestFromConfig(t *testing.T) {
 			t.Parallel()
 			got := FromConfig(tt.in, an, b)
 			opts := cmp.Options{cmpopts.IgnoreFields(Policy{}, "Rand"), cmp.Comparer(func(x, y agent.Agent) bool { return x == y }),
-				cmp.Comparer(func(x, y *Budget) bool { return x == y })}
+				cmp.Comparer(func(x, y Budget) bool { return x == y })}
 			if diff := cmp.Diff(tt.want, got, opts); diff != "" {
 				t.Errorf("FromConfig (-want +got):\n%s", diff)
 			}

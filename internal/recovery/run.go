@@ -47,7 +47,7 @@ func (r *runner) loop(ctx context.Context) {
 			r.cancelled(ctx, r.last(), err)
 			return
 		}
-		if r.p.Budget.Exhausted() {
+		if exhausted(r.p.Budget) {
 			r.budgetExhausted(r.last())
 			return
 		}
@@ -144,7 +144,7 @@ func (r *runner) retry(ctx context.Context, at *Attempt, err error) bool {
 			"the next retry, due in %s, would start after recovery.max-total (%s); try again later or raise it", wait, r.p.MaxTotal))
 		return false
 	}
-	if r.p.Budget.Exhausted() {
+	if exhausted(r.p.Budget) {
 		r.budgetExhausted(at)
 		return false
 	}
@@ -174,7 +174,7 @@ func (r *runner) analyse(ctx context.Context, at *Attempt) bool {
 	case r.p.MaxTotal > 0 && !r.p.Clock.Now().Before(r.start.Add(r.p.MaxTotal)):
 		r.escalate(at, ReasonRetryBudget, fmt.Sprintf("recovery.max-total (%s) has passed", r.p.MaxTotal))
 		return false
-	case r.p.Budget.Exhausted():
+	case exhausted(r.p.Budget):
 		r.budgetExhausted(at)
 		return false
 	}
@@ -244,13 +244,13 @@ func (r *runner) ask(ctx context.Context, at *Attempt) *Analysis {
 	return &an
 }
 
-// spend counts u against the outcome and the run's budget.
+// spend counts u in the outcome (the run's budget counts the call where
+// it is made: see Budget).
 func (r *runner) spend(u agent.Usage, analyzer bool) {
 	r.out.Usage = r.out.Usage.Add(u)
 	if analyzer {
 		r.out.AnalyzerUsage = r.out.AnalyzerUsage.Add(u)
 	}
-	r.p.Budget.Add(u)
 }
 
 func (r *runner) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

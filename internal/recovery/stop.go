@@ -16,7 +16,7 @@ func (r *runner) escalate(at *Attempt, reason, why string) {
 	r.out.Err = fmt.Errorf("agent %s escalated after %d attempt(s): %s: %w", r.agent.Name(), at.N, why, r.lastErr)
 }
 
-// budgetExhausted ends the Run because the run's token budget is spent.
+// budgetExhausted ends the Run because the run's budget is spent.
 func (r *runner) budgetExhausted(at *Attempt) {
 	if at != nil {
 		at.Outcome = OutcomeBudgetExhausted
@@ -24,8 +24,8 @@ func (r *runner) budgetExhausted(at *Attempt) {
 	r.out.Status = OutcomeBudgetExhausted
 	r.out.BudgetExhausted = true
 	r.out.EscalationReason = OutcomeBudgetExhausted
-	err := fmt.Errorf("agent %s stopped: %w (%d of %d tokens used); raise budget.max-tokens to let it go on",
-		r.agent.Name(), ErrBudgetExhausted, r.p.Budget.Used(), r.p.Budget.Max())
+	err := fmt.Errorf("agent %s stopped: %w (%s); raise that budget to let the run go on",
+		r.agent.Name(), ErrBudgetExhausted, r.p.Budget.Spent())
 	if r.lastErr != nil {
 		err = fmt.Errorf("%w; its last attempt failed: %w", err, r.lastErr)
 	}

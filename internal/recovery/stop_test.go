@@ -12,6 +12,8 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/clocktest"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 func outcomes(out Outcome) []string {
@@ -27,7 +29,8 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 	tests := []struct {
 		name      string
 		max       int64
-		spent     int64 // used before the run
+		usd       bool  // max is a cap in cents at $0.01 a token, not in tokens
+		spent     int64 // used before the run (today's budget)
 		steps     []agenttest.Reply
 		analyzer  []agenttest.Reply
 		outcomes  []string
@@ -59,6 +62,14 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			usage:    100,
 		},
 		{
+			name:     "a dollar cap stops it too",
+			max:      100,
+			usd:      true,
+			steps:    []agenttest.Reply{fail(unavailable(), 60), fail(unavailable(), 60)},
+			outcomes: []string{OutcomeRetry, OutcomeBudgetExhausted},
+			usage:    120,
+		},
+		{
 			name:  "nothing starts on a spent budget",
 			max:   100,
 			spent: 100,
@@ -68,20 +79,25 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBudget(tt.max)
-			b.Add(agent.Usage{InputTokens: tt.spent})
-			a := agenttest.New("claude", agenttest.Steps(t, tt.steps...))
+			c := cost.Cap{Key: "budget.max-tokens-per-day", Window: "today (UTC)", Tokens: true, Limit: float64(tt.max), Before: float64(tt.spent)}
+			if tt.usd {
+				c = cost.Cap{Key: "budget.max-usd-per-run", Window: "this run", Limit: float64(tt.max) / 100}
+			}
+			// Every call is metered, as the run's agents are: $0.01 a token.
+			b := cost.NewMeter(cost.NewPricer(map[string]config.Price{"m": {Input: 1e4, Output: 1e4}}, nil), c)
+			rate := cost.Rate{Provider: "openai", Model: "m"}
+			a := cost.Metered(agenttest.New("claude", agenttest.Steps(t, tt.steps...)), b, rate)
 			p := Policy{Attempts: 3, MaxAlternatives: 2, BaseDelay: time.Second, Budget: b, Clock: clocktest.New(clocktest.Start), Rand: half}
 			if tt.analyzer != nil {
-				p.Analyzer = agenttest.New("analyzer", agenttest.Steps(t, tt.analyzer...))
+				p.Analyzer = cost.Metered(agenttest.New("analyzer", agenttest.Steps(t, tt.analyzer...)), b, rate)
 			}
 			out := p.Run(t.Context(), a, agent.Request{Intent: "x"}, nil)
 			if out.Status != OutcomeBudgetExhausted || !out.BudgetExhausted || out.Escalated {
 				t.Errorf("Status = %q, BudgetExhausted = %v, Escalated = %v; want budget_exhausted, true, false",
 					out.Status, out.BudgetExhausted, out.Escalated)
 			}
-			if !errors.Is(out.Err, ErrBudgetExhausted) {
-				t.Errorf("Err = %v, want one wrapping ErrBudgetExhausted", out.Err)
+			if !errors.Is(out.Err, ErrBudgetExhausted) || !strings.Contains(out.Err.Error(), c.Key) {
+				t.Errorf("Err = %v, want one wrapping ErrBudgetExhausted that names %s", out.Err, c.Key)
 			}
 			if diff := cmp.Diff(tt.outcomes, outcomes(out)); diff != "" {
 				t.Errorf("attempt outcomes (-want +got):\n%s", diff)
@@ -92,8 +108,8 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			if got := out.AnalyzerUsage.Total(); got != tt.byAnalyze {
 				t.Errorf("AnalyzerUsage = %d tokens, want %d", got, tt.byAnalyze)
 			}
-			if got, want := b.Used(), tt.spent+tt.usage; got != want {
-				t.Errorf("budget used %d, want %d", got, want)
+			if got := b.Total().Tokens(); got != tt.usage {
+				t.Errorf("the run spent %d tokens, want %d", got, tt.usage)
 			}
 			checkInvariants(t, p, out)
 		})

@@ -239,11 +239,19 @@ func (l *Launch) makeDirs() error {
 	return nil
 }
 
-// chownTree gives every file under dir to uid:gid.
+// chownTree gives every file under dir to uid:gid. A file that is
+// theirs already is left alone: a chown changes a file's ctime even when
+// its owner stays, and git (the agent's own, and optr's capture) would
+// then read every file of a coding agent's tree again.
 func chownTree(dir string, uid, gid int) error {
-	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid && int(st.Gid) == gid {
+				return nil
+			}
 		}
 		if err := os.Lchown(p, uid, gid); err != nil {
 			return fmt.Errorf("sandbox: give %s to uid %d: %w", p, uid, err)

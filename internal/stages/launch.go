@@ -8,6 +8,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/frames"
@@ -55,9 +56,9 @@ type launch struct {
 
 // launch runs one attempt of a stage under its Timeout and supervision.
 func (r *runner) launch(ctx context.Context, task executor.Task, name string, req agent.Request, n int) launch {
-	lctx, cancel := ctx, context.CancelFunc(func() {})
+	lctx, cancel := cost.ForAgent(ctx, name), context.CancelFunc(func() {}) // the stage's result pays for its calls
 	if task.Timeout > 0 {
-		lctx, cancel = context.WithTimeout(ctx, task.Timeout)
+		lctx, cancel = context.WithTimeout(lctx, task.Timeout)
 	}
 	defer cancel()
 	if r.in.Supervise != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 )
@@ -110,7 +111,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 		}
 		prev = &Committed{Stage: rec.Stage, Output: rec.output}
 	}
-	r.finish(ctx, prev.Output)
+	r.finish(cost.ForAgent(ctx, prev.Stage), prev.Output) // the last stage's result pays for its checks
 	return r.out, nil
 }
 

@@ -20,11 +20,19 @@ type Policy struct {
 	Protect []string
 	// MaxFiles is the most files a change may touch; 0 means no limit.
 	MaxFiles int
+	// MaxDeletions is the most files a change may delete; 0 means half of
+	// Tracked.
+	MaxDeletions int
+	// Tracked is the number of files tracked at the change's base (see
+	// Run.Tracked); 0 means unknown, and then only MaxDeletions bounds
+	// deletions.
+	Tracked int
 }
 
-// PolicyOf is the Policy of a config's changes: section.
+// PolicyOf is the Policy of a config's changes: section. Its Tracked is
+// unknown: set it to apply the default bound on deletions.
 func PolicyOf(c config.Changes) Policy {
-	return Policy{Protect: c.Protect, MaxFiles: c.MaxFiles}
+	return Policy{Protect: c.Protect, MaxFiles: c.MaxFiles, MaxDeletions: c.MaxDeletions}
 }
 
 // Verdict is whether a change may be selected, and why not.
@@ -35,8 +43,9 @@ type Verdict struct {
 }
 
 // Admit decides whether ch may be selected: a refused change, an empty
-// change, one touching a protected path, or one touching more than
-// MaxFiles files is not admissible.
+// change, one touching a protected path, one touching more than MaxFiles
+// files, or one deleting more files than MaxDeletions (by default half
+// of Tracked) is not admissible.
 func (p Policy) Admit(ch Change) Verdict {
 	no := func(format string, args ...any) Verdict {
 		return Verdict{Reason: fmt.Sprintf(format, args...)}
@@ -49,6 +58,11 @@ func (p Policy) Admit(ch Change) Verdict {
 	case p.MaxFiles > 0 && len(ch.Files) > p.MaxFiles:
 		return no("the change touches %d files, more than changes.max-files (%d)", len(ch.Files), p.MaxFiles)
 	}
+	if d := ch.deleted(); p.MaxDeletions > 0 && d > p.MaxDeletions {
+		return no("the change deletes %d files, more than changes.max-deletions (%d)", d, p.MaxDeletions)
+	} else if p.MaxDeletions == 0 && p.Tracked > 0 && d > p.Tracked/2 {
+		return no("the change deletes %d of the %d tracked files, more than half of them (set changes.max-deletions to allow more)", d, p.Tracked)
+	}
 	for _, f := range ch.Files {
 		for _, g := range p.Protect {
 			if protected(g, f.Path) {
@@ -57,6 +71,17 @@ func (p Policy) Admit(ch Change) Verdict {
 		}
 	}
 	return Verdict{Admissible: true}
+}
+
+// deleted is the number of files ch deletes.
+func (ch Change) deleted() int {
+	n := 0
+	for _, f := range ch.Files {
+		if f.Status == "D" {
+			n++
+		}
+	}
+	return n
 }
 
 // Check returns v as the hard constraint VerdictName, to stand beside a

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -35,6 +36,36 @@ func TestAdmit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, policy.Admit(tc.ch)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	deletes := func(n, kept int) Change {
+		ch := Change{Patch: []byte("diff")}
+		for i := range n + kept {
+			st := "D"
+			if i >= n {
+				st = "M"
+			}
+			ch.Files = append(ch.Files, FileStat{Path: fmt.Sprint(i), Status: st})
+		}
+		return ch
+	}
+	deletions := []struct {
+		name   string
+		policy Policy
+		ch     Change
+		want   Verdict
+	}{
+		{"every file", Policy{Tracked: 4}, deletes(4, 0), Verdict{Reason: "the change deletes 4 of the 4 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"half", Policy{Tracked: 4}, deletes(2, 2), Verdict{Admissible: true}},
+		{"odd", Policy{Tracked: 3}, deletes(2, 0), Verdict{Reason: "the change deletes 2 of the 3 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"one of one", Policy{Tracked: 1}, deletes(1, 0), Verdict{Reason: "the change deletes 1 of the 1 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"configured", Policy{MaxDeletions: 2, Tracked: 100}, deletes(3, 0), Verdict{Reason: "the change deletes 3 files, more than changes.max-deletions (2)"}},
+		{"configured above half", Policy{MaxDeletions: 4, Tracked: 4}, deletes(4, 0), Verdict{Admissible: true}},
+		{"tracked unknown", Policy{}, deletes(4, 0), Verdict{Admissible: true}},
+	}
+	for _, tc := range deletions {
+		if diff := cmp.Diff(tc.want, tc.policy.Admit(tc.ch)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}

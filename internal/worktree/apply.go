@@ -62,9 +62,11 @@ func PatchPaths(ctx context.Context, gitBin string, patch []byte) ([]string, err
 }
 
 // Apply applies patch to the working tree and index of the repository
-// that holds workspace (git apply --index). It checks first and applies
-// nothing when any part would fail: a patch that does not apply returns
-// an error wrapping ErrNotApplicable, with git's reason.
+// that holds workspace (git apply --index), touching only the files the
+// patch names. git apply checks every file before it writes one, so a
+// patch that does not apply changes nothing: the error then wraps
+// ErrNotApplicable, with git's reason. The workspace's index is read
+// once.
 func Apply(ctx context.Context, gitBin, workspace string, patch []byte) error {
 	if _, err := PatchPaths(ctx, gitBin, patch); err != nil {
 		return fmt.Errorf("apply the change: %w", err)
@@ -74,11 +76,8 @@ func Apply(ctx context.Context, gitBin, workspace string, patch []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := g.run(ctx, top, patch, "apply", "--index", "--check", "-"); err != nil {
-		return fmt.Errorf("apply the change to %s: %w: %w", top, ErrNotApplicable, err)
-	}
 	if _, err := g.run(ctx, top, patch, "apply", "--index", "-"); err != nil {
-		return fmt.Errorf("apply the change to %s: %w", top, err)
+		return fmt.Errorf("apply the change to %s: %w: %w", top, ErrNotApplicable, err)
 	}
 	return nil
 }

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/optr-dev/optr/internal/redact"
 )
@@ -75,15 +75,30 @@ func SHA256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// Capture records what the agent changed in the worktree since Base: edits
+// Capture records what the agent changed in its tree since Base: edits
 // to tracked files, new files (those .gitignore does not exclude) and
-// deleted files, binary-safe, as one patch with per-file line counts. It
-// checks the worktree before git reads any file, so a huge file is never
-// hashed into the repository. Call it once the agent's processes are done
-// and before checks run in the worktree (a check's build output must not
-// become part of the change). A refused change comes back with Refused set
-// and a nil error; the error is for git failing.
+// deleted files, binary-safe, as one patch with per-file line counts,
+// whatever the agent did to its own repository (commits, branches, a
+// staged index, its configuration). It checks every changed path before
+// git reads a file, so a huge file is never hashed into a repository.
+// Call it once the agent's processes are done and before checks run in
+// the tree (a check's build output must not become part of the change).
+// A refused change comes back with Refused set and a nil error; the
+// error is for git failing.
+//
+// The agent owns its tree and its .git, so nothing there steers optr's
+// git: the change is found by comparing the tree with the stat data of
+// the files as they were written (no git status, no index of the
+// agent's), the changed files are hashed into the run's own repository
+// (git hash-object) and the patch is the difference between the base and
+// an index optr writes (git diff --cached, without a work tree: no
+// attribute of the agent's applies). Every command runs isolated (no
+// system, global or agent configuration; no hooks, file system monitor,
+// external diff, textconv or pager); the index is read once.
 func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
+	t.mu.Lock()
+	stats, removed := t.stats, t.removed
+	t.mu.Unlock()
 	defer func() {
 		if err == nil {
 			t.mu.Lock()
@@ -98,61 +113,59 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	ch = Change{Base: r.base, Files: []FileStat{}, PatchSHA256: SHA256Hex(nil)}
 	refuse := func(format string, args ...any) (Change, error) {
 		ch.Refused = fmt.Sprintf(format, args...)
-		ch.Files = []FileStat{}
-		ch.Added, ch.Removed = 0, 0
 		return ch, nil
 	}
-	if reason := t.checkGitFiles(); reason != "" {
+	fail := func(err error) (Change, error) {
+		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+	}
+	s, err := r.snapshot(ctx)
+	if err == nil && (s == nil || removed || stats == nil) {
+		err = errors.New("its worktree was removed")
+	}
+	if err != nil {
+		return fail(err)
+	}
+	g := r.own.with("GIT_WORK_TREE=" + t.dir)
+	touched, reason, err := t.status(ctx, g, s, stats)
+	if err != nil {
+		return fail(err)
+	}
+	if reason != "" {
 		return refuse("%s", reason)
 	}
-	// The worktree's own git directory and index, named explicitly: the
-	// agent may have rewritten the .git file, and must not make git read
-	// or write another repository.
-	g := r.git.with("GIT_DIR="+t.gitDir, "GIT_WORK_TREE="+t.dir)
-	if _, err := g.run(ctx, t.dir, nil, "update-ref", "--no-deref", "HEAD", r.base); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
-	// GIT_OPTIONAL_LOCKS=0 (--no-optional-locks): status need not write
-	// back the index it refreshed; update-index below writes it once.
-	out, err := g.with("GIT_OPTIONAL_LOCKS=0").run(ctx, t.dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
-	if err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-	}
-	var changed bytes.Buffer
-	for _, rec := range splitZ(out) {
-		if len(rec) < 4 {
-			continue
-		}
-		if reason := t.checkPath(rec[3:], lim); reason != "" {
+	for _, c := range touched {
+		if reason := t.checkPath(c, lim); reason != "" {
 			return refuse("%s", reason)
 		}
-		changed.WriteString(rec[3:])
-		changed.WriteByte(0)
 	}
-	// Stage exactly the paths status reported, as git add --all would:
-	// every other path is the same in the base, the index and the tree, so
-	// git need not walk and refresh the whole tree a second time.
-	if changed.Len() > 0 {
-		if _, err := g.run(ctx, t.dir, changed.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-			return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
-		}
+	if err := t.hash(ctx, g, touched); err != nil {
+		return fail(err)
 	}
-	diff := []string{"diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
-	// One git diff for the file list, the line counts and the patch.
-	out, err = g.run(ctx, t.dir, nil, append(diff, "--raw", "--numstat", "--binary", "-z", r.base)...)
+	entries, any := changedIndex(s, stats, touched)
+	if !any {
+		return ch, nil
+	}
+	index := filepath.Join(r.repo, "index-"+t.agent)
+	if err := writeIndex(index, s.hashLen, entries, nil); err != nil {
+		return fail(err)
+	}
+	// One git diff for the file list, the line counts and the patch, on
+	// the run's repository alone (no work tree: attributes do not apply).
+	out, err := r.own.with("GIT_INDEX_FILE="+index).run(ctx, r.repo, nil, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color",
+		"--full-index", "--src-prefix=a/", "--dst-prefix=b/", "--raw", "--numstat", "--binary", "-z", r.base)
 	if err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+		return fail(err)
 	}
 	raw, num, patch, err := splitDiff(out)
 	if err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+		return fail(err)
 	}
 	files, reason := parseRaw(raw)
 	if reason != "" {
 		return refuse("%s", reason)
 	}
 	if err := addNumstat(files, num); err != nil {
-		return ch, fmt.Errorf("capture the change of %s: %w", t.agent, err)
+		return fail(err)
 	}
 	if lim.Redactor.Holds(string(patch)) {
 		return refuse("the change contains the value of a secret from the environment (or 8 bytes or more of one); it is never stored or pushed")
@@ -165,62 +178,159 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	return ch, nil
 }
 
-// checkGitFiles refuses a worktree whose .git file was changed or that
-// holds a .git entry anywhere else: git never records files under .git/,
-// so an agent that wrote there would see its work silently dropped, or
-// would be planting a repository inside the repository.
-func (t *Tree) checkGitFiles() string {
-	b, err := os.ReadFile(filepath.Join(t.dir, ".git"))
-	if err != nil || !bytes.Equal(b, t.gitRef) {
-		return "the agent changed the worktree's .git file; files under .git/ are never part of a change"
+// checkPath looks at one path status reported, before git reads it.
+func (t *Tree) checkPath(c touched, lim Limits) string {
+	if reason := badPath(c.path); reason != "" {
+		return reason
 	}
-	found := ""
-	_ = filepath.WalkDir(t.dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || found != "" {
-			return filepath.SkipDir
+	switch {
+	case c.gone:
+		return ""
+	case c.mode == 0o120000:
+		target, err := os.Readlink(filepath.Join(t.dir, filepath.FromSlash(c.path)))
+		if err != nil {
+			return fmt.Sprintf("%s is a symlink that cannot be read: %v", c.path, err)
 		}
-		if p != t.dir && strings.EqualFold(d.Name(), ".git") && p != filepath.Join(t.dir, ".git") {
-			rel, _ := filepath.Rel(t.dir, p)
-			found = filepath.ToSlash(rel)
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	if found != "" {
-		return fmt.Sprintf("the agent wrote %s: files under .git/ (a repository inside the repository) are never part of a change", found)
+		return symlinkEscapes(c.path, target)
+	case c.mode == 0o160000:
+		return fmt.Sprintf("%s is a directory where git expects a file or submodule: submodule changes are refused", c.path)
+	case c.mode == 0:
+		return fmt.Sprintf("%s is not a regular file", c.path)
+	case c.size > lim.MaxFileBytes:
+		return fmt.Sprintf("%s is %d bytes, more than the %d a changed file may have", c.path, c.size, lim.MaxFileBytes)
 	}
 	return ""
 }
 
-// checkPath looks at one path git status reported, before git reads it.
-func (t *Tree) checkPath(rel string, lim Limits) string {
-	if strings.HasSuffix(rel, "/") {
-		return fmt.Sprintf("%s is a git repository inside the worktree: submodule changes are refused", rel)
-	}
-	if reason := badPath(rel); reason != "" {
-		return reason
-	}
-	abs := filepath.Join(t.dir, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
-	switch {
-	case os.IsNotExist(err), errors.Is(err, syscall.ENOTDIR):
-		return "" // deleted, or a parent directory became a file
-	case err != nil:
-		return fmt.Sprintf("%s cannot be read: %v", rel, err)
-	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return fmt.Sprintf("%s is a symlink that cannot be read: %v", rel, err)
+// hash writes the content of every touched file and symlink into the
+// run's repository and records its object id in c.oid: files through the
+// tree's attributes (end-of-line conversion, as git add does), symlinks
+// as their targets.
+func (t *Tree) hash(ctx context.Context, g gitCmd, touched []touched) error {
+	var files, links []int
+	for i, c := range touched {
+		switch {
+		case c.gone:
+		case c.mode == 0o120000:
+			links = append(links, i)
+		default:
+			files = append(files, i)
 		}
-		return symlinkEscapes(rel, target)
-	case fi.IsDir():
-		return fmt.Sprintf("%s is a directory where git expects a file or submodule: submodule changes are refused", rel)
-	case !fi.Mode().IsRegular():
-		return fmt.Sprintf("%s is not a regular file (%s)", rel, fi.Mode().Type())
-	case fi.Size() > lim.MaxFileBytes:
-		return fmt.Sprintf("%s is %d bytes, more than the %d a changed file may have", rel, fi.Size(), lim.MaxFileBytes)
 	}
-	return ""
+	if len(links) > 0 {
+		tmp, err := os.MkdirTemp(t.run.repo, "links-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		var paths []string
+		for n, i := range links {
+			target, err := os.Readlink(filepath.Join(t.dir, filepath.FromSlash(touched[i].path)))
+			if err != nil {
+				return err
+			}
+			p := filepath.Join(tmp, strconv.Itoa(n))
+			if err := os.WriteFile(p, []byte(target), 0o600); err != nil {
+				return err
+			}
+			paths = append(paths, p)
+		}
+		if err := hashPaths(ctx, g, t.dir, paths, touched, links, "--no-filters"); err != nil {
+			return err
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	paths := make([]string, len(files))
+	for n, i := range files {
+		paths[n] = touched[i].path
+	}
+	return hashPaths(ctx, g, t.dir, paths, touched, files)
+}
+
+// hashPaths runs git hash-object -w --stdin-paths (and flags) in dir on
+// paths and records the ids in touched[at[n]].
+func hashPaths(ctx context.Context, g gitCmd, dir string, paths []string, touched []touched, at []int, flags ...string) error {
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(cQuote(p))
+		in.WriteByte('\n')
+	}
+	out, err := g.run(ctx, dir, in.Bytes(), append([]string{"hash-object", "-w", "--stdin-paths"}, flags...)...)
+	if err != nil {
+		return err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(paths) {
+		return fmt.Errorf("git hash-object answered %d ids for %d files", len(ids), len(paths))
+	}
+	for n, id := range ids {
+		oid, err := hex.DecodeString(id)
+		if err != nil {
+			return fmt.Errorf("git hash-object answered %q", id)
+		}
+		touched[at[n]].oid = oid
+	}
+	return nil
+}
+
+// cQuote quotes p as git reads a quoted path (C style, octal escapes)
+// when it holds a character a line of paths cannot carry as it is.
+func cQuote(p string) string {
+	if !strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r == 0x7f }) {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// changedIndex is the index of the tree after the change: the base's
+// entries with touched ones replaced, removed or added, in index order.
+// It reports whether any entry differs from the base.
+func changedIndex(s *snapshot, stats []statData, touched []touched) ([]indexEntry, bool) {
+	entries := s.baseIndex(stats)
+	drop := map[int]bool{}
+	var added []indexEntry
+	for _, c := range touched {
+		switch {
+		case c.gone:
+			drop[c.entry] = true
+		case c.entry >= 0:
+			e := &entries[c.entry]
+			if c.mode != e.mode || !bytes.Equal(c.oid, e.oid) {
+				*e = indexEntry{mode: c.mode, oid: c.oid, path: c.path}
+				drop[c.entry] = false // changed, kept
+			}
+		default:
+			added = append(added, indexEntry{mode: c.mode, oid: c.oid, path: c.path})
+		}
+	}
+	if len(drop) == 0 && len(added) == 0 {
+		return nil, false
+	}
+	out := entries[:0]
+	for i, e := range entries {
+		if !drop[i] {
+			out = append(out, e)
+		}
+	}
+	out = append(out, added...)
+	slices.SortFunc(out, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
+	return out, true
 }
 
 // symlinkEscapes refuses a symlink at rel whose target leaves the

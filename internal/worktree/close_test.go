@@ -25,7 +25,7 @@ func TestDiscardDeletesInTheBackground(t *testing.T) {
 	release := sync.OnceFunc(func() { close(hold) })
 	t.Cleanup(release) // before start's Close, which waits for the deletion
 	root := r.root
-	trees := []*Tree{add(t, r, "first"), addCopied(t, r, "second"), addCopied(t, r, "third")}
+	trees := []*Tree{add(t, r, "first"), addWritten(t, r, "second"), addWritten(t, r, "third")}
 	sh(t, trees[1].Dir(), "echo junk > junk.txt && mkdir -p deep/er && echo x > deep/er/x")
 	if err := trees[2].Remove(t.Context()); err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestDiscardDeletesInTheBackground(t *testing.T) {
 		}
 	}
 	if got := sh(t, repo, "git worktree list --porcelain | grep -c ^worktree; ls -A .git/worktrees 2>/dev/null | wc -l"); got != "1\n0" {
-		t.Errorf("registrations left after Discard (worktrees listed, directories):\n%s", got)
+		t.Errorf("the workspace lists worktrees (worktrees listed, directories):\n%s", got)
 	}
 	if got := sh(t, filepath.Join(r.dir, trashDir), "ls -A; cat */deep/er/x"); got != "1-third\n2-first\n3-second\nx" && got != "1-third\n2-second\n3-first\nx" {
 		t.Errorf("the trash while its deletion is held back (ls, the second tree's file):\n%s", got)
@@ -69,7 +69,7 @@ func TestCloseDeletesEverything(t *testing.T) {
 	r := start(t, repo, "run-1")
 	root := r.root
 	add(t, r, "first")
-	sh(t, addCopied(t, r, "second").Dir(), "mkdir -p deep/er && echo x > deep/er/x")
+	sh(t, addWritten(t, r, "second").Dir(), "mkdir -p deep/er && echo x > deep/er/x")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if err := r.Close(ctx); err != nil {
@@ -80,15 +80,16 @@ func TestCloseDeletesEverything(t *testing.T) {
 	}
 }
 
-// Worktrees are copied in a repository whose objects are SHA-256 too:
-// the index carries 32-byte ids and a SHA-256 checksum.
-func TestCopySHA256Repository(t *testing.T) {
+// Trees are written in a repository whose objects are SHA-256 too: the
+// index carries 32-byte ids and a SHA-256 checksum, the tree's repository
+// says its object format.
+func TestWrittenSHA256Repository(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
 	sh(t, repo, `git init -q -b main --object-format=sha256 .
 echo a > a.txt && mkdir d && printf '\001\000' > d/b.bin && git add -A && git commit -qm base`)
 	r := start(t, repo, "run-1")
-	tr := addCopied(t, r, "agent")
+	tr := addWritten(t, r, "agent")
 	if got := sh(t, tr.Dir(), "git status --porcelain; git diff-files --name-only"); got != "" {
 		t.Errorf("a fresh copy is not clean:\n%s", got)
 	}

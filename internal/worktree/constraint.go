@@ -28,7 +28,7 @@ func Constraint(p Policy, lim Limits, run func() *Run) check.Constraint {
 		Name:        VerdictName,
 		Hard:        true,
 		Checker:     changesCheck{run: run, policy: p, lim: lim},
-		Description: "the agent's change to the repository is admissible (changes: protect, max-files, not empty)",
+		Description: "the agent's change to the repository is admissible (changes: protect, max-files, max-deletions, not empty)",
 	}
 }
 
@@ -48,13 +48,19 @@ func (c changesCheck) Check(ctx context.Context, _ string) (check.Outcome, error
 		return check.Outcome{Reason: "the agent did not work in a worktree of its own, so it changed no code (only command and copilot agents do)"}, nil
 	}
 	ch, ok := t.Captured()
+	var err error
 	if !ok {
-		var err error
 		if ch, err = t.Capture(ctx, c.lim); err != nil {
 			return check.Outcome{}, err
 		}
 	}
-	v := c.policy.Admit(ch)
+	p := c.policy
+	if p.MaxDeletions == 0 {
+		if p.Tracked, err = r.Tracked(ctx); err != nil {
+			return check.Outcome{}, err
+		}
+	}
+	v := p.Admit(ch)
 	return check.Outcome{Pass: v.Admissible, Reason: v.Reason}, nil
 }
 

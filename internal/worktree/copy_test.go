@@ -2,6 +2,8 @@ package worktree
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,32 +28,52 @@ git add -A && git commit -qm more`)
 	return repo
 }
 
-// A worktree written from the snapshot is the checkout git would make:
-// the same index entries, the same files and modes, clean to git status,
-// and with stat data git trusts (git diff-files, which compares stat
-// data only, reports nothing: capture will not re-read every file).
-func TestCopiedTreeIsGitsCheckout(t *testing.T) {
+// A tree written from the snapshot is the checkout git would make: the
+// same index entries, the same files and modes as a tree git checked out,
+// clean to git status in the agent's own repository, and with stat data
+// git trusts (git diff-files, which compares stat data only, reports
+// nothing: neither the agent's git nor capture re-reads every file). Its
+// repository is its own: detached at the base, its objects borrowed, no
+// remote, no hook, nothing of the workspace's configuration.
+func TestWrittenTreeIsGitsCheckout(t *testing.T) {
 	t.Parallel()
 	repo := richRepo(t)
+	sh(t, repo, `git config remote.origin.url https://example.com/r.git && git config core.hooksPath hooks && git config user.name Workspace`)
 	r := start(t, repo, "run-1")
-	tr := addCopied(t, r, "agent")
-	first := r.trees["first"]
+	tr := addWritten(t, r, "agent")
+	byGit := addByGit(t, repo)
 	if got := sh(t, tr.Dir(), "git status --porcelain --untracked-files=all --ignore-submodules=none; git diff-files --name-only"); got != "" {
-		t.Errorf("a fresh copy is not clean:\n%s", got)
+		t.Errorf("a fresh tree is not clean:\n%s", got)
 	}
-	if diff := cmp.Diff(sh(t, first.Dir(), "git ls-files -s"), sh(t, tr.Dir(), "git ls-files -s")); diff != "" {
-		t.Errorf("index entries (-first +copy):\n%s", diff)
+	if diff := cmp.Diff(sh(t, byGit.Dir(), "git ls-files -s"), sh(t, tr.Dir(), "git ls-files -s")); diff != "" {
+		t.Errorf("index entries (-git +written):\n%s", diff)
 	}
-	if got := sh(t, tr.Dir(), "git rev-parse HEAD; git symbolic-ref -q HEAD || echo detached"); got != r.Base()+"\ndetached" {
-		t.Errorf("HEAD of the copy: %q", got)
+	if got := sh(t, tr.Dir(), "git rev-parse HEAD; git symbolic-ref -q HEAD || echo detached; git rev-parse --absolute-git-dir"); got != r.Base()+"\ndetached\n"+filepath.Join(tr.Dir(), ".git") {
+		t.Errorf("HEAD and git directory of the tree: %q", got)
 	}
-	if list := sh(t, repo, "git worktree list --porcelain"); !strings.Contains(list, "worktree "+tr.Dir()+"\nHEAD "+r.Base()+"\ndetached") {
-		t.Errorf("git worktree list:\n%s", list)
+	if got := sh(t, tr.Dir(), "git config --list --local; ls .git/hooks 2>&1 || true"); strings.Contains(got, "origin") || strings.Contains(got, "hooksPath") || strings.Contains(got, "Workspace") || !strings.Contains(got, "No such file") {
+		t.Errorf("the tree's repository has the workspace's configuration or hooks:\n%s", got)
 	}
-	if diff := cmp.Diff(treeFiles(t, first.Dir()), treeFiles(t, tr.Dir())); diff != "" {
-		t.Errorf("files (-first +copy):\n%s", diff)
+	if diff := cmp.Diff(treeFiles(t, byGit.Dir()), treeFiles(t, tr.Dir())); diff != "" {
+		t.Errorf("files (-git +written):\n%s", diff)
 	}
-	sh(t, repo, "git fsck --no-progress --no-dangling 2>&1")
+	sh(t, tr.Dir(), "git fsck --no-progress --no-dangling 2>&1")
+}
+
+// addByGit adds a tree to a run of its own on repo whose trees git checks
+// out (no snapshot in memory).
+func addByGit(t testing.TB, repo string) *Tree {
+	t.Helper()
+	r, err := Start(t.Context(), Options{Workspace: repo, Root: filepath.Join(t.TempDir(), "wt"), RunID: "git", SnapshotBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.WithoutCancel(t.Context())) })
+	tr := add(t, r, "agent")
+	if r.snap.written {
+		t.Fatal("SnapshotBytes -1 still wrote the tree")
+	}
+	return tr
 }
 
 // treeFiles lists a worktree's entries (but .git) with mode and content.
@@ -64,7 +86,7 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		if rel == ".git" {
-			return nil
+			return filepath.SkipDir
 		}
 		fi, err := os.Lstat(p)
 		if err != nil {
@@ -88,10 +110,10 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// Whatever an agent does, a copied worktree captures exactly the change
-// a worktree git checked out captures, and that is what git add --all
-// stages.
-func TestCopyCapturesLikeGit(t *testing.T) {
+// Whatever an agent does, a written tree captures exactly the change a
+// tree git checked out captures, and that is what git add --all stages in
+// the agent's own repository.
+func TestWrittenCapturesLikeGit(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, script string }{
 		{"same-size edit in place", `printf 'ALPHA\n' > a.txt`},
@@ -113,17 +135,9 @@ func TestCopyCapturesLikeGit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			repo := richRepo(t)
-			byGit, err := Start(t.Context(), Options{Workspace: repo, Root: filepath.Join(t.TempDir(), "wt"), RunID: "git", SnapshotBytes: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer byGit.Close(t.Context())
-			add(t, byGit, "first")
-			gitTree := add(t, byGit, "agent")
-			if gitTree.copied {
-				t.Fatal("SnapshotBytes -1 still copied the worktree")
-			}
-			copyTree := addCopied(t, start(t, repo, "copy"), "agent")
+			gitTree := addByGit(t, repo)
+			r := start(t, repo, "copy")
+			copyTree := addWritten(t, r, "agent")
 
 			var changes []Change
 			for _, tr := range []*Tree{gitTree, copyTree} {
@@ -139,7 +153,7 @@ func TestCopyCapturesLikeGit(t *testing.T) {
 			if changes[1].Refused != "" {
 				return
 			}
-			want := sh(t, copyTree.Dir(), "git add --all && git diff --cached --no-renames --no-ext-diff --no-textconv --no-color --full-index --src-prefix=a/ --dst-prefix=b/ --binary "+byGit.Base())
+			want := sh(t, copyTree.Dir(), "git add --all && git diff --cached --no-renames --no-ext-diff --no-textconv --no-color --full-index --src-prefix=a/ --dst-prefix=b/ --binary "+r.Base())
 			if got := strings.TrimSpace(string(changes[1].Patch)); got != want {
 				t.Errorf("the captured patch is not what git add --all stages:\n%s\n----\n%s", got, want)
 			}
@@ -155,9 +169,8 @@ func TestCopyCapturesAnImmediateEdit(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": "alpha\n"})
 	r := start(t, repo, "run-1")
-	add(t, r, "first")
 	for _, agent := range []string{"a1", "a2", "a3", "a4", "a5"} {
-		tr := addCopied(t, r, agent)
+		tr := addWritten(t, r, agent)
 		if err := os.WriteFile(filepath.Join(tr.Dir(), "a.txt"), []byte("ALPHA\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -168,18 +181,16 @@ func TestCopyCapturesAnImmediateEdit(t *testing.T) {
 	}
 }
 
-// An agent that edits files of its copied worktree in place (writing
-// into the existing file, changing its mode, truncating it) changes
-// nothing in the first worktree, in another copy or in the workspace:
-// no file is shared with them.
-func TestCopyIsIsolated(t *testing.T) {
+// An agent that edits files of its tree in place (writing into the
+// existing file, changing its mode, truncating it) changes nothing in
+// another agent's tree or in the workspace: no file is shared with them.
+func TestWrittenIsIsolated(t *testing.T) {
 	t.Parallel()
 	repo := richRepo(t)
 	r := start(t, repo, "run-1")
-	a, b := addCopied(t, r, "a"), addCopied(t, r, "b")
-	first := r.trees["first"]
+	a, b, c := addWritten(t, r, "a"), addWritten(t, r, "b"), addWritten(t, r, "c")
 	before := map[string]map[string]string{}
-	others := map[string]string{"first": first.Dir(), "b": b.Dir(), "workspace": repo}
+	others := map[string]string{"c": c.Dir(), "b": b.Dir(), "workspace": repo}
 	for name, dir := range others {
 		before[name] = treeFiles(t, dir)
 	}
@@ -211,8 +222,8 @@ func TestCopyIsIsolated(t *testing.T) {
 	}
 }
 
-// A tree larger than SnapshotBytes is not kept in memory: every worktree
-// is made by git, and works the same.
+// A tree larger than SnapshotBytes is not kept in memory: every tree is
+// checked out by git, and works the same.
 func TestSnapshotLimit(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{"a.txt": strings.Repeat("a", 100)})
@@ -223,8 +234,8 @@ func TestSnapshotLimit(t *testing.T) {
 	defer r.Close(t.Context())
 	add(t, r, "first")
 	tr := add(t, r, "second")
-	if tr.copied || r.snap != nil {
-		t.Fatal("a tree over the limit was copied")
+	if r.snap.written || r.snap.entries[0].data != nil {
+		t.Fatal("a tree over the limit was written from memory")
 	}
 	sh(t, tr.Dir(), "echo b > b.txt")
 	if ch := capture(t, tr, Limits{}); len(ch.Files) != 1 {
@@ -232,12 +243,12 @@ func TestSnapshotLimit(t *testing.T) {
 	}
 }
 
-// Reset puts a copied worktree back to the base too.
-func TestResetCopy(t *testing.T) {
+// Reset puts a written tree back to the base too.
+func TestResetWritten(t *testing.T) {
 	t.Parallel()
 	repo := richRepo(t)
 	r := start(t, repo, "run-1")
-	tr := addCopied(t, r, "agent")
+	tr := addWritten(t, r, "agent")
 	sh(t, tr.Dir(), "echo changed > a.txt && rm b.txt && echo new > new.txt && chmod -x tool.sh")
 	if err := tr.Reset(t.Context()); err != nil {
 		t.Fatal(err)
@@ -245,22 +256,21 @@ func TestResetCopy(t *testing.T) {
 	if ch := capture(t, tr, Limits{}); ch.Refused != "" || len(ch.Files) != 0 {
 		t.Errorf("after Reset: %+v", ch)
 	}
-	if diff := cmp.Diff(treeFiles(t, r.trees["first"].Dir()), treeFiles(t, tr.Dir())); diff != "" {
-		t.Errorf("files after Reset (-first +copy):\n%s", diff)
+	if diff := cmp.Diff(treeFiles(t, addByGit(t, repo).Dir()), treeFiles(t, tr.Dir())); diff != "" {
+		t.Errorf("files after Reset (-git +written):\n%s", diff)
 	}
 }
 
-// No entry of a copied worktree, or of the first one, is "racily clean" (as new as the index,
-// to the second): git trusts every entry's stat data instead of reading
-// every file again at the first git status, even a git built without
-// nanosecond timestamps and a tree written within one second.
-func TestCopyHasNoRacyEntries(t *testing.T) {
+// No entry of a written tree, or of one git checked out, is "racily
+// clean" (as new as the index, to the second): git trusts every entry's
+// stat data instead of reading every file again at the first git status,
+// even a git built without nanosecond timestamps and a tree written
+// within one second.
+func TestNoRacyEntries(t *testing.T) {
 	t.Parallel()
 	repo := richRepo(t)
-	r := start(t, repo, "run-1")
-	addCopied(t, r, "agent")
-	for _, tr := range r.trees {
-		idx, err := os.Stat(filepath.Join(tr.gitDir, "index"))
+	for _, tr := range []*Tree{addWritten(t, start(t, repo, "run-1"), "agent"), addByGit(t, repo)} {
+		idx, err := os.Stat(filepath.Join(tr.Dir(), ".git", "index"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,5 +286,62 @@ func TestCopyHasNoRacyEntries(t *testing.T) {
 		if got := sh(t, tr.Dir(), "git status --porcelain --untracked-files=all; git diff-files --name-only"); got != "" {
 			t.Errorf("%s is not clean:\n%s", tr.Agent(), got)
 		}
+	}
+}
+
+// manyBlobs is a repository of n files of distinct content, enough for
+// the snapshot to be read by several git cat-file processes.
+func manyBlobs(t *testing.T, n int) (string, map[string]string) {
+	t.Helper()
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = fmt.Sprintf("file %d\n%s\n", i, strings.Repeat("x", i%50))
+	}
+	return newRepo(t, files), files
+}
+
+// A snapshot read in parts (one git cat-file per core) holds every
+// file's content: each tree written from it is the base, file by file.
+func TestSnapshotInParts(t *testing.T) {
+	t.Parallel()
+	repo, files := manyBlobs(t, 2400)
+	r := start(t, repo, "run-1")
+	tr := addWritten(t, r, "agent")
+	for p, want := range files {
+		got, err := os.ReadFile(filepath.Join(tr.Dir(), filepath.FromSlash(p)))
+		if err != nil || string(got) != want {
+			t.Fatalf("%s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if st := sh(t, tr.Dir(), "git status --porcelain"); st != "" {
+		t.Errorf("the written tree is not clean:\n%s", st)
+	}
+}
+
+// A snapshot over the limit in one of its parts is dropped whole, and
+// git checks every tree out.
+func TestSnapshotInPartsOverTheLimit(t *testing.T) {
+	t.Parallel()
+	repo, files := manyBlobs(t, 2400)
+	var total int64
+	for _, c := range files {
+		total += int64(len(c))
+	}
+	r, err := Start(t.Context(), Options{Workspace: repo, Root: filepath.Join(t.TempDir(), "wt"), RunID: "r", SnapshotBytes: total - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(t.Context())
+	tr := add(t, r, "agent")
+	if r.snap.written {
+		t.Fatal("a tree over the limit was written from memory")
+	}
+	for i, e := range r.snap.entries {
+		if e.data != nil {
+			t.Fatalf("entry %d (%s) kept its content", i, e.path)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(tr.Dir(), "d5/f2399.txt")); err != nil || string(got) != files["d5/f2399.txt"] {
+		t.Errorf("d5/f2399.txt = %q, %v", got, err)
 	}
 }

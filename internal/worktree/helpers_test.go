@@ -45,20 +45,13 @@ func capture(t testing.TB, tr *Tree, lim Limits) Change {
 	return ch
 }
 
-// addCopied adds agent's worktree to r as a copy of the run's first one
-// (adding a first one, "first", when r has none), and fails the test
-// when it was not made by copy.
-func addCopied(t testing.TB, r *Run, agent string) *Tree {
+// addWritten adds agent's tree to r and fails the test when it was not
+// written from the run's snapshot (git checked it out instead).
+func addWritten(t testing.TB, r *Run, agent string) *Tree {
 	t.Helper()
-	r.mu.Lock()
-	_, has := r.trees["first"]
-	r.mu.Unlock()
-	if !has {
-		add(t, r, "first")
-	}
 	tr := add(t, r, agent)
-	if !tr.copied {
-		t.Fatalf("the worktree of %s was not copied from the first one", agent)
+	if !r.snap.written {
+		t.Fatalf("the tree of %s was not written from the snapshot", agent)
 	}
 	return tr
 }

@@ -19,14 +19,33 @@ type statData struct {
 	dev, ino, uid, gid, size                 uint32
 }
 
-// writeIndex writes the index of a worktree written from s, stats[i]
-// being the stat data of s.entries[i] as written: a version 2 index (the
-// format every git reads; git rewrites it in its own version when it
-// next writes). It is written beside path and renamed into place, after
-// every file of the tree, so that git's racy-timestamp check (an entry as
-// new as the index is compared by content) covers a file an agent changes
-// in the same clock tick as it was written.
-func writeIndex(path string, s *snapshot, stats []statData) (err error) {
+// indexEntry is one entry of an index optr writes.
+type indexEntry struct {
+	mode uint32
+	oid  []byte
+	path string
+	stat statData
+}
+
+// baseIndex is the index of a tree written (or checked out) from s, whose
+// entries were as stats[i] on disk: git's own clean checkout.
+func (s *snapshot) baseIndex(stats []statData) []indexEntry {
+	entries := make([]indexEntry, len(s.entries))
+	for i, e := range s.entries {
+		entries[i] = indexEntry{mode: e.mode, oid: e.oid, path: e.path, stat: stats[i]}
+	}
+	return entries
+}
+
+// writeIndex writes an index of entries (in index order, object ids of
+// hashLen bytes) at path, owned by owner when it is set: a version 2
+// index (the format every git reads; git rewrites it in its own version
+// when it next writes). It is written beside path and renamed into
+// place; for a tree just written, after every file of it, so that git's
+// racy-timestamp check (an entry as new as the index is compared by
+// content) covers a file an agent changes in the same clock tick as it
+// was written.
+func writeIndex(path string, hashLen int, entries []indexEntry, owner *Owner) (err error) {
 	tmp := path + ".lock"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -38,8 +57,13 @@ func writeIndex(path string, s *snapshot, stats []statData) (err error) {
 			os.Remove(tmp)
 		}
 	}()
+	if owner != nil {
+		if err := f.Chown(owner.UID, owner.GID); err != nil {
+			return err
+		}
+	}
 	var h hash.Hash = sha1.New()
-	if s.hashLen == 32 {
+	if hashLen == 32 {
 		h = sha256.New()
 	}
 	w := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)
@@ -47,11 +71,11 @@ func writeIndex(path string, s *snapshot, stats []statData) (err error) {
 	var head [12]byte
 	copy(head[:], "DIRC")
 	be.PutUint32(head[4:], 2)
-	be.PutUint32(head[8:], uint32(len(s.entries)))
+	be.PutUint32(head[8:], uint32(len(entries)))
 	w.Write(head[:])
 	buf := make([]byte, 0, 512)
-	for i, e := range s.entries {
-		st := stats[i]
+	for _, e := range entries {
+		st := e.stat
 		buf = buf[:0]
 		for _, v := range []uint32{st.ctimeSec, st.ctimeNsec, st.mtimeSec, st.mtimeNsec, st.dev, st.ino, e.mode, st.uid, st.gid, st.size} {
 			buf = be.AppendUint32(buf, v)

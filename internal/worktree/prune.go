@@ -1,7 +1,6 @@
 package worktree
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,16 +10,11 @@ import (
 // lockSuffix names a run's lock file beside its directory under Root.
 const lockSuffix = ".lock"
 
-// Prune removes what runs that ended without Close left under root: the
+// prune removes what runs that ended without Close left under root: the
 // directory of every run whose lock no live process holds (an optr that
-// was killed), then the registrations of worktrees whose directories are
-// gone (git worktree prune in the workspace). It returns the run
-// directories it removed. Start calls it; a live run is never touched.
-func Prune(ctx context.Context, workspace, root, gitBin string) ([]string, error) {
-	g := gitCmd{bin: gitBin}
-	if g.bin == "" {
-		g.bin = "git"
-	}
+// was killed). It returns the run directories it removed. Start calls it;
+// a live run is never touched.
+func prune(root string) ([]string, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("prune worktrees: %w", err)
@@ -60,13 +54,6 @@ func Prune(ctx context.Context, workspace, root, gitBin string) ([]string, error
 			l.remove()
 		}
 		removed = append(removed, dir)
-	}
-	top, _, err := repository(ctx, g, workspace)
-	if err != nil {
-		return removed, err
-	}
-	if _, err := g.run(ctx, top, nil, "worktree", "prune"); err != nil {
-		return removed, fmt.Errorf("prune worktrees: %w", err)
 	}
 	return removed, nil
 }

@@ -24,24 +24,23 @@ func TestCaptureRefuses(t *testing.T) {
 		{"absolute symlink", "ln -s /etc/passwd link", `link is a symlink to "/etc/passwd", outside the worktree`},
 		{"symlink into .git", "ln -s .git/config link", "into .git"},
 		{"file under .git", "mkdir -p sub/.git && echo x > sub/.git/config", "sub/.git: files under .git/"},
-		{"changed .git file", "echo 'gitdir: /elsewhere' > .git", "changed the worktree's .git file"},
+		{"repository inside a new directory", "mkdir -p new/deep && git init -q new/deep", "new/deep/.git"},
+		{"tracked file made a FIFO", "rm a.txt && mkfifo a.txt", "a.txt is not a regular file"},
 		{"nested repository", "mkdir sub && cd sub && git init -q && echo x > x && git add x && git commit -qm x", "sub/.git"},
 		{"secret in a file", "echo 'token = ghs_secretvalue123' > config.txt", "contains the value of a secret"},
-		{"gitlink", "mkdir mod && git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,mod", "mod is a directory where git expects a file or submodule"},
 	}
 	for _, tc := range tests {
-		for _, copied := range []bool{false, true} {
+		for _, byGit := range []bool{false, true} {
 			name := tc.name
-			if copied {
-				name += ", copied worktree"
+			if byGit {
+				name += ", checked out by git"
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				repo := newRepo(t, map[string]string{"a.txt": "a\n"})
-				r := start(t, repo, "run-1")
-				tr := add(t, r, "agent")
-				if copied {
-					tr = addCopied(t, r, "copy")
+				tr := add(t, start(t, repo, "run-1"), "agent")
+				if byGit {
+					tr = addByGit(t, repo)
 				}
 				sh(t, tr.Dir(), tc.script)
 				ch := capture(t, tr, Limits{MaxFileBytes: 1024, Redactor: redact.New("ghs_secretvalue123")})

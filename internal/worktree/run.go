@@ -26,50 +26,61 @@ type Options struct {
 	RunID string
 	// Git is the git binary; empty means "git" on PATH.
 	Git string
-	// SnapshotBytes bounds the files kept in memory to write worktrees
-	// from (see Run.Add): 0 means DefaultSnapshotBytes, a negative value
-	// makes every worktree with git worktree add.
+	// SnapshotBytes bounds the files kept in memory to write trees from
+	// (see Run.Add): 0 means DefaultSnapshotBytes, a negative value makes
+	// git check every tree out.
 	SnapshotBytes int64
+	// Owner, when set, owns every agent's tree and repository: the user
+	// the sandbox runs agents and checks as.
+	Owner *Owner
 }
 
 // DefaultRoot is where worktrees go when Options.Root is empty:
 // optr-worktrees in the system's temporary directory.
 func DefaultRoot() string { return filepath.Join(os.TempDir(), "optr-worktrees") }
 
-// Run holds the worktrees of one optr run. Its methods are safe for
+// Run holds the trees of one optr run. Its methods are safe for
 // concurrent use.
 type Run struct {
-	git       gitCmd
+	git       gitCmd // commands on the workspace
+	own       gitCmd // commands on the run's own repository (isolated)
 	workspace string // the repository's top level
-	commonDir string // the repository's .git directory
-	base      string // the commit every worktree starts from
+	from      *borrowed
+	base      string // the commit every tree starts from
 	root      string // Root
 	dir       string // Root/<run id>
+	repo      string // Root/<run id>/.git: optr's repository for the run
+	owner     *Owner
 	lock      *runLock
 
 	mu     sync.Mutex
 	trees  map[string]*Tree
 	closed bool
-	// addMu serialises git worktree add: git reads every registered
-	// worktree's metadata while adding one, and fails on one that another
-	// add is still writing.
-	addMu sync.Mutex
 
-	// snapMu is held while the first worktree is made and read into snap;
-	// taken tells that it was (snap stays nil when the tree cannot be
-	// copied). snapLimit is Options.SnapshotBytes resolved.
+	// snapMu is held while the snapshot is read; loaded tells that it
+	// was (snap, or snapErr why not). snapLimit is Options.SnapshotBytes
+	// resolved.
 	snapMu    sync.Mutex
-	taken     bool
+	loaded    bool
 	snap      *snapshot
+	snapErr   error
 	snapLimit int64
+	// writeMu lets one tree be written at a time, with every core: each
+	// agent starts as soon as its own tree is ready, not when all are.
+	writeMu sync.Mutex
 
 	trash trash
+
+	trackedOnce sync.Once // Tracked
+	tracked     int
+	trackedErr  error
 }
 
-// Start prunes the worktrees that runs which ended without cleaning up
-// left behind (see Prune), then prepares this run's directory under Root,
-// holding a lock on it for as long as the run lives. Every worktree it adds
-// starts at the workspace's HEAD commit as it is now.
+// Start prunes the trees that runs which ended without cleaning up left
+// behind (see prune), then prepares this run's directory under Root,
+// holding a lock on it for as long as the run lives, and the run's own
+// repository in it. Every tree it adds starts at the workspace's HEAD
+// commit as it is now. It writes nothing in the workspace.
 func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err := datalake.ValidateRunID(opts.RunID); err != nil {
 		return nil, fmt.Errorf("worktrees: %w", err)
@@ -93,11 +104,15 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	from, err := borrow(ctx, g, top, common, base)
+	if err != nil {
+		return nil, err
+	}
 
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("worktrees: %w", err)
 	}
-	if _, err := Prune(ctx, opts.Workspace, root, opts.Git); err != nil {
+	if _, err := prune(root); err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(root, opts.RunID)
@@ -116,7 +131,24 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if limit == 0 {
 		limit = DefaultSnapshotBytes
 	}
-	return &Run{git: g, workspace: top, commonDir: common, base: base, root: root, dir: dir, lock: lock, trees: map[string]*Tree{}, snapLimit: limit}, nil
+	if !canCopy {
+		limit = -1
+	}
+	r := &Run{
+		git: g, workspace: top, from: from, base: base, root: root, dir: dir,
+		repo: filepath.Join(dir, ".git"), owner: opts.Owner, lock: lock, trees: map[string]*Tree{}, snapLimit: limit,
+	}
+	r.own = g.isolate().with("GIT_DIR=" + r.repo)
+	// The run's repository is optr's alone: no agent reads or writes it.
+	err = from.makeRepo(r.repo, true, nil)
+	if err == nil {
+		err = os.Chmod(r.repo, 0o700)
+	}
+	if err != nil {
+		_ = r.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("worktrees: %w", err)
+	}
+	return r, nil
 }
 
 // Head returns the commit a Run started now in workspace would give its
@@ -178,35 +210,36 @@ func (r *Run) Base() string { return r.base }
 // Workspace returns the repository's top level.
 func (r *Run) Workspace() string { return r.workspace }
 
-// Tree is one agent's worktree.
+// Tree is one agent's tree: a repository of its own, detached at Base.
 type Tree struct {
-	run    *Run
-	agent  string
-	dir    string
-	gitDir string // its private git directory, .git/worktrees/<id>
-	gitRef []byte // the content of its .git file as git wrote it
-
-	// copied tells that Add wrote the tree from the run's snapshot
-	// rather than git checking it out.
-	copied bool
+	run   *Run
+	agent string
+	dir   string
 
 	mu      sync.Mutex
 	removed bool
+	// stats are the base's entries as they were written (snapshot
+	// order): what Capture compares the tree against.
+	stats []statData
 	// captured is the last change Capture recorded.
 	captured *Change
 }
 
-// Add creates the worktree of agent, detached at Base, and returns it. The
-// agent's command runs with Tree.Dir as its working directory.
+// Add creates the tree of agent, a repository of its own detached at
+// Base, and returns it. The agent's command runs with Tree.Dir as its
+// working directory.
 //
-// The run's first worktree is checked out by git (git worktree add) and
-// read into memory, unless it is larger than Options.SnapshotBytes; every
-// later one is registered with the repository and written from that
-// snapshot, its index recording the files as written, so git sees the
-// same clean checkout without inflating every blob again. Each worktree
-// has its own files: nothing an agent does in its tree reaches another's,
-// the first one's or the workspace. Add is safe to call from several
-// goroutines at once.
+// The tree's files are written from the run's snapshot of the base
+// commit (read from the workspace's objects at the first Add), one tree
+// at a time with every core, its index recording the files as written, so
+// git sees a clean checkout without inflating every blob again; where the
+// snapshot holds no content (a tree larger than Options.SnapshotBytes, or
+// one whose attributes convert files at checkout) git checks the tree
+// out. Its .git is its own: HEAD, an index, optr's configuration (no
+// remote, no credential, no hook) and the workspace's objects borrowed
+// through alternates, which git only reads. Nothing an agent does in its
+// tree reaches another's or the workspace. Add is safe to call from
+// several goroutines at once.
 func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 	if err := datalake.ValidateAgent(agent); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
@@ -220,18 +253,19 @@ func (r *Run) Add(ctx context.Context, agent string) (*Tree, error) {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("worktree for %s: it already has one", agent)
 	}
-	dir := r.treeDir(agent)
-	t := &Tree{run: r, agent: agent, dir: dir}
+	t := &Tree{run: r, agent: agent, dir: r.treeDir(agent)}
 	r.trees[agent] = t // reserved, so Close removes it even if Add fails half-way
 	r.mu.Unlock()
 
-	if err := r.makeTree(ctx, t); err != nil {
+	stats, err := r.makeTree(ctx, t.dir, agent)
+	if err != nil {
 		return nil, fmt.Errorf("worktree for %s: %w", agent, err)
 	}
+	t.stats = stats
 	return t, nil
 }
 
-// TreeDir returns the directory Add makes agent's worktree in, before it
+// TreeDir returns the directory Add makes agent's tree in, before it
 // exists: a task's working directory can be set when the run is planned
 // and the tree made when the agent is first launched.
 func (r *Run) TreeDir(agent string) (string, error) {
@@ -241,198 +275,117 @@ func (r *Run) TreeDir(agent string) (string, error) {
 	return r.treeDir(agent), nil
 }
 
-// treeDir is agent's worktree directory; agent is a valid name.
+// treeDir is agent's tree directory; agent is a valid name.
 func (r *Run) treeDir(agent string) string { return filepath.Join(r.dir, agent) }
 
-// makeTree creates t's directory and registration, by copy from the
-// snapshot when there is one, else with git worktree add (taking the
-// snapshot after the first).
-func (r *Run) makeTree(ctx context.Context, t *Tree) error {
+// snapshot returns the run's snapshot, reading it at the first call.
+func (r *Run) snapshot(ctx context.Context) (*snapshot, error) {
 	r.snapMu.Lock()
-	if !r.taken {
-		defer r.snapMu.Unlock()
-		if err := r.addTree(ctx, t); err != nil {
-			return err
+	defer r.snapMu.Unlock()
+	if !r.loaded {
+		r.snap, r.snapErr = loadSnapshot(ctx, r.own, r.base, r.snapLimit)
+		if r.snapErr != nil && ctx.Err() != nil {
+			return nil, r.snapErr // cancelled: the next Add may try again
 		}
-		r.taken = true
-		if canCopy && r.snapLimit > 0 {
-			s, err := r.snapshot(ctx, t)
-			if err != nil && ctx.Err() != nil {
-				return err
-			}
-			// Any other failure leaves the tree as git made it (its index
-			// is git's own, or was rewritten whole): it is kept, and every
-			// later tree is made by git too.
-			r.snap = s
-		}
-		return nil
+		r.loaded = true
 	}
-	s := r.snap
-	r.snapMu.Unlock()
+	return r.snap, r.snapErr
+}
+
+// makeTree makes dir (which must not exist) agent's tree and repository
+// and returns the stat data of the base's entries as written.
+func (r *Run) makeTree(ctx context.Context, dir, agent string) ([]statData, error) {
+	s, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
-		return r.addTree(ctx, t)
+		return nil, errors.New("the run's worktrees were already removed")
 	}
-	return r.copyTree(t, s)
-}
-
-// snapshot reads the tree git just made for t into memory and rewrites
-// its index as the copies' are: git's own may take a whole tree written
-// within the index's second for racily clean. It returns nil (no error)
-// when the tree is not to be copied (see takeSnapshot). The index is
-// replaced only once it is written whole, and restamp changes only the
-// times git compares against it, so a failure leaves a tree git still
-// reads correctly.
-func (r *Run) snapshot(ctx context.Context, t *Tree) (*snapshot, error) {
-	s, err := takeSnapshot(ctx, r.git.with("GIT_DIR="+t.gitDir, "GIT_WORK_TREE="+t.dir), t.dir, r.snapLimit)
-	if err != nil || s == nil {
+	if err := os.Mkdir(dir, 0o777); err != nil {
 		return nil, err
 	}
-	stats, err := s.restamp(t.dir)
+	if err := chown(r.owner, dir); err != nil {
+		return nil, err
+	}
+	var stats []statData
+	if s.written {
+		r.writeMu.Lock()
+		stats, err = s.materialize(dir, r.owner)
+		r.writeMu.Unlock()
+	} else {
+		stats, err = r.checkout(ctx, dir, agent, s)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := writeIndex(filepath.Join(t.gitDir, "index"), s, stats); err != nil {
+	gitDir := filepath.Join(dir, ".git")
+	if err := r.from.makeRepo(gitDir, false, r.owner); err != nil {
 		return nil, err
 	}
-	return s, nil
+	if err := writeIndex(filepath.Join(gitDir, "index"), s.hashLen, s.baseIndex(stats), r.owner); err != nil {
+		return nil, err
+	}
+	return stats, nil
 }
 
-// copyTree registers t and writes its files and index from s.
-func (r *Run) copyTree(t *Tree, s *snapshot) error {
-	gitDir, gitRef, unlock, err := r.register(t.dir)
-	if gitDir != "" {
-		t.setGit(gitDir, gitRef)
-	}
-	if err != nil {
-		return err
-	}
-	stats, err := s.materialize(t.dir)
-	if err != nil {
-		return err
-	}
-	if err := writeIndex(filepath.Join(gitDir, "index"), s, stats); err != nil {
-		return err
-	}
-	t.copied = true
-	return unlock()
-}
-
-// setGit records t's private git directory (for Remove) and the content
-// of its .git file.
-func (t *Tree) setGit(gitDir string, gitRef []byte) {
-	t.mu.Lock()
-	t.gitDir, t.gitRef = gitDir, gitRef
-	t.mu.Unlock()
-}
-
-// addTree makes t with git worktree add and records its git directory,
-// as its .git file names it.
-func (r *Run) addTree(ctx context.Context, t *Tree) error {
-	if err := r.worktreeAdd(ctx, t.dir); err != nil {
-		return err
-	}
-	ref, err := os.ReadFile(filepath.Join(t.dir, ".git"))
-	if err != nil {
-		return err
-	}
-	gitDir, ok := parseGitFile(t.dir, ref)
-	if !ok {
-		return fmt.Errorf("git worktree add wrote a .git file that names no git directory: %q", ref)
-	}
-	t.setGit(gitDir, ref)
-	return nil
-}
-
-// worktreeAdd runs git worktree add for dir, one at a time within the
-// run. Another process adding a worktree to the same repository at that
-// moment can still make it fail half-way; it is then cleaned up and tried
-// again.
-func (r *Run) worktreeAdd(ctx context.Context, dir string) error {
-	r.addMu.Lock()
-	defer r.addMu.Unlock()
+// checkout has git check the base out into dir (git read-tree -u, with
+// an index of optr's that is then removed) and returns the stat data of
+// its entries, dated as written trees are.
+func (r *Run) checkout(ctx context.Context, dir, agent string, s *snapshot) ([]statData, error) {
+	index := filepath.Join(r.repo, "checkout-"+agent)
+	defer os.Remove(index)
 	// checkout.workers=0: one checkout worker per core (git's parallel
 	// checkout), which writes a large tree in a fraction of the time.
-	g := r.git.withConfig("checkout.workers=0")
-	var err error
-	for range 3 {
-		if _, err = g.run(ctx, r.workspace, nil, "worktree", "add", "--detach", "--quiet", dir, r.base); err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		_ = os.RemoveAll(dir)
-		_, _ = r.git.run(ctx, r.workspace, nil, "worktree", "prune")
+	g := r.own.with("GIT_WORK_TREE="+dir, "GIT_INDEX_FILE="+index).withConfig("checkout.workers=0")
+	if _, err := g.run(ctx, dir, nil, "read-tree", "--reset", "-u", r.base); err != nil {
+		return nil, err
 	}
-	return err
+	return s.restamp(dir, r.owner)
 }
 
-// parseGitFile returns the git directory a worktree's .git file names
-// ("gitdir: <path>", the path taken from dir when relative, as git does
-// with worktree.useRelativePaths).
-func parseGitFile(dir string, ref []byte) (string, bool) {
-	p, ok := strings.CutPrefix(strings.TrimRight(string(ref), "\r\n"), "gitdir: ")
-	if !ok || p == "" {
-		return "", false
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	return filepath.Clean(p), true
-}
-
-// Dir returns the worktree's directory: the agent's working directory, and
+// Dir returns the tree's directory: the agent's working directory, and
 // the working directory of command checks on its result.
 func (t *Tree) Dir() string { return t.dir }
 
-// Agent returns the name of the agent the worktree belongs to.
+// Agent returns the name of the agent the tree belongs to.
 func (t *Tree) Agent() string { return t.agent }
 
-// Remove deletes the worktree and its registration in the repository:
-// when it returns the worktree's directory is gone (moved into the run's
-// trash, its files deleted in the background; see Run.Wait). It is safe
-// to call more than once and on a worktree Add failed to finish.
+// Remove deletes the tree: when it returns the tree's directory is gone
+// (moved into the run's trash, its files deleted in the background; see
+// Run.Wait). It is safe to call more than once and on a tree Add failed
+// to finish.
 func (t *Tree) Remove(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.removed {
 		return nil
 	}
-	// Files are moved away first and the registration removed after, so
-	// that nothing the agent left (untracked files, a changed .git file)
-	// can make git refuse or touch another repository.
 	if err := t.run.trash.discard(t.run.dir, t.dir); err != nil {
 		return fmt.Errorf("remove the worktree of %s: %w", t.agent, err)
-	}
-	if t.gitDir != "" && within(t.gitDir, filepath.Join(t.run.commonDir, "worktrees")) {
-		if err := os.RemoveAll(t.gitDir); err != nil {
-			return fmt.Errorf("remove the worktree of %s: %w", t.agent, err)
-		}
 	}
 	t.removed = true
 	return nil
 }
 
-// Close removes every worktree of the run, prunes their registrations,
-// deletes their files and releases the run's directory. It is safe to
-// call more than once; call it (deferred) however the run ends: it cleans
-// up even when ctx is already done (a cancelled or timed-out run). A
-// process killed before Close leaves its worktrees to the next Start's
-// Prune. Discard does the same without waiting for the files to be
-// deleted.
+// Close removes every tree of the run, deletes their files and releases
+// the run's directory. It is safe to call more than once; call it
+// (deferred) however the run ends: it cleans up even when ctx is already
+// done (a cancelled or timed-out run). A process killed before Close
+// leaves its trees to the next Start's prune. Discard does the same
+// without waiting for the files to be deleted.
 func (r *Run) Close(ctx context.Context) error {
 	err := r.Discard(ctx)
 	return errors.Join(err, r.Wait(context.WithoutCancel(ctx)))
 }
 
-// Discard removes every worktree of the run and prunes their
-// registrations, as Close does, but leaves the deletion of their files,
-// of the run's directory and of its lock to the background: when it
-// returns, no worktree is left where it was and git lists none, in the
-// time it takes to rename a directory. Wait waits for the rest. It is safe
-// to call more than once, also after Close; a process that exits or is
+// Discard removes every tree of the run, as Close does, but leaves the
+// deletion of their files, of the run's directory and of its lock to the
+// background: when it returns, no tree is left where it was, in the time
+// it takes to rename a directory. Wait waits for the rest. It is safe to
+// call more than once, also after Close; a process that exits or is
 // killed before the deletion ends leaves the files to the next Start's
-// Prune.
+// prune.
 func (r *Run) Discard(ctx context.Context) error {
 	r.mu.Lock()
 	if r.closed {
@@ -449,9 +402,6 @@ func (r *Run) Discard(ctx context.Context) error {
 	var errs []error
 	for _, t := range trees {
 		errs = append(errs, t.Remove(ctx))
-	}
-	if _, err := r.git.run(context.WithoutCancel(ctx), r.workspace, nil, "worktree", "prune"); err != nil {
-		errs = append(errs, err)
 	}
 	r.snapMu.Lock()
 	r.snap = nil // the files in memory are no longer needed

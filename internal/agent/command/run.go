@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/procgroup"
+	"github.com/optr-dev/optr/internal/program"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/frames"
@@ -42,7 +43,7 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		defer launch.Finish()
 		env = withoutEmptyFeedback(launch.Env(), req)
 	}
-	path, err := resolve(a.argv[0], req.Dir, getenv(env, "PATH"))
+	path, err := program.Resolve(a.argv[0], req.Dir, getenv(env, "PATH"))
 	if err != nil {
 		return resp, &agent.Error{Class: agent.Fatal, Reason: "bad_config",
 			Err: fmt.Errorf("agents.%s.run: cannot run %s: %w", a.name, a.argv[0], err)}

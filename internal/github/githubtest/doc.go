@@ -1,8 +1,9 @@
 // Package githubtest is a fake GitHub REST API for tests: an httptest server
 // under a non-root base path (/api/v3/, as on GitHub Enterprise) that keeps
-// repositories, git objects, refs, issues, comments, reactions, labels and
-// collaborator permissions in memory and answers the way GitHub does where
-// optr depends on it:
+// repositories, git objects, refs, issues, pull requests (which are issues
+// too) with their reviews and review comments, comments, reactions,
+// labels, workflow dispatches and collaborator permissions in memory and
+// answers the way GitHub does where optr depends on it:
 //
 //   - refs are compare-and-swap: a PATCH that is not a fast-forward answers
 //     422 "Update is not a fast forward", creating an existing ref answers
@@ -14,6 +15,11 @@
 //   - comments keep their ids and bodies and are owned by the identity of the
 //     token that wrote them (github-actions[bot], type Bot, unless mapped);
 //   - permissions are per user and unknown users answer 404;
+//   - a workflow dispatch needs the workflow file on the default branch
+//     (404) and a workflow_dispatch trigger at the ref (422), and a token
+//     can be denied an operation (Deny: 403 "Resource not accessible by
+//     integration", as for a job without the permission);
+//   - Clone checks out a branch's very commits into a real git repository;
 //   - faults can be injected for the next requests of an operation: 502,
 //     the 403 secondary rate limit, 429 and the 403 primary rate limit.
 //

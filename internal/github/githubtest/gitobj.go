@@ -115,16 +115,19 @@ type store struct {
 
 func newStore() *store { return &store{objects: map[string]*object{}} }
 
-func (s *store) put(o *object) string {
-	var body []byte
+// body is o's content as git hashes it, without the "kind size\0" header.
+func (o *object) body() []byte {
 	switch o.kind {
-	case kindBlob:
-		body = o.blob
 	case kindTree:
-		body = encodeTree(o.tree)
+		return encodeTree(o.tree)
 	case kindCommit:
-		body = encodeCommit(o.commit)
+		return encodeCommit(o.commit)
 	}
+	return o.blob
+}
+
+func (s *store) put(o *object) string {
+	body := o.body()
 	sha := hashObject(o.kind, body)
 	s.objects[sha] = o
 	return sha

@@ -46,12 +46,16 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 	for _, l := range is.labels {
 		labels = append(labels, s.labelJSON(r, l))
 	}
-	return map[string]any{
+	title, body := is.title, is.body
+	if is.pull != nil {
+		title, body = is.pull.title, is.pull.body
+	}
+	out := map[string]any{
 		"id":                 is.id,
 		"node_id":            "I_" + strconv.FormatInt(is.id, 10),
 		"number":             is.number,
-		"title":              is.title,
-		"body":               is.body,
+		"title":              title,
+		"body":               body,
 		"user":               s.userJSON(is.user),
 		"labels":             labels,
 		"state":              "open",
@@ -63,6 +67,16 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 		"url":                s.apiURL("repos", r.owner, r.name, "issues", strconv.Itoa(is.number)),
 		"html_url":           s.htmlURL(r.owner, r.name, "issues", strconv.Itoa(is.number)),
 	}
+	if is.pull != nil {
+		n := strconv.Itoa(is.number)
+		out["html_url"] = s.htmlURL(r.owner, r.name, "pull", n)
+		out["pull_request"] = map[string]any{
+			"url":      s.apiURL("repos", r.owner, r.name, "pulls", n),
+			"html_url": s.htmlURL(r.owner, r.name, "pull", n),
+			"diff_url": s.htmlURL(r.owner, r.name, "pull", n+".diff"),
+		}
+	}
+	return out
 }
 
 func (s *Server) commentJSON(r *repo, cm *issueComment) map[string]any {
@@ -106,19 +120,17 @@ func (s *Server) listComments(c *call) reply {
 	if !ok {
 		return rep
 	}
-	page, perPage := paging(c.r.URL.Query())
+	since, rep, ok := sinceOf(c.r.URL.Query())
+	if !ok {
+		return rep
+	}
 	all := make([]map[string]any, 0, len(is.comments))
 	for _, cm := range is.comments {
-		all = append(all, s.commentJSON(c.repo, cm))
+		if !cm.updated.Before(since) {
+			all = append(all, s.commentJSON(c.repo, cm))
+		}
 	}
-	from := min((page-1)*perPage, len(all))
-	to := min(from+perPage, len(all))
-	out := jsonReply(http.StatusOK, all[from:to])
-	out.header = http.Header{}
-	if link := s.linkHeader(c.r, page, perPage, len(all)); link != "" {
-		out.header.Set("Link", link)
-	}
-	return out
+	return s.page(c, all)
 }
 
 // listRepoComments is GET …/issues/comments: every issue comment of the

@@ -8,18 +8,29 @@ import (
 	"unicode/utf8"
 )
 
-// Pull requests: create, get and list, with GitHub's refusals.
+// Pull requests: create, get, list and edit, with GitHub's refusals. A
+// pull request is an issue too, as on GitHub: its conversation is the
+// issue's comments.
 
 // pull is one pull request.
 type pull struct {
 	number      int
 	id          int64
 	title, body string
-	// head and base are branch names in the same repository.
-	head, base string
-	draft      bool
-	user       identity
-	created    time.Time
+	// head and base are branch names; head is in the same repository
+	// unless fork names the repository it comes from (whose head commit
+	// is forkSHA).
+	head, base    string
+	fork, forkSHA string
+	draft         bool
+	// closed is set by ClosePull.
+	closed  bool
+	user    identity
+	created time.Time
+	// reviewComments and reviews are the review's comments and the
+	// reviews submitted, oldest first.
+	reviewComments []*reviewComment
+	reviews        []*review
 }
 
 // nextNumberLocked returns the next issue or pull request number: they
@@ -75,7 +86,7 @@ func (s *Server) createPull(c *call) reply {
 		return validationFailed("PullRequest", "", "custom", "No commits between "+in.Base+" and "+head)
 	}
 	for _, p := range r.pulls {
-		if p.head == head && p.base == in.Base {
+		if p.head == head && p.base == in.Base && !p.closed {
 			return validationFailed("PullRequest", "", "custom", "A pull request already exists for "+r.owner+":"+head+".")
 		}
 	}
@@ -86,8 +97,45 @@ func (s *Server) createPull(c *call) reply {
 	if in.Body != nil {
 		p.body = *in.Body
 	}
-	r.pulls[p.number] = p
+	s.addPullLocked(r, p)
 	return jsonReply(http.StatusCreated, s.pullJSON(r, p))
+}
+
+// addPullLocked files p under its number, as a pull request and as the
+// issue that holds its conversation.
+func (s *Server) addPullLocked(r *repo, p *pull) {
+	r.pulls[p.number] = p
+	r.issues[p.number] = &issue{number: p.number, id: p.id, user: p.user, created: p.created, pull: p}
+}
+
+// updatePull edits a pull request's title and body; the other fields
+// (state, base, maintainer_can_modify) are accepted and ignored.
+func (s *Server) updatePull(c *call) reply {
+	n, err := strconv.Atoi(c.params["pull_number"])
+	p := c.repo.pulls[n]
+	if err != nil || p == nil {
+		return errorReply(http.StatusNotFound, "Not Found")
+	}
+	var in struct {
+		Title *string `json:"title"`
+		Body  *string `json:"body"`
+	}
+	if rep, ok := c.decode(&in); !ok {
+		return rep
+	}
+	if in.Title != nil {
+		if strings.TrimSpace(*in.Title) == "" {
+			return validationFailed("PullRequest", "title", "missing_field", "")
+		}
+		p.title = *in.Title
+	}
+	if in.Body != nil {
+		if utf8.RuneCountInString(*in.Body) > maxCommentBody {
+			return validationFailed("PullRequest", "body", "custom", "body is too long (maximum is 65536 characters)")
+		}
+		p.body = *in.Body
+	}
+	return jsonReply(http.StatusOK, s.pullJSON(c.repo, p))
 }
 
 func (s *Server) getPull(c *call) reply {
@@ -99,18 +147,19 @@ func (s *Server) getPull(c *call) reply {
 	return jsonReply(http.StatusOK, s.pullJSON(c.repo, p))
 }
 
-// listPulls lists open pull requests (every one is open in the fake),
-// filtered by head (owner:branch) and base, oldest first.
+// listPulls lists pull requests of a state (open unless the query says
+// closed or all), filtered by head (owner:branch) and base, oldest first.
 func (s *Server) listPulls(c *call) reply {
 	q := c.r.URL.Query()
-	if st := q.Get("state"); st == "closed" {
-		return jsonReply(http.StatusOK, []any{})
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
 	}
 	r := c.repo
 	var out []map[string]any
 	for n := 1; n <= r.nextNumberLocked(); n++ {
 		p := r.pulls[n]
-		if p == nil {
+		if p == nil || state != "all" && state != p.state() {
 			continue
 		}
 		if h := q.Get("head"); h != "" && !strings.EqualFold(h, r.owner+":"+p.head) {
@@ -121,15 +170,14 @@ func (s *Server) listPulls(c *call) reply {
 		}
 		out = append(out, s.pullJSON(r, p))
 	}
-	page, perPage := paging(q)
-	from := min((page-1)*perPage, len(out))
-	to := min(from+perPage, len(out))
-	rep := jsonReply(http.StatusOK, append([]map[string]any{}, out[from:to]...))
-	rep.header = http.Header{}
-	if link := s.linkHeader(c.r, page, perPage, len(out)); link != "" {
-		rep.header.Set("Link", link)
+	return s.page(c, out)
+}
+
+func (p *pull) state() string {
+	if p.closed {
+		return "closed"
 	}
-	return rep
+	return "open"
 }
 
 func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
@@ -143,17 +191,28 @@ func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
 			"repo":  s.repoJSON(r),
 		}
 	}
+	head := side(p.head)
+	if p.fork != "" {
+		owner, name, _ := strings.Cut(p.fork, "/")
+		forkOwner := s.identityLocked(owner, "User")
+		repo := s.repoJSON(r)
+		repo["name"], repo["full_name"], repo["fork"] = name, p.fork, true
+		repo["owner"] = s.userJSON(forkOwner)
+		repo["id"], repo["node_id"] = forkOwner.id+1, "R_"+p.fork
+		repo["url"], repo["html_url"] = s.apiURL("repos", owner, name), s.htmlURL(owner, name)
+		head = map[string]any{"label": owner + ":" + p.head, "ref": p.head, "sha": p.forkSHA, "user": s.userJSON(forkOwner), "repo": repo}
+	}
 	return map[string]any{
 		"id":                 p.id,
 		"node_id":            "PR_" + strconv.FormatInt(p.id, 10),
 		"number":             p.number,
-		"state":              "open",
+		"state":              p.state(),
 		"locked":             false,
 		"title":              p.title,
 		"body":               p.body,
 		"draft":              p.draft,
 		"user":               s.userJSON(p.user),
-		"head":               side(p.head),
+		"head":               head,
 		"base":               side(p.base),
 		"merged":             false,
 		"author_association": association(r, p.user),
@@ -175,6 +234,54 @@ type PullRequest struct {
 	Draft      bool
 	// Login is who opened it.
 	Login string
+}
+
+// AddPull opens a pull request from branch head into base of repo, both
+// of repo, by login (a User), and returns its number.
+func (s *Server) AddPull(repo, head, base, title, login string) int {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	for _, b := range []string{head, base} {
+		if _, ok := r.refs["refs/heads/"+b]; !ok {
+			s.t.Fatalf("githubtest: AddPull: no branch %s in %s", b, repo)
+		}
+	}
+	p := &pull{number: r.nextNumberLocked(), id: s.newIDLocked(), title: title, head: head, base: base, user: s.identityLocked(login, "User"), created: s.now().UTC()}
+	s.addPullLocked(r, p)
+	return p.number
+}
+
+// AddForkPull opens pull request from branch head of the fork forkRepo
+// ("owner/name", whose head commit is headSHA) into base of repo, by
+// login, and returns its number. The fork's commits are not in repo.
+func (s *Server) AddForkPull(repo, forkRepo, head, headSHA, base, title, login string) int {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	if _, ok := r.refs["refs/heads/"+base]; !ok {
+		s.t.Fatalf("githubtest: AddForkPull: no branch %s in %s", base, repo)
+	}
+	p := &pull{
+		number: r.nextNumberLocked(), id: s.newIDLocked(), title: title, head: head, base: base,
+		fork: forkRepo, forkSHA: headSHA, user: s.identityLocked(login, "User"), created: s.now().UTC(),
+	}
+	s.addPullLocked(r, p)
+	return p.number
+}
+
+// ClosePull closes pull request number of repo, unmerged.
+func (s *Server) ClosePull(repo string, number int) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.repoLocked(repo).pulls[number]
+	if p == nil {
+		s.t.Fatalf("githubtest: ClosePull: no pull request %s#%d", repo, number)
+	}
+	p.closed = true
 }
 
 // Pulls returns the pull requests of repo, by number.

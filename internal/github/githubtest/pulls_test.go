@@ -63,4 +63,21 @@ func TestPullRequests(t *testing.T) {
 	if _, _, err := c.PullRequests.Get(ctx, owner, name, 1); statusOf(err) != http.StatusNotFound {
 		t.Errorf("an issue read as a pull request: %v", err)
 	}
+
+	// A closed pull request is listed as closed, and another may be
+	// opened from its branch.
+	s.ClosePull(DefaultRepo, 2)
+	if got, _, err := c.PullRequests.Get(ctx, owner, name, 2); err != nil || got.GetState() != "closed" {
+		t.Errorf("a closed pull request = %v, %v", got.GetState(), err)
+	}
+	for state, want := range map[string]int{"": 0, "open": 0, "closed": 1, "all": 1} {
+		list, _, err := c.PullRequests.List(ctx, owner, name, &gh.PullRequestListOptions{State: state})
+		if err != nil || len(list) != want {
+			t.Errorf("list state %q = %d pull requests, %v; want %d", state, len(list), err, want)
+		}
+	}
+	again, _, err := c.PullRequests.Create(ctx, owner, name, &gh.NewPullRequest{Title: gh.String("Again"), Head: gh.String("feature"), Base: gh.String("main")})
+	if err != nil || again.GetNumber() != 3 {
+		t.Errorf("a pull request from a closed one's branch: %v, %v", again.GetNumber(), err)
+	}
 }

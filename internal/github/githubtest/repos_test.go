@@ -103,6 +103,17 @@ func TestRepoCommitRefs(t *testing.T) {
 	if len(log) != 2 || log[0].SHA != feature || log[1].SHA != main {
 		t.Errorf("feature/x log = %+v, want feature then main", log)
 	}
+
+	// A force push drops the branch's commits: its history is onto's.
+	s.Commit(DefaultRepo, "feature/x", map[string]string{"g": "2"}, "more")
+	forced := s.ForcePush(DefaultRepo, "feature/x", main, map[string]string{"h": "3"}, "rewritten")
+	log = s.Log(DefaultRepo, "feature/x")
+	if len(log) != 2 || log[0].SHA != forced || log[1].SHA != main {
+		t.Errorf("feature/x log after a force push = %+v, want the rewrite on main", log)
+	}
+	if files := s.Files(DefaultRepo, "feature/x"); files["f"] != "" || files["g"] != "" || files["h"] != "3" {
+		t.Errorf("files after a force push = %v", files)
+	}
 }
 
 func TestPermissions(t *testing.T) {

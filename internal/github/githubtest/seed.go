@@ -29,6 +29,22 @@ func (s *Server) Commit(repo, branch string, files map[string]string, message st
 	return s.commitLocked(r, branch, bs, message, a)
 }
 
+// ForcePush rewrites branch as a person's `git push --force` does: a
+// new commit of files on onto (any commit of repo) becomes the branch's
+// tip, whatever the branch held before. It returns the new commit.
+func (s *Server) ForcePush(repo, branch, onto string, files map[string]string, message string) string {
+	s.t.Helper()
+	s.mu.Lock()
+	r := s.repoLocked(repo)
+	if _, ok := r.git.get(onto, kindCommit); !ok {
+		s.mu.Unlock()
+		s.t.Fatalf("githubtest: ForcePush: no commit %s in %s", onto, repo)
+	}
+	r.refs["refs/heads/"+branch] = onto
+	s.mu.Unlock()
+	return s.Commit(repo, branch, files, message)
+}
+
 // Head returns the commit branch points at, or "" when it does not exist.
 func (s *Server) Head(repo, branch string) string {
 	s.t.Helper()

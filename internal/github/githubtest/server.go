@@ -44,6 +44,8 @@ type Server struct {
 	faults   []*fault
 	hooks    []*hook
 	requests []Request
+	// denied maps a token to the operations it is not permitted (Deny).
+	denied map[string]map[string]bool
 }
 
 // Option configures a Server.
@@ -152,6 +154,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep = errorReply(http.StatusUnauthorized, "Bad credentials")
 	case !authed && r.Method != http.MethodGet && r.Method != http.MethodHead:
 		rep = errorReply(http.StatusUnauthorized, "Requires authentication")
+	case s.denied[tokenOf(r)][op]:
+		rep = errorReply(http.StatusForbidden, "Resource not accessible by integration")
 	default:
 		rep = s.dispatchLocked(&call{r: r, op: op, params: rt.params, body: body, who: who})
 	}
@@ -174,6 +178,28 @@ func (s *Server) dispatchLocked(c *call) reply {
 		}
 	}
 	return h(s, c)
+}
+
+// Deny makes requests with token for op (e.g. "POST
+// /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches") answer
+// 403 "Resource not accessible by integration", as GitHub answers a
+// GITHUB_TOKEN whose job lacks the permission.
+func (s *Server) Deny(token, op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.denied == nil {
+		s.denied = map[string]map[string]bool{}
+	}
+	if s.denied[token] == nil {
+		s.denied[token] = map[string]bool{}
+	}
+	s.denied[token][op] = true
+}
+
+// tokenOf returns the token of the request's Authorization header.
+func tokenOf(r *http.Request) string {
+	_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return token
 }
 
 // authenticate returns the identity of the request's token. authed is false
@@ -298,32 +324,38 @@ type handler func(s *Server, c *call) reply
 
 // handlers maps each operation of the OpenAPI subset to its handler.
 var handlers = map[string]handler{
-	"GET /repos/{owner}/{repo}":                                         (*Server).getRepo,
-	"GET /repos/{owner}/{repo}/collaborators/{username}/permission":     (*Server).getPermission,
-	"GET /repos/{owner}/{repo}/commits/{ref}":                           (*Server).getRepoCommit,
-	"GET /repos/{owner}/{repo}/contents/{path}":                         (*Server).getContents,
-	"PUT /repos/{owner}/{repo}/contents/{path}":                         (*Server).putContents,
-	"GET /repos/{owner}/{repo}/git/blobs/{file_sha}":                    (*Server).getBlob,
-	"POST /repos/{owner}/{repo}/git/blobs":                              (*Server).createBlob,
-	"GET /repos/{owner}/{repo}/git/commits/{commit_sha}":                (*Server).getGitCommit,
-	"POST /repos/{owner}/{repo}/git/commits":                            (*Server).createCommit,
-	"GET /repos/{owner}/{repo}/git/ref/{ref}":                           (*Server).getRef,
-	"POST /repos/{owner}/{repo}/git/refs":                               (*Server).createRef,
-	"PATCH /repos/{owner}/{repo}/git/refs/{ref}":                        (*Server).updateRef,
-	"GET /repos/{owner}/{repo}/git/trees/{tree_sha}":                    (*Server).getTree,
-	"POST /repos/{owner}/{repo}/git/trees":                              (*Server).createTree,
-	"GET /repos/{owner}/{repo}/issues/{issue_number}":                   (*Server).getIssue,
-	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments":          (*Server).listComments,
-	"POST /repos/{owner}/{repo}/issues/{issue_number}/comments":         (*Server).createComment,
-	"GET /repos/{owner}/{repo}/issues/comments":                         (*Server).listRepoComments,
-	"GET /repos/{owner}/{repo}/issues/comments/{comment_id}":            (*Server).getComment,
-	"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}":          (*Server).updateComment,
-	"POST /repos/{owner}/{repo}/issues/{issue_number}/reactions":        (*Server).createIssueReaction,
-	"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": (*Server).createCommentReaction,
-	"GET /repos/{owner}/{repo}/issues/{issue_number}/labels":            (*Server).listLabels,
-	"POST /repos/{owner}/{repo}/issues/{issue_number}/labels":           (*Server).addLabels,
-	"DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}":  (*Server).removeLabel,
-	"GET /repos/{owner}/{repo}/pulls":                                   (*Server).listPulls,
-	"POST /repos/{owner}/{repo}/pulls":                                  (*Server).createPull,
-	"GET /repos/{owner}/{repo}/pulls/{pull_number}":                     (*Server).getPull,
+	"GET /repos/{owner}/{repo}":                                             (*Server).getRepo,
+	"GET /repos/{owner}/{repo}/collaborators/{username}/permission":         (*Server).getPermission,
+	"GET /repos/{owner}/{repo}/commits/{ref}":                               (*Server).getRepoCommit,
+	"GET /repos/{owner}/{repo}/contents/{path}":                             (*Server).getContents,
+	"PUT /repos/{owner}/{repo}/contents/{path}":                             (*Server).putContents,
+	"GET /repos/{owner}/{repo}/git/blobs/{file_sha}":                        (*Server).getBlob,
+	"POST /repos/{owner}/{repo}/git/blobs":                                  (*Server).createBlob,
+	"GET /repos/{owner}/{repo}/git/commits/{commit_sha}":                    (*Server).getGitCommit,
+	"POST /repos/{owner}/{repo}/git/commits":                                (*Server).createCommit,
+	"GET /repos/{owner}/{repo}/git/ref/{ref}":                               (*Server).getRef,
+	"POST /repos/{owner}/{repo}/git/refs":                                   (*Server).createRef,
+	"PATCH /repos/{owner}/{repo}/git/refs/{ref}":                            (*Server).updateRef,
+	"GET /repos/{owner}/{repo}/git/trees/{tree_sha}":                        (*Server).getTree,
+	"POST /repos/{owner}/{repo}/git/trees":                                  (*Server).createTree,
+	"GET /repos/{owner}/{repo}/issues/{issue_number}":                       (*Server).getIssue,
+	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments":              (*Server).listComments,
+	"POST /repos/{owner}/{repo}/issues/{issue_number}/comments":             (*Server).createComment,
+	"GET /repos/{owner}/{repo}/issues/comments":                             (*Server).listRepoComments,
+	"GET /repos/{owner}/{repo}/issues/comments/{comment_id}":                (*Server).getComment,
+	"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}":              (*Server).updateComment,
+	"POST /repos/{owner}/{repo}/issues/{issue_number}/reactions":            (*Server).createIssueReaction,
+	"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions":     (*Server).createCommentReaction,
+	"GET /repos/{owner}/{repo}/issues/{issue_number}/labels":                (*Server).listLabels,
+	"POST /repos/{owner}/{repo}/issues/{issue_number}/labels":               (*Server).addLabels,
+	"DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}":      (*Server).removeLabel,
+	"GET /repos/{owner}/{repo}/pulls":                                       (*Server).listPulls,
+	"POST /repos/{owner}/{repo}/pulls":                                      (*Server).createPull,
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}":                         (*Server).getPull,
+	"PATCH /repos/{owner}/{repo}/pulls/{pull_number}":                       (*Server).updatePull,
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/comments":                (*Server).listReviewComments,
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews":                 (*Server).listReviews,
+	"POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions":      (*Server).createReviewCommentReaction,
+	"GET /repos/{owner}/{repo}/compare/{basehead}":                          (*Server).compareCommits,
+	"POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches": (*Server).dispatchWorkflow,
 }

@@ -27,6 +27,10 @@ type repo struct {
 	pulls map[int]*pull
 	// comments indexes every issue comment by id.
 	comments map[int64]*issueComment
+	// reviewComments indexes every pull request review comment by id.
+	reviewComments map[int64]*reviewComment
+	// runs are the workflow runs dispatched, oldest first.
+	runs []*workflowRun
 	// roles maps lower-case logins to their role: admin, maintain, write,
 	// triage, read or none.
 	roles map[string]string
@@ -45,6 +49,8 @@ type issue struct {
 	comments    []*issueComment
 	reactions   []*reaction
 	created     time.Time
+	// pull is the pull request this issue is, nil for a plain issue.
+	pull *pull
 }
 
 // issueComment is one comment on an issue.
@@ -100,17 +106,18 @@ func (s *Server) addRepo(fullName, defaultBranch string) (*repo, error) {
 		return nil, fmt.Errorf("repository %s added twice", fullName)
 	}
 	r := &repo{
-		owner:         owner,
-		name:          name,
-		id:            s.newIDLocked(),
-		ownerID:       s.identityLocked(owner, "Organization").id,
-		defaultBranch: defaultBranch,
-		git:           newStore(),
-		refs:          map[string]string{},
-		issues:        map[int]*issue{},
-		pulls:         map[int]*pull{},
-		comments:      map[int64]*issueComment{},
-		roles:         map[string]string{},
+		owner:          owner,
+		name:           name,
+		id:             s.newIDLocked(),
+		ownerID:        s.identityLocked(owner, "Organization").id,
+		defaultBranch:  defaultBranch,
+		git:            newStore(),
+		refs:           map[string]string{},
+		issues:         map[int]*issue{},
+		pulls:          map[int]*pull{},
+		comments:       map[int64]*issueComment{},
+		reviewComments: map[int64]*reviewComment{},
+		roles:          map[string]string{},
 	}
 	s.repos[key] = r
 	return r, nil

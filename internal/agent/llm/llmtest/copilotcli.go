@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent/llm"
+	"github.com/optr-dev/optr/internal/filelock"
 )
 
 // realCLI is the real Copilot CLI the tests drive, found or installed once
@@ -58,7 +59,7 @@ func setupCopilotCLI(ctx context.Context) (cli, home, skip string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", "", err
 	}
-	unlock, err := lockFile(filepath.Join(dir, ".lock"))
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
 	if err != nil {
 		return "", "", "", err
 	}

@@ -47,6 +47,12 @@ DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}
 GET /repos/{owner}/{repo}/pulls
 POST /repos/{owner}/{repo}/pulls
 GET /repos/{owner}/{repo}/pulls/{pull_number}
+PATCH /repos/{owner}/{repo}/pulls/{pull_number}
+GET /repos/{owner}/{repo}/pulls/{pull_number}/comments
+GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews
+POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions
+GET /repos/{owner}/{repo}/compare/{basehead}
+POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches
 '
 
 tmp="$(mktemp -d)"

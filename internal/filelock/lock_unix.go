@@ -1,15 +1,15 @@
 //go:build unix
 
-package llmtest
+package filelock
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive lock on path, waiting for another process
+// Lock takes an exclusive lock on path, waiting for another process
 // holding it, and returns its release.
-func lockFile(path string) (func(), error) {
+func Lock(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err

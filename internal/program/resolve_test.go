@@ -1,4 +1,4 @@
-package command
+package program
 
 import (
 	"os"
@@ -47,15 +47,15 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := resolve(tt.argv0, tt.dir, tt.path)
+			got, err := Resolve(tt.argv0, tt.dir, tt.path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("resolve = %q, %v; want an error mentioning %q", got, err, tt.wantErr)
+					t.Fatalf("Resolve = %q, %v; want an error mentioning %q", got, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("resolve = %q, %v; want %q", got, err, tt.want)
+				t.Fatalf("Resolve = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package command
+package program
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// resolve returns the absolute path of the executable argv0 names. A name
+// Resolve returns the absolute path of the executable argv0 names. A name
 // with a slash is taken relative to dir; a bare name is searched on
 // pathEnv, the PATH the command will run with. This is written here because
 // exec.LookPath searches optr's own PATH, which the agent's configured env
 // may change. Like exec.LookPath, relative PATH entries are skipped.
-func resolve(argv0, dir, pathEnv string) (string, error) {
+func Resolve(argv0, dir, pathEnv string) (string, error) {
 	if strings.Contains(argv0, "/") {
 		p := argv0
 		if !filepath.IsAbs(p) {

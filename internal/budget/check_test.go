@@ -1,0 +1,162 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/ledger"
+)
+
+var now = time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+
+// history writes a ledger: runs of other months, of earlier this month and
+// of today, a paused run whose checkpoint and run entries both count once,
+// and a run recorded before runs had totals.
+func history(t *testing.T) string {
+	t.Helper()
+	run := func(id string, at time.Time, tokens int64, usd float64) ledger.Draft {
+		f := map[string]any{"tokens": tokens, "results": []any{}}
+		if usd >= 0 {
+			f["cost_usd"] = usd
+		}
+		return ledger.Draft{Kind: ledger.KindRun, Run: id, Workflow: "w", Time: at, Fields: f}
+	}
+	cp := run("paused", now.Add(-2*time.Hour), 500, 0.50)
+	cp.Kind, cp.Fields = ledger.KindCheckpoint, map[string]any{"tokens": int64(500), "cost_usd": 0.50, "checkpoint": "c1"}
+	old := ledger.Draft{Kind: ledger.KindRun, Run: "old", Workflow: "w", Time: now.Add(-3 * time.Hour), Fields: map[string]any{
+		"results": []any{
+			map[string]any{"agent": "a", "tokens_in": int64(100), "tokens_out": int64(20), "cost_usd": 0.02},
+			map[string]any{"agent": "b", "tokens_in": int64(50), "tokens_out": int64(5)},
+		},
+	}}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if _, err := ledger.Append(path,
+		run("october", time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC), 10_000, 9),
+		run("early", time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), 2_000, 1.25),
+		run("yesterday", now.Add(-24*time.Hour), 1_000, 0.75),
+		old,
+		cp,
+		run("unknown", now.Add(-90*time.Minute), 300, -1), // a cost optr could not know: its tokens count
+		run("paused", now.Add(-time.Hour), 800, 0.80),     // the paused run, finished: counts once
+	); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRecordedSumsEachRunOnce(t *testing.T) {
+	t.Parallel()
+	s, err := Recorded(t.Context(), ledger.Local(history(t)), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := s.Since(time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+	if want := (Window{Tokens: 175 + 300 + 800, USD: 0.02 + 0.80, Runs: 3}); !windowNear(day, want) {
+		t.Errorf("today = %+v, want %+v", day, want)
+	}
+	month := s.Since(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	if want := (Window{Tokens: 2_000 + 1_000 + 175 + 300 + 800, USD: 1.25 + 0.75 + 0.02 + 0.80, Runs: 5}); !windowNear(month, want) {
+		t.Errorf("this month = %+v, want %+v", month, want)
+	}
+}
+
+func windowNear(a, b Window) bool {
+	return a.Tokens == b.Tokens && a.Runs == b.Runs && a.USD-b.USD < 1e-9 && b.USD-a.USD < 1e-9
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	path := history(t)
+	tests := []struct {
+		name    string
+		b       config.Budget
+		caps    []string // Describe of each cap before the run spends anything
+		refused string
+	}{
+		{"no window budget: the ledger is not read", config.Budget{MaxTokens: 10, MaxUSDPerRun: 1}, nil, ""},
+		{"below the day's and month's budgets", config.Budget{MaxUSDPerDay: 5, MaxTokensPerMonth: 100_000}, []string{
+			"budget.max-usd-per-day: $0.82 of $5.00 spent today (UTC)",
+			"budget.max-tokens-per-month: 4275 tokens of 100000 tokens spent this month (UTC)",
+		}, ""},
+		{"the day's dollars spent", config.Budget{MaxUSDPerDay: 0.5, MaxUSDPerMonth: 100}, nil,
+			"budget.max-usd-per-day: $0.82 of $0.50 spent today (UTC)"},
+		{"the month's tokens spent", config.Budget{MaxTokensPerDay: 1_000_000, MaxTokensPerMonth: 4_000}, nil,
+			"budget.max-tokens-per-month: 4275 tokens of 4000 tokens spent this month (UTC)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := &reads{Store: ledger.Local(path)}
+			caps, err := Check(t.Context(), st, tt.b, now)
+			if tt.refused != "" {
+				var re *RefusedError
+				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.refused) || !strings.Contains(err.Error(), "Raise the budget") {
+					t.Fatalf("Check = %v, want a refusal saying %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range caps {
+				got = append(got, c.Describe(cost.Spend{}))
+			}
+			if diff := cmp.Diff(tt.caps, got); diff != "" {
+				t.Errorf("caps (-want +got):\n%s", diff)
+			}
+			if tt.caps == nil && st.n.Load() != 0 {
+				t.Errorf("the ledger was read %d times without a day's or month's budget", st.n.Load())
+			}
+		})
+	}
+}
+
+// TestCapsStopTheRunAtTheDaysBudget: the day's cap counts what the run
+// spends on top of what the day had spent.
+func TestCapsStopTheRunAtTheDaysBudget(t *testing.T) {
+	t.Parallel()
+	caps, err := Check(t.Context(), ledger.Local(history(t)), config.Budget{MaxUSDPerDay: 1}, now)
+	if err != nil || len(caps) != 1 {
+		t.Fatalf("Check = %v, %v", caps, err)
+	}
+	if caps[0].Reached(cost.Spend{USD: 0.17}) || !caps[0].Reached(cost.Spend{USD: 0.18}) {
+		t.Errorf("with $0.82 spent today, a cap of $1 is reached at $%g more", caps[0].Limit-caps[0].Before)
+	}
+}
+
+func TestRunCaps(t *testing.T) {
+	t.Parallel()
+	if caps := RunCaps(config.Budget{}); caps != nil {
+		t.Errorf("no budget: %v", caps)
+	}
+	caps := RunCaps(config.Budget{MaxTokens: 100, MaxUSDPerRun: 0.25, MaxUSDPerDay: 3})
+	want := []cost.Cap{
+		{Key: "budget.max-tokens", Window: "this run", Tokens: true, Limit: 100},
+		{Key: "budget.max-usd-per-run", Window: "this run", Limit: 0.25},
+	}
+	if diff := cmp.Diff(want, caps); diff != "" {
+		t.Errorf("RunCaps (-want +got):\n%s", diff)
+	}
+}
+
+// reads counts the reads of a store.
+type reads struct {
+	ledger.Store
+	n atomic.Int64
+}
+
+func (r *reads) Active(ctx context.Context) (io.ReadCloser, error) {
+	r.n.Add(1)
+	return r.Store.Active(ctx)
+}

@@ -1,0 +1,341 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Store is where a ledger's segments are read from: a checkout (Local) or
+// a branch through an API.
+type Store interface {
+	// Active opens the active segment (ledger.jsonl); a missing one reads
+	// as empty.
+	Active(ctx context.Context) (io.ReadCloser, error)
+	// Sealed lists the sealed segments in seq order; Path is what Open
+	// takes.
+	Sealed(ctx context.Context) ([]Segment, error)
+	// Open opens a sealed segment.
+	Open(ctx context.Context, s Segment) (io.ReadCloser, error)
+}
+
+// InMemory is a segment held in memory (as an API returns a file), for a
+// Store to return from Active or Open: a window's start is found in it by
+// bisection, as in a file.
+func InMemory(data []byte) io.ReadCloser { return memSegment{bytes.NewReader(data)} }
+
+type memSegment struct{ *bytes.Reader }
+
+func (memSegment) Close() error { return nil }
+
+// Local is the Store of the ledger whose active segment is the file at
+// its path. Its segments are streamed, never held whole.
+type Local string
+
+// Active implements Store: a missing file is an empty segment.
+func (l Local) Active(context.Context) (io.ReadCloser, error) {
+	f, err := os.Open(string(l))
+	if errors.Is(err, fs.ErrNotExist) {
+		return InMemory(nil), nil
+	}
+	return f, err
+}
+
+// Sealed implements Store.
+func (l Local) Sealed(context.Context) ([]Segment, error) { return Segments(string(l)) }
+
+// Open implements Store.
+func (l Local) Open(_ context.Context, s Segment) (io.ReadCloser, error) { return os.Open(s.Path) }
+
+// WindowEntry is one entry of a window (ReadWindow): its common members
+// and the run's totals, read without decoding the rest of its line.
+type WindowEntry struct {
+	Seq                 int64
+	Time                time.Time
+	Kind, Run, Workflow string
+	// Tokens and CostUSD are the entry's run totals (the tokens and
+	// cost_usd members, DESIGN §4.17); HasTokens and HasCost say whether
+	// it has them (older entries and other kinds do not; an unknown cost
+	// is left out).
+	Tokens             int64
+	CostUSD            float64
+	HasTokens, HasCost bool
+	// Line is the entry's canonical line, for a reader that needs more of
+	// it. It is valid only until the callback returns.
+	Line []byte
+}
+
+// ReadWindow calls fn with every entry of the ledger in st recorded at or
+// after since, reading only the segments that can hold such entries: the
+// active segment, then the sealed segments from the newest back to the
+// first one that starts before since (entries are appended in time
+// order; one segment more is read than the window holds, at most). The
+// entries come segment by segment, newest segment first, in order within
+// a segment. Each line must be a JSON object with the common members;
+// its canonical form and its place in the chain are verify's to check. A
+// bad line stops ReadWindow with an error naming the segment and the line.
+func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
+	first, err := readWindowPart("ledger.jsonl", func() (io.ReadCloser, error) { return st.Active(ctx) }, since, fn)
+	if err != nil {
+		return err
+	}
+	if first.seq == 1 || (first.seq > 1 && first.time.Before(since)) {
+		return nil // the window starts in the active segment
+	}
+	segs, err := st.Sealed(ctx)
+	if err != nil {
+		return fmt.Errorf("list the ledger's sealed segments: %w", err)
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s := segs[i]
+		first, err := readWindowPart(filepath.Base(s.Path), func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, fn)
+		if err != nil {
+			return err
+		}
+		if first.time.Before(since) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// windowStart is the first entry of a segment.
+type windowStart struct {
+	seq  int64
+	time time.Time
+}
+
+// readWindowPart calls fn with the entries of one segment recorded at or
+// after since, and returns the segment's first entry (zero when empty).
+// When the window starts after the segment's first entry and the segment
+// can be read at any offset (a file, bytes in memory), the window's start
+// is found by bisection, so the entries before it are not read.
+func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, fn func(WindowEntry) error) (windowStart, error) {
+	var first windowStart
+	rc, err := open()
+	if err != nil {
+		return first, fmt.Errorf("read ledger %s: %w", name, err)
+	}
+	defer rc.Close()
+	sr := &segmentReader{name: name, br: bufio.NewReaderSize(rc, 64<<10)}
+	e, ok, err := sr.next()
+	if !ok || err != nil {
+		return first, err
+	}
+	first = windowStart{seq: e.Seq, time: e.Time}
+	if e.Time.Before(since) {
+		if ra, size, ok := readerAt(rc); ok {
+			off, err := bisect(ra, size, sr.offset, since)
+			if err != nil {
+				return first, fmt.Errorf("read ledger %s: %w", name, err)
+			}
+			sr.seek(io.NewSectionReader(ra, off, size-off), off)
+		}
+	}
+	for ; ; e, ok, err = sr.next() {
+		if !ok || err != nil {
+			return first, err
+		}
+		if e.Time.Before(since) {
+			continue
+		}
+		if err := fn(e); err != nil {
+			return first, err
+		}
+	}
+}
+
+// segmentReader reads a segment's entries line by line, knowing where
+// each line is, for errors.
+type segmentReader struct {
+	name string
+	br   *bufio.Reader
+	// line is the number of the last line read, 0 once the reader moved
+	// to an offset (bisect) and no longer knows it; offset is where the
+	// next line starts.
+	line   int64
+	offset int64
+	seeked bool
+}
+
+// next reads the next entry; ok is false at the end of the segment.
+func (r *segmentReader) next() (WindowEntry, bool, error) {
+	line, err := readLine(r.br)
+	n, off := r.line+1, r.offset
+	at := func() string { // the line's place, named only in an error
+		if r.seeked {
+			return fmt.Sprintf("the line at byte %d", off)
+		}
+		return fmt.Sprintf("line %d", n)
+	}
+	r.line++
+	r.offset += int64(len(line)) + 1
+	switch {
+	case len(line) == 0 && errors.Is(err, io.EOF):
+		return WindowEntry{}, false, nil
+	case errors.Is(err, io.EOF):
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the last line has no trailing newline: the write that added it was cut off", r.name, at())
+	case errors.Is(err, errLineTooLong):
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the line is longer than %d bytes", r.name, at(), MaxLineSize)
+	case err != nil:
+		return WindowEntry{}, false, fmt.Errorf("read ledger %s: %w", r.name, err)
+	}
+	e, lerr := windowEntry(line)
+	if lerr != nil {
+		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: %s; run optr ledger verify", r.name, at(), lerr.reason)
+	}
+	return e, true, nil
+}
+
+// seek continues reading from rd, which starts at offset.
+func (r *segmentReader) seek(rd io.Reader, offset int64) {
+	r.br.Reset(rd)
+	r.offset, r.seeked = offset, true
+}
+
+// readerAt returns rc's random access and size when it has them (a
+// file, a bytes.Reader).
+func readerAt(rc io.ReadCloser) (io.ReaderAt, int64, bool) {
+	switch v := rc.(type) {
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil {
+			return nil, 0, false
+		}
+		return v, st.Size(), true
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}:
+		return v, v.Size(), true
+	}
+	return nil, 0, false
+}
+
+// bisectSpan is how near bisect comes to the window's start: below it,
+// reading on is cheaper than bisecting further.
+const bisectSpan = 64 << 10
+
+// bisect returns the offset of a line start in ra (size bytes) at or
+// before the first entry recorded at or after since, from lo, a line
+// start whose entry is before since. Entries are in time order (within
+// the runners' clock skew); a line bisect cannot read ends the search
+// where it is, and the reader reports it.
+func bisect(ra io.ReaderAt, size, lo int64, since time.Time) (int64, error) {
+	hi := size
+	buf := make([]byte, 16<<10)
+	for hi-lo > bisectSpan {
+		mid := lo + (hi-lo)/2
+		start, line, err := nextLineAt(ra, size, mid, buf)
+		if err != nil {
+			return 0, err
+		}
+		if start < 0 || start >= hi {
+			hi = mid
+			continue
+		}
+		e, lerr := windowEntry(line)
+		if lerr != nil {
+			return lo, nil
+		}
+		if e.Time.Before(since) {
+			lo = start
+		} else {
+			hi = start
+		}
+	}
+	return lo, nil
+}
+
+// nextLineAt returns the first whole line that starts after offset off,
+// and where it starts (-1 when none does).
+func nextLineAt(ra io.ReaderAt, size, off int64, buf []byte) (int64, []byte, error) {
+	var acc []byte
+	start := int64(-1)
+	for pos := off; pos < size; {
+		n, err := ra.ReadAt(buf, pos)
+		if n == 0 && err != nil {
+			return -1, nil, err
+		}
+		chunk := buf[:n]
+		if start < 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				pos += int64(n)
+				continue
+			}
+			start = pos + int64(i) + 1
+			chunk = chunk[i+1:]
+		}
+		if j := bytes.IndexByte(chunk, '\n'); j >= 0 {
+			return start, append(acc, chunk[:j]...), nil
+		}
+		acc = append(acc, chunk...)
+		if len(acc) > MaxLineSize {
+			return start, nil, nil // too long: the reader reports it
+		}
+		pos += int64(n)
+	}
+	return -1, nil, nil
+}
+
+// windowEntry reads one line's common members and totals. gjson walks
+// the line's top level without decoding the rest (the results, the bulk of
+// a run entry), or checking it: several times faster than a full decode
+// or a canonical check, which verify makes. A line that is not an object
+// with the common members is refused.
+func windowEntry(line []byte) (WindowEntry, *lineError) {
+	top := gjson.ParseBytes(line)
+	if !top.IsObject() {
+		return WindowEntry{}, newLineError(ProblemNotJSON, "the line is not a JSON object")
+	}
+	e := WindowEntry{Line: line}
+	var ts string
+	var have int
+	top.ForEach(func(k, v gjson.Result) bool {
+		var dst *string
+		switch k.Str {
+		case memberTime:
+			dst = &ts
+		case memberKind:
+			dst = &e.Kind
+		case memberRun:
+			dst = &e.Run
+		case memberWorkflow:
+			dst = &e.Workflow
+		case memberSeq:
+			if v.Type == gjson.Number {
+				e.Seq, have = v.Int(), have+1
+			}
+		case memberTokens:
+			e.Tokens, e.HasTokens = v.Int(), v.Type == gjson.Number
+		case memberCostUSD:
+			e.CostUSD, e.HasCost = v.Float(), v.Type == gjson.Number
+		}
+		if dst != nil && v.Type == gjson.String {
+			*dst, have = v.Str, have+1
+		}
+		return true
+	})
+	if have != 5 || e.Seq < 1 || e.Kind == "" || e.Run == "" {
+		return WindowEntry{}, newLineError(ProblemMember, "a common member is missing or of the wrong type; every entry has seq, time, kind, run and workflow")
+	}
+	t, err := time.Parse(timeLayout, ts)
+	if err != nil {
+		return WindowEntry{}, newLineError(ProblemMember, "member \"time\" is %q, not an RFC 3339 time", ts)
+	}
+	e.Time = t
+	return e, nil
+}

@@ -1,0 +1,280 @@
+package standings
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"sync"
+	"time"
+
+	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/progress"
+)
+
+// htmlAgents bounds the agents drawn in the charts over time: more lines
+// than colours tell apart help no one (the tables list every agent).
+const htmlAgents = 8
+
+// palette colours the agents' bars and lines, in order.
+var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}
+
+// HTML renders the standings as one self-contained page: the tables, bar
+// charts of win rate and cost per agent, and the same over time, day by
+// day — inline SVG and CSS, no script, nothing fetched from anywhere.
+// html/template escapes every name the ledger recorded.
+func HTML(s *Standings) ([]byte, error) {
+	page := htmlPage{
+		Window: window(s), Runs: s.Runs, Generated: s.Until.Format(time.RFC3339),
+		Constraints: s.Constraints, Workflows: s.Workflows,
+	}
+	for i, a := range s.Agents {
+		page.Agents = append(page.Agents, agentRow{Agent: a, Color: palette[i%len(palette)],
+			WinRate: percent(a.WinRate), Admissible: percent(a.AdmissibleRate), Median: execTime(a.ExecMSMedian), P90: execTime(a.ExecMSP90),
+			Tokens: dash(progress.Thousands(a.Tokens)), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD)})
+	}
+	page.WinRate = bars("Win rate by agent", page.Agents, func(a Agent) (float64, string, bool) {
+		return a.WinRate, percent(a.WinRate), true
+	})
+	page.Cost = bars("Cost by agent (USD)", page.Agents, func(a Agent) (float64, string, bool) {
+		if a.CostUSD == nil {
+			return 0, "", false
+		}
+		return *a.CostUSD, cost.FormatUSD(a.CostUSD), true
+	})
+	page.WinRateOverTime = lines("Win rate by day", s, page.Agents, "%", func(d DayAgent) (float64, bool) {
+		return 100 * ratio(d.Selected, d.Runs), d.Runs > 0
+	})
+	page.CostOverTime = lines("Cost by day (USD)", s, page.Agents, "$", func(d DayAgent) (float64, bool) {
+		return d.CostUSD, d.Priced > 0
+	})
+	var b bytes.Buffer
+	if err := pageTemplate().Execute(&b, page); err != nil {
+		return nil, fmt.Errorf("render the standings page: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+type htmlPage struct {
+	Window, Generated string
+	Runs              int
+	Agents            []agentRow
+	Constraints       []Constraint
+	Workflows         []Workflow
+	WinRate, Cost     *barChart
+	WinRateOverTime   *lineChart
+	CostOverTime      *lineChart
+}
+
+type agentRow struct {
+	Agent
+	Color                                                  string
+	WinRate, Admissible, Median, P90, Tokens, Cost, PerWin string
+}
+
+// Chart geometry, in SVG user units.
+const (
+	chartWidth = 720
+	labelWidth = 160
+	barHeight  = 22
+	lineHeight = 260
+	plotLeft   = 60
+	plotBottom = 30
+)
+
+type barChart struct {
+	Title         string
+	Height        int
+	Bars          []bar
+	LabelWidth    int
+	Width, MaxBar float64
+}
+
+type bar struct {
+	Label, Value, Color string
+	Y, TextY            int
+	Width, ValueX       float64
+}
+
+// bars is a horizontal bar chart of value over the agents that have one;
+// nil when none has.
+func bars(title string, agents []agentRow, value func(Agent) (float64, string, bool)) *barChart {
+	c := &barChart{Title: title, LabelWidth: labelWidth, Width: chartWidth, MaxBar: chartWidth - labelWidth - 80}
+	top := 0.0
+	for _, a := range agents {
+		if v, _, ok := value(a.Agent); ok {
+			top = max(top, v)
+		}
+	}
+	for _, a := range agents {
+		v, text, ok := value(a.Agent)
+		if !ok {
+			continue
+		}
+		y := 10 + len(c.Bars)*(barHeight+6)
+		w := 0.0
+		if top > 0 {
+			w = c.MaxBar * v / top
+		}
+		c.Bars = append(c.Bars, bar{Label: a.Agent.Agent, Value: text, Color: a.Color, Y: y, TextY: y + barHeight - 6, Width: w, ValueX: labelWidth + w + 6})
+	}
+	if len(c.Bars) == 0 {
+		return nil
+	}
+	c.Height = 20 + len(c.Bars)*(barHeight+6)
+	return c
+}
+
+type lineChart struct {
+	Title         string
+	Width, Height int
+	PlotLeft      int
+	PlotTop       int
+	PlotBottom    int
+	PlotRight     int
+	XTicks        []tick
+	YTicks        []tick
+	Series        []series
+}
+
+type tick struct {
+	Label string
+	At    float64
+}
+
+type series struct {
+	Label, Color, Points string
+	Dots                 []dot
+	LegendY              int
+}
+
+type dot struct{ X, Y float64 }
+
+// lines is a chart of value per day for the first htmlAgents agents; nil
+// with no day or no value.
+func lines(title string, s *Standings, agents []agentRow, unit string, value func(DayAgent) (float64, bool)) *lineChart {
+	if len(s.Days) == 0 {
+		return nil
+	}
+	c := &lineChart{Title: title, Width: chartWidth, Height: lineHeight, PlotLeft: plotLeft, PlotTop: 10,
+		PlotBottom: lineHeight - plotBottom, PlotRight: chartWidth - labelWidth}
+	top := 0.0
+	for _, d := range s.Days {
+		for _, a := range agents[:min(len(agents), htmlAgents)] {
+			if v, ok := value(d.Agents[a.Agent.Agent]); ok {
+				top = max(top, v)
+			}
+		}
+	}
+	if top == 0 {
+		top = 1
+	}
+	x := func(i int) float64 {
+		if len(s.Days) == 1 {
+			return float64(c.PlotLeft+c.PlotRight) / 2
+		}
+		return float64(c.PlotLeft) + float64(i)*float64(c.PlotRight-c.PlotLeft)/float64(len(s.Days)-1)
+	}
+	y := func(v float64) float64 { return float64(c.PlotBottom) - v/top*float64(c.PlotBottom-c.PlotTop) }
+	for i, d := range s.Days {
+		if len(s.Days) <= 10 || i%((len(s.Days)+9)/10) == 0 || i == len(s.Days)-1 {
+			c.XTicks = append(c.XTicks, tick{Label: d.Date[5:], At: x(i)})
+		}
+	}
+	for _, f := range []float64{0, 0.5, 1} {
+		label := number(top * f)
+		if unit == "%" {
+			label += "%"
+		} else {
+			label = unit + label
+		}
+		c.YTicks = append(c.YTicks, tick{Label: label, At: y(top * f)})
+	}
+	for k, a := range agents[:min(len(agents), htmlAgents)] {
+		sr := series{Label: a.Agent.Agent, Color: a.Color, LegendY: c.PlotTop + 10 + 18*k}
+		var pts bytes.Buffer
+		for i, d := range s.Days {
+			v, ok := value(d.Agents[a.Agent.Agent])
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&pts, "%.1f,%.1f ", x(i), y(v))
+			sr.Dots = append(sr.Dots, dot{X: x(i), Y: y(v)})
+		}
+		if len(sr.Dots) == 0 {
+			continue
+		}
+		sr.Points = pts.String()
+		c.Series = append(c.Series, sr)
+	}
+	if len(c.Series) == 0 {
+		return nil
+	}
+	return c
+}
+
+// pageTemplate is parsed on first use, not at every start of optr.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"minus":    func(d, x int) int { return x - d },
+		"plus":     func(d, x int) int { return x + d },
+		"mul100":   func(r float64) float64 { return 100 * r },
+		"outcomes": outcomes,
+	}).Parse(pageSource))
+})
+
+const pageSource = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>optr standings</title>
+<style>
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 780px; color: #1b1f24; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; width: 100%; margin: 0.5em 0; }
+th, td { text-align: right; padding: 4px 8px; border-bottom: 1px solid #d0d7de; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; white-space: normal; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; vertical-align: baseline; }
+svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; }
+.axis { stroke: #8c959f; stroke-width: 1; }
+.note { color: #57606a; }
+</style>
+</head>
+<body>
+<h1>optr standings</h1>
+<p>{{.Window}} <span class="note">Made {{.Generated}} by <code>optr ledger stats --html</code>.</span></p>
+{{if not .Runs}}<p>No run was recorded in that time.</p>{{else}}
+<h2>Agents</h2>
+<table>
+<tr><th>Agent</th><th>Runs</th><th>Wins</th><th>Win rate</th><th>Admissible</th><th>Median exec</th><th>p90 exec</th><th>Tokens</th><th>Cost</th><th>Cost per win</th></tr>
+{{range .Agents}}<tr><td><span class="swatch" style="background: {{.Color}}"></span>{{.Agent.Agent}}</td><td>{{.Runs}}</td><td>{{.Selected}}</td><td>{{.WinRate}}</td><td>{{.Admissible}}</td><td>{{.Median}}</td><td>{{.P90}}</td><td>{{.Tokens}}</td><td>{{.Cost}}</td><td>{{.PerWin}}</td></tr>
+{{end}}</table>
+{{template "bars" .WinRate}}{{template "bars" .Cost}}{{if not .Cost}}<p class="note">No agent's cost is known: no price covers its model.</p>{{end}}
+{{template "lines" .WinRateOverTime}}{{template "lines" .CostOverTime}}
+<h2>Constraints</h2>
+{{if .Constraints}}<table>
+<tr><th>Constraint</th><th>Checked</th><th>Passed</th><th>Pass rate</th></tr>
+{{range .Constraints}}<tr><td>{{.Constraint}}</td><td>{{.Checked}}</td><td>{{.Passed}}</td><td>{{printf "%.1f%%" (mul100 .PassRate)}}</td></tr>
+{{end}}</table>{{else}}<p class="note">No output was checked against a constraint.</p>{{end}}
+<h2>Workflows</h2>
+<table>
+<tr><th>Workflow</th><th>Runs</th><th>Outcomes</th></tr>
+{{range .Workflows}}<tr><td>{{.Workflow}}</td><td>{{.Runs}}</td><td>{{outcomes .Outcomes}}</td></tr>
+{{end}}</table>
+{{end}}
+</body>
+</html>
+{{define "bars"}}{{if .}}<h2>{{.Title}}</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
+{{range .Bars}}<text x="{{$.LabelWidth | minus 8}}" y="{{.TextY}}" text-anchor="end">{{.Label}}</text><rect x="{{$.LabelWidth}}" y="{{.Y}}" width="{{printf "%.1f" .Width}}" height="22" fill="{{.Color}}"></rect><text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.Value}}</text>
+{{end}}</svg>
+{{end}}{{end}}
+{{define "lines"}}{{if .}}<h2>{{.Title}}</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
+<line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotBottom}}" x2="{{.PlotRight}}" y2="{{.PlotBottom}}"></line><line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotTop}}" x2="{{.PlotLeft}}" y2="{{.PlotBottom}}"></line>
+{{range .YTicks}}<text x="{{$.PlotLeft | minus 6}}" y="{{printf "%.1f" .At}}" text-anchor="end">{{.Label}}</text>
+{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .At}}" y="{{$.PlotBottom | plus 18}}" text-anchor="middle">{{.Label}}</text>
+{{end}}{{range .Series}}<polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"></polyline>{{$c := .Color}}{{range .Dots}}<circle cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="3" fill="{{$c}}"></circle>{{end}}
+<rect x="{{$.PlotRight | plus 16}}" y="{{.LegendY | minus 9}}" width="10" height="10" fill="{{.Color}}"></rect><text x="{{$.PlotRight | plus 32}}" y="{{.LegendY}}">{{.Label}}</text>
+{{end}}</svg>
+{{end}}{{end}}`

@@ -1,0 +1,191 @@
+package standings
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/golden"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/mermaidtest"
+)
+
+var (
+	until = time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	since = until.Add(-30 * 24 * time.Hour)
+)
+
+const outputX = "1f2f3f4f5f6f7f8f9f0f1f2f3f4f5f6f7f8f9f0f1f2f3f4f5f6f7f8f9f0f1f2f"
+
+func result(agent string, admissible bool, execMS int64, invariants []string, sha string, in, out int64, usd float64) map[string]any {
+	inv := make([]any, len(invariants))
+	for i, s := range invariants {
+		inv[i] = s
+	}
+	r := map[string]any{"agent": agent, "admissible": admissible, "exec_ms": execMS, "invariants": inv,
+		"output_sha256": sha, "tokens_in": in, "tokens_out": out, "status": "succeeded", "ttv_ms": execMS, "score": 50.0, "attempts": int64(1)}
+	if usd >= 0 {
+		r["cost_usd"] = usd
+	}
+	return r
+}
+
+func runDraft(id, workflow string, at time.Time, status, selected string, constraints []any, results ...any) ledger.Draft {
+	return ledger.Draft{Kind: ledger.KindRun, Run: id, Workflow: workflow, Time: at, Fields: map[string]any{
+		"status": status, "selected": selected, "constraints": constraints, "results": results, "mode": "select",
+	}}
+}
+
+// seeded is a ledger whose figures are counted by hand in TestReadCounts.
+func seeded(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+	_, err := ledger.Append(path,
+		runDraft("r0", "issue-1", time.Date(2026, 10, 20, 9, 0, 0, 0, time.UTC), "completed", "codex", []any{"no-todo"},
+			result("codex", true, 1, []string{"no-todo"}, outputX, 1, 1, 1)), // before the window
+		runDraft("r1", "issue-1", day(20, 9), "completed", "codex", []any{"no-todo", "short"},
+			result("codex", true, 1000, []string{"no-todo", "short"}, outputX, 100, 10, 0.01),
+			result("claude", false, 3000, []string{"short"}, outputX, 200, 20, 0.03),
+			result("script", true, 500, []string{"no-todo", "short"}, outputX, 0, 0, -1)),
+		runDraft("r2", "issue-1", day(21, 10), "failed", "", []any{"no-todo"},
+			result("codex", false, 2000, nil, emptyOutput, 50, 0, 0.005),
+			result("claude", false, 4000, nil, outputX, 300, 30, 0.04)),
+		ledger.Draft{Kind: ledger.KindCheckpoint, Run: "r4", Workflow: "issue-3", Time: day(24, 10), Fields: map[string]any{"checkpoint": "c"}},
+		runDraft("r3", "issue-2", day(24, 11), "completed", "claude", []any{"short"},
+			result("claude", true, 5000, []string{"short"}, outputX, 100, 10, 0.02),
+			result("codex", true, 6000, []string{"short"}, outputX, 100, 10, -1)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func read(t *testing.T, path string) *Standings {
+	t.Helper()
+	s, err := Read(t.Context(), ledger.Local(path), since, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func f(v float64) *float64 { return &v }
+
+// TestReadCounts: the figures are the ones counted by hand over the
+// seeded ledger (see seeded).
+func TestReadCounts(t *testing.T) {
+	t.Parallel()
+	s := read(t, seeded(t))
+	if s.Runs != 3 {
+		t.Errorf("Runs = %d, want 3 (r0 is before the window, r4 only paused)", s.Runs)
+	}
+	want := []Agent{
+		{Agent: "claude", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 1, AdmissibleRate: 1.0 / 3,
+			ExecMSMedian: 4000, ExecMSP90: 5000, Tokens: 660, CostUSD: f(0.09), PricedRuns: 3, CostPerWinUSD: f(0.09)},
+		{Agent: "codex", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 2, AdmissibleRate: 2.0 / 3,
+			ExecMSMedian: 2000, ExecMSP90: 6000, Tokens: 270, CostUSD: f(0.015), PricedRuns: 2, CostPerWinUSD: f(0.015)},
+		{Agent: "script", Runs: 1, Admissible: 1, AdmissibleRate: 1, ExecMSMedian: 500, ExecMSP90: 500},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 })
+	if diff := cmp.Diff(want, s.Agents, approx); diff != "" {
+		t.Errorf("agents (-want +got):\n%s", diff)
+	}
+	wantC := []Constraint{{Constraint: "no-todo", Checked: 4, Passed: 2, PassRate: 0.5}, {Constraint: "short", Checked: 5, Passed: 5, PassRate: 1}}
+	if diff := cmp.Diff(wantC, s.Constraints); diff != "" {
+		t.Errorf("constraints (-want +got):\n%s", diff)
+	}
+	wantW := []Workflow{{Workflow: "issue-1", Runs: 2, Outcomes: map[string]int{"completed": 1, "failed": 1}},
+		{Workflow: "issue-2", Runs: 1, Outcomes: map[string]int{"completed": 1}}}
+	if diff := cmp.Diff(wantW, s.Workflows); diff != "" {
+		t.Errorf("workflows (-want +got):\n%s", diff)
+	}
+	var dates []string
+	for _, d := range s.Days {
+		dates = append(dates, d.Date)
+	}
+	if diff := cmp.Diff([]string{"2026-11-20", "2026-11-21", "2026-11-24"}, dates); diff != "" {
+		t.Errorf("days (-want +got):\n%s", diff)
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		xs          []int64
+		median, p90 int64
+	}{
+		{nil, 0, 0}, {[]int64{7}, 7, 7}, {[]int64{1, 3}, 2, 3},
+		{[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5, 9}, {[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 6, 10},
+	} {
+		if m, p := median(tt.xs), nearestRank(tt.xs, 0.9); m != tt.median || p != tt.p90 {
+			t.Errorf("%v: median %d, p90 %d; want %d, %d", tt.xs, m, p, tt.median, tt.p90)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	t.Parallel()
+	s := read(t, seeded(t))
+	for _, by := range Bys {
+		var b bytes.Buffer
+		if err := Text(&b, s, by); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "text_"+by+".golden", b.String())
+		js, err := json.MarshalIndent(View(s, by), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "json_"+by+".golden", string(js)+"\n")
+	}
+	golden.Check(t, "summary.golden", Markdown(s, "the last 30 days"))
+	page, err := HTML(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "page.golden.html", string(page))
+}
+
+func TestEmptyWindow(t *testing.T) {
+	t.Parallel()
+	s := read(t, filepath.Join(t.TempDir(), "ledger.jsonl"))
+	if got := Markdown(s, "the last 30 days"); strings.Contains(got, "mermaid") || !strings.Contains(got, "No run was recorded") {
+		t.Errorf("empty summary:\n%s", got)
+	}
+	js, _ := json.Marshal(View(s, ByAgent))
+	if !strings.Contains(string(js), `"agents":[]`) {
+		t.Errorf("empty JSON: %s", js)
+	}
+	if page, err := HTML(s); err != nil || !strings.Contains(string(page), "No run was recorded") {
+		t.Errorf("empty page (%v):\n%s", err, page)
+	}
+}
+
+// TestChartsRenderInMermaid: the summary's charts parse in Mermaid, names
+// that mean something to Mermaid or Markdown included.
+func TestChartsRenderInMermaid(t *testing.T) {
+	t.Parallel()
+	s := read(t, seeded(t))
+	agents := append(s.Agents, Agent{Agent: "x\"] --> evil[\"y\n```", Runs: 1, WinRate: 1, CostUSD: f(0.5)},
+		Agent{Agent: "%%{init: {}}%% ; # [a, b] → ünïcode", Runs: 2, WinRate: 0.5, CostUSD: f(0)})
+	for _, a := range agents {
+		if c := chartText(a.Agent); strings.ContainsAny(c, "\"[]{};#%`\n") {
+			t.Errorf("chartText(%q) = %q keeps a character Mermaid reads", a.Agent, c)
+		}
+	}
+	var diagrams []string
+	for _, block := range strings.Split(Markdown(s, "the last 30 days"), "```mermaid\n")[1:] {
+		diagrams = append(diagrams, strings.SplitN(block, "```", 2)[0])
+	}
+	if len(diagrams) != 2 {
+		t.Fatalf("%d charts in the summary, want 2", len(diagrams))
+	}
+	mermaidtest.Check(t, append(diagrams, WinRateChart(agents, "a week"), CostChart(agents, "a week"))...)
+}
