@@ -32,9 +32,10 @@ const FileWritten = ".written"
 type written struct {
 	dir string // the run directory, absolute
 
-	mu    sync.Mutex
-	names map[string]bool // slash-separated, relative to dir
-	dirty bool            // names has entries FileWritten lacks
+	saving sync.Mutex // held while FileWritten is written
+	mu     sync.Mutex
+	names  map[string]bool // slash-separated, relative to dir
+	dirty  bool            // names has entries FileWritten lacks
 }
 
 // runsWritten holds the written of every run directory this process
@@ -72,7 +73,7 @@ func track(dir string) *written {
 // noteWritten records that this package wrote path, when path lies under
 // a run directory this process opened.
 func noteWritten(path string) {
-	if w, rel := writtenFor(path); w != nil {
+	if w, rel := writtenFor(path); w != nil && rel != FileWritten {
 		w.mu.Lock()
 		if !w.names[rel] {
 			w.names[rel], w.dirty = true, true
@@ -126,36 +127,24 @@ func (w *written) has(rel string) bool {
 	return w.names[rel]
 }
 
-// save replaces FileWritten with the names when some are new. It is
-// written directly, not through Replace: the list is not a file of the
-// run's.
+// save replaces FileWritten with the names when some are new.
 func (w *written) save() error {
+	w.saving.Lock()
+	defer w.saving.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if !w.dirty {
+		w.mu.Unlock()
 		return nil
 	}
-	data := []byte(strings.Join(slices.Sorted(maps.Keys(w.names)), "\n") + "\n")
-	path := filepath.Join(w.dir, FileWritten)
-	tmp, err := os.CreateTemp(w.dir, ".tmp-"+FileWritten+"-*")
-	if err != nil {
+	names := slices.Sorted(maps.Keys(w.names))
+	w.dirty = false
+	w.mu.Unlock()
+	if err := Replace(filepath.Join(w.dir, FileWritten), []byte(strings.Join(names, "\n")+"\n")); err != nil {
+		w.mu.Lock()
+		w.dirty = true
+		w.mu.Unlock()
 		return fmt.Errorf("list the files optr wrote: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("list the files optr wrote in %s: %w", path, err)
-	}
-	w.dirty = false
 	return nil
 }
 
