@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,12 +12,15 @@ import (
 	"time"
 )
 
-// taggedProcs lists the processes whose command line holds tag.
+// taggedProcs lists the processes that have tag as one whole argument:
+// the leavers (sh -c '…' tag), not the script that starts them, whose
+// text holds the tag too, nor a subshell forked from that script, which
+// may still be ending when the script returns.
 func taggedProcs(tag string) []int {
 	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
+		if b, err := os.ReadFile(p); err == nil && slices.Contains(strings.Split(string(b), "\x00"), tag) {
 			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
 				pids = append(pids, pid)
 			}
