@@ -121,6 +121,28 @@ func TestChangesOverTheMatrix(t *testing.T) {
 	}
 }
 
+// A gather whose checkout does not hold the plan's commit cannot make the
+// fresh tree π*'s command checks run in again: they fail closed, with the
+// reason, and nothing is delivered.
+func TestGatherFailsClosedWithoutThePlansCommit(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	out, _ := runChangeTasks(t, plan, ws)
+	other := gittest.Repo(t, map[string]string{"greet.txt": "another history\n"})
+	rep := gatherChanges(t, plan, other, out)
+	if rep.Selected != "" || rep.Delivery.Applied {
+		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	beta := rep.Result("beta").Checks
+	i := slices.IndexFunc(beta.Verdicts, func(v check.Verdict) bool { return v.Constraint == "greets-world" })
+	if beta.Admissible || i < 0 || !strings.Contains(beta.Verdicts[i].Reason, "the gather found failed: failed closed, the check could not run: the gather could not make a fresh tree to run it again: worktrees: the workspace") {
+		t.Errorf("beta's command check without a fresh tree: %+v", beta)
+	}
+	if got := gittest.Sh(t, other, "cat greet.txt"); got != "another history" {
+		t.Errorf("the gather's workspace was changed: %q", got)
+	}
+}
+
 // gatherChanges gathers the task results in out and runs the gather's
 // driver on them, delivering π*'s change to ws; the fresh trees it runs
 // π*'s command checks in must be gone when it returns.
