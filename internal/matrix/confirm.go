@@ -93,7 +93,7 @@ func (rc *rechecker) tree(ctx context.Context, agent string, patch []byte) (*wor
 		return nil, fmt.Errorf("the gather could not make a fresh tree to run it again: %w", err)
 	}
 	if len(patch) > 0 {
-		if err := worktree.Apply(ctx, "", tree.Dir(), patch); err != nil {
+		if err := tree.Apply(ctx, patch); err != nil {
 			_ = tree.Remove(ctx)
 			return nil, fmt.Errorf("the gather could not apply the task's change to a fresh tree at %.12s: %w", rc.trees.Base(), err)
 		}
