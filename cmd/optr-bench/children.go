@@ -1,26 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 )
-
-// bareChild is the baseline optr is measured against: a Go program that
-// starts K copies of argv at once, each with the intent on stdin and its
-// stdout and stderr captured, and waits for them all: optr-bench
-// bare-child K argv...
-const bareChild = "bare-child"
 
 // agentSource is the directly exec'd agent: a small program (so that its
 // start costs what a process start costs, not what loading this large one
@@ -123,7 +110,9 @@ func buildAgent(ctx context.Context, dir string) (string, error) {
 	return buildProgram(ctx, dir, "agent", agentSource)
 }
 
-// buildProgram builds the one-file program source into dir/name. dir is
+// buildProgram builds the one-file program source into dir/name, static
+// and stripped as a release is built (the floors are the smallest programs
+// that do their work, the agents cost no more than they must). dir is
 // made readable to every user, so that a sandboxed agent run as another
 // user (optr as root) can execute what is in it.
 func buildProgram(ctx context.Context, dir, name, source string) (string, error) {
@@ -132,8 +121,8 @@ func buildProgram(ctx context.Context, dir, name, source string) (string, error)
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, src)
-	cmd.Dir = dir
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, src)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build the bench %s: %w\n%s", name, err, out)
 	}
@@ -142,12 +131,7 @@ func buildProgram(ctx context.Context, dir, name, source string) (string, error)
 
 // childMain runs a child mode named by args[0] and reports whether it did.
 func childMain(args []string) (bool, error) {
-	switch {
-	case len(args) >= 3 && args[0] == bareChild:
-		return true, runBareChild(args[1:])
-	case len(args) == 2 && args[0] == bareHTTP:
-		return true, runBareHTTP(args[1])
-	case len(args) >= 2 && args[0] == rssChild:
+	if len(args) >= 2 && args[0] == rssChild {
 		return true, runRSSChild(args[1:])
 	}
 	return false, nil
@@ -192,14 +176,33 @@ func timeSmall(ctx context.Context, name string, args ...string) (usage, error) 
 	return usage{wall: time.Duration(wall), cpu: time.Duration(cpu), rss: rss}, nil
 }
 
-func runBareChild(args []string) error {
-	k, err := strconv.Atoi(args[0])
+// spawnerSource is the floor command agents are measured against (P1): the
+// smallest program that does what optr cannot avoid, starting K copies of
+// argv at once, each with the intent on stdin and its stdout and stderr
+// captured, and waiting for them all: spawner K argv... It imports only
+// os/exec and what that needs, and is built static and stripped
+// (buildProgram), so that its own start costs what a process start costs;
+// optr-bench itself (a 60 MB binary) was the floor before, ~48 ms of wall
+// and ~50 ms of CPU above this one.
+const spawnerSource = `package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+func main() {
+	k, err := strconv.Atoi(os.Args[1])
 	if err != nil {
-		return err
+		panic(err)
 	}
-	argv := args[1:]
+	argv := os.Args[2:]
 	var wg sync.WaitGroup
-	errs := make([]error, k)
+	failed := make([]bool, k)
 	for i := range k {
 		wg.Go(func() {
 			var out, stderr bytes.Buffer
@@ -207,33 +210,46 @@ func runBareChild(args []string) error {
 			cmd.Stdin = strings.NewReader("sleep")
 			cmd.Stdout, cmd.Stderr = &out, &stderr
 			if err := cmd.Run(); err != nil {
-				errs[i] = fmt.Errorf("agent %d: %w: %s", i, err, stderr.String())
+				os.Stderr.WriteString("agent " + strconv.Itoa(i) + ": " + err.Error() + ": " + stderr.String() + "\n")
+				failed[i] = true
 			}
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	for _, f := range failed {
+		if f {
+			os.Exit(1)
 		}
 	}
-	return nil
 }
+`
 
-// bareHTTP is the floor LLM agents are measured against: a Go program that
-// sends K Responses API requests at once to OPENAI_BASE_URL (the llmtest
-// fake, which answers after L), each with a prompt of optr's size, reads
-// every answer and exits: optr-bench bare-http K. What optr adds beyond
-// it is optr's own cost; the rest is a process's start and K requests.
-const bareHTTP = "bare-http"
+// httpClientSource is the floor LLM agents are measured against (P1b): a
+// program that sends K Responses API requests at once to OPENAI_BASE_URL
+// (the llmtest fake, which answers after L), each with a prompt of optr's
+// size, reads every answer and exits: http-client K. It imports net/http
+// and little else; what optr adds beyond it is optr's own cost, the rest
+// is a process's start and K requests.
+const httpClientSource = `package main
 
-func runBareHTTP(kArg string) error {
-	k, err := strconv.Atoi(kArg)
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+func main() {
+	k, err := strconv.Atoi(os.Args[1])
 	if err != nil {
-		return err
+		panic(err)
 	}
 	url, key := strings.TrimSuffix(os.Getenv("OPENAI_BASE_URL"), "/")+"/responses", os.Getenv("OPENAI_API_KEY")
-	body := fmt.Sprintf(`{"model":"gpt-4.1","instructions":%q,"input":"BEGIN INTENT X\nsleep\nEND INTENT X\n","max_output_tokens":4096,"store":false}`, strings.Repeat("optr's rules for the agent. ", 60))
+	body := fmt.Sprintf(` + "`" + `{"model":"gpt-4.1","instructions":%q,"input":"BEGIN INTENT X\nsleep\nEND INTENT X\n","max_output_tokens":4096,"store":false}` + "`" + `, strings.Repeat("optr's rules for the agent. ", 60))
 	var wg sync.WaitGroup
 	errs := make([]error, k)
 	for i := range k {
@@ -257,5 +273,9 @@ func runBareHTTP(kArg string) error {
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
+`

@@ -1,19 +1,21 @@
 // Command optr-bench measures optr's performance targets and prints a table:
 //
 //	P1 fan-out, optr run as a whole process over K = 4, 16, 64, 256 agents that
-//	   each take L: directly exec'd and sh -c command agents against a bare Go
-//	   program that starts the same K processes, measured in the same
-//	   repetition (wall and CPU, optr ÷ bare; goals ≤ 1.02 and ≤ 1.2); LLM
-//	   agents against the llmtest fake (wall / L ≤ 1.05 at K = 64); the
-//	   default config at K = 64 (wall / L ≤ 1.3); directly exec'd agents with
-//	   the sandbox on ÷ off, in the same repetitions (goal ≤ 1.05), with the
-//	   sandbox's CPU per agent (on − off, ÷ K). Medians of
-//	   -runs runs, min–max;
+//	   each take L: directly exec'd and sh -c command agents, the sandbox on
+//	   and off, against a minimal static program that starts the same K
+//	   processes, measured in the same repetition (wall and CPU, optr ÷
+//	   spawner; goals ≤ 1.02 and ≤ 1.2), and the sandbox on ÷ off (goal
+//	   ≤ 1.05) with the sandbox's CPU per agent (on − off, ÷ K); the default
+//	   config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
+//	P1b LLM agents against the llmtest fake: optr ÷ a minimal HTTP client
+//	   sending the same K requests (goal ≤ 1.02 at K = 64);
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
 //	   the same run with the sandbox off (direct);
-//	P2 ledger verify time / sha256sum time on the same 1M-entry ledger
-//	   (goal ≤ 2.0), and verify's peak RSS (goal ≤ 64 MiB);
+//	P2 ledger verify time (with its tree files) / openssl dgst -sha256 time
+//	   on the same bytes of a 1M-entry ledger in the layout the Action
+//	   keeps, 8 MiB sealed segments (goal ≤ 1.5), and verify's peak RSS
+//	   (goal ≤ 64 MiB); beside it / sha256sum, and the same as one flat file;
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
 //	P4 worktree set-up and patch capture for 8 coding agents on a 10,000-file
 //	   repository, as a share of the wall time of agents that run 10 s
@@ -71,9 +73,10 @@ func main() {
 		}
 		return
 	}
-	// The verify child: a separate process so its peak RSS is its own.
+	// The verify child: `optr ledger verify`'s work (the chain and every
+	// tree file), in a separate process so that its peak RSS is its own.
 	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
-		if _, err := ledger.VerifyFile(os.Args[2]); err != nil {
+		if _, err := ledger.VerifyTree(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -127,7 +130,7 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8, P9 and P13")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1 … P14, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, M1, C1)")
 	recent := flag.Int("recent", 10_000, "P13: the entries of the last 30 days (of -entries)")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
@@ -156,7 +159,7 @@ func run(ctx context.Context) error {
 		return big, err
 	}
 	benches := []bench{
-		{[]string{"P1"}, func() ([]row, error) {
+		{[]string{"P1", "P1b"}, func() ([]row, error) {
 			ks, err := parseKs(*kList)
 			if err != nil {
 				return nil, err
@@ -172,7 +175,7 @@ func run(ctx context.Context) error {
 			if err != nil {
 				return nil, err
 			}
-			return verifyVsSHA(ctx, l, *entries)
+			return verifyRows(ctx, dir, l, *entries)
 		}},
 		{[]string{"P3"}, func() ([]row, error) {
 			l, err := ledgerOf()

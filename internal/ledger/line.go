@@ -41,14 +41,14 @@ func parseLine(line []byte) (lineInfo, *lineError) {
 		return info, classify(line, err)
 	}
 	m := &info.members
-	for _, c := range []struct {
-		name string
-		m    *member
+	for _, c := range [...]struct {
+		name  string
+		found bool
 	}{
-		{memberSeq, &m.seq}, {memberTime, &m.time}, {memberKind, &m.kind}, {memberRun, &m.run},
-		{memberWorkflow, &m.workflow}, {memberPrev, &m.prev}, {memberHash, &m.hash},
+		{memberSeq, m.seq.found}, {memberTime, m.time.found}, {memberKind, m.kind.found}, {memberRun, m.run.found},
+		{memberWorkflow, m.workflow.found}, {memberPrev, m.prev.found}, {memberHash, m.hash.found},
 	} {
-		if !c.m.found {
+		if !c.found {
 			return info, newLineError(ProblemMember, "member %q is missing; every entry has seq, time, kind, run, workflow, prev and hash", c.name)
 		}
 	}

@@ -63,6 +63,7 @@ type treeBuilder struct {
 	stack []treeNode
 	n     int64
 	h     hash.Hash
+	sum   tlog.Hash // recordHash's scratch: a Sum into a local escapes
 	// formed, when set, is called with every node the builder makes,
 	// leaves included.
 	formed func(treeNode)
@@ -81,14 +82,15 @@ func (b *treeBuilder) addRecord(data []byte) {
 	b.addLeaf(b.recordHash(data))
 }
 
+// leafPrefix comes before a record's data in its leaf hash (RFC 6962).
+var leafPrefix = []byte{0}
+
 // recordHash is tlog.RecordHash without its allocation per call.
 func (b *treeBuilder) recordHash(data []byte) tlog.Hash {
-	var h tlog.Hash
 	b.h.Reset()
-	b.h.Write([]byte{0})
+	b.h.Write(leafPrefix)
 	b.h.Write(data)
-	b.h.Sum(h[:0])
-	return h
+	return tlog.Hash(b.h.Sum(b.sum[:0]))
 }
 
 // addLeaf adds the next record by its hash.

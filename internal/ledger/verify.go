@@ -23,10 +23,10 @@ type Summary struct {
 // bad line it returns a *VerifyError naming the line and why; a failure to
 // read returns another error.
 //
-// Verify streams: its memory is bounded by four buffers of 1 MiB (more only
-// for lines longer than that, up to MaxLineSize), whatever the ledger's size.
-// Reading and checking run on the calling goroutine while a second goroutine
-// hashes the lines already checked.
+// Verify streams: its memory is bounded by numBatches buffers of 1 MiB
+// (more only for lines longer than that, up to MaxLineSize), whatever the
+// ledger's size. Reading and checking run on the calling goroutine while a
+// second goroutine hashes the lines already checked.
 func Verify(r io.Reader) (Summary, error) {
 	return verifyFrom(r, Head{}, nil)
 }
@@ -36,21 +36,24 @@ func Verify(r io.Reader) (Summary, error) {
 // head.Hash. Line numbers count from head.Seq, so they stay the line
 // numbers of the whole ledger.
 func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
-	v := verifier{r: r, seq: head.Seq, lines: head.Seq, tree: tree}
-	copy(v.prevHash[:], head.Hash)
-	return v.run()
+	p := newPipeline(tree)
+	defer p.close()
+	return p.verify(r, head)
 }
 
 const (
 	firstChunk = 64 << 10 // the first read: small ledgers need no more
 	chunkSize  = 1 << 20  // later reads
-	numBatches = 4        // batches in flight between reader and hasher
+	numBatches = 6        // batches in flight between the stages
 )
 
-// batch is a buffer of complete lines on its way to the hasher.
+// batch is a buffer of complete lines on its way through the stages; or,
+// with end set, the mark that a stream's lines are all sent.
 type batch struct {
 	buf  []byte
 	jobs []hashJob
+	end  bool
+	bad  *VerifyError // on the end mark: the hasher's finding
 }
 
 // hashJob is one checked line waiting for its hash to be compared.
@@ -61,29 +64,50 @@ type hashJob struct {
 	want             int // offset of the claimed hash's hex digits, relative to start
 }
 
-type verifier struct {
-	r   io.Reader
-	eof bool
-
-	pool    chan *batch // batches the hasher is done with
+// pipeline is the verifier's stages, made once for a whole ledger however
+// many files it has: the caller reads and checks lines into batches; the
+// hasher compares each line's hash with the one it claims; with a tree,
+// a third stage adds the hashed lines to it, so that the two hashes of a
+// line (the entry's and the Merkle leaf's) are computed on different
+// goroutines while the next lines are read and parsed.
+type pipeline struct {
+	pool    chan *batch // batches the last stage is done with
 	batches int         // batches made so far, at most numBatches
+	work    chan *batch // to the hasher
+	done    chan *VerifyError
 	stop    atomic.Bool // set by the hasher when it found a bad line
-
-	tree     *treeRecorder         // the Merkle tree to add lines to, or nil
-	lines    int64                 // lines read so far
-	seq      int64                 // last good entry's seq
-	prevHash [2 * sha256.Size]byte // last good entry's claimed hash
+	tree    *treeRecorder
 }
 
-func (v *verifier) run() (Summary, error) {
-	v.pool = make(chan *batch, numBatches)
-	work := make(chan *batch, numBatches)
-	hashed := make(chan *VerifyError, 1)
-	go hashBatches(work, v.pool, &v.stop, hashed, v.tree)
+// newPipeline starts the stages; close ends them.
+func newPipeline(tree *treeRecorder) *pipeline {
+	p := &pipeline{
+		pool: make(chan *batch, numBatches),
+		work: make(chan *batch, numBatches),
+		done: make(chan *VerifyError),
+		tree: tree,
+	}
+	next := p.pool
+	if tree != nil {
+		toTree := make(chan *batch, numBatches)
+		go addBatches(toTree, p.pool, p.done, tree)
+		next = toTree
+	}
+	go hashBatches(p.work, next, p.done, &p.stop, tree != nil)
+	return p
+}
 
-	bad, err := v.read(work)
-	close(work)
-	if herr := <-hashed; herr != nil {
+func (p *pipeline) close() { close(p.work) }
+
+// verify verifies one stream through the pipeline, as verifyFrom does; it
+// returns once every stage is done with the stream's lines.
+func (p *pipeline) verify(r io.Reader, head Head) (Summary, error) {
+	p.stop.Store(false)
+	v := verifier{p: p, r: r, seq: head.Seq, lines: head.Seq}
+	copy(v.prevHash[:], head.Hash)
+	bad, err := v.read()
+	p.work <- &batch{end: true}
+	if herr := <-p.done; herr != nil {
 		return Summary{}, herr // an earlier line than any the reader found
 	}
 	if bad != nil {
@@ -99,13 +123,24 @@ func (v *verifier) run() (Summary, error) {
 	return s, nil
 }
 
+type verifier struct {
+	p   *pipeline
+	r   io.Reader
+	eof bool
+
+	lines    int64                 // lines read so far
+	seq      int64                 // last good entry's seq
+	prevHash [2 * sha256.Size]byte // last good entry's claimed hash
+}
+
 // read reads and checks lines, handing each checked batch to the hasher.
 // It stops at the first bad line or at the end of the input.
-func (v *verifier) read(work chan<- *batch) (*VerifyError, error) {
-	cur := v.nextBatch(firstChunk)
+func (v *verifier) read() (*VerifyError, error) {
+	work := v.p.work
+	cur := v.p.nextBatch(firstChunk)
 	n := 0 // bytes of data in cur.buf
 	for {
-		if v.stop.Load() {
+		if v.p.stop.Load() {
 			work <- cur
 			return nil, nil // the hasher reports the bad line
 		}
@@ -139,7 +174,7 @@ func (v *verifier) read(work chan<- *batch) (*VerifyError, error) {
 		if p == 0 {
 			continue // no complete line yet: grow and read more
 		}
-		next := v.nextBatch(chunkSize)
+		next := v.p.nextBatch(chunkSize)
 		if carry := n - p; carry >= len(next.buf) {
 			next.buf = make([]byte, len(cur.buf))
 		}
@@ -150,17 +185,17 @@ func (v *verifier) read(work chan<- *batch) (*VerifyError, error) {
 }
 
 // nextBatch returns an empty batch: a new one of size bytes while fewer
-// than numBatches exist, else the next one the hasher gives back.
-func (v *verifier) nextBatch(size int) *batch {
+// than numBatches exist, else the next one the last stage gives back.
+func (p *pipeline) nextBatch(size int) *batch {
 	var b *batch
 	select {
-	case b = <-v.pool:
+	case b = <-p.pool:
 	default:
-		if v.batches < numBatches {
-			v.batches++
+		if p.batches < numBatches {
+			p.batches++
 			return &batch{buf: make([]byte, size)}
 		}
-		b = <-v.pool
+		b = <-p.pool
 	}
 	b.jobs = b.jobs[:0]
 	if len(b.buf) < size {
@@ -211,11 +246,11 @@ func (v *verifier) follows(info *lineInfo) *lineError {
 		}
 		return newLineError(ProblemSeq, "seq is %d, want %d (the previous entry's seq plus one): an entry was deleted, duplicated or moved", info.seq, v.seq+1)
 	}
-	want := []byte(ZeroHash)
-	if v.seq > 0 {
-		want = v.prevHash[:]
-	}
-	if !bytes.Equal(info.prev, want) {
+	if v.seq == 0 && string(info.prev) != ZeroHash || v.seq > 0 && !bytes.Equal(info.prev, v.prevHash[:]) {
+		want := []byte(ZeroHash)
+		if v.seq > 0 {
+			want = v.prevHash[:]
+		}
 		return newLineError(ProblemPrev, "prev is %s, want %s (the previous entry's hash): the chain is broken here", info.prev, want)
 	}
 	return nil
@@ -234,16 +269,30 @@ func (v *verifier) atEOF() bool {
 
 // hashBatches hashes every queued line and compares it with the hash the
 // line claims. On a mismatch it sets stop, so that the reader gives up
-// early; it reports the first mismatch (or nil) when work is closed.
-//
-// With a tree, every good line is also added to it as a record.
-func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, result chan<- *VerifyError, tree *treeRecorder) {
+// early. At a stream's end mark it reports the stream's first mismatch (or
+// nil): on done, or, when there is a tree stage, through it. Batches go on
+// to next: the tree stage, or back to the pool.
+func hashBatches(work <-chan *batch, next chan<- *batch, done chan<- *VerifyError, stop *atomic.Bool, toTree bool) {
+	if toTree {
+		defer close(next)
+	}
 	var bad *VerifyError
 	h := sha256.New()
 	var sum [sha256.Size]byte
 	for b := range work {
-		for _, j := range b.jobs {
+		if b.end {
+			if toTree {
+				b.bad = bad
+				next <- b
+			} else {
+				done <- bad
+			}
+			bad = nil
+			continue
+		}
+		for k, j := range b.jobs {
 			if bad != nil {
+				b.jobs = b.jobs[:k] // the tree stage adds only good lines
 				break
 			}
 			line := b.buf[j.start:j.end]
@@ -252,13 +301,25 @@ func hashBatches(work <-chan *batch, pool chan<- *batch, stop *atomic.Bool, resu
 			if !hashMatches(&sum, want) {
 				bad = newLineError(ProblemHash, "hash is %s, but the line hashes to %x: the entry was changed after it was written", want, sum).at(j.line)
 				stop.Store(true)
+				b.jobs = b.jobs[:k]
 				break
 			}
-			if tree != nil {
-				tree.add(line)
-			}
+		}
+		next <- b
+	}
+}
+
+// addBatches adds every line of the batches the hasher passes on to the
+// tree, and reports the hasher's finding at each stream's end mark.
+func addBatches(work <-chan *batch, pool chan<- *batch, done chan<- *VerifyError, tree *treeRecorder) {
+	for b := range work {
+		if b.end {
+			done <- b.bad
+			continue
+		}
+		for _, j := range b.jobs {
+			tree.add(b.buf[j.start:j.end])
 		}
 		pool <- b
 	}
-	result <- bad
 }

@@ -32,6 +32,8 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("verify ledger: %w", err)
 	}
+	p := newPipeline(tree) // one for all the files
+	defer p.close()
 	var sum Summary
 	for _, s := range segs {
 		name := filepath.Base(s.Path)
@@ -44,7 +46,7 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 		if tree != nil {
 			tree.startSegment(s.First)
 		}
-		next, err := verifyPart(s.Path, sum.Head, tree)
+		next, err := verifyPart(p, s.Path, sum.Head)
 		if err != nil {
 			return sum, err
 		}
@@ -63,7 +65,7 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 			return sum, err
 		}
 	}
-	next, err := verifyPart(path, sum.Head, tree)
+	next, err := verifyPart(p, path, sum.Head)
 	if errors.Is(err, os.ErrNotExist) && len(segs) > 0 {
 		return sum, nil
 	}
@@ -71,13 +73,13 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 }
 
 // verifyPart verifies one file of a ledger, continuing from head.
-func verifyPart(path string, head Head, tree *treeRecorder) (Summary, error) {
+func verifyPart(p *pipeline, path string, head Head) (Summary, error) {
 	f, err := inputfile.Open(path)
 	if err != nil {
 		return Summary{Entries: head.Seq, Head: head}, fmt.Errorf("verify ledger: %w", err)
 	}
 	defer f.Close()
-	s, err := verifyFrom(f, head, tree)
+	s, err := p.verify(f, head)
 	if err != nil {
 		return s, fmt.Errorf("ledger %s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -92,5 +93,30 @@ func TestKilledOwner(t *testing.T) {
 	got, err = Reap(t.Context())
 	if err != nil || slices.Contains(got.Processes, mine.Process.Pid) {
 		t.Fatalf("Reap killed a group of a live optr: %v, %v", got, err)
+	}
+}
+
+// ownerOf reads an environment larger than its buffer to its end, and a
+// buffer used again holds nothing of the environment read before it.
+func TestOwnerOfReadsTheWholeEnvironment(t *testing.T) {
+	start := func(env ...string) int {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "sleep", "300")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	pad := "PAD=" + strings.Repeat("x", 100<<10) // one string may not pass 128 KiB
+	big := start(pad, "A"+pad, "B"+pad, ownerVar+"=123:456")
+	small := start("PATH=/usr/bin")
+	buf, owner, ok := ownerOf(big, nil)
+	if !ok || owner != "123:456" {
+		t.Fatalf("ownerOf(a 300 KiB environment) = %q, %v; want 123:456, true", owner, ok)
+	}
+	if _, owner, ok := ownerOf(small, buf); ok {
+		t.Fatalf("ownerOf(an environment without %s) = %q, true, with the buffer of the one before", ownerVar, owner)
 	}
 }

@@ -104,6 +104,9 @@ func Find(text, path string, which Set) []Match {
 		}
 		for _, w := range windows[r] {
 			part := text[w.from:w.to]
+			if !r.mayMatch(part) {
+				continue // no match can lie in part
+			}
 			for _, loc := range cr.Regex.FindAllStringSubmatchIndex(part, -1) {
 				if m, ok := s.accept(cr, text, w.from, loc, path); ok {
 					out = append(out, m)

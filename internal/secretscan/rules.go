@@ -47,6 +47,11 @@ type rule struct {
 	// keyword is a common word ("password", "secret", "ey") cheap.
 	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
+	// required are strings every match holds, and minWidth the fewest
+	// bytes a match has (required.go): a window without one of them, or
+	// shorter, is not searched.
+	required []literal
+	minWidth int
 
 	shapeOnce sync.Once
 	shapeErr  error
@@ -127,6 +132,7 @@ func (s *set) shape(r *rule) error {
 			return
 		}
 		r.reach, r.multiline = maxWidth(re), spansLines(re)
+		r.required, r.minWidth = requiredLiterals(re.Simplify()), minWidth(re.Simplify())
 		if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
 			secret := secretOf(re, vr.SecretGroup)
 			r.atStart = startsWithKeyword(secret, vr.Keywords)
