@@ -39,27 +39,29 @@ func (a *issueAsker) Paused(ctx context.Context, rep *pipeline.Report, cp checkp
 }
 
 // choose answers the open checkpoint of the issue's workflow with
-// `/optr choose N [note]`.
-func (j *Job) choose(ctx context.Context, trig action.Trigger) error {
-	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
+// `/optr choose N [note]`; it is the iteration whose checkpoint it is
+// (nil on an issue).
+func (j *Job) choose(ctx context.Context, trig action.Trigger, it *iteration) error {
+	return j.answer(ctx, trig, it, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
 		return checkpoint.Decide(cp, trig.Choice, trig.Sender, trig.Note, checkpoint.SourceComment)
 	})
 }
 
 // abort ends the paused run of the issue's workflow (`/optr abort`).
-func (j *Job) abort(ctx context.Context, trig action.Trigger) error {
-	return j.answer(ctx, trig, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
+func (j *Job) abort(ctx context.Context, trig action.Trigger, it *iteration) error {
+	return j.answer(ctx, trig, it, func(cp checkpoint.Checkpoint) (checkpoint.Decision, error) {
 		return checkpoint.AbortDecision(cp, trig.Sender, trig.Note, checkpoint.SourceComment)
 	})
 }
 
 // answer resumes a paused run from the committed checkpoint (never from
 // a comment body, which anyone can edit) and carries the decision out,
-// through the same sequence as `optr resume` (pipeline.Driver.Answer).
-func (j *Job) answer(ctx context.Context, trig action.Trigger, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
-	cfg, err := j.loadConfig()
+// through the same sequence as `optr resume` (pipeline.Driver.Answer),
+// under the config of a run (configOf).
+func (j *Job) answer(ctx context.Context, trig action.Trigger, it *iteration, decide func(checkpoint.Checkpoint) (checkpoint.Decision, error)) error {
+	cfg, err := j.configOf(ctx, it)
 	if err != nil {
-		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), &UsageError{Err: err})
+		return j.reply(ctx, trig, "optr could not read its config: "+err.Error(), err)
 	}
 	lakeDir := j.datalake()
 	where := pipeline.Spec{Config: cfg, Datalake: lakeDir, LedgerPath: datalake.Open(lakeDir).LedgerPath(), Dir: j.workspace()}

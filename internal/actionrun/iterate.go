@@ -19,7 +19,6 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/review"
-	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Iteration (DESIGN §4.16): `/optr run` on a pull request optr opened
@@ -107,9 +106,6 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 
 	last, err := j.lastOptrCommit(ctx, it.pull.HeadSHA)
 	if err != nil {
-		return true, j.failIteration(ctx, *trig, err)
-	}
-	if it.from, err = worktree.Head(ctx, "", j.workspace()); err != nil {
 		return true, j.failIteration(ctx, *trig, err)
 	}
 	if err := j.onBranch(ctx, it, last.SHA); err != nil {

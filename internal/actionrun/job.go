@@ -142,17 +142,19 @@ func (j *Job) dispatch(ctx context.Context) error {
 		}
 		return j.run(ctx, trig)
 	case action.Choose, action.Abort:
+		var it *iteration
 		if trig.PullRequest { // the checkpoint is an iteration's, filed under the workflow of optr's branch
-			it, done, err := j.pullOfTrigger(ctx, trig)
-			if done {
+			var done bool
+			var err error
+			if it, done, err = j.pullOfTrigger(ctx, trig); done {
 				return err
 			}
 			trig.Workflow = it.workflow
 		}
 		if trig.Command == action.Choose {
-			return j.choose(ctx, trig)
+			return j.choose(ctx, trig, it)
 		}
-		return j.abort(ctx, trig)
+		return j.abort(ctx, trig, it)
 	}
 	return &UsageError{Err: fmt.Errorf("unknown action %q", trig.Command)}
 }

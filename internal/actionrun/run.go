@@ -44,9 +44,9 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 			return err
 		}
 	}
-	cfg, err := j.loadConfig()
+	cfg, err := j.configOf(ctx, it)
 	if err != nil {
-		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
+		return j.failEarly(ctx, trig, runID, err)
 	}
 	if it != nil {
 		if done, err := j.prepareIteration(ctx, &trig, it, cfg); done {
@@ -169,16 +169,43 @@ func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, 
 	return err
 }
 
-func (j *Job) loadConfig() (*config.Config, error) {
-	path := j.in.Config
-	explicit := path != "" && path != config.DefaultPath
-	if path == "" {
-		path = config.DefaultPath
+// configOf is the config of a run, or of an answer to a checkpoint: the
+// workspace's, or for an iteration (it not nil) its base branch's (see
+// iterationConfig). Bad input is a *UsageError.
+func (j *Job) configOf(ctx context.Context, it *iteration) (*config.Config, error) {
+	if it != nil {
+		return j.iterationConfig(ctx, it)
 	}
+	cfg, err := j.loadConfig()
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return cfg, nil
+}
+
+func (j *Job) loadConfig() (*config.Config, error) {
+	path, explicit := j.configPath()
 	cfg, err := config.LoadOrDefault(j.inWorkspace(path), explicit, j.agentEnv)
 	if err != nil {
 		return nil, err
 	}
+	return j.settle(cfg)
+}
+
+// configPath is the config input's path (default config.DefaultPath);
+// explicit when the input names another.
+func (j *Job) configPath() (path string, explicit bool) {
+	path = j.in.Config
+	explicit = path != "" && path != config.DefaultPath
+	if path == "" {
+		path = config.DefaultPath
+	}
+	return path, explicit
+}
+
+// settle applies the inputs to a config read and checks what the job
+// needs of it: the changes input, the ledger key, the masks of its keys.
+func (j *Job) settle(cfg *config.Config) (*config.Config, error) {
 	if j.in.Changes != "" { // validated by action.LoadInputs
 		cfg.Changes.Mode = j.in.Changes
 	}

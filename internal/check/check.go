@@ -41,6 +41,10 @@ type Constraint struct {
 	// regex, not-regex, max-length, json, json-schema): anyone holding the
 	// output can judge it again and must get the same verdict (Recheck).
 	Deterministic bool
+	// Program marks a check that runs a program (command): its verdict
+	// depends on the directory it runs in as well as the output, so only
+	// a fresh tree holding the same change can judge it again (Rerun).
+	Program bool
 }
 
 // VerdictStatus is the state of one constraint for one result.

@@ -11,10 +11,26 @@ import "context"
 // constraint ev has no verdict for is added. Overruled names the
 // constraints whose recorded verdict was not the one found again.
 func Recheck(ctx context.Context, constraints []Constraint, ev Evaluation, output string) (out Evaluation, overruled []string) {
+	var det []Constraint
+	for _, c := range constraints {
+		if c.Deterministic {
+			det = append(det, c)
+		}
+	}
+	return Rerun(ctx, det, ev, output)
+}
+
+// Rerun judges output again by every one of constraints that has a
+// checker, under ctx (WithDir: a fresh tree holding the result's change,
+// for command checks), and puts those verdicts in place of the ones ev
+// recorded, as Recheck does; the caller chooses which constraints it can
+// judge again. Overruled names the constraints whose recorded verdict
+// was not the one found again.
+func Rerun(ctx context.Context, constraints []Constraint, ev Evaluation, output string) (out Evaluation, overruled []string) {
 	ctx = withHash(ctx, output)
 	verdicts := append([]Verdict(nil), ev.Verdicts...)
 	for _, c := range constraints {
-		if !c.Deterministic || c.Checker == nil {
+		if c.Checker == nil {
 			continue
 		}
 		v := evaluateOne(ctx, c, output)

@@ -56,7 +56,7 @@ func Resolve(cfg *config.Config, extra []string, opts Options) ([]Constraint, er
 		}
 		k, _ := kindOf(c) // New built it: the kind is known
 		out = append(out, Constraint{Name: name, Hard: c.Hard, Checker: ch, Description: describe(name, c),
-			Deterministic: !k.judged && !k.program})
+			Deterministic: !k.judged && !k.program, Program: k.program})
 	}
 	kept, _ := CapIntent(cfg, extra)
 	for _, name := range kept {

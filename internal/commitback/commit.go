@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optr-dev/optr/internal/clock"
 	"github.com/optr-dev/optr/internal/gitdata"
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -128,20 +129,9 @@ func (c *Committer) settings() (int, Backoff, func(context.Context, time.Duratio
 		backoff = ContentionBackoff
 	}
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = clock.Sleep
 	}
 	return attempts, backoff, sleep
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // startLedger gives an empty repository its first commit, an empty ledger

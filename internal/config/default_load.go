@@ -20,14 +20,26 @@ var ErrMissing = errors.New("config file does not exist")
 // Default).
 func LoadOrDefault(path string, explicit bool, getenv func(string) string) (*Config, error) {
 	cfg, err := load(path, getenv)
-	if err == nil {
-		return cfg, nil
-	}
 	if errors.Is(err, fs.ErrNotExist) {
-		if explicit {
-			return nil, fmt.Errorf("%w: %s", ErrMissing, path)
-		}
-		return Default(getenv), nil
+		return missing(path, explicit, getenv)
 	}
-	return nil, err
+	return cfg, err
+}
+
+// ParseOrDefault is LoadOrDefault for a config read from elsewhere than
+// the file system (a commit, through GitHub): data is the file at path,
+// nil when there is none.
+func ParseOrDefault(path string, data []byte, explicit bool, getenv func(string) string) (*Config, error) {
+	if data == nil {
+		return missing(path, explicit, getenv)
+	}
+	return parse(path, data, getenv)
+}
+
+// missing is the config when the file at path does not exist.
+func missing(path string, explicit bool, getenv func(string) string) (*Config, error) {
+	if explicit {
+		return nil, fmt.Errorf("%w: %s", ErrMissing, path)
+	}
+	return Default(getenv), nil
 }

@@ -111,3 +111,26 @@ func (c *Client) DatedCommit(ctx context.Context, sha string) (DatedCommit, erro
 	}
 	return out, nil
 }
+
+// MaxChangedFiles is how many files GitHub lists in a comparison: a
+// change with this many may have more.
+const MaxChangedFiles = 300
+
+// ChangedFiles lists the paths head's change touches since its merge base
+// with base (GET compare/{base}...{head}, GitHub's three-dot diff): every
+// file added, removed or modified, and a renamed file under both names.
+// GitHub lists at most MaxChangedFiles.
+func (c *Client) ChangedFiles(ctx context.Context, base, head string) ([]string, error) {
+	cmp, _, err := c.gh.Repositories.CompareCommits(ctx, c.owner, c.repo, base, head, &gh.ListOptions{PerPage: 1})
+	if err != nil {
+		return nil, fmt.Errorf("compare %.12s with %.12s in %s: %w", base, head, c.Repository(), err)
+	}
+	var out []string
+	for _, f := range cmp.Files {
+		out = append(out, f.GetFilename())
+		if p := f.GetPreviousFilename(); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

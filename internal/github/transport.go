@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optr-dev/optr/internal/clock"
 	"github.com/sethvargo/go-retry"
 )
 
@@ -57,7 +58,7 @@ func newTransport(base http.RoundTripper, basePath string, o Options) *transport
 		t.now = time.Now
 	}
 	if t.sleep == nil {
-		t.sleep = sleepCtx
+		t.sleep = clock.Sleep
 	}
 	switch {
 	case t.maxRetries == 0:
@@ -72,20 +73,6 @@ func newTransport(base http.RoundTripper, basePath string, o Options) *transport
 		t.timeout = 60 * time.Second
 	}
 	return t
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-timer.C:
-		return nil
-	}
 }
 
 // backoff is the schedule for 5xx answers and broken connections.

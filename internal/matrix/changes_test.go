@@ -104,6 +104,50 @@ func TestChangesOverTheMatrix(t *testing.T) {
 		}
 	}
 
+	rep := gatherChanges(t, plan, ws, out)
+	if rep.Status != pipeline.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	for _, name := range []string{"alpha", "gamma"} {
+		if v := rep.Result(name).Checks; v.Admissible {
+			t.Errorf("%s's change is admissible: %+v", name, v)
+		}
+	}
+	if got := gittest.Sh(t, ws, "cat greet.txt world.txt .github/workflows/ci.yml"); got != "hello, world\nworld\non: push" {
+		t.Errorf("the workspace after the gather applied π*'s change:\n%s", got)
+	}
+	if patch, err := os.ReadFile(rep.Run.Path(pipeline.PatchFile("beta"))); err != nil || !strings.Contains(string(patch), "+hello, world") {
+		t.Errorf("beta's patch is not in the gather's run: %v %q", err, patch)
+	}
+}
+
+// A gather whose checkout does not hold the plan's commit cannot make the
+// fresh tree π*'s command checks run in again: they fail closed, with the
+// reason, and nothing is delivered.
+func TestGatherFailsClosedWithoutThePlansCommit(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	out, _ := runChangeTasks(t, plan, ws)
+	other := gittest.Repo(t, map[string]string{"greet.txt": "another history\n"})
+	rep := gatherChanges(t, plan, other, out)
+	if rep.Selected != "" || rep.Delivery.Applied {
+		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
+	}
+	beta := rep.Result("beta").Checks
+	i := slices.IndexFunc(beta.Verdicts, func(v check.Verdict) bool { return v.Constraint == "greets-world" })
+	if beta.Admissible || i < 0 || !strings.Contains(beta.Verdicts[i].Reason, "the gather found failed: failed closed, the check could not run: the gather could not make a fresh tree to run it again: worktrees: the workspace") {
+		t.Errorf("beta's command check without a fresh tree: %+v", beta)
+	}
+	if got := gittest.Sh(t, other, "cat greet.txt"); got != "another history" {
+		t.Errorf("the gather's workspace was changed: %q", got)
+	}
+}
+
+// gatherChanges gathers the task results in out and runs the gather's
+// driver on them, delivering π*'s change to ws; the fresh trees it runs
+// π*'s command checks in must be gone when it returns.
+func gatherChanges(t *testing.T, plan *Plan, ws, out string) *pipeline.Report {
+	t.Helper()
 	g, err := Gather(t.Context(), plan, out)
 	if err != nil || len(g.Refused)+len(g.Missing) > 0 {
 		t.Fatalf("Gather = %v, refused %v, missing %v", err, g.Refused, g.Missing)
@@ -122,22 +166,41 @@ func TestChangesOverTheMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if left, err := os.ReadDir(gatherRoot); len(left) != 0 || (err != nil && !errors.Is(err, os.ErrNotExist)) {
+		t.Errorf("the gather left worktrees in %s: %v %v", gatherRoot, left, err)
+	}
+	return rep
+}
+
+// The gather does not take a task's word for its command checks either
+// (issue 27 item 3): alpha's change fails the hard command check
+// greets-world, but its result.json was rewritten to say it passed, and
+// to look faster than beta, so that it would be π*. The gather runs π*'s
+// command checks again in a fresh tree at the plan's commit with its
+// patch, finds greets-world failed, selects again, checks beta the same
+// way, and delivers beta's change.
+func TestGatherRerunsCommandChecksOfPiStar(t *testing.T) {
+	t.Parallel()
+	plan, ws := planChanges(t)
+	out, _ := runChangeTasks(t, plan, ws)
+	editResult(t, out, "alpha", func(tr *TaskResult) {
+		forgePassed(tr, "greets-world")
+		tr.Result.TTVms, tr.Result.ExecMS = 0, 0 // the fastest, and first by name on a tie
+	})
+	rep := gatherChanges(t, plan, ws, out)
 	if rep.Status != pipeline.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
 		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
 	}
-	for _, name := range []string{"alpha", "gamma"} {
-		if v := rep.Result(name).Checks; v.Admissible {
-			t.Errorf("%s's change is admissible: %+v", name, v)
-		}
+	alpha := rep.Result("alpha").Checks
+	if alpha.Admissible {
+		t.Errorf("alpha's forged result is admissible: %+v", alpha)
 	}
-	if got := gittest.Sh(t, ws, "cat greet.txt world.txt .github/workflows/ci.yml"); got != "hello, world\nworld\non: push" {
+	i := slices.IndexFunc(alpha.Verdicts, func(v check.Verdict) bool { return v.Constraint == "greets-world" })
+	if i < 0 || !strings.HasPrefix(alpha.Verdicts[i].Reason, "the task recorded passed, the gather found failed: command grep exited with status 1") {
+		t.Errorf("alpha's greets-world verdict does not say it was overruled: %+v", alpha.Verdicts)
+	}
+	if got := gittest.Sh(t, ws, "cat greet.txt world.txt"); got != "hello, world\nworld" {
 		t.Errorf("the workspace after the gather applied π*'s change:\n%s", got)
-	}
-	if patch, err := os.ReadFile(rep.Run.Path(pipeline.PatchFile("beta"))); err != nil || !strings.Contains(string(patch), "+hello, world") {
-		t.Errorf("beta's patch is not in the gather's run: %v %q", err, patch)
-	}
-	if _, err := os.Stat(gatherRoot); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the gather started worktrees in %s: %v", gatherRoot, err)
 	}
 }
 
@@ -200,14 +263,7 @@ func TestGatherRejudgesChanges(t *testing.T) {
 	t.Parallel()
 	plan, ws := planChanges(t)
 	out, _ := runChangeTasks(t, plan, ws)
-	editResult(t, out, "gamma", func(tr *TaskResult) {
-		for i, v := range tr.Checks.Verdicts {
-			if v.Constraint == worktree.VerdictName {
-				tr.Checks.Verdicts[i].Status, tr.Checks.Verdicts[i].Reason = check.Passed, ""
-			}
-		}
-		tr.Checks.Admissible = true
-	})
+	editResult(t, out, "gamma", func(tr *TaskResult) { forgePassed(tr, worktree.VerdictName) })
 	editResult(t, out, "beta", func(tr *TaskResult) {
 		files := tr.Result.Change.Files
 		tr.Result.Change.Files = slices.DeleteFunc(files, func(f worktree.FileStat) bool { return f.Path == "world.txt" })

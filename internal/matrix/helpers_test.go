@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
@@ -95,4 +96,16 @@ func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// forgePassed rewrites tr's verdict of constraint to passed, its
+// evaluation summed up again to match, as a task job whose agent or
+// command checks rewrote its result.json would.
+func forgePassed(tr *TaskResult, constraint string) {
+	for i, v := range tr.Checks.Verdicts {
+		if v.Constraint == constraint {
+			tr.Checks.Verdicts[i].Status, tr.Checks.Verdicts[i].Reason = check.Passed, ""
+		}
+	}
+	tr.Checks = check.Summarize(tr.Checks.Verdicts)
 }

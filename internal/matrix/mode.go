@@ -45,6 +45,11 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 			return err
 		}
 		recheck(ctx, x.Options.Constraints, r)
+	}
+	if err := confirm(ctx, x, m.Gathered); err != nil {
+		return err
+	}
+	for _, r := range m.Gathered.Results {
 		if patch, ok := m.Gathered.patches[r.Agent]; ok {
 			if err := x.Report.Run.WriteChange(pipeline.PatchFile(r.Agent), patch); err != nil {
 				return fmt.Errorf("record %s: %w", pipeline.PatchFile(r.Agent), err)
@@ -82,8 +87,13 @@ func recheck(ctx context.Context, constraints []check.Constraint, r *executor.Re
 	if len(r.Checks.Verdicts) == 0 {
 		return
 	}
-	recorded := r.Checks.Verdicts
 	ev, overruled := check.Recheck(ctx, constraints, r.Checks, r.Output)
+	r.Checks = overrule(r.Checks.Verdicts, ev, overruled)
+}
+
+// overrule is ev with the reason of each verdict of overruled saying what
+// the task had recorded for it instead (recorded).
+func overrule(recorded []check.Verdict, ev check.Evaluation, overruled []string) check.Evaluation {
 	for i, v := range ev.Verdicts {
 		if !slices.Contains(overruled, v.Constraint) {
 			continue
@@ -94,7 +104,7 @@ func recheck(ctx context.Context, constraints []check.Constraint, r *executor.Re
 		}
 		ev.Verdicts[i].Reason = fmt.Sprintf("the task recorded %s, the gather found %s: %s", was, v.Status, v.Reason)
 	}
-	r.Checks = ev
+	return ev
 }
 
 // charge counts what the tasks spent in the run's meter, each result's

@@ -114,3 +114,55 @@ func runFiles(t *testing.T, rep *pipeline.Report) []string {
 	slices.Sort(rel)
 	return rel
 }
+
+// signedConfig has two command agents that answer in text; the hard
+// command check reads the answer on its stdin, and only second's passes.
+const signedConfig = `agents:
+  first:  { provider: command, run: [sh, -c, "cat >/dev/null; printf 'draft\n'"] }
+  second: { provider: command, run: [sh, -c, "cat >/dev/null; printf 'signed off\n'"] }
+constraints:
+  signed: { check: command, run: [grep, -q, "signed off"] }
+selection: { on-no-admissible: fail }
+`
+
+// Without code changes the gather runs π*'s command checks again on its
+// output (issue 27 item 3): first's result.json was rewritten to say its
+// answer passed the hard command check, and to look fastest; the gather
+// finds it failed and selects second, which it checked the same way.
+func TestGatherRerunsCommandChecksOnText(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	plan, err := makePlan(t, parseConfig(t, signedConfig), ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	runTasks(t, plan, ws, out)
+	editResult(t, out, "first", func(tr *TaskResult) {
+		forgePassed(tr, "signed")
+		tr.Result.TTVms, tr.Result.ExecMS = 0, 0 // the fastest, and first by name on a tie
+	})
+	g, err := Gather(t.Context(), plan, out)
+	if err != nil || len(g.Refused) > 0 {
+		t.Fatalf("Gather = %v, refused %v", err, g.Refused)
+	}
+	lake := filepath.Join(t.TempDir(), ".optr")
+	spec, err := plan.Spec(lake, filepath.Join(lake, "ledger.jsonl"), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := (&pipeline.Driver{Deps: testDeps(), Mode: GatherMode{Mode: plan.Mode, Gathered: g}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != pipeline.Completed || rep.Selected != "second" {
+		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
+	}
+	first := rep.Result("first").Checks
+	if first.Admissible || len(first.Verdicts) != 1 || !strings.HasPrefix(first.Verdicts[0].Reason, "the task recorded passed, the gather found failed: command grep exited with status 1") {
+		t.Errorf("first's forged verdicts were not overruled: %+v", first)
+	}
+	if second := rep.Result("second").Checks; !second.Admissible {
+		t.Errorf("second's honest result is not admissible: %+v", second)
+	}
+}

@@ -100,11 +100,7 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 	if !cfg.On() || p.mode.Traits().Gathers {
 		return nil, nil
 	}
-	opts := worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID}
-	if uid, gid, ok := p.sandbox.Owner(); ok {
-		opts.Owner = &worktree.Owner{UID: uid, GID: gid} // trees written as the agents' user: no chown after
-	}
-	run, err := worktree.Start(ctx, opts)
+	run, err := p.StartTrees(ctx, "")
 	if err != nil {
 		return nil, inputErr(fmt.Errorf("changes.mode is %s: %w", cfg.Mode, err))
 	}
@@ -112,9 +108,29 @@ func (p *Prepared) startChanges(ctx context.Context) (*codeChanges, error) {
 		_ = run.Discard(ctx)
 		return nil, inputErr(err)
 	}
-	// Each agent's repository reads the workspace's objects.
-	p.sandbox.AllowRead(run.ReadOnly()...)
 	return &codeChanges{run: run, limits: worktree.Limits{Redactor: p.agents.secret}, trees: map[string]*placed{}}, nil
+}
+
+// StartTrees starts worktrees for the run as its coding agents get them:
+// under Deps.WorktreeRoot, written as the sandbox's user, their
+// repositories' borrowed objects readable in the sandbox; each tree starts
+// at base ("" for the workspace's HEAD). The caller closes the run. The
+// run's agents get theirs from Execute; a matrix gather, which runs no
+// agent, starts its own to run the command checks on a task's change
+// again. Call it once the run executes (Mode.Run), when the sandbox has
+// started.
+func (p *Prepared) StartTrees(ctx context.Context, base string) (*worktree.Run, error) {
+	opts := worktree.Options{Workspace: p.Spec.Dir, Root: p.deps.WorktreeRoot, RunID: p.Spec.RunID, Base: base}
+	if uid, gid, ok := p.sandbox.Owner(); ok {
+		opts.Owner = &worktree.Owner{UID: uid, GID: gid} // trees written as the agents' user: no chown after
+	}
+	run, err := worktree.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	// Each tree's repository reads the workspace's objects.
+	p.sandbox.AllowRead(run.ReadOnly()...)
+	return run, nil
 }
 
 // scriptsCommitted refuses a run whose command agent (among the run's

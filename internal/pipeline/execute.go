@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -301,9 +302,17 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 		if spec.Config.Detection.All {
 			p.scanAll(ctx, rep)
 		}
-		rep.Selection = selection.Select(candidates(rep.Results), spec.Config.Selection)
+		rep.Selection = Select(rep.Results, spec.Config.Selection)
 	}
 	return nil
+}
+
+// Select is the selection the driver makes over results when the mode
+// made none (Report.Selection): the same results give the same π*, so a
+// mode may learn it first (a matrix gather re-checks π* before the
+// driver delivers it).
+func Select(results []*executor.Result, cfg config.Selection) selection.Result {
+	return selection.Select(candidates(results), cfg)
 }
 
 // settleSpend gives each result what was spent for it, once its checks

@@ -40,7 +40,8 @@ type Traits struct {
 	Worktrees bool
 	// Gathers: the mode runs no agent in this process but hands over
 	// results that agents produced and were checked elsewhere (a matrix
-	// gather), so the run starts no worktrees.
+	// gather), so the run starts no worktrees for agents (a gather starts
+	// its own, Prepared.StartTrees, to run π*'s command checks again).
 	Gathers bool
 	// Spools: outputs too large to hold in memory wait on disk until the
 	// run's files are written from them. A mode that reads outputs whole

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -185,4 +186,35 @@ func gitOr(bin string) string {
 		return "git"
 	}
 	return bin
+}
+
+// Apply applies patch to the tree's files and index, checked first and
+// never partially (as Apply does to a workspace, with the isolated git
+// every command on a tree runs), and gives what it wrote to the run's
+// Owner, as the tree's own files are: a check run in the tree as the
+// sandbox's user (a matrix gather running π*'s command checks again on
+// its change) can write where the agent could.
+func (t *Tree) Apply(ctx context.Context, patch []byte) error {
+	paths, err := PatchPaths(ctx, t.run.git.bin, patch)
+	if err != nil {
+		return fmt.Errorf("apply the change: %w", err)
+	}
+	gitDir := filepath.Join(t.dir, ".git")
+	g := t.run.git.isolate().with("GIT_DIR="+gitDir, "GIT_WORK_TREE="+t.dir)
+	if _, err := g.run(ctx, t.dir, patch, "apply", "--index", "-"); err != nil {
+		return fmt.Errorf("apply the change to %s: %w: %w", t.dir, ErrNotApplicable, err)
+	}
+	if t.run.owner == nil {
+		return nil
+	}
+	owned := []string{filepath.Join(gitDir, "index")}
+	for _, p := range paths {
+		for d := p; d != "." && d != "/"; d = path.Dir(d) {
+			full := filepath.Join(t.dir, filepath.FromSlash(d))
+			if _, err := os.Lstat(full); err == nil { // a deleted file is gone
+				owned = append(owned, full)
+			}
+		}
+	}
+	return chown(t.run.owner, owned...)
 }

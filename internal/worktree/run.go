@@ -33,6 +33,10 @@ type Options struct {
 	// Owner, when set, owns every agent's tree and repository: the user
 	// the sandbox runs agents and checks as.
 	Owner *Owner
+	// Base, when set, is the commit every tree starts from instead of the
+	// workspace's HEAD (a matrix gather re-checks a change at the plan's
+	// commit); the workspace's objects must hold it.
+	Base string
 }
 
 // DefaultRoot is where worktrees go when Options.Root is empty:
@@ -80,7 +84,8 @@ type Run struct {
 // behind (see prune), then prepares this run's directory under Root,
 // holding a lock on it for as long as the run lives, and the run's own
 // repository in it. Every tree it adds starts at the workspace's HEAD
-// commit as it is now. It writes nothing in the workspace.
+// commit as it is now, or at Options.Base. It writes nothing in the
+// workspace.
 func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err := datalake.ValidateRunID(opts.RunID); err != nil {
 		return nil, fmt.Errorf("worktrees: %w", err)
@@ -100,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if within(root, top) {
 		return nil, fmt.Errorf("worktrees: the worktree root %s is inside the workspace %s; agents' files would show up in it: choose a directory outside", root, top)
 	}
-	base, err := head(ctx, g, top)
+	base, err := startAt(ctx, g, top, opts.Base)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +174,19 @@ func head(ctx context.Context, g gitCmd, top string) (string, error) {
 	out, err := g.run(ctx, top, nil, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("worktrees: the workspace %s has no commit to start from: %w", top, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// startAt returns the commit a run's trees start from: base, verified to
+// be a commit the workspace holds, or else the workspace's HEAD.
+func startAt(ctx context.Context, g gitCmd, top, base string) (string, error) {
+	if base == "" {
+		return head(ctx, g, top)
+	}
+	out, err := g.run(ctx, top, nil, "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("worktrees: the workspace %s does not hold commit %s to start from (a shallow checkout? fetch it): %w", top, base, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -2,13 +2,16 @@ package githubtest
 
 import (
 	"net/http"
+	"sort"
 	"strings"
 )
 
 // compareCommits answers GET …/compare/{base}...{head} for two commits of
 // the repository (branch names, refs or shas): status identical, ahead
 // (head has commits base lacks), behind, or diverged, with the counts,
-// the merge base, and the commits head has that base lacks, oldest first.
+// the merge base, the commits head has that base lacks, oldest first, and
+// the files head's tree changes from the merge base's (GitHub's three-dot
+// diff; no rename detection, at most maxCompareFiles as GitHub lists).
 func (s *Server) compareCommits(c *call) reply {
 	r := c.repo
 	baseName, headName, ok := strings.Cut(c.params["basehead"], "...")
@@ -69,8 +72,48 @@ func (s *Server) compareCommits(c *call) reply {
 	if mergeBase != "" {
 		o, _ := r.git.get(mergeBase, kindCommit)
 		out["merge_base_commit"] = s.repoCommitJSON(r, mergeBase, o.commit)
+		headObj, _ := r.git.get(head, kindCommit)
+		out["files"] = r.git.changedFiles(o.commit.tree, headObj.commit.tree)
 	}
 	return jsonReply(http.StatusOK, out)
+}
+
+// maxCompareFiles is how many files GitHub lists in a comparison.
+const maxCompareFiles = 300
+
+// changedFiles lists the files whose blob or mode differ between trees
+// from and to, in path order, as GitHub's comparison does: filename,
+// status (added, removed, modified) and the blob's sha.
+func (g *store) changedFiles(from, to string) []any {
+	before, after := map[string]leaf{}, map[string]leaf{}
+	_ = g.flatten(from, "", before)
+	_ = g.flatten(to, "", after)
+	var paths []string
+	for p, l := range after {
+		if b, ok := before[p]; !ok || b != l {
+			paths = append(paths, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	out := []any{}
+	for _, p := range paths[:min(len(paths), maxCompareFiles)] {
+		b, inBefore := before[p]
+		a, inAfter := after[p]
+		f := map[string]any{"filename": p, "status": "modified", "sha": a.sha}
+		switch {
+		case !inBefore:
+			f["status"] = "added"
+		case !inAfter:
+			f["status"], f["sha"] = "removed", b.sha
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // reachable is the set of commits reachable from one, in breadth-first

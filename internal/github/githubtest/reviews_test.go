@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,11 +123,14 @@ func TestCompare(t *testing.T) {
 		base, head, status string
 		ahead, behind      int
 		mergeBase          string
+		// files are what head changes since the merge base.
+		files []string
 	}{
-		{one, one, "identical", 0, 0, one},
-		{one, "feature", "ahead", 1, 0, one},
-		{two, one, "behind", 0, 1, one},
-		{"feature", other, "diverged", 1, 2, main},
+		{one, one, "identical", 0, 0, one, nil},
+		{one, "feature", "ahead", 1, 0, one, []string{"a.txt modified"}},
+		{two, one, "behind", 0, 1, one, nil},
+		{"feature", other, "diverged", 1, 2, main, []string{"b.txt added"}},
+		{other, "feature", "diverged", 2, 1, main, []string{"a.txt added"}},
 	} {
 		cmp, _, err := c.Repositories.CompareCommits(ctx, owner, name, tc.base, tc.head, nil)
 		if err != nil || cmp.GetStatus() != tc.status || cmp.GetAheadBy() != tc.ahead || cmp.GetBehindBy() != tc.behind ||
@@ -134,6 +138,13 @@ func TestCompare(t *testing.T) {
 			t.Errorf("compare %.7s...%.7s = %s +%d -%d base %.7s, %v; want %s +%d -%d base %.7s",
 				tc.base, tc.head, cmp.GetStatus(), cmp.GetAheadBy(), cmp.GetBehindBy(), cmp.GetMergeBaseCommit().GetSHA(), err,
 				tc.status, tc.ahead, tc.behind, tc.mergeBase)
+		}
+		var files []string
+		for _, f := range cmp.Files {
+			files = append(files, f.GetFilename()+" "+f.GetStatus())
+		}
+		if !slices.Equal(files, tc.files) {
+			t.Errorf("compare %.7s...%.7s lists files %q, want %q", tc.base, tc.head, files, tc.files)
 		}
 	}
 	if _, _, err := c.Repositories.CompareCommits(ctx, owner, name, strings.Repeat("0", 40), "main", nil); statusOf(err) != http.StatusNotFound {

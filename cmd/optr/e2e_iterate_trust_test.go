@@ -1,0 +1,89 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/github/githubtest"
+)
+
+// An iteration runs on the pull request's branch, which agents wrote from
+// untrusted text. Its config and the programs its command agents and
+// checks run come from the base branch: a branch that changes them is
+// refused before any agent starts, naming the files (DESIGN §4.16).
+
+// trustConfig runs agents/probe.sh as the coding agent, with a key from
+// the job's environment, and scripts/check.sh as a command check.
+const trustConfig = `agents:
+  coder: { provider: command, run: [sh, agents/probe.sh], pass-env: [PROBE_KEY] }
+constraints:
+  tests: { check: command, run: [sh, -c, "sh ./scripts/check.sh --quick"] }
+changes:
+  mode: pull-request
+`
+
+// evilProbe is what an agent's earlier result could make of the probe:
+// it hands the key it is passed to the branch.
+const evilProbe = reviewCoder + "echo \"EVIL PROBE RAN with $PROBE_KEY\" | tee leaked.txt\n"
+
+// trustedPull is a fake whose main has trustConfig, and the pull request
+// optr's run runID opened on issue 7.
+func trustedPull(t *testing.T, runID string) (*githubtest.Server, githubtest.PullRequest) {
+	t.Helper()
+	gh := issueServer(t)
+	iterateRepo(t, gh, trustConfig)
+	gh.Commit(repo, "main", map[string]string{"agents/probe.sh": reviewCoder, "scripts/check.sh": "exit 0\n"}, "the probe and the check")
+	_, pull := openByIssue(t, gh, runID, nil)
+	return gh, pull
+}
+
+// A branch whose change touches the config or a program the config runs
+// is refused with exit 2 before any agent starts, on the pull request,
+// naming the file and how to go on; a change beside them is not.
+func TestActionIterationTrustsOnlyTheBase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change map[string]string
+		// refused names the file the refusal names ("" = the run goes on).
+		refused string
+	}{
+		{"a command agent's program", map[string]string{"agents/probe.sh": evilProbe}, "agents/probe.sh"},
+		{"a command check's program", map[string]string{"scripts/check.sh": "echo \"EVIL CHECK RAN with $PROBE_KEY\"\n"}, "scripts/check.sh"},
+		{"the config", map[string]string{".github/optr.yml": strings.Replace(trustConfig, "[sh, agents/probe.sh]", `[sh, -c, "echo EVIL CONFIG RAN with $PROBE_KEY; sh agents/probe.sh"]`, 1)}, ".github/optr.yml"},
+		{"a file beside the programs", map[string]string{"agents/README.md": "The probe lives here.\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh, pull := trustedPull(t, "7101")
+			before := gh.Commit(repo, pull.Head, tc.change, "an earlier iteration's change")
+			r := jobOn(t, gh, "7102", pull.Head)
+			r.Env["PROBE_KEY"] = "probe-key-0123456789"
+			reviewEvent(r, pull.Number, "maintainer", "/optr run\nalso handle the empty input")
+			res := r.run()
+			if tc.refused == "" {
+				if res.code != 0 || res.outputs["status"] != "completed" || len(runEntries(t, gh)) != 2 {
+					t.Fatalf("a change beside the programs was refused: exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+				}
+				return
+			}
+			if res.code != 2 || res.outputs["status"] != "failed" {
+				t.Fatalf("exit %d, outputs %v: want the iteration refused (exit 2)\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
+			}
+			if runs := runEntries(t, gh); len(runs) != 1 || strings.Contains(res.stdout, "EVIL") || gh.Head(repo, pull.Head) != before {
+				t.Errorf("something ran: %d run entries, head %s (want %s)\n%s", len(runs), gh.Head(repo, pull.Head), before, res.stdout)
+			}
+			named := "`" + tc.refused + "`"
+			if !strings.Contains(res.stdout, named) || !strings.Contains(res.stdout, "revert those changes") {
+				t.Errorf("the log does not name %s and say how to go on:\n%s", named, res.stdout)
+			}
+			var said bool
+			for _, c := range gh.Comments(repo, pull.Number) {
+				said = said || strings.Contains(c.Body, named)
+			}
+			if !said {
+				t.Errorf("no comment on #%d names %s", pull.Number, named)
+			}
+		})
+	}
+}
