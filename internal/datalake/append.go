@@ -18,6 +18,7 @@ func Append(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
+	noteWritten(path)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return fmt.Errorf("append to %s: %w", path, err)
@@ -38,6 +39,7 @@ func CreateExclusive(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	noteWritten(path)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)

@@ -8,6 +8,9 @@
 // delegation's spec folder, the watcher's .coordination directory) write
 // them through WriteOnce, Replace, Append and CreateExclusive, so that each
 // byte is redacted by construction when the lake was opened with
-// OpenRedacted. Files outside a datalake (the config, the workspace) are
-// not written through it.
+// OpenRedacted. Being the one writer, it also notes every file it writes
+// under a run directory (FileWritten): a run records only those and the
+// sanitised agent-files/ (Run.Committable), never a file an unconfined
+// agent left beside $OPTR_OUTPUT_DIR. Files outside a datalake (the
+// config, the workspace) are not written through it.
 package datalake

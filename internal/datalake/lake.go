@@ -78,6 +78,7 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 	if err := MarkRunning(dir, workflow, runID); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
+	track(dir)
 	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
 }
 
@@ -93,6 +94,7 @@ func (l *Lake) OpenRun(workflow, runID string) (*Run, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("run %s of workflow %s not found in %s", runID, workflow, l.Root)
 	}
+	track(dir)
 	return &Run{Dir: dir, Workflow: workflow, ID: runID, lake: l}, nil
 }
 
@@ -318,6 +320,7 @@ func writeOnceFrom(path string, write func(io.Writer) error, durable bool) error
 		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	noteWritten(path)
 	return nil
 }
 
@@ -355,31 +358,15 @@ func Replace(path string, data []byte) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
+	noteWritten(path)
 	return nil
 }
 
-// Files lists every regular file under the run directory, as absolute
-// paths, sorted. The run's files are about to be recorded, so it syncs
-// first what WriteFile left unsynced (Sync).
+// Files lists the run's files that may be recorded, as absolute paths,
+// sorted: Committable without the files it refused.
 func (r *Run) Files() ([]string, error) {
-	if err := r.Sync(); err != nil {
-		return nil, err
-	}
-	var out []string
-	err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && !isTemp(d.Name()) && !isSpool(filepath.Dir(p), d.Name()) && !(d.Name() == FileRunning && filepath.Dir(p) == r.Dir) {
-			abs, err := filepath.Abs(p)
-			if err != nil {
-				return err
-			}
-			out = append(out, abs)
-		}
-		return nil
-	})
-	return out, err
+	files, _, err := r.Committable()
+	return files, err
 }
 
 func isTemp(name string) bool { return len(name) > 5 && name[:5] == ".tmp-" }

@@ -53,7 +53,7 @@ func moveNew(src, base, ext string) (string, error) {
 		path := numbered(base, ext, i)
 		// A hard link fails when the target exists, so no file is ever
 		// overwritten; then the source name is removed.
-		err := os.Link(src, path)
+		err := datalake.Link(src, path)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -244,9 +244,9 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 	if err := checkpoint.Save(path, cp); err != nil {
 		return fmt.Errorf("save checkpoint %s: %w", cp.ID, err)
 	}
-	files, err := rep.Run.Files()
+	files, err := d.runFiles(rep)
 	if err != nil {
-		return fmt.Errorf("list the run's files: %w", err)
+		return err
 	}
 	cpDraft := checkpoint.CheckpointDraft(cp, d.now())
 	rep.addTotals(cpDraft.Fields) // a paused run's spend counts toward the day's budget at once
@@ -290,9 +290,9 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 	if err := rep.writeDecision(); err != nil {
 		return err
 	}
-	files, err := rep.Run.Files()
+	files, err := d.runFiles(rep)
 	if err != nil {
-		return fmt.Errorf("list the run's files: %w", err)
+		return err
 	}
 	drafts := append(rep.takeEscalations(), extra...)
 	drafts = append(drafts, rep.LedgerDraft(now))
@@ -304,6 +304,19 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 		d.Deps.logf("optr-attestation.json: %v", err) // the run is recorded; the attestation is an extra
 	}
 	return nil
+}
+
+// runFiles lists the run's files to record (datalake.Run.Committable) and
+// names in the log each file it leaves out, with the reason.
+func (d *Driver) runFiles(rep *Report) ([]string, error) {
+	files, refused, err := rep.Run.Committable()
+	if err != nil {
+		return nil, fmt.Errorf("list the run's files: %w", err)
+	}
+	for _, f := range refused {
+		d.Deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(rep.Run.Path(f.Path)), f.Reason)
+	}
+	return files, nil
 }
 
 // keep hands drafts to the recorder and takes the entries it recorded as
