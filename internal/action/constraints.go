@@ -64,7 +64,11 @@ func SplitConstraints(s string) (names, rejected []string) {
 			}
 			name := strings.ToLower(item)
 			if check.ValidateName(name) != nil {
-				rejected = appendNew(rejected, markdown.OneLine(item, 80))
+				// An item of control characters only shows as nothing:
+				// there is no name in it to reject.
+				if shown := markdown.OneLine(item, 80); shown != "" {
+					rejected = appendNew(rejected, shown)
+				}
 				continue
 			}
 			names = appendNew(names, name)
