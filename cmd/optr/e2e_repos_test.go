@@ -88,19 +88,7 @@ func reposWorkspace(t *testing.T, dir, ws, changes, mode string) (map[string]str
 func reposLeaks(t *testing.T, ws, mark string) []string {
 	t.Helper()
 	var out []string
-	_ = filepath.WalkDir(filepath.Join(ws, ".optr"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		for _, line := range strings.Split(string(b), "LEAK:")[1:] {
-			route := strings.FieldsFunc(line, func(r rune) bool { return !(r == '-' || r >= 'a' && r <= 'z') })
-			if len(route) > 0 && !contains(out, route[0]) {
-				out = append(out, route[0])
-			}
-		}
-		return nil
-	})
+	out = leakRoutes(ws, out)
 	ran, _ := os.ReadDir(mark)
 	for _, de := range ran {
 		out = append(out, de.Name())

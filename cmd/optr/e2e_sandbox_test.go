@@ -171,19 +171,7 @@ func (h *hostile) leaks(t *testing.T) []string {
 	if daemonsAlive("adversary-daemon-" + h.mark) {
 		out = append(out, "daemon-survived")
 	}
-	_ = filepath.WalkDir(filepath.Join(h.ws, ".optr"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		for _, line := range strings.Split(string(b), "LEAK:")[1:] {
-			route := strings.FieldsFunc(line, func(r rune) bool { return !(r == '-' || r >= 'a' && r <= 'z') })
-			if len(route) > 0 && !contains(out, route[0]) {
-				out = append(out, route[0])
-			}
-		}
-		return nil
-	})
+	out = leakRoutes(h.ws, out)
 	for _, f := range []string{"daemon.txt", "planted.txt"} {
 		if _, err := os.Stat(filepath.Join(h.outside, f)); err == nil {
 			out = append(out, "outside:"+f)
@@ -314,4 +302,23 @@ func findFile(t *testing.T, dir, name string) string {
 		t.Fatalf("no %s under %s", name, dir)
 	}
 	return content
+}
+
+// leakRoutes adds to out each route an adversary reported as LEAK:<route>
+// in any file under ws/.optr (its output, committed or not), once each.
+func leakRoutes(ws string, out []string) []string {
+	_ = filepath.WalkDir(filepath.Join(ws, ".optr"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(b), "LEAK:")[1:] {
+			route := strings.FieldsFunc(line, func(r rune) bool { return !(r == '-' || r >= 'a' && r <= 'z') })
+			if len(route) > 0 && !contains(out, route[0]) {
+				out = append(out, route[0])
+			}
+		}
+		return nil
+	})
+	return out
 }
