@@ -5,7 +5,6 @@ package procgroup
 import (
 	"bufio"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -19,10 +18,13 @@ import (
 func TestGroupLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	for _, cancel := range []bool{true, false} {
-		dir := t.TempDir()
-		marker, pidFile := filepath.Join(dir, "survived"), filepath.Join(dir, "grandchild.pid")
+		pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 		ctx, stop := context.WithCancel(t.Context())
-		script := "(sleep 0.5; touch " + marker + ") & echo $! > " + pidFile + "; echo started; "
+		// The grandchild would run for five minutes: that it is gone
+		// within WaitGone's bound says it was killed, however slow the
+		// machine (a survivor that wrote a marker after half a second
+		// raced the kill on a loaded runner).
+		script := "sleep 300 & echo $! > " + pidFile + "; echo started; "
 		if cancel {
 			script += "sleep 30"
 		}
@@ -49,12 +51,7 @@ func TestGroupLeavesNothingBehind(t *testing.T) {
 		if took := time.Since(start); took > 5*time.Second {
 			t.Fatalf("cancel=%v: Wait took %s", cancel, took)
 		}
-		// Once the grandchild has ended, killed or not, its marker tells
-		// which: a survivor writes it before it exits.
-		proctest.WaitGone(t, proctest.PID(t, pidFile), 10*time.Second)
-		if _, err := os.Stat(marker); err == nil {
-			t.Fatalf("cancel=%v: a grandchild outlived its command", cancel)
-		}
+		proctest.WaitGone(t, proctest.PID(t, pidFile), time.Minute)
 	}
 }
 
