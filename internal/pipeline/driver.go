@@ -137,7 +137,8 @@ func (d *Driver) now() time.Time { return d.Deps.now() }
 
 // checkBudget refuses a run over the day's or month's budget before any
 // agent starts (a *budget.RefusedError, with the figures), and gives the
-// run's meter what those budgets have left. A gather only records what its
+// run's meter what those budgets have left. A paused run carried on
+// (retry) is checked again: the day may have been spent since it paused. A gather only records what its
 // tasks spent: its plan was the run's start.
 func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	if p.mode.Traits().Gathers {
@@ -147,7 +148,7 @@ func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	if st == nil {
 		st = ledger.Local(p.Spec.LedgerPath)
 	}
-	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now())
+	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now(), p.Spec.RunID)
 	if err != nil {
 		return err
 	}
