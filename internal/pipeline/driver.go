@@ -314,8 +314,16 @@ func (d *Driver) runFiles(rep *Report) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the run's files: %w", err)
 	}
+	earlier := 0
 	for _, f := range refused {
+		if f.Earlier {
+			earlier++
+			continue
+		}
 		d.Deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(rep.Run.Path(f.Path)), f.Reason)
+	}
+	if earlier > 0 {
+		d.Deps.logf("left as they were: %d files of %s that this job found there (the job that paused the run recorded them)", earlier, rep.Spec.DisplayPath(rep.Run.Dir))
 	}
 	return files, nil
 }
