@@ -156,8 +156,10 @@ func (w *written) save() error {
 // it beside $OPTR_OUTPUT_DIR), a symbolic link, a file with another name
 // (a hard link: it could share a secret's bytes with a file outside the
 // run), anything not a regular file. The run's files are about to be
-// recorded, so it first syncs what WriteFile left unsynced (Sync).
+// recorded, so it first frees the files Reserve made and no write took,
+// and syncs what WriteFile left unsynced (Sync).
 func (r *Run) Committable() (files []string, refused []Refused, err error) {
+	r.release()
 	if err := r.Sync(); err != nil {
 		return nil, nil, err
 	}
