@@ -109,6 +109,7 @@ type Run struct {
 	mu       sync.Mutex
 	unsynced []string                // agent output files written without an fsync
 	fsync    func(path string) error // syncs a file or directory; nil: syncPath
+	reserved map[string]*reservation // by rel: files Reserve makes ready
 }
 
 // Lake returns the datalake the run belongs to.
@@ -131,9 +132,9 @@ func (r *Run) AgentOutputPath(agentName string) string {
 // Path returns the absolute path of rel inside the run.
 func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 
-// WriteFile writes rel inside the run once: atomically (temporary file,
-// then a hard link to the final name, so a reader never sees half a file)
-// and never over an existing file.
+// WriteFile writes rel inside the run once: atomically (temporary or
+// unnamed file, then a hard link to the final name, so a reader never
+// sees half a file) and never over an existing file.
 //
 // The file is not synced to disk as it is written: agents finish
 // together, and an fsync each put K syncs on the fan-out's hot path (and
@@ -142,7 +143,7 @@ func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 // crashing could, so Sync (which Files calls, before the run's files are
 // recorded) syncs them all at once.
 func (r *Run) WriteFile(rel string, data []byte) error {
-	return r.write(rel, func(path string) error { return writeOnce(path, data, false) })
+	return r.write(rel, func(path string) []byte { return redacted(path, data) })
 }
 
 // WriteFileFrom writes rel inside the run once, like WriteFile, with the
@@ -150,7 +151,7 @@ func (r *Run) WriteFile(rel string, data []byte) error {
 // (redact.Writer, the same bytes WriteFile would store) into the file, so a
 // file of tens of MiB is never held in memory.
 func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
-	return r.write(rel, func(path string) error { return writeOnceFrom(path, redactedFrom(path, write), false) })
+	return r.writeFrom(rel, func(path string) func(io.Writer) error { return redactedFrom(path, write) })
 }
 
 // WriteChange writes a code change (a patch, DESIGN §4.12) inside the run
@@ -161,20 +162,31 @@ func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
 // it would store a patch that no longer applies nor matches its
 // patch_sha256.
 func (r *Run) WriteChange(rel string, patch []byte) error {
-	return r.write(rel, func(path string) error {
-		data := Redactor(path).Values().Bytes(patch)
-		return writeOnceFrom(path, func(w io.Writer) error { _, err := w.Write(data); return err }, false)
-	})
+	return r.write(rel, func(path string) []byte { return Redactor(path).Values().Bytes(patch) })
 }
 
-// write writes rel inside the run with put, given the file's path, and
-// leaves it for Sync.
-func (r *Run) write(rel string, put func(path string) error) error {
+// write writes rel inside the run once with the bytes data gives for the
+// file's path (redacted as it may be stored there).
+func (r *Run) write(rel string, data func(path string) []byte) error {
+	return r.writeFrom(rel, func(path string) func(io.Writer) error { return writing(data(path)) })
+}
+
+// writeFrom writes rel inside the run once with the writer content gives
+// for the file's path, into the file Reserve made for it when there is
+// one, and leaves it for Sync.
+func (r *Run) writeFrom(rel string, content func(path string) func(io.Writer) error) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("write %q: path leaves the run directory", rel)
 	}
 	path := filepath.Join(r.Dir, rel)
-	if err := put(path); err != nil {
+	p := &pending{f: r.take(rel), unnamed: true}
+	if p.f == nil {
+		var err error
+		if p, err = newPending(path); err != nil {
+			return err
+		}
+	}
+	if err := p.fill(path, content(path), false); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -278,50 +290,19 @@ func WriteOnce(path string, data []byte) error { return writeOnce(path, data, tr
 // writeOnce is WriteOnce; durable says whether the file is synced to disk
 // before it gets its name.
 func writeOnce(path string, data []byte, durable bool) error {
-	data = redacted(path, data)
-	return writeOnceFrom(path, func(w io.Writer) error {
-		_, err := w.Write(data)
+	p, err := newPending(path)
+	if err != nil {
 		return err
-	}, durable)
+	}
+	return p.fill(path, writing(redacted(path, data)), durable)
 }
 
-// writeOnceFrom is writeOnce with the (already redacted, or redacted on
-// the way by the caller) bytes that write produces.
-func writeOnceFrom(path string, write func(io.Writer) error, durable bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+// writing returns a write of data.
+func writing(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if durable {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return fmt.Errorf("sync %s: %w", path, err)
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// A hard link, unlike rename, refuses to replace an existing file.
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("write %s: %w (files a run wrote are never rewritten)", path, fs.ErrExist)
-		}
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	noteWritten(path)
-	return nil
 }
 
 // Replace atomically replaces path with data (temporary file, fsync,

@@ -180,9 +180,11 @@ func (w *written) save() error {
 // run), anything not a regular file. A file the run directory held when
 // this process opened it without a FileWritten list (a paused run resumed
 // from a checkout) is refused with Earlier set: it was recorded before.
-// The run's files are about to be recorded, so it first syncs what
-// WriteFile left unsynced (Sync).
+// The run's files are about to be recorded, so it first frees the files
+// Reserve made and no write took, and syncs what WriteFile left unsynced
+// (Sync).
 func (r *Run) Committable() (files []string, refused []Refused, err error) {
+	r.release()
 	if err := r.Sync(); err != nil {
 		return nil, nil, err
 	}

@@ -238,7 +238,7 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 			Policy:              p.policy,
 			CheckDuringRecovery: p.checkEarly,
 			Sink: changes.sink(ctx, run, func(r *executor.Result) error {
-				rel := filepath.Join(datalake.DirOutputs, r.Agent+".json")
+				rel := resultFile(r.Agent)
 				// A spooled output is streamed from its file, never held
 				// whole; its document is too large to be indented.
 				if r.Spooled() {
@@ -246,7 +246,7 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 				}
 				return run.WriteJSON(rel, r)
 			}),
-			OnEvent:     p.deps.OnEvent,
+			OnEvent:     reserving(run, p.deps.OnEvent),
 			Now:         p.deps.Now,
 			Supervise:   w.Supervise,
 			Failed:      w.Failed,
@@ -264,6 +264,25 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 		}
 	}
 	return x, stop, nil
+}
+
+// resultFile is the file of the result named agent inside the run:
+// agent-outputs/<agent>.json.
+func resultFile(agent string) string { return filepath.Join(datalake.DirOutputs, agent+".json") }
+
+// reserving returns onEvent preceded by the reservation of an agent's
+// result file as the agent starts (datalake.Run.Reserve): the file is
+// made while the agent works, not when the agents that finish together
+// are captured.
+func reserving(run *datalake.Run, onEvent func(executor.Event)) func(executor.Event) {
+	return func(ev executor.Event) {
+		if ev.Status == executor.Running && ev.Attempt == 1 {
+			run.Reserve(resultFile(ev.Agent))
+		}
+		if onEvent != nil {
+			onEvent(ev)
+		}
+	}
 }
 
 // runMode runs the mode in x, stops the watcher (stop), makes what
@@ -415,7 +434,7 @@ func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result)
 // recoveryHint says what a person can do about a failed agent, by its
 // error class.
 func recoveryHint(r *executor.Result) string {
-	out := filepath.ToSlash(filepath.Join(datalake.DirOutputs, r.Agent+".json"))
+	out := filepath.ToSlash(resultFile(r.Agent))
 	switch r.Class {
 	case string(agent.Transient):
 		return "the failure may pass by itself (a timeout, a rate limit, a service error): run again"
