@@ -32,10 +32,11 @@ func synthetic(dir string, n int) (string, error) {
 	return path, f.Close()
 }
 
-// verifyRows times `optr ledger verify`'s work (VerifyTree, in an
-// `optr-bench verify-child` process of its own) against the two floors on
-// the same bytes, `sha256sum` and `openssl dgst -sha256`, interleaved and
-// best of three each, and reads the verifier's peak RSS from the kernel.
+// verifyRows times `optr ledger verify --ledger path`, run as the optr
+// binary the other benchmarks measure (buildRelease, or -optr), against
+// the two floors on the same bytes, `sha256sum` and `openssl dgst -sha256`,
+// interleaved and best of three each, and reads the verifier's peak RSS
+// from the kernel: the binary's own, start-up included.
 // It does so for the flat n-entry file flat and for the same entries in
 // the layout the Action keeps (8 MiB sealed segments in ledger.d/ with
 // their .merkle tree files, and the active segment), made in dir: the
@@ -49,6 +50,10 @@ func verifyRows(ctx context.Context, dir, flat string, n int) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	optr, err := buildRelease(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	var rows []row
 	for _, l := range []struct {
 		name, path string
@@ -58,7 +63,7 @@ func verifyRows(ctx context.Context, dir, flat string, n int) ([]row, error) {
 		{"segmented", seg, segFiles, true},
 		{"flat file", flat, []string{flat}, false},
 	} {
-		r, err := verifyVsFloors(ctx, l.name, l.path, l.files, n, l.goal)
+		r, err := verifyVsFloors(ctx, optr, l.name, l.path, l.files, n, l.goal)
 		if err != nil {
 			return nil, err
 		}
@@ -84,13 +89,9 @@ func verifiedFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// verifyVsFloors measures one layout: verify of path against sha256sum
-// and openssl over files (the same bytes).
-func verifyVsFloors(ctx context.Context, name, path string, files []string, n int, goal bool) ([]row, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
+// verifyVsFloors measures one layout: optr's verify of path against
+// sha256sum and openssl over files (the same bytes).
+func verifyVsFloors(ctx context.Context, optr, name, path string, files []string, n int, goal bool) ([]row, error) {
 	var size int64
 	for _, f := range files {
 		st, err := os.Stat(f)
@@ -118,7 +119,7 @@ func verifyVsFloors(ctx context.Context, name, path string, files []string, n in
 			return nil, fmt.Errorf("openssl: %w", err)
 		}
 		sslT = append(sslT, d)
-		d, rss, err := timeCmd(ctx, self, "verify-child", path)
+		d, rss, err := timeCmd(ctx, optr, "ledger", "verify", "--ledger", path)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}

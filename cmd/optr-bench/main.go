@@ -61,22 +61,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/optr-dev/optr/internal/ledger"
 )
 
 func main() {
 	if ok, err := childMain(os.Args[1:]); ok {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
-	// The verify child: `optr ledger verify`'s work (the chain and every
-	// tree file), in a separate process so that its peak RSS is its own.
-	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
-		if _, err := ledger.VerifyTree(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
