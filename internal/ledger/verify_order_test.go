@@ -123,3 +123,21 @@ func permutations(n int) [][]int {
 	}
 	return out
 }
+
+// TestVerifyReportsTheFirstOfTwoBadLines damages a ledger of many batches
+// twice, the later damage being one a checker finds sooner (a line that is
+// not JSON fails at its first byte): Verify must name the earlier line,
+// every time.
+func TestVerifyReportsTheFirstOfTwoBadLines(t *testing.T) {
+	t.Parallel()
+	lines := splitLines(syntheticBytes(t, 5000)) // about 5 MB: 10 batches
+	lines[1199] = bytes.Replace(lines[1199], []byte(`"kind":"run"`), []byte(`"kind":"nur"`), 1)
+	lines[3999] = []byte("not json\n")
+	data := bytes.Join(lines, nil)
+	for range 20 {
+		_, err := Verify(bytes.NewReader(data))
+		if verr := asVerifyError(t, err); verr.Line != 1200 || verr.Problem != ProblemHash {
+			t.Fatalf("Verify: %v, want the hash of line 1200", err)
+		}
+	}
+}
