@@ -76,7 +76,7 @@ func standingsRows(ctx context.Context, dir string, n, recent, runs int) ([]row,
 	mib := float64(peak) / (1 << 20)
 
 	b := config.Budget{MaxUSDPerDay: 1e9, MaxUSDPerMonth: 1e9, MaxTokensPerMonth: 1 << 60}
-	today, todayCPU, err := timeIt(runs, func() error { _, err := budget.Check(ctx, ledger.Local(path), b, now); return err })
+	today, todayCPU, err := timeIt(runs, func() error { _, err := budget.Check(ctx, ledger.Local(path), b, now, ""); return err })
 	if err != nil {
 		return nil, fmt.Errorf("budget check: %w", err)
 	}

@@ -31,7 +31,12 @@ func (e *RefusedError) Error() string {
 // month already at or past its budget refuses the run with a
 // *RefusedError, before any agent starts. The ledger is read only when b
 // sets a day's or a month's budget, and only back to the window's start.
-func Check(ctx context.Context, st ledger.Store, b config.Budget, now time.Time) ([]cost.Cap, error) {
+//
+// run is the run being checked. What the ledger recorded of it is not
+// counted: a paused run that is carried on (Proceed retries its failed
+// stage) has its own checkpoint entry in the window, and its meter starts
+// from that spend already; a new run has no entry.
+func Check(ctx context.Context, st ledger.Store, b config.Budget, now time.Time, run string) ([]cost.Cap, error) {
 	windows := windowCaps(b, now)
 	if len(windows) == 0 {
 		return nil, nil
@@ -47,6 +52,7 @@ func Check(ctx context.Context, st ledger.Store, b config.Budget, now time.Time)
 	if err != nil {
 		return nil, fmt.Errorf("check the budget: %w", err)
 	}
+	delete(spent.runs, run)
 	var refused []string
 	for _, w := range windows {
 		s := spent.Since(w.since)

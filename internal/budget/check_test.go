@@ -97,7 +97,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			st := &reads{Store: ledger.Local(path)}
-			caps, err := Check(t.Context(), st, tt.b, now)
+			caps, err := Check(t.Context(), st, tt.b, now, "new")
 			if tt.refused != "" {
 				var re *RefusedError
 				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.refused) || !strings.Contains(err.Error(), "Raise the budget") {
@@ -126,12 +126,30 @@ func TestCheck(t *testing.T) {
 // spends on top of what the day had spent.
 func TestCapsStopTheRunAtTheDaysBudget(t *testing.T) {
 	t.Parallel()
-	caps, err := Check(t.Context(), ledger.Local(history(t)), config.Budget{MaxUSDPerDay: 1}, now)
+	caps, err := Check(t.Context(), ledger.Local(history(t)), config.Budget{MaxUSDPerDay: 1}, now, "new")
 	if err != nil || len(caps) != 1 {
 		t.Fatalf("Check = %v, %v", caps, err)
 	}
 	if caps[0].Reached(cost.Spend{USD: 0.17}) || !caps[0].Reached(cost.Spend{USD: 0.18}) {
 		t.Errorf("with $0.82 spent today, a cap of $1 is reached at $%g more", caps[0].Limit-caps[0].Before)
+	}
+}
+
+// TestCheckLeavesOutTheRunItself: a paused run carried on is checked
+// without what it had spent (its meter starts from that): counted twice,
+// its own spend refused it.
+func TestCheckLeavesOutTheRunItself(t *testing.T) {
+	t.Parallel()
+	b := config.Budget{MaxUSDPerDay: 0.5}
+	if _, err := Check(t.Context(), ledger.Local(history(t)), b, now, "another"); err == nil {
+		t.Fatal("Check of another run = nil, want today's $0.82 refused")
+	}
+	caps, err := Check(t.Context(), ledger.Local(history(t)), b, now, "paused")
+	if err != nil || len(caps) != 1 {
+		t.Fatalf("Check of the paused run = %v, %v; want its cap without its own $0.80", caps, err)
+	}
+	if got, want := caps[0].Describe(cost.Spend{}), "budget.max-usd-per-day: $0.02 of $0.50 spent today (UTC)"; got != want {
+		t.Errorf("cap = %q, want %q", got, want)
 	}
 }
 

@@ -1,9 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/ledger"
 )
 
 // `optr run` of the demo's decide-now pauses at a HICCUP checkpoint when
@@ -54,5 +61,62 @@ func TestResumeDecidedCheckpointSaysTheCLIStep(t *testing.T) {
 		if strings.Contains(again.stderr, comment) {
 			t.Errorf("stderr has the issue comment's %q:\n%s", comment, again.stderr)
 		}
+	}
+}
+
+// Proceed at a stages HICCUP starts agents again, so the day's budget is
+// checked again: spent since the run paused, the retry is refused with the
+// figures, nothing is recorded and the run stays paused; with the budget
+// raised, the same answer carries it on.
+func TestResumeProceedChecksTheDaysBudgetAgain(t *testing.T) {
+	ws := demoWorkspace(t)
+	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	at := func(args ...string) run {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		c := New()
+		c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &stdout, &stderr
+		c.Getenv = func(string) string { return "" }
+		c.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
+		c.IsTerminal = func(any) bool { return false }
+		c.Now = func() time.Time { return now }
+		code := c.Run(t.Context(), args)
+		return run{code, stdout.String(), stderr.String()}
+	}
+	stages, err := os.ReadFile("testdata/demo/stages.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	budgeted := func(tokens int) string {
+		name := filepath.Join(ws, fmt.Sprintf("stages-%d.yml", tokens))
+		if err := os.WriteFile(name, fmt.Appendf(stages, "\nbudget:\n  max-tokens-per-day: %d\n", tokens), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	if r := at("run", "--config", budgeted(5000), "--pipeline", "decide-now", "--intent", "Should we split the release?", "--run-id", "h3"); r.code != ExitPaused {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	// Another run spends the day's budget while h3 waits.
+	if _, err := ledger.Append(filepath.Join(".optr", "ledger.jsonl"), ledger.Draft{Kind: ledger.KindRun, Run: "other", Workflow: "local", Time: now,
+		Fields: map[string]any{"tokens": int64(6000), "results": []any{}}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(".optr", "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := at("resume", "--config", budgeted(5000), "--checkpoint", "cp-h3-1", "--choose", "1")
+	figures := "budget.max-tokens-per-day: 6000 tokens of 5000 tokens spent today (UTC)"
+	if refused.code != ExitFailed || !strings.Contains(refused.stderr, figures) {
+		t.Fatalf("resume over the budget: exit %d, want %d saying %q\n%s", refused.code, ExitFailed, figures, refused.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(".optr", "ledger.jsonl")); !bytes.Equal(before, after) {
+		t.Errorf("the refused resume changed the ledger:\n%s", after[len(before):])
+	}
+	done := at("resume", "--config", budgeted(100_000), "--checkpoint", "cp-h3-1", "--choose", "1", "--json")
+	var out Outcome
+	if err := json.Unmarshal([]byte(done.stdout), &out); err != nil || done.code != 0 || out.Status != "completed" {
+		t.Fatalf("resume within the budget: exit %d %v %+v\n%s", done.code, err, out, done.stderr)
 	}
 }

@@ -36,6 +36,11 @@ type Refused struct {
 	Path string `json:"path"`
 	// Reason says why it was not kept.
 	Reason string `json:"reason"`
+	// Earlier is set by Run.Committable for a file the run directory held
+	// when this process opened it without a FileWritten list: a paused
+	// run resumed in a fresh job, whose files the job that paused it
+	// recorded. Such a file is left as it is, and is no agent's doing.
+	Earlier bool `json:"-"`
 }
 
 // OutputScan is what SanitizeOutputs did.

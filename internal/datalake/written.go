@@ -36,6 +36,10 @@ type written struct {
 	mu     sync.Mutex
 	names  map[string]bool // slash-separated, relative to dir
 	dirty  bool            // names has entries FileWritten lacks
+	// earlier are the files dir held when it was opened without a
+	// FileWritten: a run resumed from a checkout of what an earlier job
+	// recorded.
+	earlier map[string]bool
 }
 
 // runsWritten holds the written of every run directory this process
@@ -58,16 +62,34 @@ func track(dir string) *written {
 		runsWritten.byDir = map[string]*written{}
 	}
 	w := &written{dir: abs, names: map[string]bool{}}
-	if data, err := os.ReadFile(filepath.Join(abs, FileWritten)); err == nil {
+	data, err := os.ReadFile(filepath.Join(abs, FileWritten))
+	switch {
+	case err == nil:
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			if name := sc.Text(); name != "" {
 				w.names[name] = true
 			}
 		}
+	case errors.Is(err, fs.ErrNotExist):
+		w.earlier = regularFiles(abs)
 	}
 	runsWritten.byDir[abs] = w
 	return w
+}
+
+// regularFiles lists the regular files under dir, slash-separated and
+// relative to it; what cannot be read is left out.
+func regularFiles(dir string) map[string]bool {
+	files := map[string]bool{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			files[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	return files
 }
 
 // noteWritten records that this package wrote path, when path lies under
@@ -155,8 +177,11 @@ func (w *written) save() error {
 // directory), with the reason: a file optr did not write (an agent wrote
 // it beside $OPTR_OUTPUT_DIR), a symbolic link, a file with another name
 // (a hard link: it could share a secret's bytes with a file outside the
-// run), anything not a regular file. The run's files are about to be
-// recorded, so it first syncs what WriteFile left unsynced (Sync).
+// run), anything not a regular file. A file the run directory held when
+// this process opened it without a FileWritten list (a paused run resumed
+// from a checkout) is refused with Earlier set: it was recorded before.
+// The run's files are about to be recorded, so it first syncs what
+// WriteFile left unsynced (Sync).
 func (r *Run) Committable() (files []string, refused []Refused, err error) {
 	if err := r.Sync(); err != nil {
 		return nil, nil, err
@@ -192,6 +217,10 @@ func (r *Run) Committable() (files []string, refused []Refused, err error) {
 		case !d.Type().IsRegular():
 			return refuse("not a regular file (" + d.Type().String() + ")")
 		case !w.has(rel) && !strings.HasPrefix(rel, DirAgentFiles+"/"):
+			if w.earlier[rel] {
+				refused = append(refused, Refused{Path: rel, Reason: "there before this process opened the run (recorded by the job that paused it); left as it is", Earlier: true})
+				return nil
+			}
 			return refuse("optr did not write it (an agent may have written it beside $OPTR_OUTPUT_DIR)")
 		}
 		info, err := d.Info()

@@ -105,3 +105,51 @@ func TestCommittableOnlyWhatOptrWrote(t *testing.T) {
 	want = append(want, FileResult)
 	check()
 }
+
+// A paused run resumed in a fresh job finds its files as the job that
+// paused it recorded them, without FileWritten (never committed): they are
+// refused as earlier files, left as they are, while a file that appears
+// after the run was opened is refused as an agent's.
+func TestCommittableOfARunFromACheckout(t *testing.T) {
+	t.Parallel()
+	l := Open(filepath.Join(t.TempDir(), ".optr"))
+	r, err := l.NewRun("demo", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(FileResult, []byte("paused")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Committable(); err != nil {
+		t.Fatal(err)
+	}
+	// The fresh job's checkout: the recorded files, no FileWritten.
+	if err := os.Remove(r.Path(FileWritten)); err != nil {
+		t.Fatal(err)
+	}
+	forget(r.Dir)
+	r, err = l.OpenRun("demo", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(FileSelection, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Path("planted"), []byte("token"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, refused, err := r.Committable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{FileSelection}, relFiles(t, r.Dir, files)); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	got := map[string]bool{}
+	for _, f := range refused {
+		got[f.Path] = f.Earlier
+	}
+	if diff := cmp.Diff(map[string]bool{FileResult: true, "planted": false}, got); diff != "" {
+		t.Errorf("refused path → earlier (-want +got):\n%s", diff)
+	}
+}

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -297,7 +299,10 @@ func nextLineAt(ra io.ReaderAt, size, off int64, buf []byte) (int64, []byte, err
 // or a canonical check, which verify makes. A line that is not an object
 // with the common members is refused.
 func windowEntry(line []byte) (WindowEntry, *lineError) {
-	top := gjson.ParseBytes(line)
+	// gjson.ParseBytes copies the whole line into a string; read it in
+	// place instead, and copy only the strings the entry keeps (Run and
+	// Workflow outlive the line, which the caller's buffer reuses).
+	top := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 	if !top.IsObject() {
 		return WindowEntry{}, newLineError(ProblemNotJSON, "the line is not a JSON object")
 	}
@@ -334,8 +339,20 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 	}
 	t, err := time.Parse(timeLayout, ts)
 	if err != nil {
-		return WindowEntry{}, newLineError(ProblemMember, "member \"time\" is %q, not an RFC 3339 time", ts)
+		return WindowEntry{}, newLineError(ProblemMember, "member \"time\" is %q, not an RFC 3339 time", strings.Clone(ts))
 	}
 	e.Time = t
+	e.Kind, e.Run, e.Workflow = kindOf(e.Kind), strings.Clone(e.Run), strings.Clone(e.Workflow)
 	return e, nil
+}
+
+// kindOf returns kind as one of the Kind constants when it is one (no
+// copy), else a copy of it.
+func kindOf(kind string) string {
+	for _, k := range [...]string{KindRun, KindCheckpoint, KindDecision, KindEscalation} {
+		if kind == k {
+			return k
+		}
+	}
+	return strings.Clone(kind)
 }

@@ -255,3 +255,42 @@ func (c *countedReader) ReadAt(p []byte, off int64) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
+
+// The strings of an entry outlive its line: ReadWindow reads the lines in
+// place from a buffer it refills, so Kind, Run and Workflow must not point
+// into it. Kept past the read, every entry's strings are its own.
+func TestReadWindowEntriesOutliveTheirLines(t *testing.T) {
+	t.Parallel()
+	var drafts []Draft
+	for i := range 2000 { // far more than one 64 KiB buffer
+		kind := KindRun
+		if i%5 == 0 {
+			kind = "custom-kind"
+		}
+		drafts = append(drafts, Draft{Kind: kind, Run: fmt.Sprintf("run-%04d", i), Workflow: fmt.Sprintf("wf-%d", i%7),
+			Time: windowBase.Add(time.Duration(i) * time.Minute), Fields: map[string]any{"pad": strings.Repeat("p", 100)}})
+	}
+	entries, err := Chain(Head{}, drafts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(path, linesOf(t, entries), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []WindowEntry
+	if err := ReadWindow(t.Context(), Local(path), windowBase, func(e WindowEntry) error {
+		got = append(got, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(drafts) {
+		t.Fatalf("got %d entries, want %d", len(got), len(drafts))
+	}
+	for i, e := range got {
+		if d := drafts[i]; e.Kind != d.Kind || e.Run != d.Run || e.Workflow != d.Workflow {
+			t.Fatalf("entry %d kept as %q %q %q, want %q %q %q", i+1, e.Kind, e.Run, e.Workflow, d.Kind, d.Run, d.Workflow)
+		}
+	}
+}

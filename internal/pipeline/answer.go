@@ -217,6 +217,9 @@ func (d *Driver) retry(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 		return fmt.Errorf("checkpoint %s: pipeline %q no longer runs a %s pipeline, which Proceed would carry on; choose Skip or Abort", cp.ID, rep.Spec.Pipeline, rep.Mode)
 	}
 	p.SetMode(m.Retried(r))
+	if err := d.checkBudget(ctx, p); err != nil {
+		return err // nothing recorded: the run stays paused at cp
+	}
 	defer p.Settle(ctx)
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)

@@ -137,7 +137,8 @@ func (d *Driver) now() time.Time { return d.Deps.now() }
 
 // checkBudget refuses a run over the day's or month's budget before any
 // agent starts (a *budget.RefusedError, with the figures), and gives the
-// run's meter what those budgets have left. A gather only records what its
+// run's meter what those budgets have left. A paused run carried on
+// (retry) is checked again: the day may have been spent since it paused. A gather only records what its
 // tasks spent: its plan was the run's start.
 func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	if p.mode.Traits().Gathers {
@@ -147,7 +148,7 @@ func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	if st == nil {
 		st = ledger.Local(p.Spec.LedgerPath)
 	}
-	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now())
+	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now(), p.Spec.RunID)
 	if err != nil {
 		return err
 	}
@@ -313,8 +314,16 @@ func (d *Driver) runFiles(rep *Report) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the run's files: %w", err)
 	}
+	earlier := 0
 	for _, f := range refused {
+		if f.Earlier {
+			earlier++
+			continue
+		}
 		d.Deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(rep.Run.Path(f.Path)), f.Reason)
+	}
+	if earlier > 0 {
+		d.Deps.logf("left as they were: %d files of %s that this job found there (the job that paused the run recorded them)", earlier, rep.Spec.DisplayPath(rep.Run.Dir))
 	}
 	return files, nil
 }

@@ -31,6 +31,10 @@ type File struct {
 
 // PatchPaths returns the repository paths patch touches, in order, after
 // checking that each is a clean relative path outside .git/ without "..".
+// A rename or copy touches two paths, and both are listed: git apply
+// --numstat names only a file's new name, so the patch is read a second
+// time reversed (-R), where the old name is the new one. Without it, a
+// patch that renamed .github/workflows/ci.yml listed only where it went.
 func PatchPaths(ctx context.Context, gitBin string, patch []byte) ([]string, error) {
 	if len(bytes.TrimSpace(patch)) == 0 {
 		return nil, errors.New("the patch is empty: there is nothing to apply")
@@ -41,20 +45,26 @@ func PatchPaths(ctx context.Context, gitBin string, patch []byte) ([]string, err
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	out, err := g.run(ctx, scratch, patch, "apply", "--numstat", "-z", "-")
-	if err != nil {
-		return nil, fmt.Errorf("read the patch: %w", err)
-	}
 	var paths []string
-	for _, rec := range splitZ(out) {
-		parts := strings.SplitN(rec, "\t", 3)
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("read the patch: git apply --numstat answered %q", rec)
+	seen := map[string]bool{}
+	for _, args := range [][]string{{"apply", "--numstat", "-z", "-"}, {"apply", "-R", "--numstat", "-z", "-"}} {
+		out, err := g.run(ctx, scratch, patch, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read the patch: %w", err)
 		}
-		if reason := badPath(parts[2]); reason != "" {
-			return nil, fmt.Errorf("the patch is refused: %s", reason)
+		for _, rec := range splitZ(out) {
+			parts := strings.SplitN(rec, "\t", 3)
+			if len(parts) != 3 {
+				return nil, fmt.Errorf("read the patch: git apply --numstat answered %q", rec)
+			}
+			if reason := badPath(parts[2]); reason != "" {
+				return nil, fmt.Errorf("the patch is refused: %s", reason)
+			}
+			if !seen[parts[2]] {
+				seen[parts[2]] = true
+				paths = append(paths, parts[2])
+			}
 		}
-		paths = append(paths, parts[2])
 	}
 	if len(paths) == 0 {
 		return nil, errors.New("the patch touches no file: there is nothing to apply")

@@ -3,6 +3,7 @@ package worktree
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,4 +178,39 @@ func diffFiles(want, got []File) string {
 		}
 	}
 	return ""
+}
+
+// renamePatch renames .github/workflows/ci.yml to x.yml, as git
+// format-patch -M writes it; optr's own captures never rename (they use
+// --no-renames), but a gathered task's patch.diff is anybody's text.
+const renamePatch = `diff --git a/.github/workflows/ci.yml b/x.yml
+similarity index 100%
+rename from .github/workflows/ci.yml
+rename to x.yml
+`
+
+// A rename touches both of its paths: the one it removes is listed too,
+// refused when it is not clean, and carried as a deletion.
+func TestPatchPathsListsBothSidesOfARename(t *testing.T) {
+	t.Parallel()
+	paths, err := PatchPaths(t.Context(), "", []byte(renamePatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"x.yml", ".github/workflows/ci.yml"}; !slices.Equal(paths, want) {
+		t.Errorf("PatchPaths = %q, want %q", paths, want)
+	}
+	hook := strings.ReplaceAll(renamePatch, ".github/workflows/ci.yml", ".git/hooks/pre-commit")
+	if _, err := PatchPaths(t.Context(), "", []byte(hook)); err == nil || !strings.Contains(err.Error(), `".git/hooks/pre-commit" is under .git/`) {
+		t.Errorf("PatchPaths(a rename out of .git/) = %v, want the refusal naming it", err)
+	}
+	pre := []File{{Path: ".github/workflows/ci.yml", Mode: "100644", Content: []byte("a\n")}}
+	files, err := Rebase(t.Context(), "", []byte(renamePatch), pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []File{{Path: ".github/workflows/ci.yml", Delete: true}, {Path: "x.yml", Mode: "100644", Content: []byte("a\n")}}
+	if d := diffFiles(want, files); d != "" {
+		t.Errorf("rebased rename: %s", d)
+	}
 }
