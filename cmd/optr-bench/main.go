@@ -128,7 +128,7 @@ func run(ctx context.Context) error {
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
-	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
+	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P2, P10, P11: measure this optr binary instead of building ./cmd/optr")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 
