@@ -12,10 +12,11 @@
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
 //	   the same run with the sandbox off (direct);
-//	P2 ledger verify time (with its tree files) / openssl dgst -sha256 time
-//	   on the same bytes of a 1M-entry ledger in the layout the Action
+//	P2 optr ledger verify time (with its tree files) / openssl dgst -sha256
+//	   time on the same bytes of a 1M-entry ledger in the layout the Action
 //	   keeps, 8 MiB sealed segments (goal ≤ 1.5), and verify's peak RSS
-//	   (goal ≤ 64 MiB); beside it / sha256sum, and the same as one flat file;
+//	   (goal ≤ 64 MiB); beside it / sha256sum, CPU / openssl's, and the
+//	   same as one flat file;
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
 //	P4 worktree set-up and patch capture for 8 coding agents on a 10,000-file
 //	   repository, as a share of the wall time of agents that run 10 s
