@@ -12,10 +12,11 @@
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
 //	   the same run with the sandbox off (direct);
-//	P2 ledger verify time (with its tree files) / openssl dgst -sha256 time
-//	   on the same bytes of a 1M-entry ledger in the layout the Action
+//	P2 optr ledger verify time (with its tree files) / openssl dgst -sha256
+//	   time on the same bytes of a 1M-entry ledger in the layout the Action
 //	   keeps, 8 MiB sealed segments (goal ≤ 1.5), and verify's peak RSS
-//	   (goal ≤ 64 MiB); beside it / sha256sum, and the same as one flat file;
+//	   (goal ≤ 64 MiB); beside it / sha256sum, CPU / openssl's, and the
+//	   same as one flat file;
 //	P3 append time on a 1M-entry ledger / on a 10-entry ledger (goal ≤ 1.5);
 //	P4 worktree set-up and patch capture for 8 coding agents on a 10,000-file
 //	   repository, as a share of the wall time of agents that run 10 s
@@ -61,22 +62,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/optr-dev/optr/internal/ledger"
 )
 
 func main() {
 	if ok, err := childMain(os.Args[1:]); ok {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
-	// The verify child: `optr ledger verify`'s work (the chain and every
-	// tree file), in a separate process so that its peak RSS is its own.
-	if len(os.Args) == 3 && os.Args[1] == "verify-child" {
-		if _, err := ledger.VerifyTree(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -139,7 +129,7 @@ func run(ctx context.Context) error {
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
-	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P10, P11: measure this optr binary instead of building ./cmd/optr")
+	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P2, P10, P11: measure this optr binary instead of building ./cmd/optr")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 

@@ -152,3 +152,46 @@ func syntheticBytes(tb testing.TB, n int) []byte {
 	}
 	return buf.Bytes()
 }
+
+// BenchmarkVerifyTreeSegmented is `optr ledger verify`'s work on the layout
+// the Action keeps: sealed segments of about 8 MiB with their tree files,
+// then the active segment.
+func BenchmarkVerifyTreeSegmented(b *testing.B) {
+	const n = 100_000
+	data, _ := synthetic(b, n)
+	perSegment := int(int64(n) * SegmentLimit / int64(len(data)))
+	var cuts []int
+	for c := perSegment; c < n; c += perSegment {
+		cuts = append(cuts, c)
+	}
+	path := segmented(b, data, cuts...)
+	writeTrees(b, path)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		s, err := VerifyTree(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Entries != n {
+			b.Fatalf("verified %d entries, want %d", s.Entries, n)
+		}
+	}
+}
+
+// BenchmarkParseLine measures the canonical-JSON and member checks of
+// every line alone, the verifier's largest cost.
+func BenchmarkParseLine(b *testing.B) {
+	lines := splitLines(syntheticBytes(b, 10_000))
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l))
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := parseLine(l[:len(l)-1]); err != nil {
+				b.Fatal(err.reason)
+			}
+		}
+	}
+}

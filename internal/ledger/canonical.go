@@ -75,7 +75,7 @@ type canonScanner struct {
 // a JSON document (any top-level value).
 func checkCanonical(b []byte) error {
 	s := canonScanner{b: b}
-	end, err := s.value(0, nil)
+	end, err := s.value(0)
 	if err != nil {
 		return err
 	}
@@ -109,21 +109,27 @@ func describe(b []byte, i int) string {
 	return strconv.QuoteRuneToASCII(rune(b[i]))
 }
 
-func (s *canonScanner) value(i int, top *topMembers) (int, error) {
+// value checks the value at b[i] and returns the offset past it. Strings
+// and numbers, most of a ledger line, come first.
+func (s *canonScanner) value(i int) (int, error) {
 	b := s.b
 	if i >= len(b) {
 		return i, errAt(i, "unexpected end of line, want a value")
 	}
 	switch c := b[i]; {
-	case c == '{':
-		return s.object(i, top)
-	case c == '[':
-		return s.array(i)
 	case c == '"':
+		// The common string, plain ASCII, without a call to str.
+		if j := skipPlain(b, i+1); j < len(b) && b[j] == '"' {
+			return j + 1, nil
+		}
 		end, _, err := s.str(i)
 		return end, err
 	case c == '-' || ('0' <= c && c <= '9'):
 		return s.number(i)
+	case c == '{':
+		return s.object(i, nil)
+	case c == '[':
+		return s.array(i)
 	case c == 't':
 		return s.literal(i, "true")
 	case c == 'f':
@@ -156,15 +162,15 @@ func (s *canonScanner) array(i int) (int, error) {
 	if err := s.enter(i); err != nil {
 		return i, err
 	}
-	defer func() { s.depth-- }()
 	b := s.b
 	i++ // '['
 	if i < len(b) && b[i] == ']' {
+		s.depth--
 		return i + 1, nil
 	}
 	for {
 		var err error
-		if i, err = s.value(i, nil); err != nil {
+		if i, err = s.value(i); err != nil {
 			return i, err
 		}
 		if i >= len(b) {
@@ -174,6 +180,7 @@ func (s *canonScanner) array(i int) (int, error) {
 		case ',':
 			i++
 		case ']':
+			s.depth--
 			return i + 1, nil
 		default:
 			return i, errAt(i, "unexpected %s in an array, want ',' or ']'", describe(b, i))
@@ -188,10 +195,10 @@ func (s *canonScanner) object(i int, top *topMembers) (int, error) {
 	if err := s.enter(i); err != nil {
 		return i, err
 	}
-	defer func() { s.depth-- }()
 	b := s.b
 	i++ // '{'
 	if i < len(b) && b[i] == '}' {
+		s.depth--
 		return i + 1, nil
 	}
 	prevKey, prevSimple := []byte(nil), false
@@ -200,9 +207,15 @@ func (s *canonScanner) object(i int, top *topMembers) (int, error) {
 			return i, errAt(i, "unexpected %s in an object, want a key", describe(b, i))
 		}
 		keyStart := i
-		keyEnd, simple, err := s.str(i)
-		if err != nil {
-			return i, err
+		// The common key, plain ASCII, without a call to str.
+		keyEnd, simple := skipPlain(b, i+1), true
+		if keyEnd < len(b) && b[keyEnd] == '"' {
+			keyEnd++
+		} else {
+			var err error
+			if keyEnd, simple, err = s.str(i); err != nil {
+				return i, err
+			}
 		}
 		key := b[keyStart+1 : keyEnd-1]
 		if !first && !keyAfter(prevKey, prevSimple, key, simple) {
@@ -215,7 +228,8 @@ func (s *canonScanner) object(i int, top *topMembers) (int, error) {
 		}
 		i++
 		valStart := i
-		if i, err = s.value(i, nil); err != nil {
+		var err error
+		if i, err = s.value(i); err != nil {
 			return i, err
 		}
 		if top != nil {
@@ -230,6 +244,7 @@ func (s *canonScanner) object(i int, top *topMembers) (int, error) {
 		case ',':
 			i++
 		case '}':
+			s.depth--
 			return i + 1, nil
 		default:
 			return i, errAt(i, "unexpected %s in an object, want ',' or '}'", describe(b, i))

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
@@ -126,7 +125,13 @@ func unhex(c byte) int {
 // order: by UTF-16 code units of the decoded keys.
 func keyAfter(a []byte, aSimple bool, b []byte, bSimple bool) bool {
 	if aSimple && bSimple {
-		return bytes.Compare(a, b) < 0
+		// Keys are short: a loop beats a call to bytes.Compare.
+		for i := 0; i < len(a) && i < len(b); i++ {
+			if a[i] != b[i] {
+				return a[i] < b[i]
+			}
+		}
+		return len(a) < len(b)
 	}
 	ua, ub := utf16Key(a), utf16Key(b)
 	for i := 0; i < len(ua) && i < len(ub); i++ {

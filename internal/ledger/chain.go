@@ -173,16 +173,20 @@ func isHexHash(b []byte) bool {
 	if len(b) != 64 {
 		return false
 	}
-	ok := true
+	var bad byte // without a branch a byte: the verifier checks two a line
 	for _, c := range b {
-		ok = ok && lowerHex[c]
+		bad |= notLowerHex[c]
 	}
-	return ok
+	return bad == 0
 }
 
-var lowerHex = func() (t [256]bool) {
+// notLowerHex is 1 for every byte but 0-9 and a-f.
+var notLowerHex = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 1
+	}
 	for _, c := range "0123456789abcdef" {
-		t[c] = true
+		t[c] = 0
 	}
 	return t
 }()

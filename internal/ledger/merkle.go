@@ -63,7 +63,7 @@ type treeBuilder struct {
 	stack []treeNode
 	n     int64
 	h     hash.Hash
-	sum   tlog.Hash // recordHash's scratch: a Sum into a local escapes
+	sum   [sha256.Size]byte // recordHash's scratch
 	// formed, when set, is called with every node the builder makes,
 	// leaves included.
 	formed func(treeNode)
@@ -82,15 +82,9 @@ func (b *treeBuilder) addRecord(data []byte) {
 	b.addLeaf(b.recordHash(data))
 }
 
-// leafPrefix comes before a record's data in its leaf hash (RFC 6962).
-var leafPrefix = []byte{0}
-
 // recordHash is tlog.RecordHash without its allocation per call.
 func (b *treeBuilder) recordHash(data []byte) tlog.Hash {
-	b.h.Reset()
-	b.h.Write(leafPrefix)
-	b.h.Write(data)
-	return tlog.Hash(b.h.Sum(b.sum[:0]))
+	return recordHash(b.h, data, &b.sum)
 }
 
 // addLeaf adds the next record by its hash.
@@ -141,13 +135,21 @@ type treeRecorder struct {
 	write bool
 }
 
-func (r *treeRecorder) add(line []byte) {
-	r.b.addRecord(line)
-	if r.want[r.b.n] {
-		r.roots[r.b.n] = r.b.root()
+// addLeaves adds the records of the lines that begin data (each ending
+// with a newline) by their leaf hashes, one per line.
+func (r *treeRecorder) addLeaves(leaves []tlog.Hash, data []byte) {
+	first := r.b.n
+	for _, h := range leaves {
+		r.b.addLeaf(h)
+		if r.want[r.b.n] {
+			r.roots[r.b.n] = r.b.root()
+		}
 	}
-	if r.b.n == r.keep {
-		r.kept = bytes.Clone(line)
+	if first < r.keep && r.keep <= r.b.n {
+		for range r.keep - first - 1 {
+			data = data[bytes.IndexByte(data, '\n')+1:]
+		}
+		r.kept = bytes.Clone(data[:bytes.IndexByte(data, '\n')])
 	}
 }
 

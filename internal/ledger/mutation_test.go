@@ -247,7 +247,7 @@ func TestVerifyStopsEarly(t *testing.T) {
 	if verr := asVerifyError(t, err); verr.Line != 1 || verr.Problem != ProblemHash {
 		t.Fatalf("Verify: %v, want a hash mismatch on line 1", err)
 	}
-	if limit := (numBatches + 2) * chunkSize; r.n > limit {
+	if limit := (numBatches() + 2) * chunkSize; r.n > limit {
 		t.Errorf("read %d of %d bytes after a bad first line, want at most %d", r.n, len(data), limit)
 	}
 }
@@ -261,4 +261,35 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// TestVerifyTrailingGarbageAtABufferEnd puts a last line that is not JSON
+// exactly at the end of the first read buffer, so that the reader learns
+// only from the next read that nothing follows it: it is trailing garbage
+// then, and a bad line in the middle when an entry follows.
+func TestVerifyTrailingGarbageAtABufferEnd(t *testing.T) {
+	t.Parallel()
+	var data []byte
+	var lines int64
+	for _, l := range splitLines(syntheticBytes(t, 100)) {
+		if len(data)+len(l)+len("garbage\n") > firstChunk {
+			break
+		}
+		data = append(data, l...)
+		lines++
+	}
+	rest := firstChunk - len(data) - 1
+	data = append(data, bytes.Repeat([]byte("x"), rest)...)
+	data = append(data, '\n')
+	if len(data) != firstChunk {
+		t.Fatalf("%d bytes, want %d", len(data), firstChunk)
+	}
+	_, err := Verify(bytes.NewReader(data))
+	if verr := asVerifyError(t, err); verr.Line != lines+1 || verr.Problem != ProblemTrailingGarbage {
+		t.Errorf("garbage ending the ledger at the buffer's end: %v, want line %d trailing garbage", err, lines+1)
+	}
+	_, err = Verify(bytes.NewReader(append(bytes.Clone(data), splitLines(syntheticBytes(t, 1))[0]...)))
+	if verr := asVerifyError(t, err); verr.Line != lines+1 || verr.Problem != ProblemNotJSON {
+		t.Errorf("garbage at the buffer's end with an entry after it: %v, want line %d not JSON", err, lines+1)
+	}
 }

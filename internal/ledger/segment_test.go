@@ -15,7 +15,7 @@ import (
 // segmented writes the ledger data as sealed segments cut after the given
 // entry counts, the rest being the active segment, and returns the active
 // segment's path.
-func segmented(t *testing.T, data []byte, cuts ...int) string {
+func segmented(t testing.TB, data []byte, cuts ...int) string {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ledger.jsonl")
@@ -37,7 +37,7 @@ func segmented(t *testing.T, data []byte, cuts ...int) string {
 	return path
 }
 
-func synthetic(t *testing.T, n int) ([]byte, Head) {
+func synthetic(t testing.TB, n int) ([]byte, Head) {
 	t.Helper()
 	var buf bytes.Buffer
 	head, err := WriteSynthetic(&buf, n)

@@ -17,7 +17,7 @@ import (
 
 // writeTrees writes the tree file of every sealed segment of the ledger at
 // path through SegmentTree, each from the one before, as sealing does.
-func writeTrees(t *testing.T, path string) {
+func writeTrees(t testing.TB, path string) {
 	t.Helper()
 	segs, err := Segments(path)
 	if err != nil {

@@ -1,12 +1,14 @@
 package ledger
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"sync/atomic"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Summary describes a valid ledger.
@@ -23,10 +25,12 @@ type Summary struct {
 // bad line it returns a *VerifyError naming the line and why; a failure to
 // read returns another error.
 //
-// Verify streams: its memory is bounded by numBatches buffers of 1 MiB
-// (more only for lines longer than that, up to MaxLineSize), whatever the
-// ledger's size. Reading and checking run on the calling goroutine while a
-// second goroutine hashes the lines already checked.
+// Verify streams: its memory is bounded by a few batches of 512 KiB per
+// core (more only for lines longer than that, up to MaxLineSize), whatever
+// the ledger's size. The calling goroutine reads; one checker per core
+// checks and hashes whole batches of lines; one goroutine takes the
+// checked batches in order, joins each to the one before and reports the
+// first bad line, whichever checker found it.
 func Verify(r io.Reader) (Summary, error) {
 	return verifyFrom(r, Head{}, nil)
 }
@@ -42,284 +46,147 @@ func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
 }
 
 const (
-	firstChunk = 64 << 10 // the first read: small ledgers need no more
-	chunkSize  = 1 << 20  // later reads
-	numBatches = 6        // batches in flight between the stages
+	firstChunk = 64 << 10  // the first read of a stream: small ledgers need no more
+	chunkSize  = 512 << 10 // later reads
 )
 
 // batch is a buffer of complete lines on its way through the stages; or,
 // with end set, the mark that a stream's lines are all sent.
 type batch struct {
-	buf  []byte
-	jobs []hashJob
-	end  bool
-	bad  *VerifyError // on the end mark: the hasher's finding
+	id  int64  // the order in which the reader sent it
+	buf []byte // the lines are buf[:n], each with its newline
+	n   int
+	// final: no byte of the stream follows buf[:n] (a bad last line is
+	// then trailing garbage, not a bad entry).
+	final bool
+
+	// What the checker found (batchResult), or, on an end mark, what the
+	// reader found.
+	batchResult
+	end     bool
+	readErr error // on an end mark: reading failed
 }
 
-// hashJob is one checked line waiting for its hash to be compared.
-type hashJob struct {
-	line             int64
-	start, end       int // the line in batch.buf, newline excluded
-	cutStart, cutEnd int // the hash member, relative to start
-	want             int // offset of the claimed hash's hex digits, relative to start
+// batchResult is what checking one batch found.
+type batchResult struct {
+	skipped bool // the stream had failed already: not checked
+	// good is the number of lines, from the first, that are good as far
+	// as the batch alone can tell; bad, when set, is what is wrong with
+	// the line after them (or, on an end mark, with the line after the
+	// stream's last).
+	good int
+	bad  *lineError
+	// The first line's seq and prev (when it parsed: firstParsed), to be
+	// joined to the batch before; the last good line's seq and hash.
+	firstParsed bool
+	firstSeq    int64
+	firstPrev   [2 * sha256.Size]byte
+	lastSeq     int64
+	lastHash    [2 * sha256.Size]byte
+	// leaves are the good lines' Merkle leaf hashes, with a tree.
+	leaves []tlog.Hash
 }
 
 // pipeline is the verifier's stages, made once for a whole ledger however
-// many files it has: the caller reads and checks lines into batches; the
-// hasher compares each line's hash with the one it claims; with a tree,
-// a third stage adds the hashed lines to it, so that the two hashes of a
-// line (the entry's and the Merkle leaf's) are computed on different
-// goroutines while the next lines are read and parsed.
+// many files it has (see Verify): the caller reads lines into batches;
+// checkers check and hash them, two hashes a line (the entry's and, with a
+// tree, the Merkle leaf's); the orderer joins them up in order, adds the
+// leaves to the tree, and reports each stream's first bad line on done.
 type pipeline struct {
-	pool    chan *batch // batches the last stage is done with
+	pool    chan *batch // batches the orderer is done with
 	batches int         // batches made so far, at most numBatches
-	work    chan *batch // to the hasher
-	done    chan *VerifyError
-	stop    atomic.Bool // set by the hasher when it found a bad line
-	tree    *treeRecorder
+	max     int         // numBatches
+	work    chan *batch // to the checkers
+	checked chan *batch // to the orderer
+	done    chan streamResult
+	stop    atomic.Bool // set by the orderer when the stream failed
+	nextID  int64
+	ord     orderer
 }
+
+// numCheckers is the number of checker goroutines: one per core.
+func numCheckers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// numBatches is the number of batches a pipeline keeps: enough for the
+// reader to fill one and hold one back, each checker to work on one, and
+// the orderer to wait for a slow one while the others go on.
+func numBatches() int { return 2*numCheckers() + 3 }
 
 // newPipeline starts the stages; close ends them.
 func newPipeline(tree *treeRecorder) *pipeline {
+	checkers := numCheckers()
+	n := numBatches()
 	p := &pipeline{
-		pool: make(chan *batch, numBatches),
-		work: make(chan *batch, numBatches),
-		done: make(chan *VerifyError),
-		tree: tree,
+		pool:    make(chan *batch, n),
+		max:     n,
+		work:    make(chan *batch, n),
+		checked: make(chan *batch, n+1),
+		done:    make(chan streamResult),
+		ord:     orderer{tree: tree, pending: map[int64]*batch{}},
 	}
-	next := p.pool
-	if tree != nil {
-		toTree := make(chan *batch, numBatches)
-		go addBatches(toTree, p.pool, p.done, tree)
-		next = toTree
+	p.ord.stop, p.ord.pool, p.ord.done = &p.stop, p.pool, p.done
+	var wg sync.WaitGroup
+	for range checkers {
+		wg.Go(func() { checkBatches(p.work, p.checked, &p.stop, tree != nil) })
 	}
-	go hashBatches(p.work, next, p.done, &p.stop, tree != nil)
+	go func() {
+		wg.Wait()
+		close(p.checked)
+	}()
+	go p.ord.run(p.checked)
 	return p
 }
 
+// close ends the stages once the last stream is done.
 func (p *pipeline) close() { close(p.work) }
 
 // verify verifies one stream through the pipeline, as verifyFrom does; it
 // returns once every stage is done with the stream's lines.
 func (p *pipeline) verify(r io.Reader, head Head) (Summary, error) {
 	p.stop.Store(false)
-	v := verifier{p: p, r: r, seq: head.Seq, lines: head.Seq}
-	copy(v.prevHash[:], head.Hash)
-	bad, err := v.read()
-	p.work <- &batch{end: true}
-	if herr := <-p.done; herr != nil {
-		return Summary{}, herr // an earlier line than any the reader found
+	// The orderer is idle between streams; what is set here reaches it
+	// through the channels the stream's first batch goes through.
+	p.ord.start(head)
+	rd := reader{p: p, r: r}
+	end := &batch{end: true}
+	end.bad, end.readErr = rd.read()
+	p.send(end)
+	res := <-p.done
+	if res.bad != nil {
+		return Summary{}, res.bad
 	}
-	if bad != nil {
-		return Summary{}, bad
+	if res.err != nil {
+		return Summary{}, fmt.Errorf("read ledger: %w", res.err)
 	}
-	if err != nil {
-		return Summary{}, fmt.Errorf("read ledger: %w", err)
-	}
-	s := Summary{Entries: v.seq}
-	if v.seq > 0 {
-		s.Head = Head{Seq: v.seq, Hash: string(v.prevHash[:])}
-	}
-	return s, nil
+	return res.summary, nil
 }
 
-type verifier struct {
-	p   *pipeline
-	r   io.Reader
-	eof bool
-
-	lines    int64                 // lines read so far
-	seq      int64                 // last good entry's seq
-	prevHash [2 * sha256.Size]byte // last good entry's claimed hash
-}
-
-// read reads and checks lines, handing each checked batch to the hasher.
-// It stops at the first bad line or at the end of the input.
-func (v *verifier) read() (*VerifyError, error) {
-	work := v.p.work
-	cur := v.p.nextBatch(firstChunk)
-	n := 0 // bytes of data in cur.buf
-	for {
-		if v.p.stop.Load() {
-			work <- cur
-			return nil, nil // the hasher reports the bad line
-		}
-		if n == len(cur.buf) { // a full buffer without a newline
-			if n > MaxLineSize {
-				work <- cur
-				return newLineError(ProblemTooLong, "the line is longer than %d bytes", MaxLineSize).at(v.lines + 1), nil
-			}
-			grown := make([]byte, min(2*len(cur.buf), MaxLineSize+1))
-			copy(grown, cur.buf[:n])
-			cur.buf = grown
-		}
-		m, err := io.ReadFull(v.r, cur.buf[n:])
-		n += m
-		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			v.eof = true
-		case err != nil:
-			work <- cur
-			return nil, err
-		}
-
-		p, bad := v.checkLines(cur, n)
-		if bad != nil || v.eof {
-			if bad == nil && p < n {
-				bad = newLineError(ProblemTorn, "the last line has no trailing newline: the write that added it was cut off; remove the line (the ledger before it is intact)").at(v.lines + 1)
-			}
-			work <- cur
-			return bad, nil
-		}
-		if p == 0 {
-			continue // no complete line yet: grow and read more
-		}
-		next := v.p.nextBatch(chunkSize)
-		if carry := n - p; carry >= len(next.buf) {
-			next.buf = make([]byte, len(cur.buf))
-		}
-		n = copy(next.buf, cur.buf[p:n])
-		work <- cur
-		cur = next
-	}
+// send hands a batch to the checkers, numbered in order.
+func (p *pipeline) send(b *batch) {
+	b.id = p.nextID
+	p.nextID++
+	p.work <- b
 }
 
 // nextBatch returns an empty batch: a new one of size bytes while fewer
-// than numBatches exist, else the next one the last stage gives back.
+// than p.max exist, else the next one the orderer gives back.
 func (p *pipeline) nextBatch(size int) *batch {
 	var b *batch
 	select {
 	case b = <-p.pool:
 	default:
-		if p.batches < numBatches {
+		if p.batches < p.max {
 			p.batches++
 			return &batch{buf: make([]byte, size)}
 		}
 		b = <-p.pool
 	}
-	b.jobs = b.jobs[:0]
+	b.n, b.final = 0, false
 	if len(b.buf) < size {
 		b.buf = make([]byte, size)
 	}
 	return b
 }
 
-// checkLines checks the complete lines in cur.buf[:n], queues their hash
-// jobs, and returns the offset after the last complete line. A line never
-// exceeds MaxLineSize here: read caps the buffer at MaxLineSize+1 bytes.
-func (v *verifier) checkLines(cur *batch, n int) (int, *VerifyError) {
-	data := cur.buf[:n]
-	p := 0
-	for {
-		i := bytes.IndexByte(data[p:], '\n')
-		if i < 0 {
-			return p, nil
-		}
-		v.lines++
-		line := data[p : p+i]
-		info, lerr := parseLine(line)
-		if lerr == nil {
-			lerr = v.follows(&info)
-		}
-		if lerr != nil {
-			if lerr.problem == ProblemNotJSON && p+i+1 == n && v.atEOF() {
-				lerr = newLineError(ProblemTrailingGarbage, "trailing garbage after the last entry: %s; remove it", lerr.reason)
-			}
-			return p, lerr.at(v.lines)
-		}
-		cur.jobs = append(cur.jobs, hashJob{
-			line: v.lines, start: p, end: p + i,
-			cutStart: info.cutStart, cutEnd: info.cutEnd,
-			want: info.members.hash.val + 1,
-		})
-		v.seq = info.seq
-		copy(v.prevHash[:], info.hash)
-		p += i + 1
-	}
-}
-
-// follows checks that a parsed line continues the chain read so far.
-func (v *verifier) follows(info *lineInfo) *lineError {
-	if info.seq != v.seq+1 {
-		if v.seq == 0 {
-			return newLineError(ProblemSeq, "seq is %d, want 1 for the first entry", info.seq)
-		}
-		return newLineError(ProblemSeq, "seq is %d, want %d (the previous entry's seq plus one): an entry was deleted, duplicated or moved", info.seq, v.seq+1)
-	}
-	if v.seq == 0 && string(info.prev) != ZeroHash || v.seq > 0 && !bytes.Equal(info.prev, v.prevHash[:]) {
-		want := []byte(ZeroHash)
-		if v.seq > 0 {
-			want = v.prevHash[:]
-		}
-		return newLineError(ProblemPrev, "prev is %s, want %s (the previous entry's hash): the chain is broken here", info.prev, want)
-	}
-	return nil
-}
-
-// atEOF reports whether the input has no more bytes. It may consume one
-// byte, so it is only asked when reading stops anyway.
-func (v *verifier) atEOF() bool {
-	if !v.eof {
-		var one [1]byte
-		n, err := io.ReadFull(v.r, one[:])
-		v.eof = n == 0 && errors.Is(err, io.EOF)
-	}
-	return v.eof
-}
-
-// hashBatches hashes every queued line and compares it with the hash the
-// line claims. On a mismatch it sets stop, so that the reader gives up
-// early. At a stream's end mark it reports the stream's first mismatch (or
-// nil): on done, or, when there is a tree stage, through it. Batches go on
-// to next: the tree stage, or back to the pool.
-func hashBatches(work <-chan *batch, next chan<- *batch, done chan<- *VerifyError, stop *atomic.Bool, toTree bool) {
-	if toTree {
-		defer close(next)
-	}
-	var bad *VerifyError
-	h := sha256.New()
-	var sum [sha256.Size]byte
-	for b := range work {
-		if b.end {
-			if toTree {
-				b.bad = bad
-				next <- b
-			} else {
-				done <- bad
-			}
-			bad = nil
-			continue
-		}
-		for k, j := range b.jobs {
-			if bad != nil {
-				b.jobs = b.jobs[:k] // the tree stage adds only good lines
-				break
-			}
-			line := b.buf[j.start:j.end]
-			sumLine(h, line, j.cutStart, j.cutEnd, &sum)
-			want := line[j.want : j.want+2*sha256.Size]
-			if !hashMatches(&sum, want) {
-				bad = newLineError(ProblemHash, "hash is %s, but the line hashes to %x: the entry was changed after it was written", want, sum).at(j.line)
-				stop.Store(true)
-				b.jobs = b.jobs[:k]
-				break
-			}
-		}
-		next <- b
-	}
-}
-
-// addBatches adds every line of the batches the hasher passes on to the
-// tree, and reports the hasher's finding at each stream's end mark.
-func addBatches(work <-chan *batch, pool chan<- *batch, done chan<- *VerifyError, tree *treeRecorder) {
-	for b := range work {
-		if b.end {
-			done <- b.bad
-			continue
-		}
-		for _, j := range b.jobs {
-			tree.add(b.buf[j.start:j.end])
-		}
-		pool <- b
-	}
-}
+// release gives back a batch the reader will not send.
+func (p *pipeline) release(b *batch) { p.pool <- b }

@@ -1,0 +1,116 @@
+package ledger
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"hash"
+	"sync/atomic"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// checkBatches checks the batches on work, each on its own, and passes
+// them on to the orderer. Several run at once, one per core: a line's
+// checks need nothing from another batch but the previous line's seq and
+// hash, which the orderer compares at the joins.
+func checkBatches(work <-chan *batch, checked chan<- *batch, stop *atomic.Bool, tree bool) {
+	c := checker{entry: sha256.New(), leaf: sha256.New(), tree: tree}
+	for b := range work {
+		if !b.end {
+			c.check(b, stop.Load())
+		}
+		checked <- b
+	}
+}
+
+// checker holds one checker goroutine's hashes.
+type checker struct {
+	entry, leaf hash.Hash
+	sum         [sha256.Size]byte
+	tree        bool
+}
+
+// check checks every line of b in order, as far as b alone can tell: the
+// line's canonical form and members, seq and prev against the line before
+// it (the first line's against the batch before, by the orderer), and its
+// hash; and computes its Merkle leaf hash. It stops at the first bad line.
+// A batch of a stream that failed already is only marked skipped.
+func (c *checker) check(b *batch, skip bool) {
+	r := &b.batchResult
+	*r = batchResult{leaves: r.leaves[:0], skipped: skip}
+	if skip {
+		return
+	}
+	data := b.buf[:b.n]
+	var prev lineInfo
+	for p := 0; p < len(data); {
+		i := bytes.IndexByte(data[p:], '\n') // a batch holds complete lines
+		line := data[p : p+i]
+		p += i + 1
+		info, lerr := parseLine(line)
+		if lerr != nil {
+			if lerr.problem == ProblemNotJSON && b.final && p == len(data) {
+				lerr = newLineError(ProblemTrailingGarbage, "trailing garbage after the last entry: %s; remove it", lerr.reason)
+			}
+			r.bad = lerr
+			return
+		}
+		if r.good == 0 {
+			r.firstParsed, r.firstSeq = true, info.seq
+			copy(r.firstPrev[:], info.prev)
+		} else if lerr := chainsOn(prev.seq, prev.hash, &info); lerr != nil {
+			r.bad = lerr
+			return
+		}
+		sumLine(c.entry, line, info.cutStart, info.cutEnd, &c.sum)
+		if !hashMatches(&c.sum, info.hash) {
+			r.bad = newLineError(ProblemHash, "hash is %s, but the line hashes to %x: the entry was changed after it was written", info.hash, c.sum)
+			return
+		}
+		if c.tree {
+			r.leaves = append(r.leaves, c.leafHash(line))
+		}
+		prev = info
+		r.good++
+	}
+	if r.good > 0 {
+		r.lastSeq = prev.seq
+		copy(r.lastHash[:], prev.hash)
+	}
+}
+
+// leafPrefix comes before a record's data in its leaf hash (RFC 6962).
+var leafPrefix = []byte{0}
+
+// leafHash is tlog.RecordHash without its allocation per call.
+func (c *checker) leafHash(data []byte) tlog.Hash {
+	return recordHash(c.leaf, data, &c.sum)
+}
+
+// recordHash is tlog.RecordHash of data, computed with h (reset and
+// reused) into scratch: a Sum into a local escapes.
+func recordHash(h hash.Hash, data []byte, scratch *[sha256.Size]byte) tlog.Hash {
+	h.Reset()
+	h.Write(leafPrefix)
+	h.Write(data)
+	return tlog.Hash(h.Sum(scratch[:0]))
+}
+
+// chainsOn checks that a parsed line continues the entry of seq seq and
+// hash prevHash (seq 0: it must be the first entry).
+func chainsOn(seq int64, prevHash []byte, info *lineInfo) *lineError {
+	if info.seq != seq+1 {
+		if seq == 0 {
+			return newLineError(ProblemSeq, "seq is %d, want 1 for the first entry", info.seq)
+		}
+		return newLineError(ProblemSeq, "seq is %d, want %d (the previous entry's seq plus one): an entry was deleted, duplicated or moved", info.seq, seq+1)
+	}
+	if seq == 0 && string(info.prev) != ZeroHash || seq > 0 && !bytes.Equal(info.prev, prevHash) {
+		want := []byte(ZeroHash)
+		if seq > 0 {
+			want = prevHash
+		}
+		return newLineError(ProblemPrev, "prev is %s, want %s (the previous entry's hash): the chain is broken here", info.prev, want)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package ledger
+
+import (
+	"sync/atomic"
+)
+
+// streamResult is what the orderer found in one stream.
+type streamResult struct {
+	summary Summary
+	bad     *VerifyError
+	err     error
+}
+
+// orderer takes the checked batches in the order the reader sent them,
+// whichever checker finished first: it joins each batch to the one before
+// (seq and prev of its first line), adds the good lines' leaves to the
+// tree, and at a stream's end mark reports the stream's first bad line:
+// the first in the file, not the first found.
+type orderer struct {
+	tree    *treeRecorder
+	pending map[int64]*batch // checked, waiting for an earlier one
+	next    int64            // the id of the batch to take next
+	stop    *atomic.Bool
+	pool    chan<- *batch
+	done    chan<- streamResult
+
+	// The stream so far.
+	lines    int64 // good lines
+	seq      int64 // last good entry's seq
+	prevHash [64]byte
+	bad      *VerifyError
+}
+
+// start begins a stream that continues head.
+func (o *orderer) start(head Head) {
+	o.lines, o.seq, o.bad = head.Seq, head.Seq, nil
+	copy(o.prevHash[:], head.Hash)
+}
+
+// run takes the batches the checkers pass on until they are all done.
+func (o *orderer) run(checked <-chan *batch) {
+	for b := range checked {
+		o.pending[b.id] = b
+		for {
+			b, ok := o.pending[o.next]
+			if !ok {
+				break
+			}
+			delete(o.pending, o.next)
+			o.next++
+			o.take(b)
+		}
+	}
+}
+
+// take handles the next batch in order.
+func (o *orderer) take(b *batch) {
+	if b.end {
+		o.done <- o.finish(b)
+		return
+	}
+	if o.bad == nil && !b.skipped {
+		if o.bad = o.join(b); o.bad != nil {
+			o.stop.Store(true)
+		}
+	}
+	o.pool <- b
+}
+
+// join adds a checked batch to the stream, or returns its first bad line.
+func (o *orderer) join(b *batch) *VerifyError {
+	if b.firstParsed {
+		info := lineInfo{seq: b.firstSeq, prev: b.firstPrev[:]}
+		if lerr := chainsOn(o.seq, o.prevHash[:], &info); lerr != nil {
+			return lerr.at(o.lines + 1)
+		}
+	}
+	if o.tree != nil {
+		o.tree.addLeaves(b.leaves, b.buf[:b.n])
+	}
+	if b.good > 0 {
+		o.lines += int64(b.good)
+		o.seq, o.prevHash = b.lastSeq, b.lastHash
+	}
+	if b.bad != nil {
+		return b.bad.at(o.lines + 1)
+	}
+	return nil
+}
+
+// finish ends a stream at its end mark, which carries the reader's own
+// finding: a bad line after the last one sent, or a read error. Either
+// counts only when no line before it was bad.
+func (o *orderer) finish(end *batch) streamResult {
+	res := streamResult{bad: o.bad}
+	switch {
+	case res.bad != nil:
+	case end.bad != nil:
+		res.bad = end.bad.at(o.lines + 1)
+	case end.readErr != nil:
+		res.err = end.readErr
+	default:
+		res.summary = Summary{Entries: o.seq}
+		if o.seq > 0 {
+			res.summary.Head = Head{Seq: o.seq, Hash: string(o.prevHash[:])}
+		}
+	}
+	return res
+}
