@@ -79,15 +79,6 @@ func main() {
 		}
 		return
 	}
-	if len(os.Args) == 5 && os.Args[1] == "provenance-child" {
-		seq, _ := strconv.ParseInt(os.Args[4], 10, 64)
-		if err := provenanceChild(context.Background(), os.Args[2], os.Args[3], seq); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("%s %d\n", hwmLine, ownPeakRSS())
-		return
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {

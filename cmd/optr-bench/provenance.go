@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,49 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/ledger/witness"
 )
-
-// provenanceChild runs one provenance command in its own process, so its
-// peak RSS is its own: "checkpoint" (HeadCheckpoint, as `optr ledger
-// checkpoint` and the Action once per run), "verify" (VerifyTree, as `optr
-// ledger verify --checkpoint`), "witness" (VerifyTree and the git walk, as
-// `optr ledger verify --witness`), "prove" (as `optr ledger prove --seq`),
-// "consistency" (as `optr ledger prove --from`).
-func provenanceChild(ctx context.Context, what, path string, seq int64) error {
-	switch what {
-	case "checkpoint":
-		_, err := ledger.HeadCheckpoint(path, ledger.LocalOrigin, "")
-		return err
-	case "verify":
-		_, err := ledger.VerifyTree(path)
-		return err
-	case "witness":
-		if _, err := ledger.VerifyTree(path); err != nil {
-			return err
-		}
-		_, err := witness.Check(ctx, path)
-		return err
-	case "prove":
-		p, _, err := ledger.Prove(path, ledger.LocalOrigin, seq)
-		if err != nil {
-			return err
-		}
-		_, err = p.Check("")
-		return err
-	case "consistency":
-		p, _, err := ledger.ProveConsistency(path, ledger.LocalOrigin, seq)
-		if err == nil && len(p) == 0 {
-			err = fmt.Errorf("an empty consistency proof from size %d", seq)
-		}
-		return err
-	}
-	return fmt.Errorf("unknown provenance child %q", what)
-}
 
 // witnessRepo makes a git clone-like repository holding an n-entry
 // segmented ledger, committed once and then grown by a few commits of one
@@ -101,11 +61,13 @@ func witnessRepo(ctx context.Context, dir string, n, commits int) (string, error
 	return path, nil
 }
 
-// provenanceRows measures checkpoint, verify --witness and prove on an
-// n-entry segmented ledger in a git repository against sha256sum of the
-// same files (best of three each), with each one's peak RSS.
+// provenanceRows measures the optr binary's ledger checkpoint, verify,
+// verify --witness and prove (--seq and --from) on an n-entry segmented
+// ledger in a git repository against sha256sum of the same files (best of
+// three each), with each one's peak RSS: the commands as people run them,
+// the process included.
 func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
-	self, err := os.Executable()
+	bin, err := buildRelease(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +89,12 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 		var ds []time.Duration
 		var peak int64
 		for range 3 {
-			d, rss, err := timeChild(ctx, name, args...)
+			u, err := timeSmall(ctx, name, args...)
 			if err != nil {
 				return 0, 0, err
 			}
-			ds = append(ds, d)
-			peak = max(peak, rss)
+			ds = append(ds, u.wall)
+			peak = max(peak, u.rss)
 		}
 		return slices.Min(ds), peak, nil
 	}
@@ -144,8 +106,12 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 		return nil, err
 	}
 	var rows []row
-	for _, what := range []string{"checkpoint", "verify", "witness"} {
-		d, rss, err := best(self, "provenance-child", what, path, "0")
+	for _, c := range []struct{ what, cmd, flag string }{{"checkpoint", "checkpoint", ""}, {"verify", "verify", ""}, {"witness", "verify", "--witness"}} {
+		what, args := c.what, []string{"ledger", c.cmd, "--ledger", path}
+		if c.flag != "" {
+			args = append(args, c.flag)
+		}
+		d, rss, err := best(bin, args...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -157,16 +123,16 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 				value:    fmt.Sprintf("%.2f", ratio), goal: "≤ 3.0", ok: ratio <= 3},
 			row{id: "P8", what: what + " peak RSS", measured: fmt.Sprintf("%.1f MiB", mib), value: fmt.Sprintf("%.1f MiB", mib), goal: "≤ 64 MiB", ok: mib <= 64})
 	}
-	d, rss, err := best(self, "provenance-child", "prove", path, strconv.Itoa(n/2))
+	d, rss, err := best(bin, "ledger", "prove", "--ledger", path, "--seq", strconv.Itoa(n/2))
 	if err != nil {
 		return nil, fmt.Errorf("prove: %w", err)
 	}
-	rows = append(rows, row{id: "P9", what: fmt.Sprintf("prove --seq %d on %d entries (and check the proof)", n/2, n),
+	rows = append(rows, row{id: "P9", what: fmt.Sprintf("prove --seq %d on %d entries (the process)", n/2, n),
 		measured: fmt.Sprintf("%s, peak RSS %.1f MiB", d.Round(time.Millisecond), float64(rss)/(1<<20)),
 		value:    d.Round(time.Millisecond).String(), goal: "< 1s", ok: d < time.Second})
 	// Issue 25's P10 (the id P10 was taken by the output-RSS row).
 	for _, from := range []int{1, n - 1} {
-		d, rss, err := best(self, "provenance-child", "consistency", path, strconv.Itoa(from))
+		d, rss, err := best(bin, "ledger", "prove", "--ledger", path, "--from", strconv.Itoa(from))
 		if err != nil {
 			return nil, fmt.Errorf("prove --from %d: %w", from, err)
 		}
@@ -178,29 +144,4 @@ func provenanceRows(ctx context.Context, dir string, n int) ([]row, error) {
 				measured: fmt.Sprintf("%.1f MiB", mib), value: fmt.Sprintf("%.1f MiB", mib), goal: "≤ 64 MiB", ok: mib <= 64})
 	}
 	return rows, nil
-}
-
-// hwmLine starts the line a provenance child prints last: its own peak
-// RSS (ownPeakRSS).
-const hwmLine = "optr-bench-vmhwm"
-
-// timeChild is timeCmd for a command that may print a hwmLine: its own
-// peak RSS then counts instead of what rusage says.
-func timeChild(ctx context.Context, name string, args ...string) (time.Duration, int64, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stderr = os.Stderr
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	rss := peakRSS(cmd.ProcessState)
-	for _, l := range strings.Split(out.String(), "\n") {
-		if v, ok := strings.CutPrefix(l, hwmLine+" "); ok {
-			if n, perr := strconv.ParseInt(v, 10, 64); perr == nil && n > 0 {
-				rss = n
-			}
-		}
-	}
-	return d, rss, err
 }
