@@ -2,15 +2,13 @@ package ajvtest
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/npmtest"
 )
 
 // The releases of Ajv and ajv-formats the checks install.
@@ -78,54 +76,19 @@ func CompileStrict(t testing.TB, schema []byte) {
 }
 
 // setup returns the node_modules directory holding the pinned releases,
-// installing them on first use: into a directory of its own, renamed into
-// place when complete, so that test binaries setting up at once never see
-// half an installation.
+// installing them on first use (npmtest).
 func setup(ctx context.Context) (modules, skip string, err error) {
 	if _, err := exec.LookPath("node"); err != nil {
 		return "", "there is no node on PATH to run Ajv: install Node.js to check the schema with Ajv", nil
 	}
-	cache, err := os.UserCacheDir()
+	root, err := npmtest.CacheDir("optr-ajv")
 	if err != nil {
 		return "", "", err
 	}
-	root := filepath.Join(cache, "optr-ajv")
 	dir := filepath.Join(root, "ajv-"+AjvVersion+"-formats-"+FormatsVersion)
-	modules = filepath.Join(dir, "node_modules")
-	if pinned(modules) {
-		return modules, "", nil
+	skip, err = npmtest.Install(ctx, npmtest.Setup{Dir: dir, Packages: []npmtest.Package{{Name: "ajv", Version: AjvVersion}, {Name: "ajv-formats", Version: FormatsVersion}}})
+	if skip != "" {
+		skip += "; the Ajv checks skip"
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", "", err
-	}
-	tmp, err := os.MkdirTemp(root, ".install-")
-	if err != nil {
-		return "", "", err
-	}
-	defer os.RemoveAll(tmp)
-	specs := []string{"ajv@" + AjvVersion, "ajv-formats@" + FormatsVersion}
-	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, specs...)
-	out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput()
-	if err != nil || !pinned(filepath.Join(tmp, "node_modules")) {
-		return "", fmt.Sprintf("npm could not install %s (no npm, or the registry is unreachable), so the Ajv checks skip: %v: %s",
-			strings.Join(specs, " "), err, lastLines(out, 5)), nil
-	}
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, fs.ErrExist) && !pinned(modules) {
-		return "", "", err
-	}
-	return modules, "", nil
-}
-
-// pinned reports whether modules holds the pinned releases.
-func pinned(modules string) bool {
-	has := func(pkg, version string) bool {
-		b, err := os.ReadFile(filepath.Join(modules, pkg, "package.json"))
-		return err == nil && strings.Contains(string(b), `"version": "`+version+`"`)
-	}
-	return has("ajv", AjvVersion) && has("ajv-formats", FormatsVersion)
-}
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+	return filepath.Join(dir, "node_modules"), skip, err
 }

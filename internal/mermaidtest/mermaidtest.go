@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/filelock"
+	"github.com/optr-dev/optr/internal/npmtest"
 )
 
 // Version is the Mermaid CLI release the checks install.
@@ -110,47 +110,21 @@ func setup(ctx context.Context) (mmdc, browser, skip string, err error) {
 		}
 		browser, _ = exec.LookPath(name)
 	}
-	cache, err := os.UserCacheDir()
+	dir, err := npmtest.CacheDir("optr-mermaid")
 	if err != nil {
 		return "", "", "", err
 	}
-	dir := filepath.Join(cache, "optr-mermaid")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", "", err
-	}
-	// Test binaries of several packages may set up at once: one installs,
-	// the others wait for it.
-	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
-	if err != nil {
-		return "", "", "", err
-	}
-	defer unlock()
 	cli.dir = dir
-	mmdc = filepath.Join(dir, "node_modules", ".bin", "mmdc")
-	if !pinned(dir) {
-		specs := []string{"@mermaid-js/mermaid-cli@" + Version, "jsdom@" + jsdomVersion}
-		args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, specs...)
-		cmd := exec.CommandContext(ctx, "npm", args...)
-		cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !pinned(dir) {
-			return "", "", fmt.Sprintf("npm could not install %s (no npm, or the registry is unreachable), so the Mermaid checks skip: %v: %s", strings.Join(specs, " "), err, firstLines(out, 5)), nil
-		}
+	skip, err = npmtest.Install(ctx, npmtest.Setup{
+		Dir:      dir,
+		Packages: []npmtest.Package{{Name: "@mermaid-js/mermaid-cli", Version: Version}, {Name: "jsdom", Version: jsdomVersion}},
+		Env:      []string{"PUPPETEER_SKIP_DOWNLOAD=1"},
+		Then:     func() error { return os.WriteFile(filepath.Join(dir, "parse.mjs"), parseScript, 0o644) },
+	})
+	if skip != "" {
+		skip += "; the Mermaid checks skip"
 	}
-	if err := os.WriteFile(filepath.Join(dir, "parse.mjs"), parseScript, 0o644); err != nil {
-		return "", "", "", err
-	}
-	return mmdc, browser, "", nil
-}
-
-// pinned reports whether dir holds release Version of the CLI and the
-// jsdom Mermaid parses under.
-func pinned(dir string) bool {
-	has := func(pkg, version string) bool {
-		b, err := os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
-		return err == nil && strings.Contains(string(b), `"version": "`+version+`"`)
-	}
-	return has(filepath.Join("@mermaid-js", "mermaid-cli"), Version) && has("jsdom", jsdomVersion)
+	return filepath.Join(dir, "node_modules", ".bin", "mmdc"), browser, skip, err
 }
 
 func firstLines(b []byte, n int) string {

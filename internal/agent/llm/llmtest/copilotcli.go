@@ -7,12 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent/llm"
-	"github.com/optr-dev/optr/internal/filelock"
+	"github.com/optr-dev/optr/internal/npmtest"
 )
 
 // realCLI is the real Copilot CLI the tests drive, found or installed once
@@ -46,66 +45,40 @@ func CopilotCLI(t testing.TB) (cli, home string) {
 }
 
 func setupCopilotCLI(ctx context.Context) (cli, home, skip string, err error) {
-	cache, err := os.UserCacheDir()
+	dir, err := npmtest.CacheDir("optr-copilot")
 	if err != nil {
 		return "", "", "", err
 	}
-	dir := filepath.Join(cache, "optr-copilot")
 	if home = os.Getenv("OPTR_COPILOT_HOME"); home == "" {
 		home = filepath.Join(dir, "home")
 	}
-	// Test binaries of several packages may set up at once: one installs
-	// and unpacks, the others wait for it.
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", "", err
-	}
-	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
-	if err != nil {
-		return "", "", "", err
-	}
-	defer unlock()
+	s := npmtest.Setup{Dir: dir}
 	if cli = os.Getenv("OPTR_COPILOT_CLI"); cli == "" {
 		arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 		if runtime.GOOS != "linux" || arch == "" {
 			return "", "", fmt.Sprintf("npm has no Copilot CLI package for %s/%s here; set OPTR_COPILOT_CLI to run the real-CLI tests", runtime.GOOS, runtime.GOARCH), nil
 		}
-		pkg := "@github/copilot-linux-" + arch
-		cli = filepath.Join(dir, "node_modules", pkg, "copilot")
-		if !pinnedCLI(filepath.Dir(cli)) {
-			spec := pkg + "@" + llm.CopilotCLIVersion
-			out, err := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, spec).CombinedOutput()
-			if err != nil || !pinnedCLI(filepath.Dir(cli)) {
-				return "", "", fmt.Sprintf("npm could not install %s (no npm, or the registry is unreachable), so the real Copilot CLI tests skip; .ci/run installs it, or set OPTR_COPILOT_CLI: %v: %s", spec, err, lastLines(out, 5)), nil
-			}
-		}
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return "", "", "", err
+		pkg := npmtest.Package{Name: "@github/copilot-linux-" + arch, Version: llm.CopilotCLIVersion}
+		rel := filepath.Join("node_modules", pkg.Name, "copilot")
+		cli = filepath.Join(dir, rel)
+		s.Packages, s.Files = []npmtest.Package{pkg}, []string{rel}
 	}
 	// The first start unpacks the CLI under HOME: once, before parallel
 	// tests share that HOME.
-	cmd := exec.CommandContext(ctx, cli, "--version")
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", "", "", fmt.Errorf("%s --version: %w: %s", cli, err, lastLines(out, 5))
+	s.Then = func() error {
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, cli, "--version")
+		cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s --version: %w: %s", cli, err, npmtest.LastLines(out, 5))
+		}
+		return nil
 	}
-	return cli, home, "", nil
-}
-
-// pinnedCLI reports whether npm package directory dir holds release
-// llm.CopilotCLIVersion with its binary.
-func pinnedCLI(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	return err == nil && strings.Contains(string(b), `"version": "`+llm.CopilotCLIVersion+`"`) && fileExists(filepath.Join(dir, "copilot"))
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+	skip, err = npmtest.Install(ctx, s)
+	if skip != "" {
+		skip += "; the real Copilot CLI tests skip (.ci/run installs it, or set OPTR_COPILOT_CLI)"
+	}
+	return cli, home, skip, err
 }
