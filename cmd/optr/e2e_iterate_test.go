@@ -152,11 +152,7 @@ func TestActionPullRequestCI(t *testing.T) {
 
 	t.Run("pr-token", func(t *testing.T) {
 		t.Parallel()
-		const prToken = "ghs_0prTokenOfTheOptrAppInstallation0000"
-		gh := githubtest.NewServer(t, githubtest.WithToken(prToken, "optr-app[bot]", "Bot"))
-		gh.AddIssue(repo, 7, "Greet the world", "Please.", "maintainer")
-		writer(gh, "maintainer")
-		iterateRepo(t, gh, iterateConfig("ci.yml"))
+		gh := prTokenRepo(t)
 		res, pull := openByIssue(t, gh, "6104", map[string]string{"INPUT_PR-TOKEN": prToken})
 		if pull.Login != "optr-app[bot]" || !strings.Contains(pull.Body, "pushed this branch with the `pr-token`") {
 			t.Errorf("pull request by %s, body:\n%s", pull.Login, pull.Body)
@@ -203,15 +199,25 @@ func byLogin(gh *githubtest.Server, login string) map[string]int {
 	return out
 }
 
-// An iteration pushes with the pr-token too, so that the pull request's
-// workflows run on the new commit; the rest stays the job token's.
-func TestActionIterationWithPRToken(t *testing.T) {
-	t.Parallel()
-	const prToken = "ghs_0prTokenOfTheOptrAppInstallation0000"
+// prToken is the optr app installation's token the pr-token tests pass.
+const prToken = "ghs_0prTokenOfTheOptrAppInstallation0000"
+
+// prTokenRepo is a fake GitHub that knows prToken as the optr app's, with
+// the issue a pull request is opened from and the repository's files.
+func prTokenRepo(t *testing.T) *githubtest.Server {
+	t.Helper()
 	gh := githubtest.NewServer(t, githubtest.WithToken(prToken, "optr-app[bot]", "Bot"))
 	gh.AddIssue(repo, 7, "Greet the world", "Please.", "maintainer")
 	writer(gh, "maintainer")
 	iterateRepo(t, gh, iterateConfig("ci.yml"))
+	return gh
+}
+
+// An iteration pushes with the pr-token too, so that the pull request's
+// workflows run on the new commit; the rest stays the job token's.
+func TestActionIterationWithPRToken(t *testing.T) {
+	t.Parallel()
+	gh := prTokenRepo(t)
 	env := map[string]string{"INPUT_PR-TOKEN": prToken}
 	_, pull := openByIssue(t, gh, "6251", env)
 	first := gh.Head(repo, pull.Head)
