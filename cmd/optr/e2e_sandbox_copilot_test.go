@@ -17,10 +17,12 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 )
 
-// confinementOf describes the processes running the executable exe, as
-// the kernel shows them: their uid, no_new_privs, whether they share this
-// process's network namespace, and whether their environment holds token.
-func confinementOf(exe, token string) []string {
+// confinementOf describes the processes running the executable exe that
+// descend from process root (the optr a test started: other tests may run
+// the same CLI at the same time), as the kernel shows them: their uid,
+// no_new_privs, whether they share this process's network namespace, and
+// whether their environment holds token.
+func confinementOf(exe, token string, root int) []string {
 	ownNet, _ := os.Readlink("/proc/self/ns/net")
 	var out []string
 	procs, _ := filepath.Glob("/proc/[0-9]*")
@@ -28,26 +30,54 @@ func confinementOf(exe, token string) []string {
 		if got, err := os.Readlink(filepath.Join(p, "exe")); err != nil || got != exe {
 			continue
 		}
-		status, err := os.ReadFile(filepath.Join(p, "status"))
-		if err != nil {
+		pid, _ := strconv.Atoi(filepath.Base(p))
+		if !descends(pid, root) {
 			continue
 		}
-		var uid, nnp string
-		for _, line := range strings.Split(string(status), "\n") {
-			f := strings.Fields(line)
-			switch {
-			case len(f) > 1 && f[0] == "Uid:":
-				uid = f[1]
-			case len(f) > 1 && f[0] == "NoNewPrivs:":
-				nnp = f[1]
-			}
+		status := procStatus(pid)
+		if status == nil {
+			continue
 		}
+		uid, nnp := status["Uid"], status["NoNewPrivs"]
 		net, _ := os.Readlink(filepath.Join(p, "ns", "net"))
 		environ, _ := os.ReadFile(filepath.Join(p, "environ"))
 		out = append(out, fmt.Sprintf("uid=%s no_new_privs=%s own-netns=%t token=%t",
 			uid, nnp, net != ownNet, strings.Contains(string(environ), token)))
 	}
 	return out
+}
+
+// procStatus is the first field of each line of /proc/<pid>/status, by
+// name; nil when the process is gone.
+func procStatus(pid int) map[string]string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			if f := strings.Fields(value); len(f) > 0 {
+				out[name] = f[0]
+			}
+		}
+	}
+	return out
+}
+
+// descends reports whether process pid is root or one of its descendants.
+func descends(pid, root int) bool {
+	for pid > 1 {
+		if pid == root {
+			return true
+		}
+		ppid, err := strconv.Atoi(procStatus(pid)["PPid"])
+		if err != nil {
+			return false
+		}
+		pid = ppid
+	}
+	return false
 }
 
 // TestSandboxConfinesTheCopilotCLI (issue 21): the Copilot CLI, which the
@@ -75,9 +105,12 @@ func TestSandboxConfinesTheCopilotCLI(t *testing.T) {
 			target.Path = ""
 			var mu sync.Mutex
 			var seen []string
+			optrPID := make(chan int, 1)
 			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				root := <-optrPID
+				optrPID <- root
 				mu.Lock()
-				seen = append(seen, confinementOf(exe, envToken[:12])...)
+				seen = append(seen, confinementOf(exe, envToken[:12], root)...)
 				mu.Unlock()
 				httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
 			}))
@@ -100,7 +133,14 @@ sandbox: { mode: `+mode+` }
 			}
 			run := optrCmd(dir, "run", "--config", cfg, "--datalake", filepath.Join(dir, ".optr"), "--intent", "Say confined.", "--run-id", "c", "--interactive", "never")
 			run.Env = append(run.Env, "OPTR_COPILOT_CLI="+cli, "OPTR_COPILOT_HOME="+home, "OPENAI_API_KEY="+fake.Key, "GITHUB_TOKEN="+envToken)
-			out, err := run.CombinedOutput()
+			var output strings.Builder
+			run.Stdout, run.Stderr = &output, &output
+			if err := run.Start(); err != nil {
+				t.Fatal(err)
+			}
+			optrPID <- run.Process.Pid
+			err := run.Wait()
+			out := output.String()
 			if err != nil {
 				t.Fatalf("optr run: %v\n%s", err, out)
 			}
