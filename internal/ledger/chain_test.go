@@ -204,28 +204,27 @@ func TestChainMakesTheLineOnce(t *testing.T) { // not parallel: AllocsPerRun
 	if allocs := testing.AllocsPerRun(10, func() { _, _ = e.Line() }); allocs != 0 {
 		t.Errorf("Line of a chained entry allocates %v times: it canonicalises the entry again", allocs)
 	}
-	whole, err := e.members(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := canonicalObject(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want)+"\n", string(line)); diff != "" {
+	if diff := cmp.Diff(string(canonicalWhole(t, e, true))+"\n", string(line)); diff != "" {
 		t.Errorf("line (-whole entry canonicalised +Chain's):\n%s", diff)
 	}
-	hashless, err := e.members(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := canonicalObject(hashless)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.Hash {
+	if sum := sha256.Sum256(canonicalWhole(t, e, false)); hex.EncodeToString(sum[:]) != e.Hash {
 		t.Errorf("hash %s is not the SHA-256 of the entry without it", e.Hash)
 	}
+}
+
+// canonicalWhole is e's members, with or without its hash, canonicalised
+// as one object.
+func canonicalWhole(t *testing.T, e Entry, withHash bool) []byte {
+	t.Helper()
+	m, err := e.members(withHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := canonicalObject(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestLineFollowsAChangedEntry: an entry changed after Chain gets the line
