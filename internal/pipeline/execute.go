@@ -174,11 +174,13 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
+	// The redaction rules every file of the run passes through load in
+	// the background: the first file written waits for them if it must.
 	// The preflight (git), the sandbox's start (its probe launchers) and
 	// the sweep of /proc for what a killed optr left wait mostly on other
 	// processes and the kernel and need nothing of each other: they run
-	// at once, while the redaction rules every file of the run passes
-	// through load. Their errors are reported in this order.
+	// at once. Their errors are reported in this order.
+	go secretscan.Load()
 	var (
 		wg         sync.WaitGroup
 		sandboxErr error
@@ -187,7 +189,6 @@ func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	)
 	wg.Go(func() { sandboxErr = p.sandbox.Start(ctx) })
 	wg.Go(func() { reaped, reapErr = procgroup.Reap(ctx) })
-	wg.Go(secretscan.Load)
 	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
 	wg.Wait()
 	if err != nil {
