@@ -53,33 +53,43 @@ func (s *canonScanner) str(i int) (end int, simple bool, err error) {
 }
 
 // skipPlain returns the offset of the first byte at or after i that is not
-// plainString. It tests eight bytes at a time: most of a ledger line is
+// plainString. It tests sixteen bytes at a time: most of a ledger line is
 // string content (hashes, names), and this loop is the verifier's hot spot.
 func skipPlain(b []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// A byte of x is special when it is >= 0x80, < 0x20, '"' or '\\'.
-		// Each test sets the high bit of (at least) the first such byte;
-		// the classic "has a zero byte" trick, (v - ones) & ^v & highs,
-		// has no false positives below the first match.
-		special := x & highs
-		special |= (x - 0x20*ones) & ^x & highs
-		q := x ^ ('"' * ones)
-		special |= (q - ones) & ^q & highs
-		bs := x ^ ('\\' * ones)
-		special |= (bs - ones) & ^bs & highs
-		if special != 0 {
-			return i + bits.TrailingZeros64(special)/8
+	for ; i+16 <= len(b); i += 16 {
+		s0 := specialBytes(binary.LittleEndian.Uint64(b[i:]))
+		s1 := specialBytes(binary.LittleEndian.Uint64(b[i+8:]))
+		if s0|s1 != 0 {
+			if s0 != 0 {
+				return i + bits.TrailingZeros64(s0)/8
+			}
+			return i + 8 + bits.TrailingZeros64(s1)/8
 		}
+	}
+	if i+8 <= len(b) {
+		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
+			return i + bits.TrailingZeros64(s)/8
+		}
+		i += 8
 	}
 	for i < len(b) && plainString[b[i]] {
 		i++
 	}
 	return i
+}
+
+// specialBytes sets the high bit of the first byte of x (little endian)
+// that is not plainString, and possibly of later ones; it is 0 when all
+// eight are plain. A byte >= 0x80 has its high bit already; x - 0x20 sets
+// it for a byte < 0x20, and q - 1 for a byte of q that is 0 (x is '"' or
+// '\\'). A subtraction borrows into a byte only from a byte below it that
+// is special itself, so the first byte marked is the first special one.
+func specialBytes(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	return (x | (x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) & highs
 }
 
 // escape checks the escape sequence at b[i] == '\\' and returns its length.
