@@ -14,33 +14,6 @@ import (
 // checker in canonical.go, which decides and says what is wrong.
 // FuzzQuickCanonicalAgreesWithChecker holds it to that.
 
-// quickMaxLine bounds the documents quickCanonical takes: its map of
-// quotes is on the stack. Ledger lines are about 1 KiB.
-const quickMaxLine = 4<<10 - 1
-
-// quoteMap has a bit for each byte of a document, set for a '"', and a
-// two words of zeros past the end for closeQuote.
-type quoteMap [quickMaxLine/64 + 3]uint64
-
-// closeQuote returns the offset of the first '"' after the one at i,
-// or -1. A window of the 64 bits from i+2 holds it for strings of 1 to
-// 64 bytes, found without a branch that depends on the length.
-func (q *quoteMap) closeQuote(i, n int) int {
-	if i+1 < n && q[(i+1)>>6]>>((i+1)&63)&1 != 0 {
-		return i + 1 // ""
-	}
-	t := i + 2
-	if w := q[t>>6]>>(t&63) | q[t>>6+1]<<(64-t&63); w != 0 {
-		return t + bits.TrailingZeros64(w)
-	}
-	for t = t | 63 + 1; t < n; t += 64 {
-		if w := q[t>>6]; w != 0 {
-			return t + bits.TrailingZeros64(w)
-		}
-	}
-	return -1
-}
-
 // quickDepth is the deepest nesting quickCanonical follows.
 const quickDepth = 16
 
@@ -57,10 +30,6 @@ type quickLevel struct {
 // non-nil and an object at the top, it records where the common entry
 // members are.
 func quickCanonical(b []byte, top *topMembers) bool {
-	var quotes quoteMap
-	if len(b) > quickMaxLine || !mapQuotes(b, &quotes) {
-		return false
-	}
 	var stack [quickDepth]quickLevel
 	n, i, depth := len(b), 0, 0
 	// The innermost open container: an object or an array; for an object
@@ -74,8 +43,7 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			// mapQuotes checked that no string holds an escape.
-			if i = quotes.closeQuote(i, n); i < 0 {
+			if i = plainEnd(b, i); i < 0 {
 				return false
 			}
 			i++
@@ -168,7 +136,7 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		if i >= n || b[i] != '"' {
 			return false
 		}
-		j := quotes.closeQuote(i, n)
+		j := plainEnd(b, i)
 		if j < 0 || j+1 >= n || b[j+1] != ':' {
 			return false
 		}
@@ -218,66 +186,30 @@ func quickNumber(b []byte, i int) (int, bool) {
 	return i, intDigits <= 15 && !(neg && b[start] == '0')
 }
 
-// mapQuotes reports whether every byte of b is printable ASCII or DEL
-// other than '\\' (then a string in b holds no escape and no byte that must
-// be escaped, and it ends at the next '"'), and sets the bits of quotes at
-// the '"' of b. It looks at eight bytes at a time, and checks the bytes
-// once at the end with the borrow tricks of specialBytes: a borrow marks a
-// byte only above a special one.
-func mapQuotes(b []byte, quotes *quoteMap) bool {
-	var bad uint64
-	k := 0
-	for ; len(b) >= 64; b = b[64:] {
-		q0, b0 := quoteBits(binary.LittleEndian.Uint64(b[0:8]))
-		q1, b1 := quoteBits(binary.LittleEndian.Uint64(b[8:16]))
-		q2, b2 := quoteBits(binary.LittleEndian.Uint64(b[16:24]))
-		q3, b3 := quoteBits(binary.LittleEndian.Uint64(b[24:32]))
-		q4, b4 := quoteBits(binary.LittleEndian.Uint64(b[32:40]))
-		q5, b5 := quoteBits(binary.LittleEndian.Uint64(b[40:48]))
-		q6, b6 := quoteBits(binary.LittleEndian.Uint64(b[48:56]))
-		q7, b7 := quoteBits(binary.LittleEndian.Uint64(b[56:64]))
-		bad |= b0 | b1 | b2 | b3 | b4 | b5 | b6 | b7
-		quotes[k] = q0 | q1<<8 | q2<<16 | q3<<24 | q4<<32 | q5<<40 | q6<<48 | q7<<56
-		k++
-	}
-	var m uint64
-	shift := 0
-	for ; len(b) >= 8; b = b[8:] {
-		q, bb := quoteBits(binary.LittleEndian.Uint64(b[0:8]))
-		m |= q << shift
-		bad |= bb
-		shift += 8
-	}
-	if bad&0x8080808080808080 != 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < 0x20 || c >= 0x80 || c == '\\' {
-			return false
+// plainEnd returns the offset of the '"' that ends the string at b[i] if
+// the string is plain ASCII without escapes, else -1. It is skipPlain
+// without its call, and sixteen bytes a pass.
+func plainEnd(b []byte, i int) int {
+	for i++; i+16 <= len(b); i += 16 {
+		s0 := specialBytes(binary.LittleEndian.Uint64(b[i : i+8]))
+		s1 := specialBytes(binary.LittleEndian.Uint64(b[i+8 : i+16]))
+		if s0|s1 != 0 {
+			if s0 == 0 {
+				i, s0 = i+8, s1
+			}
+			if i += bits.TrailingZeros64(s0) / 8; b[i] != '"' {
+				return -1
+			}
+			return i
 		}
-		if c == '"' {
-			m |= 1 << shift
-		}
-		shift++
 	}
-	quotes[k] = m
-	return true
-}
-
-// quoteBits returns a bit for each of the eight bytes of x (little
-// endian), set for a '"'; and bad, with a high bit for a byte that is not
-// printable ASCII or DEL other than '\\' (and maybe for bytes above it).
-// The bits are right only when bad has no high bit.
-func quoteBits(x uint64) (quote, bad uint64) {
-	const (
-		ones   = 0x0101010101010101
-		highs  = 0x8080808080808080
-		gather = 0x0102040810204080 // moves bit 8k to bit 56+k
-	)
-	bad = x | (x - 0x20*ones) | ((x ^ '\\'*ones) - ones)
-	// Without bytes >= 0x80 no addition carries across bytes: q + 0x7f
-	// has its high bit clear exactly where q is 0, that is x is '"'.
-	q := x ^ '"'*ones
-	hit := ^(q + 0x7f*ones) & highs
-	return (hit >> 7) * gather >> 56, bad
+	for ; i < len(b); i++ {
+		if c := b[i]; !plainString[c] {
+			if c != '"' {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
 }
