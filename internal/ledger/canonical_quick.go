@@ -190,25 +190,30 @@ func quickNumber(b []byte, i int) (int, bool) {
 // the string is plain ASCII without escapes, else -1. It is skipPlain
 // without its call, and sixteen bytes a pass.
 func plainEnd(b []byte, i int) int {
-	for i++; i+16 <= len(b); i += 16 {
-		s0 := specialBytes(binary.LittleEndian.Uint64(b[i : i+8]))
-		s1 := specialBytes(binary.LittleEndian.Uint64(b[i+8 : i+16]))
+	if i >= len(b) {
+		return -1
+	}
+	rest := b[i+1:] // resliced, so that the loads need no bounds checks
+	for ; len(rest) >= 16; rest = rest[16:] {
+		s0 := specialBytes(binary.LittleEndian.Uint64(rest[:8]))
+		s1 := specialBytes(binary.LittleEndian.Uint64(rest[8:16]))
 		if s0|s1 != 0 {
+			j := len(b) - len(rest)
 			if s0 == 0 {
-				i, s0 = i+8, s1
+				j, s0 = j+8, s1
 			}
-			if i += bits.TrailingZeros64(s0) / 8; b[i] != '"' {
+			if j += bits.TrailingZeros64(s0) / 8; b[j] != '"' {
 				return -1
 			}
-			return i
+			return j
 		}
 	}
-	for ; i < len(b); i++ {
-		if c := b[i]; !plainString[c] {
+	for k, c := range rest {
+		if !plainString[c] {
 			if c != '"' {
 				return -1
 			}
-			return i
+			return len(b) - len(rest) + k
 		}
 	}
 	return -1
