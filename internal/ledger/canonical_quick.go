@@ -1,10 +1,5 @@
 package ledger
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
-
 // This file holds the verifier's fast path for canonical JSON: one loop
 // over the bytes, without a call per value, without an error to build,
 // and with an explicit nesting stack. It takes only the shapes ledger
@@ -43,10 +38,11 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			if i = plainEnd(b, i); i < 0 {
+			j := skipPlain(b, i+1)
+			if j >= n || b[j] != '"' {
 				return false
 			}
-			i++
+			i = j + 1
 		case c == '{' || c == '[':
 			if i+1 < n && b[i+1] == c+2 { // '}' or ']': empty
 				i += 2
@@ -74,25 +70,10 @@ func quickCanonical(b []byte, top *topMembers) bool {
 			}
 			i += 5
 		default:
-			// An integer of at most 15 digits prints as itself, but for
-			// -0; other numbers go to quickNumber.
-			j := i
-			if c == '-' {
-				j++
-			}
-			start := j
-			for j < n && b[j]-'0' <= 9 {
-				j++
-			}
-			if j < n && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
-				var ok bool
-				if j, ok = quickNumber(b, i); !ok {
-					return false
-				}
-			} else if d := j - start; d == 0 || d > 15 || b[start] == '0' && (d > 1 || c == '-') {
+			var ok bool
+			if i, ok = quickNumber(b, i); !ok {
 				return false
 			}
-			i = j
 		}
 		// A value ends at b[i]: close containers up to the next value or
 		// key.
@@ -136,8 +117,8 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		if i >= n || b[i] != '"' {
 			return false
 		}
-		j := plainEnd(b, i)
-		if j < 0 || j+1 >= n || b[j+1] != ':' {
+		j := skipPlain(b, i+1)
+		if j+1 >= n || b[j] != '"' || b[j+1] != ':' {
 			return false
 		}
 		// Plain ASCII keys sort bytewise like their UTF-16 code units;
@@ -152,8 +133,8 @@ func quickCanonical(b []byte, top *topMembers) bool {
 }
 
 // quickNumber takes a number at b[i] that prints as itself in ECMAScript
-// because it is an integer of at most 15 digits or a decimal shortDecimal
-// accepts, and returns the offset past it.
+// because it is an integer of at most 15 digits (but -0) or a decimal
+// shortDecimal accepts, and returns the offset past it.
 func quickNumber(b []byte, i int) (int, bool) {
 	n := len(b)
 	neg := b[i] == '-'
@@ -184,37 +165,4 @@ func quickNumber(b []byte, i int) (int, bool) {
 		return i, false
 	}
 	return i, intDigits <= 15 && !(neg && b[start] == '0')
-}
-
-// plainEnd returns the offset of the '"' that ends the string at b[i] if
-// the string is plain ASCII without escapes, else -1. It is skipPlain
-// without its call, and sixteen bytes a pass.
-func plainEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	rest := b[i+1:] // resliced, so that the loads need no bounds checks
-	for ; len(rest) >= 16; rest = rest[16:] {
-		s0 := specialBytes(binary.LittleEndian.Uint64(rest[:8]))
-		s1 := specialBytes(binary.LittleEndian.Uint64(rest[8:16]))
-		if s0|s1 != 0 {
-			j := len(b) - len(rest)
-			if s0 == 0 {
-				j, s0 = j+8, s1
-			}
-			if j += bits.TrailingZeros64(s0) / 8; b[j] != '"' {
-				return -1
-			}
-			return j
-		}
-	}
-	for k, c := range rest {
-		if !plainString[c] {
-			if c != '"' {
-				return -1
-			}
-			return len(b) - len(rest) + k
-		}
-	}
-	return -1
 }

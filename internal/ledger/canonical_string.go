@@ -56,26 +56,27 @@ func (s *canonScanner) str(i int) (end int, simple bool, err error) {
 // plainString. It tests sixteen bytes at a time: most of a ledger line is
 // string content (hashes, names), and this loop is the verifier's hot spot.
 func skipPlain(b []byte, i int) int {
-	for ; i+16 <= len(b); i += 16 {
-		s0 := specialBytes(binary.LittleEndian.Uint64(b[i:]))
-		s1 := specialBytes(binary.LittleEndian.Uint64(b[i+8:]))
+	if i >= len(b) {
+		return i
+	}
+	rest := b[i:] // resliced, so that the loads need no bounds checks
+	for ; len(rest) >= 16; rest = rest[16:] {
+		s0 := specialBytes(binary.LittleEndian.Uint64(rest[:8]))
+		s1 := specialBytes(binary.LittleEndian.Uint64(rest[8:16]))
 		if s0|s1 != 0 {
-			if s0 != 0 {
-				return i + bits.TrailingZeros64(s0)/8
+			j := len(b) - len(rest)
+			if s0 == 0 {
+				j, s0 = j+8, s1
 			}
-			return i + 8 + bits.TrailingZeros64(s1)/8
+			return j + bits.TrailingZeros64(s0)/8
 		}
 	}
-	if i+8 <= len(b) {
-		if s := specialBytes(binary.LittleEndian.Uint64(b[i:])); s != 0 {
-			return i + bits.TrailingZeros64(s)/8
+	for k, c := range rest {
+		if !plainString[c] {
+			return len(b) - len(rest) + k
 		}
-		i += 8
 	}
-	for i < len(b) && plainString[b[i]] {
-		i++
-	}
-	return i
+	return len(b)
 }
 
 // specialBytes sets the high bit of the first byte of x (little endian)
