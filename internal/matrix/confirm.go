@@ -6,21 +6,27 @@ import (
 	"slices"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
-// confirm runs the command checks of π* again here before the driver
-// delivers it: the selection the driver will make over results is made
-// first, π*'s command checks are run on its output — with code changes,
-// in a fresh tree at the plan's commit holding its verified patch — and
-// their verdicts replace those its task recorded. A task's command checks
-// ran code its agent wrote, in a job that could rewrite its result.json
-// afterwards. When π* is no longer admissible the selection is made again
-// over the rest, each new π* checked the same way, until it lands on a
-// result checked here (or on none). The driver's own selection over the
-// same results then lands there too.
+// confirm runs the command checks of the result the run would deliver
+// again here before the driver delivers it: the selection the driver will
+// make over results is made first, and the command checks of its
+// deliverable — π*, or when nothing is admissible the best-scoring result,
+// which a human's Proceed at the NO_ADMISSIBLE checkpoint delivers — are
+// run on its output (with code changes, in a fresh tree at the plan's
+// commit holding its verified patch), their verdicts replacing those its
+// task recorded. A task's command checks ran code its agent wrote, in a
+// job that could rewrite its result.json afterwards. When the verdicts
+// change the selection (π* no longer admissible, or another result now
+// scores best) it is made again, each new deliverable checked the same
+// way, until it lands on a result checked here (or on none). The driver's
+// own selection over the same results then lands there too, so the
+// checkpoint shows a human the verdicts found here.
 func confirm(ctx context.Context, x *pipeline.Execution, g *Gathered) error {
 	programs := slices.DeleteFunc(slices.Clone(x.Options.Constraints), func(c check.Constraint) bool { return !c.Program })
 	if len(programs) == 0 {
@@ -33,17 +39,28 @@ func confirm(ctx context.Context, x *pipeline.Execution, g *Gathered) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sel := pipeline.Select(g.Results, x.Prepared.Spec.Config.Selection)
-		if sel.Selected == "" || checked[sel.Selected] {
+		cfg := x.Prepared.Spec.Config.Selection
+		name := deliverable(pipeline.Select(g.Results, cfg), cfg)
+		if name == "" || checked[name] {
 			return nil
 		}
-		checked[sel.Selected] = true
-		i := slices.IndexFunc(g.Results, func(r *executor.Result) bool { return r.Agent == sel.Selected })
+		checked[name] = true
+		i := slices.IndexFunc(g.Results, func(r *executor.Result) bool { return r.Agent == name })
 		if i < 0 {
-			return fmt.Errorf("π* = %s is none of the gathered results", sel.Selected)
+			return fmt.Errorf("the result to deliver, %s, is none of the gathered results", name)
 		}
-		rc.rerun(ctx, g.Results[i], g.patches[sel.Selected])
+		rc.rerun(ctx, g.Results[i], g.patches[name])
 	}
+}
+
+// deliverable is the result a selection under cfg leads to delivering:
+// π*, or with nothing selected and a NO_ADMISSIBLE checkpoint to raise,
+// the best-scoring candidate, which Proceed there takes.
+func deliverable(sel selection.Result, cfg config.Selection) string {
+	if sel.Selected == "" && cfg.OnNoAdmissible == config.NoAdmissibleCheckpoint {
+		return sel.Best
+	}
+	return sel.Selected
 }
 
 // rechecker runs command checks again in the gather's own trees, started

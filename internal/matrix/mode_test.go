@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
@@ -164,5 +166,66 @@ func TestGatherRerunsCommandChecksOnText(t *testing.T) {
 	}
 	if second := rep.Result("second").Checks; !second.Admissible {
 		t.Errorf("second's honest result is not admissible: %+v", second)
+	}
+}
+
+// proceedConfig has two command agents whose answers both fail the hard
+// command check; second's passes one soft command check of two, first's
+// none. Only the checks score: nothing is admissible, second scores best.
+const proceedConfig = `agents:
+  first:  { provider: command, run: [sh, -c, "cat >/dev/null; printf 'draft\n'"] }
+  second: { provider: command, run: [sh, -c, "cat >/dev/null; printf 'please\n'"] }
+constraints:
+  signed: { check: command, run: [grep, -q, "signed off"] }
+  polite: { check: command, run: [grep, -q, "please"], hard: false }
+  thanks: { check: command, run: [grep, -q, "thank you"], hard: false }
+selection:
+  on-no-admissible: checkpoint
+  weights: { invariants: 100, ttv: 0, exec: 0, preference: 0 }
+`
+
+// When nothing is admissible the gather runs the command checks of the
+// result Proceed at the NO_ADMISSIBLE checkpoint would deliver, the
+// best-scoring one (issue 27 item 3): first's result.json was rewritten to
+// say it passed both soft checks, so that it scored best; the gather finds
+// it passed none, and second, which it checked the same way, is what the
+// checkpoint offers.
+func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	plan, err := makePlan(t, parseConfig(t, proceedConfig), ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	runTasks(t, plan, ws, out)
+	editResult(t, out, "first", func(tr *TaskResult) {
+		forgePassed(tr, "polite")
+		forgePassed(tr, "thanks")
+	})
+	g, err := Gather(t.Context(), plan, out)
+	if err != nil || len(g.Refused) > 0 {
+		t.Fatalf("Gather = %v, refused %v", err, g.Refused)
+	}
+	lake := filepath.Join(t.TempDir(), ".optr")
+	spec, err := plan.Spec(lake, filepath.Join(lake, "ledger.jsonl"), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := (&pipeline.Driver{Deps: testDeps(), Mode: GatherMode{Mode: plan.Mode, Gathered: g}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != pipeline.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible || rep.Selection.Best != "second" {
+		t.Fatalf("status %s, trigger %s, best %q, want paused at NO_ADMISSIBLE with second best: %s", rep.Status, rep.Trigger, rep.Selection.Best, rep.Message)
+	}
+	for _, v := range rep.Result("first").Checks.Verdicts {
+		if v.Constraint != "signed" && !strings.HasPrefix(v.Reason, "the task recorded passed, the gather found failed: ") {
+			t.Errorf("first's forged %s verdict was not overruled: %+v", v.Constraint, v)
+		}
+	}
+	second := rep.Result("second").Checks.Verdicts
+	if i := slices.IndexFunc(second, func(v check.Verdict) bool { return v.Constraint == "polite" }); i < 0 || second[i].Status != check.Passed {
+		t.Errorf("second's verdicts = %+v, want polite passed", second)
 	}
 }
