@@ -184,7 +184,7 @@ func isUTCTime(b []byte) bool {
 // FuzzPlainUTCTime holds it to time.Parse.
 func plainUTCTime(b []byte) bool {
 	const shape = "0000-00-00T00:00:00" // '0': a digit
-	if len(b) < len(shape)+1 || len(b) == len(shape)+2 || len(b) > len(shape)+11 {
+	if len(b) < len(shape)+1 || len(b) == len(shape)+2 || len(b) > len(shape)+11 || b[len(b)-1] != 'Z' {
 		return false
 	}
 	for i := range len(shape) {
