@@ -70,10 +70,25 @@ func quickCanonical(b []byte, top *topMembers) bool {
 			}
 			i += 5
 		default:
-			var ok bool
-			if i, ok = quickNumber(b, i); !ok {
-				return false
+			// Integers here, without a call: most numbers of a line are;
+			// quickNumber takes the others.
+			j := i
+			if c == '-' {
+				j++
 			}
+			start := j
+			for j < n && b[j]-'0' <= 9 {
+				j++
+			}
+			if j < n && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+				var ok bool
+				if j, ok = quickNumber(b, i); !ok {
+					return false
+				}
+			} else if d := j - start; d == 0 || d > 15 || b[start] == '0' && (d > 1 || c == '-') {
+				return false // not a number, a leading zero, more than 15 digits, -0
+			}
+			i = j
 		}
 		// A value ends at b[i]: close containers up to the next value or
 		// key.
