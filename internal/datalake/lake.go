@@ -107,7 +107,8 @@ type Run struct {
 	lake         *Lake
 
 	mu       sync.Mutex
-	unsynced []string                // agent output files written without an fsync
+	syncing  []*fileSync             // fsyncs started as files were written (syncSoon)
+	unsynced []string                // files Sync must sync itself: a failed fsync's, to try again
 	fsync    func(path string) error // syncs a file or directory; nil: syncPath
 	reserved map[string]*reservation // by rel: files Reserve makes ready
 }
@@ -136,12 +137,13 @@ func (r *Run) Path(rel string) string { return filepath.Join(r.Dir, rel) }
 // unnamed file, then a hard link to the final name, so a reader never
 // sees half a file) and never over an existing file.
 //
-// The file is not synced to disk as it is written: agents finish
+// The write does not wait for the file to reach the disk: agents finish
 // together, and an fsync each put K syncs on the fan-out's hot path (and
-// the resolved workflow's one before the first agent started). A kill -9
-// of optr loses nothing the kernel already holds; the operating system
-// crashing could, so Sync (which Files calls, before the run's files are
-// recorded) syncs them all at once.
+// the resolved workflow's one before the first agent started). Its fsync
+// starts in the background (syncSoon), so that it overlaps what the run
+// does meanwhile — the agents still at work, the watcher's last write —
+// and Sync (which Files calls, before the run's files are recorded)
+// waits for it and syncs the directories that name the files.
 func (r *Run) WriteFile(rel string, data []byte) error {
 	return r.write(rel, func(path string) []byte { return redacted(path, data) })
 }
@@ -189,41 +191,78 @@ func (r *Run) writeFrom(rel string, content func(path string) func(io.Writer) er
 	if err := p.fill(path, content(path), false); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.unsynced = append(r.unsynced, path)
-	r.mu.Unlock()
+	r.syncSoon(path)
 	return nil
+}
+
+// fileSync is the fsync of one written file, started as it was written.
+type fileSync struct {
+	path string
+	done chan struct{} // closed once err is set
+	err  error
+}
+
+// syncSlots bounds the background fsyncs in flight, process-wide: each
+// holds a thread while the disk works.
+var syncSlots = make(chan struct{}, syncers)
+
+// syncSoon starts path's fsync in the background; Sync waits for it.
+func (r *Run) syncSoon(path string) {
+	s := &fileSync{path: path, done: make(chan struct{})}
+	r.mu.Lock()
+	r.syncing = append(r.syncing, s)
+	fsync := r.fsync
+	r.mu.Unlock()
+	if fsync == nil {
+		fsync = syncPath
+	}
+	go func() {
+		defer close(s.done)
+		syncSlots <- struct{}{}
+		defer func() { <-syncSlots }()
+		s.err = fsync(path)
+	}()
 }
 
 // syncers is how many fsyncs Sync has in flight: together they let the
 // file system commit its journal once for many files.
 const syncers = 16
 
-// Sync makes every file WriteFile left unsynced durable, and the
-// directories that name them. Files calls it.
+// Sync makes every file the run wrote since the last Sync durable, and
+// the directories that name them: it waits for the fsyncs started as the
+// files were written, syncs again each that failed, then the
+// directories. Files calls it.
 func (r *Run) Sync() error {
 	r.mu.Lock()
-	paths := r.unsynced
-	r.unsynced = nil
+	started, retry := r.syncing, r.unsynced
+	r.syncing, r.unsynced = nil, nil
 	fsync := r.fsync
 	r.mu.Unlock()
 	if fsync == nil {
 		fsync = syncPath
 	}
-	if len(paths) == 0 {
+	if len(started)+len(retry) == 0 {
 		return nil
 	}
+	written := slices.Clone(retry)
+	for _, s := range started {
+		<-s.done
+		written = append(written, s.path)
+		if s.err != nil {
+			retry = append(retry, s.path)
+		}
+	}
 	dirs := map[string]bool{r.Dir: true}
-	for _, p := range paths {
+	for _, p := range written {
 		dirs[filepath.Dir(p)] = true
 	}
-	err := syncAll(fsync, paths)
+	err := syncAll(fsync, retry)
 	if err == nil {
 		err = syncAll(fsync, slices.Sorted(maps.Keys(dirs)))
 	}
 	if err != nil {
 		r.mu.Lock()
-		r.unsynced = append(r.unsynced, paths...) // the next Sync tries again
+		r.unsynced = append(r.unsynced, written...) // the next Sync tries again
 		r.mu.Unlock()
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -115,10 +116,10 @@ func TestReplace(t *testing.T) {
 	}
 }
 
-// TestRunFilesSyncedOnceBeforeRecording: the files of a run are not
-// synced one by one as they are written; Files, which lists the run's
-// files to record them, syncs each of them and the directories that name
-// them first, once.
+// TestRunFilesSyncedOnceBeforeRecording: each file of a run is synced
+// once, as it is written, without the write waiting for it; Files, which
+// lists the run's files to record them, waits for those syncs and syncs
+// the directories that name the files, once.
 func TestRunFilesSyncedOnceBeforeRecording(t *testing.T) {
 	t.Parallel()
 	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
@@ -142,9 +143,6 @@ func TestRunFilesSyncedOnceBeforeRecording(t *testing.T) {
 	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
 		t.Fatal(err)
 	}
-	if len(synced) != 0 {
-		t.Fatalf("synced %v before the run's files were listed", synced)
-	}
 	files, err := run.Files()
 	if err != nil {
 		t.Fatal(err)
@@ -167,30 +165,60 @@ func TestRunFilesSyncedOnceBeforeRecording(t *testing.T) {
 	}
 }
 
-// TestSyncFailureIsRetried: a file that could not be synced is synced
-// again by the next Sync, and the error names it.
+// TestWrittenFileSyncsWithoutSync: a file's fsync starts as it is
+// written, so that it overlaps what the run does until it records its
+// files, instead of waiting for Sync with all the others; waiting for it
+// here without calling Sync is a deadlock (synctest says so) when it
+// does not.
+func TestWrittenFileSyncsWithoutSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		synced := make(chan string, 1)
+		run.fsync = func(p string) error {
+			synced <- filepath.Base(p)
+			return nil
+		}
+		if err := run.WriteFile(FileWorkflow, []byte("intent: x\n")); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-synced; got != FileWorkflow {
+			t.Errorf("synced %s, want %s", got, FileWorkflow)
+		}
+	})
+}
+
+// TestSyncFailureIsRetried: a file whose fsync failed is synced again by
+// Sync, and by the next Sync while it fails, and the error names it.
 func TestSyncFailureIsRetried(t *testing.T) {
 	t.Parallel()
 	run, err := Open(filepath.Join(t.TempDir(), ".optr")).NewRun("w", "r1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
-		t.Fatal(err)
-	}
+	var mu sync.Mutex
 	fail := true
 	var synced []string
 	run.fsync = func(p string) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if fail {
 			return fmt.Errorf("sync %s: input/output error", p)
 		}
 		synced = append(synced, filepath.Base(p))
 		return nil
 	}
+	if err := run.WriteFile(FileResult, []byte("answer")); err != nil {
+		t.Fatal(err)
+	}
 	if err := run.Sync(); err == nil || !strings.Contains(err.Error(), FileResult) {
 		t.Fatalf("Sync = %v, want the failure naming %s", err, FileResult)
 	}
+	mu.Lock()
 	fail = false
+	mu.Unlock()
 	if err := run.Sync(); err != nil || !slices.Contains(synced, FileResult) {
 		t.Errorf("the second Sync = %v, synced %v; want %s synced", err, synced, FileResult)
 	}

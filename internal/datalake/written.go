@@ -181,7 +181,7 @@ func (w *written) save() error {
 // this process opened it without a FileWritten list (a paused run resumed
 // from a checkout) is refused with Earlier set: it was recorded before.
 // The run's files are about to be recorded, so it first frees the files
-// Reserve made and no write took, and syncs what WriteFile left unsynced
+// Reserve made and no write took, and makes what WriteFile wrote durable
 // (Sync).
 func (r *Run) Committable() (files []string, refused []Refused, err error) {
 	r.release()

@@ -12,7 +12,8 @@ import (
 // single pass over the bytes allocates nothing on ordinary lines. It accepts
 // exactly the documents jcs.Transform leaves unchanged; FuzzCanonicalAgreesWithJCS
 // holds it to that. The string and number rules are in canonical_string.go
-// and canonical_number.go.
+// and canonical_number.go. A faster pass for the shapes of ledger lines,
+// canonical_quick.go, goes first; this one decides, and explains, the rest.
 
 // maxDepth is jcs's nesting limit, so that both agree on deep documents.
 const maxDepth = 10000
@@ -74,6 +75,15 @@ type canonScanner struct {
 // checkCanonical reports whether b is exactly the RFC 8785 canonical form of
 // a JSON document (any top-level value).
 func checkCanonical(b []byte) error {
+	if quickCanonical(b, nil) {
+		return nil
+	}
+	return explainCanonical(b)
+}
+
+// explainCanonical is checkCanonical without its fast path: it says what is
+// wrong.
+func explainCanonical(b []byte) error {
 	s := canonScanner{b: b}
 	end, err := s.value(0)
 	if err != nil {
@@ -88,6 +98,15 @@ func checkCanonical(b []byte) error {
 // checkCanonicalObject is checkCanonical for a document that must be an
 // object; it records where the common entry members are.
 func checkCanonicalObject(b []byte, top *topMembers) error {
+	if len(b) > 0 && b[0] == '{' && quickCanonical(b, top) {
+		return nil
+	}
+	*top = topMembers{}
+	return explainCanonicalObject(b, top)
+}
+
+// explainCanonicalObject is checkCanonicalObject without its fast path.
+func explainCanonicalObject(b []byte, top *topMembers) error {
 	if len(b) == 0 || b[0] != '{' {
 		return errAt(0, "the line does not start with '{'")
 	}

@@ -53,33 +53,44 @@ func (s *canonScanner) str(i int) (end int, simple bool, err error) {
 }
 
 // skipPlain returns the offset of the first byte at or after i that is not
-// plainString. It tests eight bytes at a time: most of a ledger line is
+// plainString. It tests sixteen bytes at a time: most of a ledger line is
 // string content (hashes, names), and this loop is the verifier's hot spot.
 func skipPlain(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	rest := b[i:] // resliced, so that the loads need no bounds checks
+	for ; len(rest) >= 16; rest = rest[16:] {
+		s0 := specialBytes(binary.LittleEndian.Uint64(rest[:8]))
+		s1 := specialBytes(binary.LittleEndian.Uint64(rest[8:16]))
+		if s0|s1 != 0 {
+			j := len(b) - len(rest)
+			if s0 == 0 {
+				j, s0 = j+8, s1
+			}
+			return j + bits.TrailingZeros64(s0)/8
+		}
+	}
+	for k, c := range rest {
+		if !plainString[c] {
+			return len(b) - len(rest) + k
+		}
+	}
+	return len(b)
+}
+
+// specialBytes sets the high bit of the first byte of x (little endian)
+// that is not plainString, and possibly of later ones; it is 0 when all
+// eight are plain. A byte >= 0x80 has its high bit already; x - 0x20 sets
+// it for a byte < 0x20, and q - 1 for a byte of q that is 0 (x is '"' or
+// '\\'). A subtraction borrows into a byte only from a byte below it that
+// is special itself, so the first byte marked is the first special one.
+func specialBytes(x uint64) uint64 {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// A byte of x is special when it is >= 0x80, < 0x20, '"' or '\\'.
-		// Each test sets the high bit of (at least) the first such byte;
-		// the classic "has a zero byte" trick, (v - ones) & ^v & highs,
-		// has no false positives below the first match.
-		special := x & highs
-		special |= (x - 0x20*ones) & ^x & highs
-		q := x ^ ('"' * ones)
-		special |= (q - ones) & ^q & highs
-		bs := x ^ ('\\' * ones)
-		special |= (bs - ones) & ^bs & highs
-		if special != 0 {
-			return i + bits.TrailingZeros64(special)/8
-		}
-	}
-	for i < len(b) && plainString[b[i]] {
-		i++
-	}
-	return i
+	return (x | (x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) & highs
 }
 
 // escape checks the escape sequence at b[i] == '\\' and returns its length.

@@ -42,7 +42,8 @@ func (c *checker) check(b *batch, skip bool) {
 		return
 	}
 	data := b.buf[:b.n]
-	var prev lineInfo
+	var prevSeq int64 // the line before's seq and hash
+	var prevHash []byte
 	for p := 0; p < len(data); {
 		i := bytes.IndexByte(data[p:], '\n') // a batch holds complete lines
 		line := data[p : p+i]
@@ -58,7 +59,7 @@ func (c *checker) check(b *batch, skip bool) {
 		if r.good == 0 {
 			r.firstParsed, r.firstSeq = true, info.seq
 			copy(r.firstPrev[:], info.prev)
-		} else if lerr := chainsOn(prev.seq, prev.hash, &info); lerr != nil {
+		} else if lerr := chainsOn(prevSeq, prevHash, &info); lerr != nil {
 			r.bad = lerr
 			return
 		}
@@ -70,12 +71,12 @@ func (c *checker) check(b *batch, skip bool) {
 		if c.tree {
 			r.leaves = append(r.leaves, c.leafHash(line))
 		}
-		prev = info
+		prevSeq, prevHash = info.seq, info.hash
 		r.good++
 	}
 	if r.good > 0 {
-		r.lastSeq = prev.seq
-		copy(r.lastHash[:], prev.hash)
+		r.lastSeq = prevSeq
+		copy(r.lastHash[:], prevHash)
 	}
 }
 

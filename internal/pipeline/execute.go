@@ -25,6 +25,7 @@ import (
 	"github.com/optr-dev/optr/internal/preflight"
 	"github.com/optr-dev/optr/internal/procgroup"
 	"github.com/optr-dev/optr/internal/sandbox"
+	"github.com/optr-dev/optr/internal/secretscan"
 	"github.com/optr-dev/optr/internal/selection"
 )
 
@@ -173,22 +174,38 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
+	// The redaction rules every file of the run passes through load in
+	// the background: the first file written waits for them if it must.
+	// The preflight (git), the sandbox's start (its probe launchers) and
+	// the sweep of /proc for what a killed optr left wait mostly on other
+	// processes and the kernel and need nothing of each other: they run
+	// at once. Their errors are reported in this order.
+	go secretscan.Load()
+	var (
+		wg         sync.WaitGroup
+		sandboxErr error
+		reaped     procgroup.Reaped
+		reapErr    error
+	)
+	wg.Go(func() { sandboxErr = p.sandbox.Start(ctx) })
+	wg.Go(func() { reaped, reapErr = procgroup.Reap(ctx) })
 	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
+	wg.Wait()
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	for _, w := range pre.Warnings {
 		p.deps.logf("%s", w)
 	}
-	if err := p.sandbox.Start(ctx); err != nil {
-		return nil, inputErr(err) // strict: before any agent spends a token
+	if sandboxErr != nil {
+		return nil, inputErr(sandboxErr) // strict: before any agent spends a token
 	}
 	p.deps.logf("%s", p.sandbox.Layers())
 	for _, n := range p.sandbox.Notes() {
 		p.deps.logf("sandbox: %s", n)
 	}
 	lake := datalake.OpenRedacted(spec.Datalake, p.agents.secret)
-	if reaped, err := procgroup.Reap(ctx); err == nil && len(reaped.Processes) > 0 {
+	if reapErr == nil && len(reaped.Processes) > 0 {
 		p.deps.logf("killed %d processes left by an optr that was killed (%v)", len(reaped.Processes), reaped.Owners)
 	}
 	recorded := func(_, id string) bool {

@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
 	"github.com/optr-dev/optr/internal/sandbox/launcher"
 )
+
+// probeLaunch starts a probe launcher (launcher.Probe); the tests
+// replace it to see the probes' order.
+var probeLaunch = launcher.Probe
 
 func probe(ctx context.Context) (Platform, error) {
 	var p Platform
@@ -22,26 +27,45 @@ func probe(ctx context.Context) (Platform, error) {
 	proc := launcher.Process{UID: -1}
 	if p.Root {
 		proc = launcher.Process{UID: UnprivilegedUID, GID: UnprivilegedGID}
-		if err := launcher.Probe(ctx, launcher.Spec{}, proc); err != nil {
+	}
+	// Each probe is a launcher started and ended, about 10 ms that every
+	// sandboxed run waits for before its first agent: the user's probe
+	// and the namespace's (as that user) run at once. Only when the user
+	// cannot be had is the namespace probed again, as optr's own user,
+	// which agents then run as.
+	var userErr error
+	var wg sync.WaitGroup
+	if p.Root {
+		wg.Go(func() { userErr = probeLaunch(ctx, launcher.Spec{}, proc) })
+	}
+	netErr := probeNet(ctx, proc)
+	wg.Wait()
+	if p.Root {
+		if userErr != nil {
 			if ctx.Err() != nil {
 				return p, ctx.Err()
 			}
-			p.NoUser = fmt.Sprintf("could not start a process as uid %d: %v", UnprivilegedUID, err)
-			proc = launcher.Process{UID: -1}
+			p.NoUser = fmt.Sprintf("could not start a process as uid %d: %v", UnprivilegedUID, userErr)
+			netErr = probeNet(ctx, launcher.Process{UID: -1})
 		} else {
 			p.Unprivileged = true
 		}
 	}
-	proc.NewNet = true
-	if err := launcher.Probe(ctx, launcher.Spec{Net: launcher.NetNamespace, ProxyPort: ProxyPort}, proc); err != nil {
+	if netErr != nil {
 		if ctx.Err() != nil {
 			return p, ctx.Err()
 		}
-		p.NoNetNS = fmt.Sprintf("the kernel refused a user and network namespace (%v): in Docker the default seccomp profile forbids them; on Ubuntu 24.04 AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)", err)
+		p.NoNetNS = fmt.Sprintf("the kernel refused a user and network namespace (%v): in Docker the default seccomp profile forbids them; on Ubuntu 24.04 AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)", netErr)
 	} else {
 		p.NetNS = true
 	}
 	return p, nil
+}
+
+// probeNet probes a launcher of proc in a network namespace of its own.
+func probeNet(ctx context.Context, proc launcher.Process) error {
+	proc.NewNet = true
+	return probeLaunch(ctx, launcher.Spec{Net: launcher.NetNamespace, ProxyPort: ProxyPort}, proc)
 }
 
 // nonDumpable makes optr non-dumpable: its /proc files (environ, mem,

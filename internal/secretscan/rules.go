@@ -85,6 +85,12 @@ var rules = sync.OnceValue(func() *set {
 	return s
 })
 
+// Load loads the rule set now rather than on first use (Find): a caller
+// that is about to wait on something else (a run, on git and the
+// sandbox's probes before its first agent) pays for it there instead of
+// on its first redaction.
+func Load() { rules() }
+
 // load decodes a gitleaks config. It decodes the TOML into gitleaks'
 // config.ViperConfig with go-toml, the parser viper itself uses, instead
 // of through viper: the same result (TestDecodeAsViper) in 3 ms instead

@@ -251,3 +251,24 @@ func TestProgramRunsAsTheUnprivilegedUser(t *testing.T) {
 		t.Errorf("unchanged user: %q", out)
 	}
 }
+
+// The launcher's Go runtime runs with one P (GOMAXPROCS=1, set in its
+// own environment only): the program's environment is the one it was
+// given, without it.
+func TestLauncherRunsWithOneP(t *testing.T) {
+	script := `tr '\0' '\n' < /proc/$PPID/environ; echo ---; env`
+	out, err := run(t, script, Spec{}, Process{UID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher, program, ok := strings.Cut(out, "---\n")
+	if !ok {
+		t.Fatalf("output %q", out)
+	}
+	if !strings.Contains(launcher, "\nGOMAXPROCS=1\n") {
+		t.Errorf("the launcher's environment is %q, want GOMAXPROCS=1 in it", launcher)
+	}
+	if strings.Contains(program, "GOMAXPROCS") || !strings.Contains(program, "PATH=/usr/bin:/bin") {
+		t.Errorf("the program's environment is %q, want only what it was given", program)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 
@@ -82,10 +83,17 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 	l.spec = spec
 	cmd.Path = self
 	cmd.Args = []string{"optr-sandbox-launcher"}
-	cmd.Env = []string{Marker + "=" + fmt.Sprint(child.ControlFD)}
+	cmd.Env = slices.Clone(launcherEnv)
 	cmd.ExtraFiles = []*os.File{l.child}
 	return l, nil
 }
+
+// launcherEnv is the launcher's own environment (the program gets
+// spec.Env): the marker, and one P for its Go runtime. The launcher is one
+// thread's work, and each agent starts one: with one P its runtime skips
+// reading the cgroup's CPU limit and starts fewer threads, about 0.4 ms
+// of CPU less per agent.
+var launcherEnv = []string{Marker + "=" + fmt.Sprint(child.ControlFD), "GOMAXPROCS=1"}
 
 // apply sets the namespaces and credentials of p on sys and spec. A root
 // optr needs no user namespace for a network namespace of the launcher's

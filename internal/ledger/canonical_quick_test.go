@@ -1,0 +1,84 @@
+package ledger
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// quickSeeds are documents at the edges of what quickCanonical takes.
+var quickSeeds = []string{
+	`{"a":"` + strings.Repeat("x", 62) + `"}`, `{"a":"` + strings.Repeat("x", 63) + `"}`,
+	`{"a":"` + strings.Repeat("x", 64) + `"}`, `{"a":"` + strings.Repeat("x", 65) + `"}`,
+	`{"a":"` + strings.Repeat("x", 200) + `"}`, `{"` + strings.Repeat("k", 70) + `":1}`,
+	`{"a":""}`, `{"":""}`, `{"":1,"a":2}`, `{"a":1,"":2}`, `{"ab":1,"a":2}`, `{"a":1,"ab":2}`,
+	`{"a":1,"a":1}`, `{"a":[1,[2,[3]]],"b":{"c":{"d":{}}}}`, `["",""]`, `[""]`, `["]`, `"`, `{"`, `{"a"`, `{"a":`,
+	`{"a":-0}`, `{"a":-0.5}`, `{"a":0.0}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":123456789012345}`,
+	`{"a":1234567890123456}`, `{"a":1e3}`, `{"a":tru}`, `{"a":nul}`, `{"a":fals}`, `{"a":true,"b":false,"c":null}`,
+	strings.Repeat("[", 16) + strings.Repeat("]", 16), strings.Repeat("[", 17) + "1" + strings.Repeat("]", 17),
+	`{"a":"` + strings.Repeat("x", 4000) + `"}`, `{"a":"` + strings.Repeat("x", 5000) + `"}`,
+}
+
+// FuzzQuickCanonicalAgreesWithChecker holds the fast path to the careful
+// checker: what it takes, the checker takes too, with the same members;
+// what it does not take, the checker decides.
+func FuzzQuickCanonicalAgreesWithChecker(f *testing.F) {
+	for _, s := range append(quickSeeds, canonicalSeeds...) {
+		f.Add([]byte(s))
+	}
+	for _, line := range splitLines(mustRead(f, "golden.jsonl")) {
+		f.Add(line[:len(line)-1])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if quickCanonical(b, nil) {
+			if err := explainCanonical(b); err != nil {
+				t.Fatalf("quickCanonical(%q) = true, the checker says %v", b, err)
+			}
+		}
+		var quick, careful topMembers
+		if len(b) > 0 && b[0] == '{' && quickCanonical(b, &quick) {
+			if err := explainCanonicalObject(b, &careful); err != nil {
+				t.Fatalf("quickCanonical(%q) = true, the checker says %v", b, err)
+			}
+			if quick != careful {
+				t.Fatalf("quickCanonical(%q) found members %+v, the checker %+v", b, quick, careful)
+			}
+		}
+		// With or without the fast path, the same answer as jcs.
+		if got, want := explainCanonical(b) == nil, jcsCanonical(b); got != want {
+			t.Fatalf("explainCanonical(%q) = %v, jcs says canonical = %v", b, got, want)
+		}
+	})
+}
+
+// TestQuickCanonicalTakesLedgerLines: the fast path is the one ordinary
+// ledger lines take, those Append writes and the benchmarks' synthetic
+// ones, or the verifier is no faster for it.
+func TestQuickCanonicalTakesLedgerLines(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	for i := range 3 {
+		d := Draft{Kind: KindRun, Run: fmt.Sprintf("run-%d", i), Workflow: "issue-7", Time: time.Now(),
+			Fields: map[string]any{"selected": "claude", "score": 0.75, "results": []any{map[string]any{"agent": "codex", "ms": 1200}}}}
+		if _, err := Append(path, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appended, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := append(splitLines(appended), splitLines(syntheticBytes(t, 200))...)
+	for _, line := range lines {
+		var top topMembers
+		if !quickCanonical(line[:len(line)-1], &top) {
+			t.Errorf("quickCanonical refuses the ledger line %.80q", line)
+		}
+		if !top.seq.found || !top.hash.found || !top.prev.found {
+			t.Errorf("quickCanonical did not find the members of %.80q: %+v", line, top)
+		}
+	}
+}
