@@ -73,7 +73,9 @@ func (b *fanOutBench) spawnFloor(kind agentKind, k int) []string {
 	return append([]string{b.spawner, fmt.Sprint(k)}, kind.argv(b)...)
 }
 
-func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int) ([]row, error) {
+// newFanOutBench builds the released optr and the floor programs P1 and
+// P1b measure against.
+func newFanOutBench(ctx context.Context, dir string, l time.Duration, runs int) (*fanOutBench, error) {
 	b := &fanOutBench{dir: dir, l: l, runs: runs}
 	var err error
 	if b.optr, err = buildRelease(ctx, dir); err != nil {
@@ -87,6 +89,16 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 			return nil, err
 		}
 	}
+	return b, nil
+}
+
+// fanOut is P1: command agents against the spawn floor, and the default
+// config.
+func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int) ([]row, error) {
+	b, err := newFanOutBench(ctx, dir, l, runs)
+	if err != nil {
+		return nil, err
+	}
 	var rows []row
 	for _, kind := range []agentKind{execAgents, shAgents} {
 		for _, k := range ks {
@@ -97,6 +109,24 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 			rows = append(rows, r...)
 		}
 	}
+	optrL, floorL, ratio, _, err := b.againstFloor(ctx, execAgents, 64, false, nil, b.spawnFloor(execAgents, 64))
+	if err != nil {
+		return nil, fmt.Errorf("default config: %w", err)
+	}
+	return append(rows, row{
+		id: "P1", what: fmt.Sprintf("default config, exec agents K=64, L=%s: wall / L", l),
+		measured: fmt.Sprintf("minimal spawner %s; optr ÷ it %s", floorL, ratio),
+		value:    optrL.String(), goal: "≤ 1.3 (spawn floor), not 8.6", ok: optrL.med <= 1.3,
+	}), nil
+}
+
+// llmFanOut is P1b: LLM agents against the minimal HTTP client.
+func llmFanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int) ([]row, error) {
+	b, err := newFanOutBench(ctx, dir, l, runs)
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
 	var llmErr error
 	withTB(func(tb testing.TB) {
 		fake := llmtest.NewOpenAI(tb)
@@ -119,18 +149,7 @@ func fanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs int
 			})
 		}
 	})
-	if llmErr != nil {
-		return nil, llmErr
-	}
-	optrL, floorL, ratio, _, err := b.againstFloor(ctx, execAgents, 64, false, nil, b.spawnFloor(execAgents, 64))
-	if err != nil {
-		return nil, fmt.Errorf("default config: %w", err)
-	}
-	return append(rows, row{
-		id: "P1", what: fmt.Sprintf("default config, exec agents K=64, L=%s: wall / L", l),
-		measured: fmt.Sprintf("minimal spawner %s; optr ÷ it %s", floorL, ratio),
-		value:    optrL.String(), goal: "≤ 1.3 (spawn floor), not 8.6", ok: optrL.med <= 1.3,
-	}), nil
+	return rows, llmErr
 }
 
 // Sandbox settings of a P1 config: on (sandbox.mode auto, the default,

@@ -140,12 +140,19 @@ func run(ctx context.Context) error {
 		return big, err
 	}
 	benches := []bench{
-		{[]string{"P1", "P1b"}, func() ([]row, error) {
+		{[]string{"P1"}, func() ([]row, error) {
 			ks, err := parseKs(*kList)
 			if err != nil {
 				return nil, err
 			}
 			return fanOut(ctx, dir, *agentTime, ks, *runs)
+		}},
+		{[]string{"P1b"}, func() ([]row, error) {
+			ks, err := parseKs(*kList)
+			if err != nil {
+				return nil, err
+			}
+			return llmFanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
 		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},

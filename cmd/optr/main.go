@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	cli.TuneGC(os.Args[1:], os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	code := cli.New().Run(ctx, os.Args[1:])
 	stop()

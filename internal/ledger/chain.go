@@ -34,30 +34,71 @@ func Chain(head Head, drafts ...Draft) ([]Entry, error) {
 			Prev:     head.prevHash(),
 			Fields:   d.Fields,
 		}
-		h, err := e.computeHash()
-		if err != nil {
+		if err := e.seal(); err != nil {
 			return nil, fmt.Errorf("ledger draft %d (kind %q): %w", i+1, d.Kind, err)
 		}
-		e.Hash = h
 		entries = append(entries, e)
 		head = e.Head()
 	}
 	return entries, nil
 }
 
-// computeHash returns the hash e should carry: the SHA-256 of its canonical
-// form without the hash member.
-func (e Entry) computeHash() (string, error) {
+// seal sets e's hash, the SHA-256 of its canonical form without the
+// hash member, and keeps the line it is written as (Line), canonicalising
+// its members once. RFC 8785 writes an object's members in the order of
+// their names, each on its own, so both forms are the members that sort
+// before "hash", then (in the line only) the hash, then the rest: seal
+// canonicalises those two halves and joins them.
+func (e *Entry) seal() error {
 	m, err := e.members(false)
 	if err != nil {
-		return "", err
+		return err
 	}
-	b, err := canonicalObject(m)
+	below := make(map[string]any)
+	for k, v := range m {
+		// Against an ASCII name, Go's byte order of UTF-8 strings is
+		// RFC 8785's order of UTF-16 code units.
+		if k < memberHash {
+			below[k] = v
+			delete(m, k)
+		}
+	}
+	first, err := canonicalObject(below)
 	if err != nil {
-		return "", err
+		return err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	rest, err := canonicalObject(m)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(joinObjects(first, rest))
+	e.Hash = hex.EncodeToString(sum[:])
+	hash := []byte(`{"` + memberHash + `":"` + e.Hash + `"}`)
+	e.made = &madeLine{
+		seq: e.Seq, time: e.Time, kind: e.Kind, run: e.Run, workflow: e.Workflow, prev: e.Prev, hash: e.Hash,
+		fields: e.Fields, line: append(joinObjects(first, hash, rest), '\n'),
+	}
+	return nil
+}
+
+// joinObjects joins canonical JSON objects into one whose members are
+// theirs, in the order given.
+func joinObjects(objects ...[]byte) []byte {
+	n := 2
+	for _, o := range objects {
+		n += len(o)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '{')
+	for _, o := range objects {
+		if inner := o[1 : len(o)-1]; len(inner) > 0 {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, inner...)
+		}
+	}
+	return append(out, '}')
 }
 
 func (h Head) validate() error {

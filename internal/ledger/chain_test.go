@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"strings"
 	"testing"
@@ -178,5 +180,68 @@ func TestLineRefusesCommonMemberInFields(t *testing.T) {
 	e.Fields = map[string]any{"seq": 99}
 	if _, err := e.Line(); err == nil || !strings.Contains(err.Error(), `field "seq" is a common ledger member`) {
 		t.Errorf("Line error = %v, want a refusal of the field", err)
+	}
+}
+
+// TestChainMakesTheLineOnce: the line Chain made is the one Line returns,
+// without canonicalising the entry again (the append writes it and the
+// attestation hashes it), and it is the line and hash the entry's members
+// give when canonicalised whole, for members on both sides of "hash".
+func TestChainMakesTheLineOnce(t *testing.T) { // not parallel: AllocsPerRun
+	d := runDraft("1-1", 0)
+	for _, k := range []string{"", "A", "a", "h", "ha", "has", "hasg", "hasi", "hash_", "hashes", "i", "Ü", "z😀", "\ue000"} {
+		d.Fields[k] = map[string]any{"n": len(k), "k": k}
+	}
+	entries, err := Chain(Head{}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entries[0]
+	line, err := e.Line()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { _, _ = e.Line() }); allocs != 0 {
+		t.Errorf("Line of a chained entry allocates %v times: it canonicalises the entry again", allocs)
+	}
+	if diff := cmp.Diff(string(canonicalWhole(t, e, true))+"\n", string(line)); diff != "" {
+		t.Errorf("line (-whole entry canonicalised +Chain's):\n%s", diff)
+	}
+	if sum := sha256.Sum256(canonicalWhole(t, e, false)); hex.EncodeToString(sum[:]) != e.Hash {
+		t.Errorf("hash %s is not the SHA-256 of the entry without it", e.Hash)
+	}
+}
+
+// canonicalWhole is e's members, with or without its hash, canonicalised
+// as one object.
+func canonicalWhole(t *testing.T, e Entry, withHash bool) []byte {
+	t.Helper()
+	m, err := e.members(withHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := canonicalObject(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestLineFollowsAChangedEntry: an entry changed after Chain gets the line
+// of its new members, not the one Chain kept.
+func TestLineFollowsAChangedEntry(t *testing.T) {
+	t.Parallel()
+	entries, err := Chain(Head{}, runDraft("1-1", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entries[0]
+	e.Seq = 7
+	line, err := e.Line()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(line, []byte(`"seq":7`)) {
+		t.Errorf("line of the entry moved to seq 7: %s", line)
 	}
 }

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 )
 
@@ -102,14 +104,53 @@ type Entry struct {
 	// JSON values as encoding/json decodes them with UseNumber
 	// (json.Number, string, bool, nil, []any, map[string]any).
 	Fields map[string]any
+
+	// made is the entry's line as Chain made it, nil for entries read
+	// back: the one owner of "the canonical line of this entry", so that
+	// the append and the attestation do not canonicalise it again.
+	made *madeLine
+}
+
+// madeLine is a line seal made and the members it was made from: Line
+// returns it only while the entry still holds them.
+type madeLine struct {
+	seq                                   int64
+	time, kind, run, workflow, prev, hash string
+	fields                                map[string]any
+	line                                  []byte
+}
+
+// of reports whether m was made from e's members. The Fields map is
+// compared by identity: its content is what the hash covers.
+func (m *madeLine) of(e Entry) bool {
+	return m != nil && m.seq == e.Seq && m.time == e.Time && m.kind == e.Kind && m.run == e.Run &&
+		m.workflow == e.Workflow && m.prev == e.Prev && m.hash == e.Hash && sameMap(m.fields, e.Fields)
+}
+
+// sameMap reports whether a and b are the same map (or both nil).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// Equal reports whether e and o are the same entry: the same members,
+// whether or not either kept the line Chain made. (go-cmp compares
+// entries with it.)
+func (e Entry) Equal(o Entry) bool {
+	return e.Seq == o.Seq && e.Time == o.Time && e.Kind == o.Kind && e.Run == o.Run && e.Workflow == o.Workflow &&
+		e.Prev == o.Prev && e.Hash == o.Hash && reflect.DeepEqual(e.Fields, o.Fields)
 }
 
 // Head returns the Head a ledger has when e is its last entry.
 func (e Entry) Head() Head { return Head{Seq: e.Seq, Hash: e.Hash} }
 
 // Line returns the entry exactly as it is written to the ledger: its RFC
-// 8785 canonical JSON followed by a newline.
+// 8785 canonical JSON followed by a newline. For an entry Chain made, and
+// not changed since, it is the line Chain made, not a copy: the caller
+// must not modify it.
 func (e Entry) Line() ([]byte, error) {
+	if e.made.of(e) {
+		return slices.Clip(e.made.line), nil
+	}
 	m, err := e.members(true)
 	if err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func Rechain(remote []byte, mine []Entry) (appended []byte, rechained []Entry, e
 			return nil, nil, fmt.Errorf("rechain: run %q is already recorded in the remote ledger (seq %d) with different content; a run id is recorded once, so this run must not commit again under the same id", e.Run, tail.since[j].seq)
 		}
 		e.Seq, e.Prev = head.Seq+1, head.prevHash()
-		if e.Hash, err = e.computeHash(); err != nil {
+		if err := e.seal(); err != nil {
 			return nil, nil, fmt.Errorf("rechain entry %d: %w", i+1, err)
 		}
 		line, err := e.Line()

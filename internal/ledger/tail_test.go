@@ -200,11 +200,9 @@ func rechainLines(t *testing.T, head Head, lines [][]byte) []byte {
 			t.Fatal(err)
 		}
 		e.Seq, e.Prev = head.Seq+1, head.prevHash()
-		h, err := e.computeHash()
-		if err != nil {
+		if err := e.seal(); err != nil {
 			t.Fatal(err)
 		}
-		e.Hash = h
 		out = append(out, linesOf(t, []Entry{e})...)
 		head = e.Head()
 	}

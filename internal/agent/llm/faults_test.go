@@ -120,6 +120,9 @@ func TestRunFaults(t *testing.T) {
 				if resp.Raw != f.raw {
 					t.Errorf("Response.Raw = %q, want %q", resp.Raw, f.raw)
 				}
+				if f.reply.Cut && !strings.Contains(err.Error(), "output limit") {
+					t.Errorf("error %q does not say the answer stopped at the output limit", err)
+				}
 				if n := len(fake.Requests()); n != 1 {
 					t.Errorf("the SDK sent %d requests, want exactly 1 (no hidden retries)", n)
 				}
