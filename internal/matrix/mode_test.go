@@ -133,30 +133,10 @@ selection: { on-no-admissible: fail }
 // finds it failed and selects second, which it checked the same way.
 func TestGatherRerunsCommandChecksOnText(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	plan, err := makePlan(t, parseConfig(t, signedConfig), ws, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	runTasks(t, plan, ws, out)
-	editResult(t, out, "first", func(tr *TaskResult) {
+	rep := gatherForged(t, signedConfig, "first", func(tr *TaskResult) {
 		forgePassed(tr, "signed")
 		tr.Result.TTVms, tr.Result.ExecMS = 0, 0 // the fastest, and first by name on a tie
 	})
-	g, err := Gather(t.Context(), plan, out)
-	if err != nil || len(g.Refused) > 0 {
-		t.Fatalf("Gather = %v, refused %v", err, g.Refused)
-	}
-	lake := filepath.Join(t.TempDir(), ".optr")
-	spec, err := plan.Spec(lake, filepath.Join(lake, "ledger.jsonl"), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := (&pipeline.Driver{Deps: testDeps(), Mode: GatherMode{Mode: plan.Mode, Gathered: g}}).Run(t.Context(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if rep.Status != pipeline.Completed || rep.Selected != "second" {
 		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
@@ -192,17 +172,37 @@ selection:
 // checkpoint offers.
 func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
 	t.Parallel()
+	rep := gatherForged(t, proceedConfig, "first", func(tr *TaskResult) {
+		forgePassed(tr, "polite")
+		forgePassed(tr, "thanks")
+	})
+	if rep.Status != pipeline.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible || rep.Selection.Best != "second" {
+		t.Fatalf("status %s, trigger %s, best %q, want paused at NO_ADMISSIBLE with second best: %s", rep.Status, rep.Trigger, rep.Selection.Best, rep.Message)
+	}
+	for _, v := range rep.Result("first").Checks.Verdicts {
+		if v.Constraint != "signed" && !strings.HasPrefix(v.Reason, "the task recorded passed, the gather found failed: ") {
+			t.Errorf("first's forged %s verdict was not overruled: %+v", v.Constraint, v)
+		}
+	}
+	second := rep.Result("second").Checks.Verdicts
+	if i := slices.IndexFunc(second, func(v check.Verdict) bool { return v.Constraint == "polite" }); i < 0 || second[i].Status != check.Passed {
+		t.Errorf("second's verdicts = %+v, want polite passed", second)
+	}
+}
+
+// gatherForged runs the tasks of a text run of config, rewrites agent's
+// result.json with forge, gathers them (nothing may be refused) and
+// drives the gathered run to its report.
+func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *pipeline.Report {
+	t.Helper()
 	ws := t.TempDir()
-	plan, err := makePlan(t, parseConfig(t, proceedConfig), ws, "")
+	plan, err := makePlan(t, parseConfig(t, config), ws, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	runTasks(t, plan, ws, out)
-	editResult(t, out, "first", func(tr *TaskResult) {
-		forgePassed(tr, "polite")
-		forgePassed(tr, "thanks")
-	})
+	editResult(t, out, agent, forge)
 	g, err := Gather(t.Context(), plan, out)
 	if err != nil || len(g.Refused) > 0 {
 		t.Fatalf("Gather = %v, refused %v", err, g.Refused)
@@ -216,16 +216,5 @@ func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != pipeline.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible || rep.Selection.Best != "second" {
-		t.Fatalf("status %s, trigger %s, best %q, want paused at NO_ADMISSIBLE with second best: %s", rep.Status, rep.Trigger, rep.Selection.Best, rep.Message)
-	}
-	for _, v := range rep.Result("first").Checks.Verdicts {
-		if v.Constraint != "signed" && !strings.HasPrefix(v.Reason, "the task recorded passed, the gather found failed: ") {
-			t.Errorf("first's forged %s verdict was not overruled: %+v", v.Constraint, v)
-		}
-	}
-	second := rep.Result("second").Checks.Verdicts
-	if i := slices.IndexFunc(second, func(v check.Verdict) bool { return v.Constraint == "polite" }); i < 0 || second[i].Status != check.Passed {
-		t.Errorf("second's verdicts = %+v, want polite passed", second)
-	}
+	return rep
 }
