@@ -97,6 +97,9 @@ func safeID(id string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range id {
+		if b.Len() >= 64 {
+			break
+		}
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 		if !ok {
 			if !dash && b.Len() > 0 {
@@ -107,9 +110,6 @@ func safeID(id string) string {
 		}
 		b.WriteRune(r)
 		dash = r == '-'
-		if b.Len() >= 64 {
-			break
-		}
 	}
 	return strings.Trim(b.String(), ".-_")
 }

@@ -103,6 +103,8 @@ func TestSafeID(t *testing.T) {
 		"…":                     "",
 		".hidden":               "hidden",
 		strings.Repeat("x", 99): strings.Repeat("x", 64),
+		// A dash that fills the 64th place ends the id: nothing follows it.
+		strings.Repeat("0", 63) + " 0": strings.Repeat("0", 63),
 	}
 	for in, want := range tests {
 		if got := safeID(in); got != want {
