@@ -257,17 +257,18 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 	launched := make(chan struct{})
 	launch := sync.OnceFunc(func() { close(launched) })
 	reserved := newReservations(run)
-	// The redaction rules every file of the run passes through load in
-	// the background once the agents' requests are out (the run writes
-	// nothing of theirs before): a file written earlier loads them itself.
-	go func() {
-		<-launched
-		secretscan.Load()
-	}()
 	w, err := p.watcher(run, rep, launched)
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the watcher: %w", err)
 	}
+	// The redaction rules every file of the run passes through load in
+	// the background once the agents' requests are out (the run writes
+	// nothing of theirs before): a file written earlier loads them itself.
+	// From here on launched is closed, at the latest when the mode ends.
+	go func() {
+		<-launched
+		secretscan.Load()
+	}()
 	stop = w.Start(ctx)
 	x = &Execution{
 		Prepared: p,
