@@ -45,10 +45,18 @@ func (c *checker) check(b *batch, skip bool) {
 	var prevSeq int64 // the line before's seq and hash
 	var prevHash []byte
 	for p := 0; p < len(data); {
-		i := bytes.IndexByte(data[p:], '\n') // a batch holds complete lines
-		line := data[p : p+i]
+		// The line ends at its newline: at the first byte that is not
+		// plain when the line is, else further on. A batch holds complete
+		// lines, so there is one.
+		rest := data[p:]
+		plain := plainPrefix(rest)
+		i := plain
+		if rest[i] != '\n' {
+			i += bytes.IndexByte(rest[i:], '\n')
+		}
+		line := rest[:i]
 		p += i + 1
-		info, lerr := parseLine(line)
+		info, lerr := parsePlainLine(line, plain == i)
 		if lerr != nil {
 			if lerr.problem == ProblemNotJSON && b.final && p == len(data) {
 				lerr = newLineError(ProblemTrailingGarbage, "trailing garbage after the last entry: %s; remove it", lerr.reason)
