@@ -9,7 +9,7 @@
 # compressed) linked against glibc and libstdc++, so the base must be a glibc
 # distribution; Debian slim is the smallest maintained one with git packaged
 # (slim ~80 MB, git with its perl and curl dependencies ~110 MB), and optr
-# itself is ~35 MB (~9 MB compressed).
+# itself is ~35 MB (~9 MB compressed), its sandbox launcher ~2 MB.
 #
 # Base images are pinned by the digest of their multi-platform index, taken
 # from docker-library/repo-info (repos/golang/remote/1.26.8-trixie.md,
@@ -32,9 +32,12 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY cmd ./cmd
 COPY internal ./internal
+# optr and its sandbox launcher (the small program optr starts from beside
+# itself to confine each agent) in one go build: the same flags, one build,
+# so the launcher accepts this optr's launches.
 RUN CGO_ENABLED=0 GOOS="$TARGETOS" GOARCH="$TARGETARCH" go build -trimpath \
       -ldflags "-s -w -X github.com/optr-dev/optr/internal/version.Version=${VERSION}" \
-      -o /out/optr ./cmd/optr
+      -o /out/ ./cmd/optr ./cmd/optr-sandbox-launcher
 
 # The Copilot CLI's native binary for the target, from npm without node: the
 # tarball is fetched by exact version and checked against its SHA-256 (each
@@ -83,5 +86,6 @@ RUN set -eu; \
 COPY --from=copilot /out/copilot /usr/local/bin/copilot
 COPY --from=copilot /out/LICENSE.md /usr/share/doc/copilot/LICENSE.md
 COPY LICENSE NOTICE /usr/share/doc/optr/
-COPY --from=build /out/optr /optr
+# The launcher must sit beside optr: optr looks for it there only.
+COPY --from=build /out/optr /out/optr-sandbox-launcher /
 ENTRYPOINT ["/optr", "action"]

@@ -5,7 +5,8 @@
 # agents and checks find the toolchain the job set up (setup-go, setup-node,
 # agent CLIs) and files are written as the runner's user, not root.
 #
-# The binary comes from the GitHub release OPTR_VERSION (pinned into
+# The binary (on Linux with optr-sandbox-launcher, the program optr confines
+# agents through, beside it) comes from the GitHub release OPTR_VERSION (pinned into
 # host/action.yml by scripts/release.sh), is checked against the release's
 # SHA256SUMS, and is kept in the runner's tool cache
 # ($RUNNER_TOOL_CACHE/optr/<version>/<arch>/, the @actions/tool-cache layout),
@@ -92,9 +93,13 @@ else
   [ -n "$want" ] || fail "SHA256SUMS of $version lists no $asset"
   got="$(sha256 "$work/$asset")"
   [ "$got" = "$want" ] || fail "checksum mismatch for $asset: SHA256SUMS says $want, the download is $got; nothing was installed"
+  # On Linux optr confines agents through optr-sandbox-launcher, which it
+  # starts from beside itself: the archive holds both.
+  files=("$exe")
+  [ "$os" = linux ] && files+=(optr-sandbox-launcher)
   mkdir -p "$work/x"
-  tar -xzf "$work/$asset" -C "$work/x" "$exe" || fail "$asset holds no $exe"
-  chmod 0755 "$work/x/$exe"
+  tar -xzf "$work/$asset" -C "$work/x" "${files[@]}" || fail "$asset holds no ${files[*]}"
+  (cd "$work/x" && chmod 0755 "${files[@]}")
   # Move into place, then mark complete: a half-written cache is never used.
   mkdir -p "$cache_root"
   rm -rf "$cache_dir"

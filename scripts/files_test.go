@@ -79,8 +79,8 @@ var digestRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}(\s|$)`)
 
 // TestDockerfile checks by reading what no docker build can check here: base
 // images pinned by digest, the action image's rules (no USER, no WORKDIR, an
-// absolute exec-form ENTRYPOINT), its contents and labels, and a build that
-// matches the release binaries'.
+// absolute exec-form ENTRYPOINT), its contents (optr's sandbox launcher
+// beside it) and labels, and a build that matches the release binaries'.
 func TestDockerfile(t *testing.T) {
 	t.Parallel()
 	stages := dockerfile(t)
@@ -107,6 +107,8 @@ func TestDockerfile(t *testing.T) {
 		"CGO_ENABLED=0",
 		"-trimpath",
 		"-X github.com/optr-dev/optr/internal/version.Version=${VERSION}",
+		// optr's sandbox launcher in the same build, with the same flags
+		"-o /out/ ./cmd/optr ./cmd/optr-sandbox-launcher",
 		"sha256sum -c",
 	} {
 		if !strings.Contains(all, want) {
@@ -140,7 +142,8 @@ func TestDockerfile(t *testing.T) {
 	for _, want := range []string{
 		"--no-install-recommends ca-certificates git",
 		"COPY --from=copilot /out/copilot /usr/local/bin/copilot",
-		"COPY --from=build /out/optr /optr",
+		// the launcher beside optr, where optr looks for it
+		"COPY --from=build /out/optr /out/optr-sandbox-launcher /",
 		`org.opencontainers.image.source="https://github.com/optr-dev/optr"`,
 		`org.opencontainers.image.licenses="MIT"`,
 		`org.opencontainers.image.version="${VERSION}"`,

@@ -63,17 +63,20 @@ func (r *release) requests() map[string]int {
 	return maps.Clone(r.hits)
 }
 
-// targz packs one executable file named name, as release.sh does.
-func targz(t testing.TB, name, content string) []byte {
+// targz packs executable files named names, each holding content, as
+// release.sh does.
+func targz(t testing.TB, content string, names ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(content))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write([]byte(content)); err != nil {
-		t.Fatal(err)
+	for _, name := range names {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(content))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
@@ -90,13 +93,18 @@ func sum(b []byte) string {
 }
 
 // newRelease serves release v1.2.3 with one archive per asset name given,
-// each holding the fake optr under exe, and a SHA256SUMS listing them.
+// each holding the fake optr under exe (and, for linux, beside it as
+// optr-sandbox-launcher), and a SHA256SUMS listing them.
 func newRelease(t *testing.T, assets map[string]string) (*release, string) {
 	t.Helper()
 	r := &release{files: map[string][]byte{}, hits: map[string]int{}}
 	var sums strings.Builder
 	for asset, exe := range assets {
-		b := targz(t, exe, fakeOptr)
+		names := []string{exe}
+		if strings.Contains(asset, "_linux_") {
+			names = append(names, launcher)
+		}
+		b := targz(t, fakeOptr, names...)
 		r.files["v1.2.3/"+asset] = b
 		fmt.Fprintf(&sums, "%s  %s\n", sum(b), asset)
 	}
@@ -151,6 +159,9 @@ func install(t *testing.T, r runner) installResult {
 	return got
 }
 
+// launcher is optr's sandbox launcher, in the linux archives beside optr.
+const launcher = "optr-sandbox-launcher"
+
 const ranOptr = "args: action\ncommand: auto\ntoken: ghs_test\n"
 
 func TestInstallDownloadsVerifiesCachesAndRuns(t *testing.T) {
@@ -179,6 +190,15 @@ func TestInstallDownloadsVerifiesCachesAndRuns(t *testing.T) {
 			bin := filepath.Join(r.cache, "optr", "1.2.3", tt.cacheArch, tt.exe)
 			if _, err := os.Stat(bin); err != nil {
 				t.Errorf("tool cache: %v", err)
+			}
+			// On Linux optr's sandbox launcher lies beside it, where optr
+			// looks for it.
+			fi, err := os.Stat(filepath.Join(filepath.Dir(bin), launcher))
+			if tt.os == "Linux" && (err != nil || fi.Mode().Perm()&0o111 == 0) {
+				t.Errorf("tool cache: no executable %s beside optr: %v", launcher, err)
+			}
+			if tt.os != "Linux" && err == nil {
+				t.Errorf("tool cache: %s beside optr on %s", launcher, tt.os)
 			}
 			if _, err := os.Stat(filepath.Join(r.cache, "optr", "1.2.3", tt.cacheArch+".complete")); err != nil {
 				t.Errorf("tool cache marker: %v", err)
@@ -227,9 +247,18 @@ func TestInstallRefuses(t *testing.T) {
 		{
 			name: "checksum mismatch",
 			tamper: func(t *testing.T, r *release) {
-				r.files["v1.2.3/"+good] = targz(t, "optr", "#!/bin/sh\necho evil\n")
+				r.files["v1.2.3/"+good] = targz(t, "#!/bin/sh\necho evil\n", "optr", launcher)
 			},
 			wantErr: "checksum mismatch for " + good,
+		},
+		{
+			name: "linux archive without the sandbox launcher",
+			tamper: func(t *testing.T, r *release) {
+				b := targz(t, fakeOptr, "optr")
+				r.files["v1.2.3/"+good] = b
+				r.files["v1.2.3/SHA256SUMS"] = []byte(sum(b) + "  " + good + "\n")
+			},
+			wantErr: good + " holds no optr optr-sandbox-launcher",
 		},
 		{
 			name: "asset missing from SHA256SUMS",

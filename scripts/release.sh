@@ -6,7 +6,8 @@
 #
 # VERSION is the tag, vMAJOR.MINOR.PATCH[-PRERELEASE]. STEP is one of:
 #   build    binaries (-trimpath, the version in ldflags, CGO off) for every
-#            target, one optr_<version>_<os>_<arch>.tar.gz each, SHA256SUMS,
+#            target, one optr_<version>_<os>_<arch>.tar.gz each (on linux
+#            with optr-sandbox-launcher beside optr), SHA256SUMS,
 #            a CycloneDX SBOM and the release notes (CHANGELOG.md's section)
 #   tags     print the image references the release pushes, one a line
 #   publish  pin action.yml to the published image and host/action.yml to
@@ -92,15 +93,20 @@ build() {
       *) die "unknown target \"$t\": use os/arch from: $ALL_TARGETS" ;;
     esac
     exe=optr; [ "$os" = windows ] && exe=optr.exe
+    # On Linux optr confines agents through optr-sandbox-launcher, a small
+    # program it starts from beside itself (docs/security-model.md): built
+    # in the same go build, so the two are one build and agree.
+    files=("$exe"); pkgs=(./cmd/optr)
+    if [ "$os" = linux ]; then files+=(optr-sandbox-launcher); pkgs+=(./cmd/optr-sandbox-launcher); fi
     stage="$out/stage/$os-$arch"
     rm -rf "$stage"; mkdir -p "$stage"
     log "build $os/$arch"
     CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" go build -trimpath \
       -ldflags "-s -w -X github.com/optr-dev/optr/internal/version.Version=$version" \
-      -o "$stage/$exe" ./cmd/optr
+      -o "$stage/" "${pkgs[@]}"
     cp LICENSE NOTICE "$stage/"
     tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
-      --mode='u+rwX,go+rX,go-w' -C "$stage" -cf - "$exe" LICENSE NOTICE |
+      --mode='u+rwX,go+rX,go-w' -C "$stage" -cf - "${files[@]}" LICENSE NOTICE |
       gzip -n -9 >"$out/optr_${semver}_${os}_${arch}.tar.gz"
   done
   rm -rf "$out/stage"

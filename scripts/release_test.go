@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,7 +124,16 @@ func TestReleaseDryRun(t *testing.T) {
 			t.Errorf("%s in the archive: mtime %d uid %d gid %d, want 1795392000 (the commit time) 0 0", f.name, f.mtime, f.uid, f.gid)
 		}
 	}
-	if diff := cmp.Diff([]string{exe, "LICENSE", "NOTICE"}, names); diff != "" {
+	want := []string{exe, "LICENSE", "NOTICE"}
+	if goos == "linux" {
+		want = []string{exe, "optr-sandbox-launcher", "LICENSE", "NOTICE"}
+		for _, f := range files {
+			if f.name == "optr-sandbox-launcher" {
+				checkLauncher(t, f)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("archive contents (-want +got):\n%s", diff)
 	}
 	bin := filepath.Join(t.TempDir(), exe)
@@ -290,5 +300,26 @@ func TestReleaseRefuses(t *testing.T) {
 				t.Errorf("stderr = %q, want it to contain %q", res.stderr, tt.wantErr)
 			}
 		})
+	}
+}
+
+// checkLauncher: the archive's sandbox launcher is cmd/optr-sandbox-launcher,
+// built as optr is (static, -trimpath) and executable.
+func checkLauncher(t *testing.T, f tarFile) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), f.name)
+	if err := os.WriteFile(bin, f.body, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatalf("the archive's %s: %v", f.name, err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if info.Path != "github.com/optr-dev/optr/cmd/optr-sandbox-launcher" || settings["CGO_ENABLED"] != "0" || settings["-trimpath"] != "true" {
+		t.Errorf("the archive's %s is %s built with %v, want cmd/optr-sandbox-launcher with CGO_ENABLED=0 and -trimpath", f.name, info.Path, settings)
 	}
 }

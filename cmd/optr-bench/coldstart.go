@@ -58,10 +58,38 @@ func buildRelease(ctx context.Context, dir string) (string, error) {
 		return filepath.Abs(prebuiltOptr) // runs start in a temporary directory
 	}
 	bin := filepath.Join(dir, "optr-release")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/optr")
+	return bin, goBuildRelease(ctx, bin, "./cmd/optr")
+}
+
+// buildReleasePair builds optr as buildRelease does with its sandbox
+// launcher beside it, as the releases ship them, and says which launcher
+// optr uses: with -optr, the one beside that binary, if any, else optr
+// itself (nothing is built then).
+func buildReleasePair(ctx context.Context, dir string) (optr, launcher string, err error) {
+	if optr, err = buildRelease(ctx, dir); err != nil {
+		return "", "", err
+	}
+	sibling := filepath.Join(filepath.Dir(optr), "optr-sandbox-launcher")
+	if prebuiltOptr == "" {
+		if err := goBuildRelease(ctx, sibling, "./cmd/optr-sandbox-launcher"); err != nil {
+			return "", "", err
+		}
+	}
+	if resolved, err := filepath.EvalSymlinks(optr); err == nil {
+		sibling = filepath.Join(filepath.Dir(resolved), "optr-sandbox-launcher")
+	}
+	if _, err := os.Stat(sibling); err != nil {
+		return optr, "optr itself (no optr-sandbox-launcher beside it)", nil
+	}
+	return optr, sibling, nil
+}
+
+// goBuildRelease builds pkg into bin the way scripts/release.sh does.
+func goBuildRelease(ctx context.Context, bin, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build optr (run optr-bench from the repository root): %w\n%s", err, out)
+		return fmt.Errorf("build %s (run optr-bench from the repository root): %w\n%s", pkg, err, out)
 	}
-	return bin, nil
+	return nil
 }

@@ -30,16 +30,19 @@ import (
 //   - the default config (no executor key) with K = 64 command agents:
 //     wall / L (goal ≤ 1.3: every agent at once, not in waves).
 //
-// optr is measured as it is released (static, stripped: buildRelease).
+// optr is measured as it is released (static, stripped, with its sandbox
+// launcher beside it: buildReleasePair).
 // Every figure is the median of runs repetitions, with min–max.
 type fanOutBench struct {
-	dir     string
-	optr    string // the optr binary
-	spawner string // the spawn floor (spawnerSource)
-	client  string // the HTTP floor (httpClientSource)
-	agent   string // the directly exec'd agent (agentSource)
-	l       time.Duration
-	runs    int
+	dir  string
+	optr string // the optr binary
+	// launcher is the sandbox launcher optr uses (buildReleasePair).
+	launcher string
+	spawner  string // the spawn floor (spawnerSource)
+	client   string // the HTTP floor (httpClientSource)
+	agent    string // the directly exec'd agent (agentSource)
+	l        time.Duration
+	runs     int
 }
 
 // agentKind is how P1's agents are run.
@@ -78,7 +81,7 @@ func (b *fanOutBench) spawnFloor(kind agentKind, k int) []string {
 func newFanOutBench(ctx context.Context, dir string, l time.Duration, runs int) (*fanOutBench, error) {
 	b := &fanOutBench{dir: dir, l: l, runs: runs}
 	var err error
-	if b.optr, err = buildRelease(ctx, dir); err != nil {
+	if b.optr, b.launcher, err = buildReleasePair(ctx, dir); err != nil {
 		return nil, err
 	}
 	for _, p := range []struct {
@@ -258,7 +261,7 @@ func (b *fanOutBench) versusSpawner(ctx context.Context, kind agentKind, k int) 
 	oo := spreadOf(onOff)
 	return append(rows, row{
 		id: "P1", what: what("wall, sandbox on ÷ off"),
-		measured: fmt.Sprintf("the sandbox's CPU per agent %s ms", spreadOf(sandboxCPU).format("%.1f")),
+		measured: fmt.Sprintf("the sandbox's CPU per agent %s ms; launcher %s", spreadOf(sandboxCPU).format("%.1f"), b.launcher),
 		value:    oo.String(), goal: "≤ 1.05", ok: oo.med <= 1.05,
 	}), nil
 }

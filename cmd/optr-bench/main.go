@@ -6,7 +6,10 @@
 //	   processes, measured in the same repetition (wall and CPU, optr ÷
 //	   spawner; goals ≤ 1.02 and ≤ 1.2), and the sandbox on ÷ off (goal
 //	   ≤ 1.05) with the sandbox's CPU per agent (on − off, ÷ K); the default
-//	   config at K = 64 (wall / L ≤ 1.3). Medians of -runs runs, min–max;
+//	   config at K = 64 (wall / L ≤ 1.3). optr is built as released, with
+//	   its optr-sandbox-launcher beside it (with -optr, the one beside that
+//	   binary, if any); the table names the launcher used. Medians of -runs
+//	   runs, min–max;
 //	P1b LLM agents against the llmtest fake: optr ÷ a minimal HTTP client
 //	   sending the same K requests (goal ≤ 1.02 at K = 64);
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
@@ -120,7 +123,7 @@ func run(ctx context.Context) error {
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
-	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P2, P10, P11: measure this optr binary instead of building ./cmd/optr")
+	flag.StringVar(&prebuiltOptr, "optr", "", "P1, P2, P10, P11: measure this optr binary instead of building ./cmd/optr (P1: with the optr-sandbox-launcher beside it, if there is one)")
 	kList := flag.String("k", "4,16,64,256", "agent counts K of P1, comma-separated")
 	flag.Parse()
 

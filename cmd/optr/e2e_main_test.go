@@ -9,8 +9,9 @@ import (
 )
 
 // optrBin is the binary under test, built once by TestMain the way users
-// build it, so the end-to-end tests exercise exactly what ships.
-var optrBin string
+// build it, so the end-to-end tests exercise exactly what ships; beside
+// it, launcherBin, the sandbox launcher optr starts from there.
+var optrBin, launcherBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "optr-e2e-")
@@ -19,10 +20,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	optrBin = filepath.Join(dir, "optr")
-	build := exec.Command("go", "build", "-o", optrBin, ".")
+	launcherBin = filepath.Join(dir, "optr-sandbox-launcher")
+	build := exec.Command("go", "build", "-o", dir, ".", "../optr-sandbox-launcher")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build optr:", err)
+		fmt.Fprintln(os.Stderr, "build optr and its sandbox launcher:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

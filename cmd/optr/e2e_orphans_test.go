@@ -24,16 +24,18 @@ echo left two behind
 `
 
 // noSubreaperBin is optr built with the subreapers off (optr's own and
-// the sandbox launcher's), once.
+// the sandbox launcher's), once, with its launcher, built so too, beside
+// it.
 var noSubreaperBin = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(filepath.Dir(optrBin), "optr-no-subreaper")
-	build := exec.Command("go", "build", "-o", bin, "-ldflags",
-		"-X github.com/optr-dev/optr/internal/procgroup.noSubreaper=1 -X github.com/optr-dev/optr/internal/sandbox/launcher/child.noSubreaper=1", ".")
+	dir := filepath.Join(filepath.Dir(optrBin), "no-subreaper")
+	build := exec.Command("go", "build", "-o", dir+"/", "-ldflags",
+		"-X github.com/optr-dev/optr/internal/procgroup.noSubreaper=1 -X github.com/optr-dev/optr/internal/sandbox/launcher/child.noSubreaper=1",
+		".", "../optr-sandbox-launcher")
 	out, err := build.CombinedOutput()
 	if err != nil {
 		return "", &exec.ExitError{Stderr: out}
 	}
-	return bin, nil
+	return filepath.Join(dir, "optr"), nil
 })
 
 // taggedProcs lists the processes whose command line holds tag.

@@ -210,14 +210,20 @@ func contains(xs []string, x string) bool {
 // runCLI runs optr run in the workspace with h's environment.
 func (h *hostile) runCLI(t *testing.T, home string) string {
 	t.Helper()
-	cmd := exec.Command(optrBin, "run", "--workflow", "adversary", "--intent", "take what you can", "--interactive", "never")
+	out, _ := h.start(t, home, optrBin).CombinedOutput()
+	return string(out)
+}
+
+// start is the command runCLI runs, with bin as optr.
+func (h *hostile) start(t *testing.T, home, bin string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--workflow", "adversary", "--intent", "take what you can", "--interactive", "never")
 	cmd.Dir = h.ws
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
 	for k, v := range h.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	out, _ := cmd.CombinedOutput()
-	return string(out)
+	return cmd
 }
 
 // TestSandboxHoldsAgainstAnAdversary: an adversarial command agent and

@@ -75,6 +75,14 @@ type Request struct {
 	// frames, tokens) so a watchdog can tell a stuck agent from a slow one.
 	// It may be called from several goroutines.
 	Progress func(Progress)
+	// Sent, when set, is called once the attempt's work has left optr: an
+	// LLM agent's request written to its connection, a command agent's
+	// process started. What the caller defers until then (the result
+	// file's reservation) overlaps the wait for the answer instead of
+	// delaying the requests of the agents that start with it. An agent
+	// calls it at most once per attempt, possibly from another goroutine;
+	// one that cannot tell (the request never left) does not call it.
+	Sent func()
 }
 
 // Progress is one sign of life from a running agent.

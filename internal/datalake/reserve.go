@@ -20,9 +20,10 @@ type reservation struct {
 // unnamed file (O_TMPFILE) in rel's directory, which the write fills and
 // then names. Allocating a file's inode is the costliest part of writing
 // a small one (on ext4, the inode search); the pipeline reserves each
-// agent's result file as the agent starts, so that the K allocations
-// happen while the agents work instead of after the last one finished,
-// on the way to the run's end. An unnamed file leaves nothing behind when
+// agent's result file once the agent sent its work off (its request
+// written, its process started), so that the K allocations happen while
+// the agents wait, neither before the last request is out nor after the
+// last answer, on the way to the run's end. An unnamed file leaves nothing behind when
 // the process dies; one never written to is freed by Committable. Where
 // unnamed files are not available, Reserve does nothing and the write
 // makes its file as it always does.

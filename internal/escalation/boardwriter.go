@@ -26,6 +26,7 @@ type boardWriter struct {
 	log      *logger
 	encode   func() ([]byte, error) // takes the watcher's lock itself
 	interval time.Duration          // 0: boardInterval
+	hold     <-chan struct{}        // nil, or no write until it is closed or a flush comes
 
 	mu       sync.Mutex
 	dirty    bool
@@ -57,6 +58,15 @@ func (b *boardWriter) loop(wake chan struct{}) {
 	interval := b.interval
 	if interval <= 0 {
 		interval = boardInterval
+	}
+	b.mu.Lock()
+	hurry := b.flushing > 0
+	b.mu.Unlock()
+	if b.hold != nil && !hurry {
+		select {
+		case <-b.hold:
+		case <-wake:
+		}
 	}
 	for {
 		b.mu.Lock()

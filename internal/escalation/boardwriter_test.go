@@ -50,3 +50,47 @@ func TestBoardWriterRateLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestBoardWriterHeld: while Hold is open, changes are not written; its
+// closing writes the latest state at once, and so does a flush that comes
+// while it is still open.
+func TestBoardWriterHeld(t *testing.T) {
+	for _, release := range []string{"closed", "flushed"} {
+		t.Run(release, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), FileBlackboard)
+				hold := make(chan struct{})
+				state := 0
+				b := &boardWriter{path: path, log: &logger{}, hold: hold, encode: func() ([]byte, error) {
+					return fmt.Appendf(nil, "%d", state), nil
+				}}
+				for i := 1; i <= 3; i++ {
+					state = i
+					b.touch()
+					synctest.Wait()
+				}
+				if _, err := os.Stat(path); !os.IsNotExist(err) {
+					t.Fatalf("blackboard written while held (stat: %v)", err)
+				}
+				start := time.Now()
+				if release == "closed" {
+					close(hold)
+					synctest.Wait()
+				} else {
+					b.flush()
+				}
+				if waited := time.Since(start); waited != 0 {
+					t.Errorf("the write waited %s, want none", waited)
+				}
+				got, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != "3" {
+					t.Errorf("blackboard %q, want the latest state %q", got, "3")
+				}
+				b.flush()
+			})
+		})
+	}
+}

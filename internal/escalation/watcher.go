@@ -48,6 +48,11 @@ type WatcherOptions struct {
 	// write ledger entries (LedgerFields) and, when NeedsHuman, the
 	// escalation comment (Comment).
 	OnDecision func(Escalation)
+	// Hold, when set, holds the blackboard's writes until it is closed
+	// (or the watcher is stopped or flushed, which writes at once): a run
+	// whose agents are sending their requests gives them the CPU first,
+	// and the board is written once they are out (executor.Options.Launched).
+	Hold <-chan struct{}
 }
 
 // Failure is an agent's failure as the executor reports it.
@@ -132,7 +137,7 @@ func NewWatcher(opts WatcherOptions) (*Watcher, error) {
 		failed: map[string]bool{}, history: map[string][]string{},
 	}
 	w.co = &coord{dir: opts.Dir, inbox: opts.CEOInbox, log: w.log}
-	w.bw = &boardWriter{path: w.co.path(FileBlackboard), log: w.log, encode: w.encodeBoard}
+	w.bw = &boardWriter{path: w.co.path(FileBlackboard), log: w.log, encode: w.encodeBoard, hold: opts.Hold}
 	if w.co.inbox == "" {
 		w.co.inbox = inboxDir(opts.Dir)
 	}

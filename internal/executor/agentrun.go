@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -119,6 +120,18 @@ func (x *execution) launch(t Task, name string, req agent.Request, start time.Ti
 		l.done = func() { done(); cancelTimeout() }
 	}
 	req.Progress = progress
+	// The task's own signal (its wave's), then the caller's, once per
+	// launch.
+	if sent := req.Sent; sent != nil || x.opts.Sent != nil {
+		req.Sent = sync.OnceFunc(func() {
+			if sent != nil {
+				sent()
+			}
+			if x.opts.Sent != nil {
+				x.opts.Sent(name)
+			}
+		})
+	}
 
 	var eval check.Evaluation
 	var evalSHA256 string

@@ -21,6 +21,7 @@ type execution struct {
 	opts   Options
 	now    func() time.Time
 	names  []string // the tasks' result names
+	wave   *wave    // the tasks started at once, until their work is sent
 
 	mu       sync.Mutex
 	results  []*Result   // by task
@@ -65,6 +66,11 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 		x.names = append(x.names, t.Agent.Name())
 		x.used[t.Agent.Name()] = true
 	}
+	first := len(opts.Tasks)
+	if opts.MaxParallel > 0 {
+		first = min(first, opts.MaxParallel)
+	}
+	x.wave = newWave(first, opts.Launched)
 	return x
 }
 
@@ -74,8 +80,11 @@ func (x *execution) runTask(i int, t Task) {
 	x.setState(i, TaskRunning)
 	tried := []string{t.Agent.Name()}
 	name, replaces := x.names[i], ""
+	sent := x.wave.member(i)
+	defer sent() // ended without sending: the wave waits no longer
 	for {
 		req := x.opts.Request
+		req.Sent = sent
 		if t.Dir != "" {
 			req.Dir = t.Dir
 		}

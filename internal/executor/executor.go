@@ -67,6 +67,19 @@ type Options struct {
 	// OnEvent, when set, hears every state change. It must be safe for
 	// concurrent use.
 	OnEvent func(Event)
+	// Sent, when set, hears the name of a result once its agent has sent
+	// its work off (agent.Request.Sent): at most once per launch, from the
+	// agent's goroutine. Set-up a result needs only when it is done (its
+	// file) is made then, while the agent works, not before the agents
+	// that start with it sent their requests. It must be safe for
+	// concurrent use.
+	Sent func(name string)
+	// Launched, when set, is called once, when every task Run starts at
+	// once (all of them, or the first MaxParallel) has had its agent send
+	// its work off or has ended, and at the latest once every agent is
+	// done: the moment from which work the run needs only at its end (a
+	// file that records it) competes with no agent's request.
+	Launched func()
 	// Supervise, when set, wraps each launch's context and progress: the
 	// watcher uses it to notice stuck agents. A launch whose context is
 	// cancelled with escalation.ErrRestart is relaunched with fresh state
@@ -130,6 +143,7 @@ func Run(ctx context.Context, opts Options) ([]*Result, error) {
 		})
 	}
 	_ = g.Wait()
+	x.wave.done()
 	results := x.ordered()
 	if r := x.synthesize(results); r != nil {
 		results = append(results, r)

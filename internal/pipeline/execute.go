@@ -132,14 +132,33 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 	}
 	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode,
 		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
-	if err := run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started)); err != nil {
-		return nil, err
-	}
 	x, stop, err := p.execution(ctx, rep)
 	if err != nil {
 		return nil, err
 	}
-	return rep, p.runMode(ctx, lake, x, stop)
+	// workflow-optr.yaml is for the run's record and its readers: it is
+	// written once the agents' requests are out, and before the run is
+	// recorded (Execute returns once it is).
+	workflow := x.afterLaunch(func() error {
+		return run.WriteFile(datalake.FileWorkflow, p.resolvedWorkflow(rep.Started))
+	})
+	err = p.runMode(ctx, lake, x, stop)
+	return rep, errors.Join(err, workflow())
+}
+
+// afterLaunch runs f in the background once the agents the run starts
+// first sent their work off (x.launched); the function it returns waits
+// for f, which it starts if the mode ended first, and returns f's error.
+func (x *Execution) afterLaunch(f func() error) (wait func() error) {
+	done := make(chan error, 1)
+	go func() {
+		<-x.launched
+		done <- f()
+	}()
+	return func() error {
+		x.launch()
+		return <-done
+	}
 }
 
 // carryOn runs the mode again in the paused run rep, in the run's own
@@ -174,13 +193,10 @@ func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
-	// The redaction rules every file of the run passes through load in
-	// the background: the first file written waits for them if it must.
 	// The preflight (git), the sandbox's start (its probe launchers) and
 	// the sweep of /proc for what a killed optr left wait mostly on other
 	// processes and the kernel and need nothing of each other: they run
 	// at once. Their errors are reported in this order.
-	go secretscan.Load()
 	var (
 		wg         sync.WaitGroup
 		sandboxErr error
@@ -238,7 +254,17 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 	if err := changes.place(tasks, spares, synth); err != nil {
 		return nil, nil, err
 	}
-	w, err := p.watcher(run, rep)
+	launched := make(chan struct{})
+	launch := sync.OnceFunc(func() { close(launched) })
+	reserved := newReservations(run)
+	// The redaction rules every file of the run passes through load in
+	// the background once the agents' requests are out (the run writes
+	// nothing of theirs before): a file written earlier loads them itself.
+	go func() {
+		<-launched
+		secretscan.Load()
+	}()
+	w, err := p.watcher(run, rep, launched)
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the watcher: %w", err)
 	}
@@ -247,6 +273,8 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 		Prepared: p,
 		Report:   rep,
 		Watcher:  w,
+		launched: launched,
+		launch:   launch,
 		Options: executor.Options{
 			Tasks:               tasks,
 			Request:             p.request(outDir),
@@ -255,6 +283,7 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 			Policy:              p.policy,
 			CheckDuringRecovery: p.checkEarly,
 			Sink: changes.sink(ctx, run, func(r *executor.Result) error {
+				reserved.writing(r.Agent)
 				rel := resultFile(r.Agent)
 				// A spooled output is streamed from its file, never held
 				// whole; its document is too large to be indented.
@@ -263,7 +292,12 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 				}
 				return run.WriteJSON(rel, r)
 			}),
-			OnEvent:     reserving(run, p.deps.OnEvent),
+			OnEvent: p.deps.OnEvent,
+			Sent:    reserved.sent,
+			Launched: func() {
+				reserved.launched()
+				launch()
+			},
 			Now:         p.deps.Now,
 			Supervise:   w.Supervise,
 			Failed:      w.Failed,
@@ -276,6 +310,7 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 		// Outputs too large to hold in memory wait on disk until the run's
 		// files are written from them.
 		if x.Options.Request.SpoolDir, err = run.SpoolDir(); err != nil {
+			launch()
 			stop()
 			return nil, nil, err
 		}
@@ -287,27 +322,13 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 // agent-outputs/<agent>.json.
 func resultFile(agent string) string { return filepath.Join(datalake.DirOutputs, agent+".json") }
 
-// reserving returns onEvent preceded by the reservation of an agent's
-// result file as the agent starts (datalake.Run.Reserve): the file is
-// made while the agent works, not when the agents that finish together
-// are captured.
-func reserving(run *datalake.Run, onEvent func(executor.Event)) func(executor.Event) {
-	return func(ev executor.Event) {
-		if ev.Status == executor.Running && ev.Attempt == 1 {
-			run.Reserve(resultFile(ev.Agent))
-		}
-		if onEvent != nil {
-			onEvent(ev)
-		}
-	}
-}
-
 // runMode runs the mode in x, stops the watcher (stop), makes what
 // agents left in $OPTR_OUTPUT_DIR safe to keep, and completes the report:
 // a watcher's abort, the errors.jsonl lines, the selection.
 func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Execution, stop func()) error {
 	run, rep, spec := x.Report.Run, x.Report, p.Spec
 	err := p.mode.Run(ctx, x)
+	x.launch() // a mode that ran no agent
 	stop()
 	p.settleSpend(ctx, rep.Results)
 	if scan, serr := run.SanitizeOutputs(); serr != nil {

@@ -214,6 +214,12 @@ type Execution struct {
 	// itself (a stage chain) records it there, as the watcher records its
 	// own decisions.
 	Watcher *escalation.Watcher
+	// launched is closed once the agents the run starts first sent their
+	// work off (Options.Launched), or when the mode ended: what waits on
+	// it (the blackboard's writes, workflow-optr.yaml) leaves the CPU to
+	// their requests. launch closes it, once.
+	launched chan struct{}
+	launch   func()
 }
 
 // Task returns the executor task of the configured agent name (wrapped

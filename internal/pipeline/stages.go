@@ -35,6 +35,9 @@ type stagesMode struct {
 func (m *stagesMode) Traits() Traits { return m.traits }
 
 func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
+	// One stage's agent at a time, through stages.Run, which does not
+	// tell when its requests are out: what waits for them goes now.
+	x.launch()
 	p, rep := x.Prepared, x.Report
 	cfg := p.Spec.Config
 	feedback, err := m.feedback(p.Spec)

@@ -13,7 +13,8 @@ import (
 // watcher builds the run's watcher: its blackboard and log live in the
 // run's .coordination directory, and each decision becomes an escalation
 // entry for the ledger and, when a human is needed, an escalation comment.
-func (p *Prepared) watcher(run *datalake.Run, rep *Report) (*escalation.Watcher, error) {
+// Its blackboard is first written once hold is closed.
+func (p *Prepared) watcher(run *datalake.Run, rep *Report, hold <-chan struct{}) (*escalation.Watcher, error) {
 	wc := p.Spec.Config.Watcher
 	stderr := p.deps.Stderr
 	if stderr == nil {
@@ -30,6 +31,7 @@ func (p *Prepared) watcher(run *datalake.Run, rep *Report) (*escalation.Watcher,
 		Now:         p.deps.Now,
 		Stderr:      stderr,
 		OnDecision:  func(e escalation.Escalation) { p.escalated(rep, e) },
+		Hold:        hold,
 	})
 }
 

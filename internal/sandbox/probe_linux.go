@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -40,6 +41,13 @@ func probe(ctx context.Context) (Platform, error) {
 	}
 	netErr := probeNet(ctx, proc)
 	wg.Wait()
+	// A launcher optr will not use says nothing about the kernel: no
+	// layer is given up for it, the run stops.
+	for _, err := range []error{userErr, netErr} {
+		if ue := (*launcher.UnusableError)(nil); errors.As(err, &ue) {
+			return p, err
+		}
+	}
 	if p.Root {
 		if userErr != nil {
 			if ctx.Err() != nil {

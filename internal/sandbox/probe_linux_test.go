@@ -88,3 +88,14 @@ func TestNamespaceProbedAgainWithoutTheUser(t *testing.T) {
 		t.Errorf("the namespace was probed as %v, want last as optr's own user (-1)", netUID)
 	}
 }
+
+// A launcher optr will not use (another build) is no verdict on the
+// kernel: the probe fails with it instead of giving a layer up.
+func TestUnusableLauncherFailsTheProbe(t *testing.T) {
+	unusable := &launcher.UnusableError{Launcher: "/bin/optr-sandbox-launcher", Optr: "/bin/optr", Why: "it is from another build"}
+	fakeProbes(t, func(ctx context.Context, spec launcher.Spec, p launcher.Process) error { return unusable })
+	p, err := probe(t.Context())
+	if !errors.Is(err, unusable) {
+		t.Fatalf("probe = %+v, %v; want the launcher's error", p, err)
+	}
+}

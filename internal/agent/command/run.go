@@ -89,6 +89,9 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		return resp, &agent.Error{Class: class, Reason: reason,
 			Err: fmt.Errorf("start %s in %q: %w", a.argv[0], req.Dir, err)}
 	}
+	if req.Sent != nil {
+		req.Sent()
+	}
 	waitErr := cmd.Wait()
 	leftovers := errors.Is(waitErr, exec.ErrWaitDelay)
 	grp.Finish()

@@ -345,9 +345,14 @@ func TestRunContextCancelled(t *testing.T) {
 	a := newAgent(t, config.Agent{Run: []string{"sh", script(t, "echo started\nsleep 30\n")}, Timeout: config.Duration(time.Minute)},
 		Options{KillGrace: 200 * time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
-	resp, err := a.Run(ctx, agent.Request{Dir: t.TempDir()})
+	// Cancelled once the agent printed, not after a guessed while: a
+	// loaded machine may take longer to start sh.
+	resp, err := a.Run(ctx, agent.Request{Dir: t.TempDir(), Progress: func(p agent.Progress) {
+		if p.Bytes > 0 {
+			cancel()
+		}
+	}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run error = %v, want context.Canceled", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -84,6 +86,7 @@ func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, 
 	p := buildPrompt(req, a.role)
 	attemptCtx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
+	attemptCtx = tellSent(attemptCtx, req.Sent)
 
 	var raw *http.Response
 	start := time.Now()
@@ -107,6 +110,23 @@ func (a *llmAgent) Run(ctx context.Context, req agent.Request) (agent.Response, 
 		req.Progress(agent.Progress{Bytes: len(c.text), Tokens: c.usage.OutputTokens})
 	}
 	return a.finish(resp, c)
+}
+
+// tellSent returns ctx carrying a trace that calls sent once a request
+// made with it is written to its connection (the SDKs make their requests
+// with the context they are given); ctx itself when sent is nil.
+func tellSent(ctx context.Context, sent func()) context.Context {
+	if sent == nil {
+		return ctx
+	}
+	var once sync.Once
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				once.Do(sent)
+			}
+		},
+	})
 }
 
 // finish turns the model's text into the Response, or a Systematic error

@@ -1,7 +1,17 @@
-// Package launcher starts a program confined: optr runs itself again (its
-// own executable, os.Executable) as a small launcher (package child) that
-// confines its own process, starts the program from the confined thread
-// and stays its parent until the program and every descendant have ended.
+// Package launcher starts a program confined: optr starts a launcher
+// (package child) that confines its own process, starts the program from
+// the confined thread and stays its parent until the program and every
+// descendant have ended.
+//
+// Which program is the launcher. optr-sandbox-launcher (Name,
+// cmd/optr-sandbox-launcher: package child and nothing else, about 2 MB)
+// when it lies beside optr's executable, symbolic links resolved, as the
+// releases and the image ship it; otherwise optr's own executable, run
+// again (os.Executable). Only that directory is looked at: no PATH, no
+// working directory, no variable. The Spec carries optr's build identity
+// (child.Build) and the launcher answers with its own: a launcher of
+// another build refuses the Spec before it does anything, and the launch
+// fails with an *UnusableError naming both files, never silently.
 //
 // Why a re-exec. Landlock (landlock_restrict_self) and the capability and
 // no_new_privs settings apply to the calling thread and everything it
@@ -21,7 +31,7 @@
 // parent learns the outcome without a race.
 //
 // The launcher runs from the init function of package child, which this
-// package imports, so every binary that links this package — optr, and
-// the test binaries of the packages that start agents — can serve as its
-// own launcher.
+// package imports, so every binary that links this package — optr, the
+// small launcher, and the test binaries of the packages that start agents
+// — can serve as the launcher.
 package launcher

@@ -28,12 +28,18 @@ func abi(t *testing.T) int {
 // combined output and the launch error.
 func run(t *testing.T, script string, spec Spec, p Process) (string, error) {
 	t.Helper()
+	return runVia(t, Wrap, script, spec, p)
+}
+
+// runVia is run with wrapper in Wrap's place.
+func runVia(t *testing.T, wrapper func(*exec.Cmd, Spec, Process) (*Launch, error), script string, spec Spec, p Process) (string, error) {
+	t.Helper()
 	cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", script)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	l, err := Wrap(cmd, spec, p)
+	l, err := wrapper(cmd, spec, p)
 	if err != nil {
 		t.Fatal(err)
 	}

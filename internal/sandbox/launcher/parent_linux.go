@@ -34,32 +34,41 @@ type Process struct {
 // Launch is one program being started through the launcher.
 type Launch struct {
 	spec  Spec
+	progs programs
 	ctl   *net.UnixConn
 	child *os.File
 }
 
 // Error is a launch the launcher could not carry out: Stage says which
-// step ("spec", "net", "user", "caps", "landlock", "reaper", "exec"), Msg the launcher's
-// words.
+// step ("spec", "net", "user", "caps", "landlock", "reaper", "exec"), Msg
+// the launcher's words. A launcher from another build is an
+// *UnusableError instead.
 type Error struct {
 	Stage, Msg string
 }
 
 func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
 
-// Wrap turns cmd, not yet started, into a start of the launcher, which
+// Wrap turns cmd, not yet started, into a start of the launcher (Name
+// beside optr's executable, else optr's executable: see locate), which
 // confines itself as spec says (spec's Path, Args and Env are taken from
-// cmd) and then starts cmd's program. cmd's SysProcAttr (a process group,
-// a parent-death signal) is kept and extended as p says; cmd must have no
-// ExtraFiles. After cmd.Start, call Started; if Start fails, Close.
+// cmd, its Build is this build's) and then starts cmd's program. cmd's
+// SysProcAttr (a process group, a parent-death signal) is kept and
+// extended as p says; cmd must have no ExtraFiles. After cmd.Start, call
+// Started; if Start fails, Close.
 func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 	if len(cmd.ExtraFiles) > 0 {
 		return nil, errors.New("launcher: the command already passes extra files")
 	}
-	self, err := os.Executable()
+	progs, err := located()
 	if err != nil {
-		return nil, fmt.Errorf("find optr's own executable for the sandbox launcher: %w", err)
+		return nil, err
 	}
+	return wrap(cmd, spec, p, progs)
+}
+
+// wrap is Wrap with the launcher progs names.
+func wrap(cmd *exec.Cmd, spec Spec, p Process, progs programs) (*Launch, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("launcher control socket: %w", err)
@@ -71,7 +80,8 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 		unix.Close(fds[1])
 		return nil, fmt.Errorf("launcher control socket: %w", err)
 	}
-	l := &Launch{ctl: fc.(*net.UnixConn), child: os.NewFile(uintptr(fds[1]), "launcher-control")}
+	l := &Launch{progs: progs, ctl: fc.(*net.UnixConn), child: os.NewFile(uintptr(fds[1]), "launcher-control")}
+	spec.Build = child.Build()
 	spec.Path, spec.Args, spec.Env = cmd.Path, cmd.Args, cmd.Env
 	if spec.Env == nil {
 		spec.Env = []string{}
@@ -81,8 +91,8 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 	}
 	p.apply(cmd.SysProcAttr, &spec)
 	l.spec = spec
-	cmd.Path = self
-	cmd.Args = []string{"optr-sandbox-launcher"}
+	cmd.Path = progs.launcher
+	cmd.Args = []string{Name}
 	cmd.Env = slices.Clone(launcherEnv)
 	cmd.ExtraFiles = []*os.File{l.child}
 	return l, nil
@@ -148,6 +158,9 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 	if err := json.Unmarshal(first, &r); err != nil {
 		return closeAll(ln, fmt.Errorf("launcher: unreadable answer %q: %w", first, err))
 	}
+	if r.Stage == "build" || r.Build != l.spec.Build {
+		return closeAll(ln, l.otherBuild(r.Build))
+	}
 	if !r.OK {
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}
@@ -171,6 +184,13 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}
 	return ln, nil
+}
+
+// otherBuild is the error of a launcher of another build: it followed
+// nothing in the Spec (or, should it have, the caller kills it).
+func (l *Launch) otherBuild(theirs string) error {
+	return &UnusableError{Launcher: l.progs.launcher, Optr: l.progs.optr,
+		Why: fmt.Sprintf("it is from another build (the launcher is %q, optr %q)", theirs, l.spec.Build)}
 }
 
 // Close releases the launch's sockets when cmd.Start failed.

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // orphans is a program that leaves two processes behind, tagged with
@@ -61,9 +64,34 @@ func TestNothingOutlivesTheProgram(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what a process group reaches
+	killGroup(t, cmd.Process.Pid, tag) // what a process group reaches
 	if left := tagged(tag); len(left) != 1 {
 		t.Errorf("without the launcher %v were left, want the setsid child", left)
+	}
+}
+
+// killGroup kills process group pgid and waits until its processes
+// tagged with tag have died: a SIGKILL takes effect asynchronously.
+func killGroup(t *testing.T, pgid int, tag string) {
+	t.Helper()
+	var fds []int
+	for _, pid := range tagged(tag) {
+		if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
+			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+				fds = append(fds, fd)
+			}
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for _, fd := range fds {
+		// A pidfd turns readable when its process has ended.
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(pfd, -1); !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		unix.Close(fd)
 	}
 }
 

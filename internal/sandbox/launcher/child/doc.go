@@ -1,5 +1,6 @@
 // Package child is the sandbox launcher's own side: what runs in the
-// process optr starts (itself again) to confine a program. Package
+// process optr starts (cmd/optr-sandbox-launcher, or optr itself again)
+// to confine a program. Package
 // launcher is optr's side, which starts it and talks to it.
 //
 // The launcher (Main)

@@ -38,9 +38,9 @@ func Main() int {
 	parent := os.Getppid()
 	ctl := os.NewFile(ControlFD, "control")
 	unix.CloseOnExec(ControlFD)
-	spec, err := readSpec(ctl)
+	spec, stage, err := readSpec(ctl)
 	if err != nil {
-		return fail(ctl, "spec", err)
+		return fail(ctl, stage, err)
 	}
 	var lfd = -1
 	if spec.Net == NetNamespace {
@@ -124,16 +124,22 @@ func dropTo(uid, gid int) error {
 	return nil
 }
 
-func readSpec(ctl *os.File) (Spec, error) {
+// readSpec reads the Spec; on an error it also returns the stage that
+// failed: "spec", or "build" for a Spec from another build, which the
+// launcher follows in nothing.
+func readSpec(ctl *os.File) (Spec, string, error) {
 	spec := Spec{UID: -1, GID: -1}
 	dec := json.NewDecoder(&limited{f: ctl, left: maxSpec})
 	if err := dec.Decode(&spec); err != nil {
-		return spec, fmt.Errorf("read the launch spec: %w", err)
+		return spec, "spec", fmt.Errorf("read the launch spec: %w", err)
+	}
+	if spec.Build != Build() {
+		return spec, "build", fmt.Errorf("the launcher is %s; optr is %s", Build(), spec.Build)
 	}
 	if spec.Path == "" && !spec.Probe {
-		return spec, errors.New("the launch spec names no program")
+		return spec, "spec", errors.New("the launch spec names no program")
 	}
-	return spec, nil
+	return spec, "", nil
 }
 
 // limited reads at most left bytes from f.
@@ -160,8 +166,10 @@ func fail(ctl *os.File, stage string, err error) int {
 	return 125
 }
 
-// send writes r, with fd attached when it is not -1, in one message.
+// send writes r, with this launcher's Build and fd attached when it is
+// not -1, in one message.
 func send(r Reply, fd int) error {
+	r.Build = Build()
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err

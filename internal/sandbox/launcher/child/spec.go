@@ -21,6 +21,9 @@ const (
 // Spec is what the launcher does before it starts Path. It travels as
 // JSON over the control socket.
 type Spec struct {
+	// Build is the sender's Build: the launcher refuses a Spec from
+	// another build.
+	Build string `json:"build"`
 	// Path, Args and Env are the program, its argv (Args[0] included) and
 	// its whole environment.
 	Path string   `json:"path"`
@@ -58,14 +61,16 @@ type FSRules struct {
 	Devices []string `json:"devices,omitempty"`
 }
 
-// Reply is the launcher's answer on the control socket: OK once it is
-// confined (with, for NetNamespace, the listening socket attached), then,
+// Reply is the launcher's answer on the control socket, with its Build:
+// OK once it is confined (with, for NetNamespace, the listening socket attached), then,
 // only when the program could not be started, an Error with Stage "exec".
 // The socket's end of file after OK means the program runs.
 type Reply struct {
 	OK    bool   `json:"ok,omitempty"`
 	Error string `json:"error,omitempty"`
-	// Stage names the step that failed: "spec", "net", "user", "caps",
-	// "landlock", "reaper", "exec".
+	// Stage names the step that failed: "spec", "build", "net", "user",
+	// "caps", "landlock", "reaper", "exec".
 	Stage string `json:"stage,omitempty"`
+	// Build is the launcher's Build.
+	Build string `json:"build,omitempty"`
 }

@@ -1,0 +1,127 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/agenttest"
+)
+
+// TestSentIsHeardWhenTheAgentSendsItsWork: Options.Sent hears a result's
+// name when its agent calls Request.Sent, not before (the agent looks
+// first), once however often the agent calls it; an agent that never
+// calls it is never heard.
+func TestSentIsHeardWhenTheAgentSendsItsWork(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	heard := map[string]int{}
+	count := func(name string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return heard[name]
+	}
+	sender := func(name string) *agenttest.Agent {
+		return agenttest.New(name, func(_ context.Context, req agent.Request) (agent.Response, error) {
+			if n := count(name); n != 0 {
+				return agent.Response{}, errors.New("heard before the agent sent its work")
+			}
+			req.Sent()
+			req.Sent()
+			if n := count(name); n != 1 {
+				return agent.Response{}, errors.New("not heard once when the agent sent its work")
+			}
+			return agent.Response{Output: "ok"}, nil
+		})
+	}
+	tasks := []Task{{Agent: sender("a")}, {Agent: sender("b")}, {Agent: agenttest.New("quiet", agenttest.Answer("ok"))}}
+	results, err := Run(t.Context(), Options{Tasks: tasks, Sent: func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard[name]++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Status != Succeeded {
+			t.Errorf("%s: %s %s", r.Agent, r.Status, r.Error)
+		}
+	}
+	if want := map[string]int{"a": 1, "b": 1}; !maps.Equal(heard, want) {
+		t.Errorf("Sent heard %v, want %v", heard, want)
+	}
+}
+
+// TestLaunchedOnceTheFirstWaveSent: Options.Launched is called once every
+// agent that starts at once has sent its work or ended, while the
+// agents that sent still wait for their answers, and not before: each
+// sender waits for Launched after it sent, which only comes when the last
+// of them sent (or the quiet one ended). The task beyond MaxParallel,
+// which waits for a slot, does not count: it starts only once a sender
+// answered, after Launched.
+func TestLaunchedOnceTheFirstWaveSent(t *testing.T) {
+	t.Parallel()
+	launched := make(chan struct{})
+	var calls, sentBefore atomic.Int32
+	sender := func(name string) *agenttest.Agent {
+		return agenttest.New(name, func(ctx context.Context, req agent.Request) (agent.Response, error) {
+			select {
+			case <-launched:
+				sentBefore.Add(1) // launched before this one sent
+			default:
+			}
+			req.Sent()
+			select {
+			case <-launched:
+			case <-ctx.Done():
+				return agent.Response{}, ctx.Err()
+			}
+			return agent.Response{Output: "ok"}, nil
+		})
+	}
+	tasks := []Task{{Agent: sender("a")}, {Agent: sender("b")}, {Agent: agenttest.New("quiet", agenttest.Answer("ok"))}, {Agent: sender("late")}}
+	results, err := Run(t.Context(), Options{Tasks: tasks, MaxParallel: 3, Launched: func() {
+		calls.Add(1)
+		close(launched)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok []string
+	for _, r := range results {
+		if r.Status == Succeeded {
+			ok = append(ok, r.Agent)
+		}
+	}
+	if want := []string{"a", "b", "quiet", "late"}; !slices.Equal(ok, want) {
+		t.Errorf("succeeded %v, want %v", ok, want)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Launched was called %d times, want once", n)
+	}
+	if n := sentBefore.Load(); n != 1 {
+		t.Errorf("%d agents found Launched called before they sent, want 1 (the one that waited for a slot)", n)
+	}
+}
+
+// TestLaunchedWithoutAgentsThatSend: agents that never call Request.Sent
+// still end the wave when they end, and a run without tasks calls
+// Launched too.
+func TestLaunchedWithoutAgentsThatSend(t *testing.T) {
+	t.Parallel()
+	for _, tasks := range [][]Task{nil, {{Agent: agenttest.New("quiet", agenttest.Answer("ok"))}}} {
+		var calls atomic.Int32
+		if _, err := Run(t.Context(), Options{Tasks: tasks, Launched: func() { calls.Add(1) }}); err != nil {
+			t.Fatal(err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%d tasks: Launched was called %d times, want once", len(tasks), n)
+		}
+	}
+}
