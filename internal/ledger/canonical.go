@@ -96,9 +96,11 @@ func explainCanonical(b []byte) error {
 }
 
 // checkCanonicalObject is checkCanonical for a document that must be an
-// object; it records where the common entry members are.
-func checkCanonicalObject(b []byte, top *topMembers) error {
-	if len(b) > 0 && b[0] == '{' && quickCanonical(b, top) {
+// object; it records where the common entry members are. plain says
+// whether b is plain (plainPrefix(b) == len(b)), which the caller may
+// have found out on the way.
+func checkCanonicalObject(b []byte, plain bool, top *topMembers) error {
+	if plain && len(b) > 0 && b[0] == '{' && quickPlain(b, top) {
 		return nil
 	}
 	*top = topMembers{}

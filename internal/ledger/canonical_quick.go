@@ -1,5 +1,10 @@
 package ledger
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // This file holds the verifier's fast path for canonical JSON: one loop
 // over the bytes, without a call per value, without an error to build,
 // and with an explicit nesting stack. It takes only the shapes ledger
@@ -8,6 +13,13 @@ package ledger
 // documents; anything else, canonical or not, it hands to the careful
 // checker in canonical.go, which decides and says what is wrong.
 // FuzzQuickCanonicalAgreesWithChecker holds it to that.
+//
+// It takes only plain documents (plainPrefix), and finds out in one pass
+// eight bytes at a time, before it walks the values: outside a string
+// the bytes it refuses are no JSON, and inside one only the careful
+// checker follows them. The walk then ends each string, keys included,
+// at the next quote, eight bytes at a time (nextQuote): a ledger line is
+// mostly strings.
 
 // quickDepth is the deepest nesting quickCanonical follows.
 const quickDepth = 16
@@ -25,6 +37,12 @@ type quickLevel struct {
 // non-nil and an object at the top, it records where the common entry
 // members are.
 func quickCanonical(b []byte, top *topMembers) bool {
+	return plainPrefix(b) == len(b) && quickPlain(b, top)
+}
+
+// quickPlain is quickCanonical of a plain document: plainPrefix(b) is
+// len(b).
+func quickPlain(b []byte, top *topMembers) bool {
 	var stack [quickDepth]quickLevel
 	n, i, depth := len(b), 0, 0
 	// The innermost open container: an object or an array; for an object
@@ -38,8 +56,8 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			j := skipPlain(b, i+1)
-			if j >= n || b[j] != '"' {
+			j := nextQuote(b, i+1)
+			if j >= n {
 				return false
 			}
 			i = j + 1
@@ -132,8 +150,8 @@ func quickCanonical(b []byte, top *topMembers) bool {
 		if i >= n || b[i] != '"' {
 			return false
 		}
-		j := skipPlain(b, i+1)
-		if j+1 >= n || b[j] != '"' || b[j+1] != ':' {
+		j := nextQuote(b, i+1)
+		if j+1 >= n || b[j+1] != ':' {
 			return false
 		}
 		// Plain ASCII keys sort bytewise like their UTF-16 code units;
@@ -180,4 +198,47 @@ func quickNumber(b []byte, i int) (int, bool) {
 		return i, false
 	}
 	return i, intDigits <= 15 && !(neg && b[start] == '0')
+}
+
+// plainPrefix returns the length of the longest prefix of b free of the
+// bytes quickCanonical never takes: control characters, '\\' and bytes
+// from 0x80. It looks at eight bytes at a time.
+func plainPrefix(b []byte) int {
+	const ones = 0x0101010101010101
+	k := 0
+	for ; k+8 <= len(b); k += 8 {
+		x := binary.LittleEndian.Uint64(b[k:])
+		// The high bit of the first byte that is not plain, and maybe of
+		// later ones: a byte < 0x20 borrows in x - 0x20…, '\\' in its xor
+		// - 1, and a byte from 0x80 has it already. A borrow reaches a
+		// byte only from a byte before it that is not plain itself.
+		if bad := (x | (x - 0x20*ones) | ((x ^ '\\'*ones) - ones)) & (0x80 * ones); bad != 0 {
+			return k + bits.TrailingZeros64(bad)/8
+		}
+	}
+	for ; k < len(b); k++ {
+		if c := b[k]; c < 0x20 || c >= 0x80 || c == '\\' {
+			break
+		}
+	}
+	return k
+}
+
+// nextQuote returns the offset of the first '"' at or after i in b, whose
+// bytes from i are plain (plainPrefix), or len(b) when there is none. It
+// looks at eight bytes at a time.
+func nextQuote(b []byte, i int) int {
+	const ones = 0x0101010101010101
+	for ; i+8 <= len(b); i += 8 {
+		// Each byte of y is at most 0x7f, and 0 where b has a '"': only
+		// there does subtracting 1 set its high bit (or borrow, into the
+		// bytes after it).
+		y := binary.LittleEndian.Uint64(b[i:]) ^ '"'*ones
+		if q := (y - ones) & (0x80 * ones); q != 0 {
+			return i + bits.TrailingZeros64(q)/8
+		}
+	}
+	for ; i < len(b) && b[i] != '"'; i++ {
+	}
+	return i
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,4 +82,71 @@ func TestQuickCanonicalTakesLedgerLines(t *testing.T) {
 			t.Errorf("quickCanonical did not find the members of %.80q: %+v", line, top)
 		}
 	}
+}
+
+// wordSeeds are byte strings at the edges of the eight-byte steps of
+// plainPrefix, nextQuote and isHexHash: a byte of each kind at each place
+// of a word, after a borrow and at the ragged end.
+var wordSeeds = []string{
+	"", "a", `"`, "\\", "\n", "\x1f", "\x7f", "\x80", "\xff", " ", "\x00",
+	`abcdefg"`, `abcdefgh"`, `"abcdefgh`, "abcdefg\\", "abcdefgh\x1f", "\x1fabcdefgh",
+	`abcdefghijklmno"pq"`, "abc\x80defghijkl\"", "\\\"\\\"\\\"\\\"", "\x00\"\x00\"",
+	strings.Repeat("0123456789abcdef", 4), strings.Repeat("0123456789ABCDEF", 4),
+	strings.Repeat("f", 63) + "g", strings.Repeat("0", 63) + "/", strings.Repeat("9", 63) + ":",
+	strings.Repeat("a", 63) + "`", strings.Repeat("a", 63) + "\xe1", "\xb0" + strings.Repeat("0", 63),
+}
+
+// FuzzPlainPrefix holds plainPrefix to a byte at a time: its prefix ends
+// at the first control character, '\\' or byte from 0x80.
+func FuzzPlainPrefix(f *testing.F) {
+	for _, s := range append(wordSeeds, quickSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := 0
+		for want < len(b) && b[want] >= 0x20 && b[want] < 0x80 && b[want] != '\\' {
+			want++
+		}
+		if got := plainPrefix(b); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
+
+// FuzzNextQuote holds nextQuote to bytes.IndexByte on the plain bytes it
+// is given.
+func FuzzNextQuote(f *testing.F) {
+	for _, s := range append(wordSeeds, quickSeeds...) {
+		f.Add([]byte(s), 0)
+		f.Add([]byte(s), 1)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, from int) {
+		b = b[:plainPrefix(b)]
+		if from < 0 || from > len(b) {
+			return
+		}
+		want := len(b)
+		if i := bytes.IndexByte(b[from:], '"'); i >= 0 {
+			want = from + i
+		}
+		if got := nextQuote(b, from); got != want {
+			t.Fatalf("nextQuote(%q, %d) = %d, want %d", b, from, got, want)
+		}
+	})
+}
+
+// FuzzIsHexHash holds isHexHash to a byte at a time.
+func FuzzIsHexHash(f *testing.F) {
+	for _, s := range wordSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := len(b) == 64
+		for _, c := range b {
+			want = want && ('0' <= c && c <= '9' || 'a' <= c && c <= 'f')
+		}
+		if got := isHexHash(b); got != want {
+			t.Fatalf("isHexHash(%q) = %v, want %v", b, got, want)
+		}
+	})
 }

@@ -33,11 +33,17 @@ type lineInfo struct {
 // parseLine checks that line (without its newline) is a canonical entry
 // with well-formed common members. It does not check the hash.
 func parseLine(line []byte) (lineInfo, *lineError) {
+	return parsePlainLine(line, plainPrefix(line) == len(line))
+}
+
+// parsePlainLine is parseLine of a line the caller found to be plain
+// (plainPrefix), or not, on its way to the line's end.
+func parsePlainLine(line []byte, plain bool) (lineInfo, *lineError) {
 	var info lineInfo
 	if len(line) == 0 {
 		return info, newLineError(ProblemNotJSON, "the line is empty")
 	}
-	if err := checkCanonicalObject(line, &info.members); err != nil {
+	if err := checkCanonicalObject(line, plain, &info.members); err != nil {
 		return info, classify(line, err)
 	}
 	m := &info.members

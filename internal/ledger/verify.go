@@ -40,9 +40,18 @@ func Verify(r io.Reader) (Summary, error) {
 // head.Hash. Line numbers count from head.Seq, so they stay the line
 // numbers of the whole ledger.
 func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
-	p := newPipeline(tree)
+	p := newPipeline(tree, 1)
 	defer p.close()
-	return p.verify(r, head)
+	p.ord.start(head)
+	p.stream(r, nil)
+	res := <-p.done
+	if res.bad != nil {
+		return Summary{}, res.bad
+	}
+	if res.err != nil {
+		return Summary{}, fmt.Errorf("read ledger: %w", res.err)
+	}
+	return res.summary, nil
 }
 
 const (
@@ -65,6 +74,10 @@ type batch struct {
 	batchResult
 	end     bool
 	readErr error // on an end mark: reading failed
+	// then, on an end mark, runs in the orderer once the stream's lines
+	// are all good, with the summary so far; an error it returns ends
+	// the pipeline's work as a bad line does.
+	then func(Summary) error
 }
 
 // batchResult is what checking one batch found.
@@ -92,6 +105,8 @@ type batchResult struct {
 // checkers check and hash them, two hashes a line (the entry's and, with a
 // tree, the Merkle leaf's); the orderer joins them up in order, adds the
 // leaves to the tree, and reports each stream's first bad line on done.
+// A stream continues the one before it: the caller reads the next file
+// while the checkers are still at the end of the last one.
 type pipeline struct {
 	pool    chan *batch // batches the orderer is done with
 	batches int         // batches made so far, at most numBatches
@@ -99,7 +114,7 @@ type pipeline struct {
 	work    chan *batch // to the checkers
 	checked chan *batch // to the orderer
 	done    chan streamResult
-	stop    atomic.Bool // set by the orderer when the stream failed
+	stop    atomic.Bool // set by the orderer when a stream failed: the rest is moot
 	nextID  int64
 	ord     orderer
 }
@@ -112,8 +127,9 @@ func numCheckers() int { return max(1, runtime.GOMAXPROCS(0)) }
 // the orderer to wait for a slow one while the others go on.
 func numBatches() int { return 2*numCheckers() + 3 }
 
-// newPipeline starts the stages; close ends them.
-func newPipeline(tree *treeRecorder) *pipeline {
+// newPipeline starts the stages for at most streams streams; close ends
+// them.
+func newPipeline(tree *treeRecorder, streams int) *pipeline {
 	checkers := numCheckers()
 	n := numBatches()
 	p := &pipeline{
@@ -121,8 +137,10 @@ func newPipeline(tree *treeRecorder) *pipeline {
 		max:     n,
 		work:    make(chan *batch, n),
 		checked: make(chan *batch, n+1),
-		done:    make(chan streamResult),
-		ord:     orderer{tree: tree, pending: map[int64]*batch{}},
+		// Room for every stream's result: the orderer never waits for the
+		// caller, who may be reading a later stream.
+		done: make(chan streamResult, streams),
+		ord:  orderer{tree: tree, pending: map[int64]*batch{}},
 	}
 	p.ord.stop, p.ord.pool, p.ord.done = &p.stop, p.pool, p.done
 	var wg sync.WaitGroup
@@ -140,25 +158,15 @@ func newPipeline(tree *treeRecorder) *pipeline {
 // close ends the stages once the last stream is done.
 func (p *pipeline) close() { close(p.work) }
 
-// verify verifies one stream through the pipeline, as verifyFrom does; it
-// returns once every stage is done with the stream's lines.
-func (p *pipeline) verify(r io.Reader, head Head) (Summary, error) {
-	p.stop.Store(false)
-	// The orderer is idle between streams; what is set here reaches it
-	// through the channels the stream's first batch goes through.
-	p.ord.start(head)
+// stream sends the lines of r through the pipeline, continuing the
+// stream before, and its end mark with then (see batch). It returns once
+// r is read; the stream's result comes on p.done, after the results of
+// the streams before it.
+func (p *pipeline) stream(r io.Reader, then func(Summary) error) {
 	rd := reader{p: p, r: r}
-	end := &batch{end: true}
+	end := &batch{end: true, then: then}
 	end.bad, end.readErr = rd.read()
 	p.send(end)
-	res := <-p.done
-	if res.bad != nil {
-		return Summary{}, res.bad
-	}
-	if res.err != nil {
-		return Summary{}, fmt.Errorf("read ledger: %w", res.err)
-	}
-	return res.summary, nil
 }
 
 // send hands a batch to the checkers, numbered in order.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"hash"
+	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -20,6 +21,12 @@ func checkBatches(work <-chan *batch, checked chan<- *batch, stop *atomic.Bool, 
 			c.check(b, stop.Load())
 		}
 		checked <- b
+		// The send readied the orderer on this core, and the orderer
+		// readies the reader when it gives a batch back: let them run
+		// now, not once the scheduler preempts this checker after its
+		// time slice (10 ms) while the other core is checking too: the
+		// other checker would soon wait for a batch.
+		runtime.Gosched()
 	}
 }
 
@@ -45,10 +52,18 @@ func (c *checker) check(b *batch, skip bool) {
 	var prevSeq int64 // the line before's seq and hash
 	var prevHash []byte
 	for p := 0; p < len(data); {
-		i := bytes.IndexByte(data[p:], '\n') // a batch holds complete lines
-		line := data[p : p+i]
+		// The line ends at its newline: at the first byte that is not
+		// plain when the line is, else further on. A batch holds complete
+		// lines, so there is one.
+		rest := data[p:]
+		plain := plainPrefix(rest)
+		i := plain
+		if rest[i] != '\n' {
+			i += bytes.IndexByte(rest[i:], '\n')
+		}
+		line := rest[:i]
 		p += i + 1
-		info, lerr := parseLine(line)
+		info, lerr := parsePlainLine(line, plain == i)
 		if lerr != nil {
 			if lerr.problem == ProblemNotJSON && b.final && p == len(data) {
 				lerr = newLineError(ProblemTrailingGarbage, "trailing garbage after the last entry: %s; remove it", lerr.reason)

@@ -32,58 +32,112 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("verify ledger: %w", err)
 	}
-	p := newPipeline(tree) // one for all the files
-	defer p.close()
-	var sum Summary
-	for _, s := range segs {
+	// One pipeline for all the files, each read while the checkers finish
+	// the one before: what is checked at a file's end (its last seq, its
+	// tree file) the orderer does, in order, in the end mark's then.
+	f := filesRun{p: newPipeline(tree, len(segs)+1)}
+	defer f.p.close()
+	var last int64 // the last seq of the segments sent: the head, if they are good
+	for i, s := range segs {
 		name := filepath.Base(s.Path)
 		switch {
-		case s.First > sum.Head.Seq+1:
-			return sum, segmentError(s.Path, sum.Head.Seq+1, "entries %d to %d are missing: there is no sealed segment for them before %s", sum.Head.Seq+1, s.First-1, name)
-		case s.First <= sum.Head.Seq:
-			return sum, segmentError(s.Path, s.First, "segment %s starts at seq %d, but the segments before it already hold entries up to %d", name, s.First, sum.Head.Seq)
+		case s.First > last+1:
+			return f.fail(segmentError(s.Path, last+1, "entries %d to %d are missing: there is no sealed segment for them before %s", last+1, s.First-1, name))
+		case s.First <= last:
+			return f.fail(segmentError(s.Path, s.First, "segment %s starts at seq %d, but the segments before it already hold entries up to %d", name, s.First, last))
 		}
-		if tree != nil {
-			tree.startSegment(s.First)
+		if tree != nil && i == 0 {
+			tree.startSegment(s.First) // the later ones in the then before them
 		}
-		next, err := verifyPart(p, s.Path, sum.Head)
-		if err != nil {
-			return sum, err
-		}
-		if next.Head.Seq != s.Last {
-			return sum, segmentError(s.Path, next.Head.Seq, "segment %s ends with seq %d, but its name says %d: it was cut short, extended or renamed", name, next.Head.Seq, s.Last)
-		}
-		if tree != nil {
-			if err := tree.endSegment(s, next.Head); err != nil {
-				return sum, err
+		then := func(sum Summary) error {
+			if sum.Head.Seq != s.Last {
+				return segmentError(s.Path, sum.Head.Seq, "segment %s ends with seq %d, but its name says %d: it was cut short, extended or renamed", name, sum.Head.Seq, s.Last)
 			}
+			if tree == nil {
+				return nil
+			}
+			if err := tree.endSegment(s, sum.Head); err != nil {
+				return err
+			}
+			if i+1 < len(segs) {
+				tree.startSegment(segs[i+1].First)
+			}
+			return nil
 		}
-		sum = next
+		if err := f.send(s.Path, then); err != nil {
+			return f.fail(err)
+		}
+		last = s.Last
 	}
 	if tree != nil {
 		if err := orphanTrees(path, segs); err != nil {
-			return sum, err
+			return f.fail(err)
 		}
 	}
-	next, err := verifyPart(p, path, sum.Head)
+	err = f.send(path, nil)
 	if errors.Is(err, os.ErrNotExist) && len(segs) > 0 {
-		return sum, nil
+		return f.fail(nil)
 	}
-	return next, err
+	if err != nil {
+		return f.fail(err)
+	}
+	if err := f.wait(); err != nil {
+		if f.got == len(segs) { // the active segment's own lines failed
+			return Summary{}, err
+		}
+		return f.sum, err
+	}
+	return f.sum, nil
 }
 
-// verifyPart verifies one file of a ledger, continuing from head.
-func verifyPart(p *pipeline, path string, head Head) (Summary, error) {
-	f, err := inputfile.Open(path)
+// filesRun is the files of one ledger on their way through a pipeline.
+type filesRun struct {
+	p     *pipeline
+	paths []string // of the files sent, in order
+	got   int      // the results taken, of paths[:got]
+	sum   Summary  // the ledger as far as the results taken
+}
+
+// send sends the file at path through the pipeline, continuing the files
+// before it, with then for its end mark. It returns once the file is
+// read; an error is the failure to open it.
+func (f *filesRun) send(path string, then func(Summary) error) error {
+	r, err := inputfile.Open(path)
 	if err != nil {
-		return Summary{Entries: head.Seq, Head: head}, fmt.Errorf("verify ledger: %w", err)
+		return fmt.Errorf("verify ledger: %w", err)
 	}
-	defer f.Close()
-	s, err := p.verify(f, head)
-	if err != nil {
-		return s, fmt.Errorf("ledger %s: %w", path, err)
+	defer r.Close()
+	f.paths = append(f.paths, path)
+	f.p.stream(r, then)
+	return nil
+}
+
+// wait takes the results of the files sent, in order, and returns the
+// first failure.
+func (f *filesRun) wait() error {
+	for ; f.got < len(f.paths); f.got++ {
+		res := <-f.p.done
+		switch path := f.paths[f.got]; {
+		case res.bad != nil:
+			return fmt.Errorf("ledger %s: %w", path, res.bad)
+		case res.err != nil:
+			return fmt.Errorf("ledger %s: %w", path, fmt.Errorf("read ledger: %w", res.err))
+		case res.thenErr != nil:
+			return res.thenErr
+		}
+		f.sum = res.summary
 	}
-	return s, nil
+	return nil
+}
+
+// fail returns err, found before the next file was sent, unless a file
+// sent before it failed: the failure first in the ledger's order is the
+// one reported. With err nil, the files sent are the whole ledger.
+func (f *filesRun) fail(err error) (Summary, error) {
+	if werr := f.wait(); werr != nil {
+		return f.sum, werr
+	}
+	return f.sum, err
 }
 
 // orphanTrees refuses a tree file whose segment is not there: the

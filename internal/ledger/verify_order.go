@@ -8,7 +8,8 @@ import (
 type streamResult struct {
 	summary Summary
 	bad     *VerifyError
-	err     error
+	err     error // reading failed
+	thenErr error // the end mark's then failed
 }
 
 // orderer takes the checked batches in the order the reader sent them,
@@ -24,16 +25,18 @@ type orderer struct {
 	pool    chan<- *batch
 	done    chan<- streamResult
 
-	// The stream so far.
+	// The streams so far.
 	lines    int64 // good lines
 	seq      int64 // last good entry's seq
 	prevHash [64]byte
 	bad      *VerifyError
+	failed   bool // a line was bad, or a then failed: join no more
 }
 
-// start begins a stream that continues head.
+// start begins the first stream, which continues head; before any batch
+// is sent.
 func (o *orderer) start(head Head) {
-	o.lines, o.seq, o.bad = head.Seq, head.Seq, nil
+	o.lines, o.seq = head.Seq, head.Seq
 	copy(o.prevHash[:], head.Hash)
 }
 
@@ -59,12 +62,19 @@ func (o *orderer) take(b *batch) {
 		o.done <- o.finish(b)
 		return
 	}
-	if o.bad == nil && !b.skipped {
+	if !o.failed && !b.skipped {
 		if o.bad = o.join(b); o.bad != nil {
-			o.stop.Store(true)
+			o.fail()
 		}
 	}
 	o.pool <- b
+}
+
+// fail stops the work on the streams: the caller reports the first
+// failure and ignores what follows.
+func (o *orderer) fail() {
+	o.failed = true
+	o.stop.Store(true)
 }
 
 // join adds a checked batch to the stream, or returns its first bad line.
@@ -90,11 +100,12 @@ func (o *orderer) join(b *batch) *VerifyError {
 
 // finish ends a stream at its end mark, which carries the reader's own
 // finding: a bad line after the last one sent, or a read error. Either
-// counts only when no line before it was bad.
+// counts only when no line before it was bad; then runs only when neither
+// is there.
 func (o *orderer) finish(end *batch) streamResult {
 	res := streamResult{bad: o.bad}
 	switch {
-	case res.bad != nil:
+	case o.failed:
 	case end.bad != nil:
 		res.bad = end.bad.at(o.lines + 1)
 	case end.readErr != nil:
@@ -104,6 +115,12 @@ func (o *orderer) finish(end *batch) streamResult {
 		if o.seq > 0 {
 			res.summary.Head = Head{Seq: o.seq, Hash: string(o.prevHash[:])}
 		}
+		if end.then != nil {
+			res.thenErr = end.then(res.summary)
+		}
+	}
+	if res.bad != nil || res.err != nil || res.thenErr != nil {
+		o.fail()
 	}
 	return res
 }
