@@ -60,23 +60,25 @@ func TestSentIsHeardWhenTheAgentSendsItsWork(t *testing.T) {
 
 // TestLaunchedOnceTheFirstWaveSent: Options.Launched is called once every
 // agent that starts at once has sent its work or ended, while the
-// agents that sent still wait for their answers, and not before: each
-// sender waits for Launched after it sent, which only comes when the last
-// of them sent (or the quiet one ended). The task beyond MaxParallel,
-// which waits for a slot, does not count: it starts only once a sender
-// answered, after Launched.
+// agents that sent still wait for their answers, and not before. The
+// task beyond MaxParallel, which starts in the slot the quiet agent
+// leaves, does not count: it sends before b does (b waits for it), so
+// were it counted, Launched would come before b sent.
 func TestLaunchedOnceTheFirstWaveSent(t *testing.T) {
 	t.Parallel()
-	launched := make(chan struct{})
-	var calls, sentBefore atomic.Int32
-	sender := func(name string) *agenttest.Agent {
+	launched, lateSent := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	var early sync.Map // wave members that found Launched called before they sent
+	sender := func(name string, before, after func()) *agenttest.Agent {
 		return agenttest.New(name, func(ctx context.Context, req agent.Request) (agent.Response, error) {
+			before()
 			select {
 			case <-launched:
-				sentBefore.Add(1) // launched before this one sent
+				early.Store(name, true)
 			default:
 			}
 			req.Sent()
+			after()
 			select {
 			case <-launched:
 			case <-ctx.Done():
@@ -85,7 +87,13 @@ func TestLaunchedOnceTheFirstWaveSent(t *testing.T) {
 			return agent.Response{Output: "ok"}, nil
 		})
 	}
-	tasks := []Task{{Agent: sender("a")}, {Agent: sender("b")}, {Agent: agenttest.New("quiet", agenttest.Answer("ok"))}, {Agent: sender("late")}}
+	nothing := func() {}
+	tasks := []Task{
+		{Agent: sender("a", nothing, nothing)},
+		{Agent: sender("b", func() { <-lateSent }, nothing)},
+		{Agent: agenttest.New("quiet", agenttest.Answer("ok"))},
+		{Agent: sender("late", nothing, func() { close(lateSent) })},
+	}
 	results, err := Run(t.Context(), Options{Tasks: tasks, MaxParallel: 3, Launched: func() {
 		calls.Add(1)
 		close(launched)
@@ -105,8 +113,10 @@ func TestLaunchedOnceTheFirstWaveSent(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("Launched was called %d times, want once", n)
 	}
-	if n := sentBefore.Load(); n != 1 {
-		t.Errorf("%d agents found Launched called before they sent, want 1 (the one that waited for a slot)", n)
+	for _, name := range []string{"a", "b"} {
+		if _, found := early.Load(name); found {
+			t.Errorf("%s found Launched called before it sent its work", name)
+		}
 	}
 }
 
