@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -45,11 +44,8 @@ func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
 	p.ord.start(head)
 	p.stream(r, nil)
 	res := <-p.done
-	if res.bad != nil {
-		return Summary{}, res.bad
-	}
-	if res.err != nil {
-		return Summary{}, fmt.Errorf("read ledger: %w", res.err)
+	if err := res.failure(); err != nil {
+		return Summary{}, err
 	}
 	return res.summary, nil
 }

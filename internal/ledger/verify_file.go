@@ -117,12 +117,10 @@ func (f *filesRun) send(path string, then func(Summary) error) error {
 func (f *filesRun) wait() error {
 	for ; f.got < len(f.paths); f.got++ {
 		res := <-f.p.done
-		switch path := f.paths[f.got]; {
-		case res.bad != nil:
-			return fmt.Errorf("ledger %s: %w", path, res.bad)
-		case res.err != nil:
-			return fmt.Errorf("ledger %s: %w", path, fmt.Errorf("read ledger: %w", res.err))
-		case res.thenErr != nil:
+		if err := res.failure(); err != nil {
+			return fmt.Errorf("ledger %s: %w", f.paths[f.got], err)
+		}
+		if res.thenErr != nil {
 			return res.thenErr
 		}
 		f.sum = res.summary

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"sync/atomic"
 )
 
@@ -10,6 +11,18 @@ type streamResult struct {
 	bad     *VerifyError
 	err     error // reading failed
 	thenErr error // the end mark's then failed
+}
+
+// failure is the stream's own failure, if any: its first bad line, or
+// the failure to read it.
+func (r streamResult) failure() error {
+	switch {
+	case r.bad != nil:
+		return r.bad
+	case r.err != nil:
+		return fmt.Errorf("read ledger: %w", r.err)
+	}
+	return nil
 }
 
 // orderer takes the checked batches in the order the reader sent them,
