@@ -14,7 +14,9 @@ import (
 
 // usage is what one whole-process run cost.
 type usage struct {
-	wall time.Duration
+	// start is when the process was started, and wall how long it ran.
+	start time.Time
+	wall  time.Duration
 	// cpu is user + system time of the process and every descendant it
 	// waited for (the agents): wait4's rusage.
 	cpu time.Duration
@@ -36,7 +38,7 @@ func measure(ctx context.Context, dir string, env []string, argv ...string) (usa
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
 	start := time.Now()
 	err = cmd.Run()
-	u := usage{wall: time.Since(start)}
+	u := usage{start: start, wall: time.Since(start)}
 	if ps := cmd.ProcessState; ps != nil {
 		u.cpu = ps.UserTime() + ps.SystemTime()
 		u.rss = peakRSS(ps)

@@ -14,7 +14,7 @@ import (
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
-	in := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone()}
+	in := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Received: time.Now()}
 	if json.Unmarshal(raw, &in.Body) == nil {
 		in.Model, _ = in.Body["model"].(string)
 		in.System, in.User = s.d.prompt(in.Body)

@@ -85,6 +85,9 @@ type Request struct {
 	// Body is the decoded JSON body (numbers as float64); nil when it was
 	// not JSON.
 	Body map[string]any
+	// Received is when the server had read the whole request: a reply's
+	// Delay runs from then.
+	Received time.Time
 }
 
 // Tools returns the names of the function tools the request offered.
