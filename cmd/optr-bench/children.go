@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -223,6 +225,36 @@ func main() {
 	}
 }
 `
+
+// netnsSpawnerSource is spawnerSource starting each agent in a network
+// namespace of its own (and, when not run as root, the user namespace
+// that lets it make one), as optr's sandbox does: the part of the
+// sandbox's cost no implementation of per-agent network isolation can
+// avoid, with nothing else of the sandbox (Linux only).
+var netnsSpawnerSource = func() string {
+	s := spawnerSource
+	for _, r := range [][2]string{
+		{"\t\"sync\"\n)", "\t\"sync\"\n\t\"syscall\"\n)"},
+		{"\t\t\tcmd.Stdin = ", "\t\t\tcmd.SysProcAttr = namespaced()\n\t\t\tcmd.Stdin = "},
+	} {
+		if !strings.Contains(s, r[0]) {
+			panic("netnsSpawnerSource: spawnerSource has no " + strconv.Quote(r[0]))
+		}
+		s = strings.Replace(s, r[0], r[1], 1)
+	}
+	return s + `
+func namespaced() *syscall.SysProcAttr {
+	if os.Geteuid() == 0 {
+		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	}
+	return &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+	}
+}
+`
+}()
 
 // httpClientSource is the floor LLM agents are measured against (P1b): a
 // program that sends K Responses API requests at once to OPENAI_BASE_URL

@@ -5,6 +5,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +61,45 @@ func TestHTTPClientSendsEveryRequest(t *testing.T) {
 	cmd.Env = cleanEnv(map[string]string{"OPENAI_BASE_URL": down.URL, "OPENAI_API_KEY": "k"})
 	if err := cmd.Run(); err == nil {
 		t.Fatal("http-client succeeded although every request failed")
+	}
+}
+
+// The namespaced spawn floor starts every agent as the spawn floor does,
+// each in a network namespace of its own: one that did not would make the
+// sandbox's floor look cheaper than it is.
+func TestNetnsSpawnerIsolatesEveryAgent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("network namespaces are Linux's")
+	}
+	dir := t.TempDir()
+	spawner, err := buildProgram(t.Context(), dir, "netns-spawner", netnsSpawnerSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := t.TempDir()
+	// Each agent reads the intent and records its network namespace.
+	agent := `test "$(cat)" = sleep && readlink /proc/self/ns/net > "$(mktemp -p "$1")"`
+	if out, err := exec.CommandContext(t.Context(), spawner, "3", "sh", "-c", agent, "sh", marks).CombinedOutput(); err != nil {
+		t.Fatalf("netns spawner: %v\n%s", err, out)
+	}
+	own, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{own: true}
+	es, err := os.ReadDir(marks)
+	if err != nil || len(es) != 3 {
+		t.Fatalf("%d agents ran (%v), want 3", len(es), err)
+	}
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(marks, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := strings.TrimSpace(string(b))
+		if seen[ns] {
+			t.Errorf("an agent ran in network namespace %s, which this test or another agent has too", ns)
+		}
+		seen[ns] = true
 	}
 }

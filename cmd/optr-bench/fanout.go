@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -39,10 +40,13 @@ type fanOutBench struct {
 	// launcher is the sandbox launcher optr uses (buildReleasePair).
 	launcher string
 	spawner  string // the spawn floor (spawnerSource)
-	client   string // the HTTP floor (httpClientSource)
-	agent    string // the directly exec'd agent (agentSource)
-	l        time.Duration
-	runs     int
+	// netnsSpawner is the spawn floor with a network namespace per agent
+	// (netnsSpawnerSource); "" but on Linux.
+	netnsSpawner string
+	client       string // the HTTP floor (httpClientSource)
+	agent        string // the directly exec'd agent (agentSource)
+	l            time.Duration
+	runs         int
 }
 
 // agentKind is how P1's agents are run.
@@ -89,6 +93,11 @@ func newFanOutBench(ctx context.Context, dir string, l time.Duration, runs int) 
 		name, source string
 	}{{&b.agent, "agent", agentSource}, {&b.spawner, "spawner", spawnerSource}, {&b.client, "http-client", httpClientSource}} {
 		if *p.bin, err = buildProgram(ctx, dir, p.name, p.source); err != nil {
+			return nil, err
+		}
+	}
+	if runtime.GOOS == "linux" {
+		if b.netnsSpawner, err = buildProgram(ctx, dir, "netns-spawner", netnsSpawnerSource); err != nil {
 			return nil, err
 		}
 	}
@@ -228,16 +237,20 @@ func (b *fanOutBench) versusSpawner(ctx context.Context, kind agentKind, k int) 
 		wss[sb] = ws
 	}
 	floorArgv := b.spawnFloor(kind, k)
-	var floorL, onOff, sandboxCPU []float64
+	var floorL, onOff, sandboxCPU, nsWall, nsCPU []float64
 	wall := map[string][]float64{}
 	cpu := map[string][]float64{}
 	for rep := range b.runs {
-		var floor usage
+		var floor, nsFloor usage
 		u := map[string]usage{}
 		steps := []func() error{
 			func() (err error) { floor, err = measure(ctx, wss[sandboxOn], cleanEnv(nil), floorArgv...); return err },
 			func() (err error) { u[sandboxOn], err = b.optrRun(ctx, wss[sandboxOn], rep, nil); return err },
 			func() (err error) { u[sandboxOff], err = b.optrRun(ctx, wss[sandboxOff], rep, nil); return err },
+		}
+		if b.netnsSpawner != "" {
+			nsArgv := append([]string{b.netnsSpawner}, floorArgv[1:]...)
+			steps = append(steps, func() (err error) { nsFloor, err = measure(ctx, wss[sandboxOn], cleanEnv(nil), nsArgv...); return err })
 		}
 		for i := range steps {
 			if err := steps[(rep+i)%len(steps)](); err != nil {
@@ -251,6 +264,10 @@ func (b *fanOutBench) versusSpawner(ctx context.Context, kind agentKind, k int) 
 		floorL = append(floorL, floor.wall.Seconds()/b.l.Seconds())
 		onOff = append(onOff, u[sandboxOn].wall.Seconds()/u[sandboxOff].wall.Seconds())
 		sandboxCPU = append(sandboxCPU, ms(u[sandboxOn].cpu-u[sandboxOff].cpu)/float64(k))
+		if b.netnsSpawner != "" {
+			nsWall = append(nsWall, nsFloor.wall.Seconds()/floor.wall.Seconds())
+			nsCPU = append(nsCPU, ms(nsFloor.cpu-floor.cpu)/float64(k))
+		}
 	}
 	what := func(s string) string { return fmt.Sprintf("%s agents K=%d, L=%s: %s", kind.name, k, b.l, s) }
 	var rows []row
@@ -272,6 +289,15 @@ func (b *fanOutBench) versusSpawner(ctx context.Context, kind agentKind, k int) 
 		measured: fmt.Sprintf("the sandbox's CPU per agent %s ms; launcher %s", spreadOf(sandboxCPU).format("%.1f"), b.launcher),
 		value:    oo.String(), goal: "≤ 1.05", ok: oo.med <= 1.05,
 	})
+	if len(nsWall) > 0 {
+		// Informative: what a network namespace per agent costs by
+		// itself, the floor under "sandbox on" that no launcher removes.
+		rows = append(rows, row{
+			id: "P1", what: what("wall, spawner with a network namespace per agent ÷ minimal spawner"),
+			measured: fmt.Sprintf("the namespace's CPU per agent %s ms (made and torn down by the kernel)", spreadOf(nsCPU).format("%.1f")),
+			value:    spreadOf(nsWall).String(), goal: "—", ok: true,
+		})
+	}
 	return rows, nil
 }
 
