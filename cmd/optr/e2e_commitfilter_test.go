@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -87,5 +89,54 @@ func TestActionCommitsOnlyWhatOptrWrote(t *testing.T) {
 		if !strings.Contains(log, name) || !strings.Contains(log, "not committed") {
 			t.Errorf("the job log does not name %s as not committed:\n%s", name, log)
 		}
+	}
+}
+
+// floodConfig runs, in the sandbox, an agent that leaves more files in
+// $OPTR_OUTPUT_DIR than a run keeps.
+const floodConfig = `agents:
+  flood:
+    provider: command
+    run: [sh, agents/flood.sh]
+`
+
+// An agent (its intent is anyone's text) left files in $OPTR_OUTPUT_DIR
+// without bound, and every one was committed back: thousands of blobs
+// uploaded and kept. The run keeps datalake.MaxAgentFiles of them, in
+// path order, names the first files it removed in the job log and counts
+// the rest.
+func TestActionKeepsAgentFilesToTheBound(t *testing.T) {
+	t.Parallel()
+	extra := 25
+	gh := githubtest.NewServer(t)
+	gh.AddIssue(repo, 53, "Many files", "Leave many files.", "maintainer")
+	writer(gh, "maintainer")
+	r := newRunner(t, gh, "5301")
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.File(".github/optr.yml", floodConfig)
+	r.File("agents/flood.sh", fmt.Sprintf(`cat >/dev/null
+i=0
+while [ $i -lt %d ]; do printf '%%s\n' $i > "$OPTR_OUTPUT_DIR/f$(printf %%05d $i).txt"; i=$((i+1)); done
+printf '# Answer\n\nDone.\n'
+`, datalake.MaxAgentFiles+extra))
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(53, "optr", "maintainer"))
+	res := r.run()
+	if res.code != 0 {
+		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	var kept []string
+	for path := range gh.Files(repo, ledgerBranch) {
+		if strings.Contains(path, "/agent-files/") {
+			kept = append(kept, path)
+		}
+	}
+	slices.Sort(kept)
+	if len(kept) != datalake.MaxAgentFiles || !strings.HasSuffix(kept[len(kept)-1], fmt.Sprintf("/f%05d.txt", datalake.MaxAgentFiles-1)) {
+		t.Errorf("committed %d agent files (last %q), want the first %d", len(kept), kept[len(kept)-1:], datalake.MaxAgentFiles)
+	}
+	log := res.stdout + res.stderr
+	first := fmt.Sprintf("removed f%05d.txt: past what the agents of a run may leave", datalake.MaxAgentFiles)
+	if !strings.Contains(log, first) || !strings.Contains(log, fmt.Sprintf("removed %d more files", extra-20)) {
+		t.Errorf("the job log does not name the first removed file and count the rest:\n%s", log)
 	}
 }

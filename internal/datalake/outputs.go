@@ -19,6 +19,26 @@ const DirAgentFiles = "agent-files"
 // one is removed rather than read whole to be redacted.
 const MaxAgentFile = 64 << 20
 
+// MaxAgentFiles and MaxAgentBytes bound what the agents of a run leave in
+// $OPTR_OUTPUT_DIR, all together: the files past either bound, in path
+// order, are removed rather than committed, so that no agent makes the
+// commit-back upload, and the repository keep, files without end.
+const (
+	MaxAgentFiles = 1000
+	MaxAgentBytes = 256 << 20
+)
+
+// agentBounds are the bounds SanitizeDir keeps a run's agent files to.
+type agentBounds struct {
+	files int
+	bytes int64
+}
+
+// reason is why a file past the bounds b is removed.
+func (b agentBounds) reason() string {
+	return fmt.Sprintf("past what the agents of a run may leave in $OPTR_OUTPUT_DIR: %d files and %d MiB in all, the first in path order kept", b.files, b.bytes>>20)
+}
+
 // OutputDir creates the run's $OPTR_OUTPUT_DIR (agent-files) and returns
 // its path: agents are told to write there, so it must exist before the
 // first agent starts.
@@ -62,11 +82,18 @@ func (r *Run) SanitizeOutputs() (OutputScan, error) {
 // SanitizeDir scans every file under dir that an agent may have left: a
 // regular file holding a secret known to red is rewritten with the secret
 // replaced (an `env` dump keeps its names, loses its values); a symbolic
-// or hard link (it could be ~/.ssh or another run's files), a FIFO, a device
-// or a file larger than MaxAgentFile is removed and named in Refused. A
-// missing dir is nothing to scan.
+// or hard link (it could be ~/.ssh or another run's files), a FIFO, a device,
+// a file larger than MaxAgentFile, and every file from the first that would
+// take the files kept past MaxAgentFiles or MaxAgentBytes on, in path order,
+// is removed and named in Refused. A missing dir is nothing to scan.
 func SanitizeDir(dir string, red *redact.Redactor) (OutputScan, error) {
+	return sanitizeDir(dir, red, agentBounds{files: MaxAgentFiles, bytes: MaxAgentBytes})
+}
+
+// sanitizeDir is SanitizeDir keeping the files to bounds.
+func sanitizeDir(dir string, red *redact.Redactor, bounds agentBounds) (OutputScan, error) {
 	var out OutputScan
+	kept, keptBytes, full := 0, int64(0), false
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p == dir {
@@ -103,6 +130,10 @@ func SanitizeDir(dir string, red *redact.Redactor) (OutputScan, error) {
 		if hardLinked(info) {
 			return refuse("a hard link: it shares its content with a file outside the run, so it is not committed")
 		}
+		if full = full || kept == bounds.files || keptBytes+info.Size() > bounds.bytes; full {
+			return refuse(bounds.reason())
+		}
+		kept, keptBytes = kept+1, keptBytes+info.Size()
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", rel, err)

@@ -2,6 +2,8 @@ package datalake
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,5 +171,79 @@ func TestSanitizeOutputs(t *testing.T) {
 		if filepath.Base(f) == "link" || filepath.Base(f) == "hard" {
 			t.Errorf("%s would be committed", f)
 		}
+	}
+}
+
+// The files agents leave are kept to the run's bounds in path order: from
+// the first that would take them past either bound on, every file is
+// removed and named, whatever its size.
+func TestSanitizeKeepsAgentFilesToTheBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		bounds agentBounds
+		sizes  map[string]int
+		kept   []string
+	}{
+		{"files", agentBounds{files: 3, bytes: 1 << 20}, map[string]int{"a1": 10, "a2": 10, "d/a3": 10, "d/a4": 1, "e": 1}, []string{"a1", "a2", "d/a3"}},
+		{"bytes", agentBounds{files: 100, bytes: 25}, map[string]int{"b1": 10, "b2": 10, "b3": 10, "b4": 1}, []string{"b1", "b2"}},
+		{"within", agentBounds{files: 2, bytes: 20}, map[string]int{"c1": 10, "c2": 10}, []string{"c1", "c2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, size := range tc.sizes {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := sanitizeDir(dir, redact.New(), tc.bounds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var left, refused []string
+			_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					rel, _ := filepath.Rel(dir, p)
+					left = append(left, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			for _, r := range got.Refused {
+				refused = append(refused, r.Path)
+				if !strings.Contains(r.Reason, "path order") {
+					t.Errorf("%s refused for %q, want the bounds named", r.Path, r.Reason)
+				}
+			}
+			if diff := cmp.Diff(tc.kept, left); diff != "" {
+				t.Errorf("files left (-want +got):\n%s", diff)
+			}
+			if len(left)+len(refused) != len(tc.sizes) {
+				t.Errorf("left %v and refused %v, want every other file of %v refused", left, refused, tc.sizes)
+			}
+		})
+	}
+}
+
+// SanitizeDir keeps MaxAgentFiles files and no more.
+func TestSanitizeDirBoundsTheRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range MaxAgentFiles + 2 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := SanitizeDir(dir, redact.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, _ := os.ReadDir(dir)
+	if len(es) != MaxAgentFiles || len(got.Refused) != 2 || got.Refused[0].Path != fmt.Sprintf("f%05d", MaxAgentFiles) {
+		t.Errorf("%d files kept, refused %v; want %d kept and the last 2 refused", len(es), got.Refused, MaxAgentFiles)
 	}
 }

@@ -319,6 +319,10 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 	return x, stop, nil
 }
 
+// maxRefusedLogged bounds the files of $OPTR_OUTPUT_DIR named in the log
+// as removed; the rest are counted.
+const maxRefusedLogged = 20
+
 // resultFile is the file of the result named agent inside the run:
 // agent-outputs/<agent>.json.
 func resultFile(agent string) string { return filepath.Join(datalake.DirOutputs, agent+".json") }
@@ -338,7 +342,11 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 		for _, f := range scan.Redacted {
 			p.deps.logf("$OPTR_OUTPUT_DIR: redacted secrets in %s", f)
 		}
-		for _, f := range scan.Refused {
+		for i, f := range scan.Refused {
+			if i == maxRefusedLogged {
+				p.deps.logf("$OPTR_OUTPUT_DIR: removed %d more files", len(scan.Refused)-i)
+				break
+			}
 			p.deps.logf("$OPTR_OUTPUT_DIR: removed %s: %s", f.Path, f.Reason)
 		}
 	}
