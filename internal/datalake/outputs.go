@@ -130,15 +130,20 @@ func sanitizeDir(dir string, red *redact.Redactor, bounds agentBounds) (OutputSc
 		if hardLinked(info) {
 			return refuse("a hard link: it shares its content with a file outside the run, so it is not committed")
 		}
+		// Counted as kept: redacted, as committed. A file past the bounds
+		// as it is is not read.
 		if full = full || kept == bounds.files || keptBytes+info.Size() > bounds.bytes; full {
 			return refuse(bounds.reason())
 		}
-		kept, keptBytes = kept+1, keptBytes+info.Size()
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", rel, err)
 		}
 		clean := red.Bytes(data)
+		if full = keptBytes+int64(len(clean)) > bounds.bytes; full {
+			return refuse(bounds.reason())
+		}
+		kept, keptBytes = kept+1, keptBytes+int64(len(clean))
 		if bytes.Equal(clean, data) {
 			return nil
 		}

@@ -174,7 +174,11 @@ func TestSanitizeOutputs(t *testing.T) {
 	}
 }
 
-// The files agents leave are kept to the run's bounds in path order: from
+// shortSecret is a secret shorter than what redaction puts in its place.
+const shortSecret = "s3cr3tXY"
+
+// The files agents leave are kept to the run's bounds in path order, as
+// they are committed (redacted): from
 // the first that would take them past either bound on, every file is
 // removed and named, whatever its size.
 func TestSanitizeKeepsAgentFilesToTheBounds(t *testing.T) {
@@ -188,6 +192,9 @@ func TestSanitizeKeepsAgentFilesToTheBounds(t *testing.T) {
 		{"files", agentBounds{files: 3, bytes: 1 << 20}, map[string]int{"a1": 10, "a2": 10, "d/a3": 10, "d/a4": 1, "e": 1}, []string{"a1", "a2", "d/a3"}},
 		{"bytes", agentBounds{files: 100, bytes: 25}, map[string]int{"b1": 10, "b2": 10, "b3": 10, "b4": 1}, []string{"b1", "b2"}},
 		{"within", agentBounds{files: 2, bytes: 20}, map[string]int{"c1": 10, "c2": 10}, []string{"c1", "c2"}},
+		// r2 fits as it is (4 + 16 bytes), not redacted: its 8-byte
+		// secret becomes "[redacted]", and the file 18 bytes.
+		{"redacted", agentBounds{files: 100, bytes: 20}, map[string]int{"r1": 4, "r2": -1, "r3": 1}, []string{"r1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -197,11 +204,15 @@ func TestSanitizeKeepsAgentFilesToTheBounds(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
+				content := shortSecret + "12345678"
+				if size >= 0 {
+					content = strings.Repeat("x", size)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got, err := sanitizeDir(dir, redact.New(), tc.bounds)
+			got, err := sanitizeDir(dir, redact.New(shortSecret), tc.bounds)
 			if err != nil {
 				t.Fatal(err)
 			}

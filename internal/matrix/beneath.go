@@ -112,16 +112,18 @@ func copyBeneath(dir, rel string, limit int64, dst, want string) error {
 	return err
 }
 
-// hashBeneath returns the hex SHA-256 of rel below dir (see openBeneath).
-func hashBeneath(dir, rel string, limit int64) (string, error) {
+// hashBeneath returns the hex SHA-256 of rel below dir (see openBeneath)
+// and the number of bytes it hashed.
+func hashBeneath(dir, rel string, limit int64) (string, int64, error) {
 	f, err := openBeneath(dir, rel, limit)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, limit+1)); err != nil {
-		return "", err
+	n, err := io.Copy(h, io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/optr-dev/optr/internal/datalake"
 )
@@ -80,23 +82,32 @@ type agentFile struct {
 	rel     string // slash-separated, below agent-files/
 	taskDir string // the task folder it is in, below FilesDir
 	sha256  string // what it hashed to when it was verified
+	size    int64  // its size then
 }
 
 // verifyFiles checks the files a task result lists: safe relative paths,
 // regular files of at most datalake.MaxAgentFile bytes reached without a
-// link (openBeneath), with the listed hashes. The error says which one is
-// wrong.
+// link (openBeneath), with the listed hashes, and no more of them than a
+// run keeps (datalake.MaxAgentFiles and MaxAgentBytes, which the task's
+// own run kept them to). The error says which one is wrong.
 func verifyFiles(taskDir string, files map[string]string) ([]agentFile, error) {
+	if len(files) > datalake.MaxAgentFiles {
+		return nil, fmt.Errorf("tampered: the result lists %d agent files; a task's run keeps at most %d", len(files), datalake.MaxAgentFiles)
+	}
 	var out []agentFile
-	for rel, want := range files {
-		got, err := hashBeneath(filepath.Join(taskDir, FilesDir), rel, datalake.MaxAgentFile)
+	var total int64
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		got, size, err := hashBeneath(filepath.Join(taskDir, FilesDir), rel, datalake.MaxAgentFile)
 		if err != nil {
 			return nil, fmt.Errorf("tampered: agent file %q: %w", rel, err)
 		}
-		if got != want {
+		if want := files[rel]; got != want {
 			return nil, fmt.Errorf("tampered: agent file %s hashes to %s, but the result says %s", rel, got, want)
 		}
-		out = append(out, agentFile{rel: rel, taskDir: taskDir, sha256: want})
+		if total += size; total > datalake.MaxAgentBytes {
+			return nil, fmt.Errorf("tampered: the agent files hold more than %d bytes by %s; a task's run keeps at most %d", datalake.MaxAgentBytes, rel, datalake.MaxAgentBytes)
+		}
+		out = append(out, agentFile{rel: rel, taskDir: taskDir, sha256: got, size: size})
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/worktree"
@@ -58,15 +59,23 @@ type Gathered struct {
 	Escalations []ledger.Draft
 	// Refused are the results that were not taken, each with the reason:
 	// foreign (another run, intent or config), duplicate, unknown task,
-	// tampered (a hash or name that does not match), unreadable.
+	// tampered (a hash or name that does not match), unreadable; and the
+	// agent files that were not (a path an earlier task left, files past
+	// the run's bounds).
 	Refused []Refusal
 	// Missing are the planned tasks that left no result.
 	Missing []string
 	// Reports are the report files command specialists wrote (delegate),
 	// by result name, verified.
 	Reports map[string]string
-	// files are the verified agent files, in plan order, for agent-files/.
-	files []agentFile
+	// files are the verified agent files, in plan order, for agent-files/,
+	// kept to the run's bounds (datalake.MaxAgentFiles, MaxAgentBytes):
+	// taken names their paths, fileBytes counts their bytes, and full is
+	// set once a file was past the bounds.
+	files     []agentFile
+	taken     map[string]bool
+	fileBytes int64
+	full      bool
 	// patches are the verified code changes, by result name, for
 	// agent-outputs/<agent>.patch.
 	patches map[string][]byte
@@ -158,17 +167,34 @@ func (g *Gathered) addEscalations(runID string, r *executor.Result, esc []ledger
 	}
 }
 
-// addFiles takes task's agent files; a path an earlier task already left
-// is refused (in one job the two agents would have raced for it).
+// addFiles takes task's agent files, in path order; a path an earlier
+// task already left is refused (in one job the two agents would have
+// raced for it), and so is every file from the first that would take the
+// run's past datalake.MaxAgentFiles or MaxAgentBytes on, as one job's
+// run keeps its agents' files, with one refusal for the task.
 func (g *Gathered) addFiles(task string, files []agentFile) {
 	slices.SortFunc(files, func(a, b agentFile) int { return strings.Compare(a.rel, b.rel) })
+	if g.taken == nil {
+		g.taken = map[string]bool{}
+	}
+	var over []agentFile
 	for _, f := range files {
-		if i := slices.IndexFunc(g.files, func(o agentFile) bool { return o.rel == f.rel }); i >= 0 {
+		if g.taken[f.rel] {
 			g.Refused = append(g.Refused, Refusal{Path: f.path(), Task: task,
 				Reason: fmt.Sprintf("agent file %s was left by an earlier task too; the first is kept", f.rel)})
 			continue
 		}
-		g.files = append(g.files, f)
+		if g.full = g.full || len(g.files) == datalake.MaxAgentFiles || g.fileBytes+f.size > datalake.MaxAgentBytes; g.full {
+			over = append(over, f)
+			continue
+		}
+		g.taken[f.rel] = true
+		g.files, g.fileBytes = append(g.files, f), g.fileBytes+f.size
+	}
+	if len(over) > 0 {
+		g.Refused = append(g.Refused, Refusal{Path: over[0].path(), Task: task,
+			Reason: fmt.Sprintf("%d agent files of the task, this one and those after it in path order, are past what the agents of a run may leave: %d files and %d MiB in all",
+				len(over), datalake.MaxAgentFiles, datalake.MaxAgentBytes>>20)})
 	}
 }
 

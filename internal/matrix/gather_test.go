@@ -1,7 +1,12 @@
 package matrix
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 )
 
@@ -213,6 +219,47 @@ func TestGatherRefuses(t *testing.T) {
 			failed:  []string{"good"},
 		},
 		{
+			// A task's run keeps datalake.MaxAgentFiles agent files: a
+			// result listing more is refused before any is hashed.
+			name: "more agent files than a run keeps",
+			change: editResult("good", func(m map[string]any) {
+				files := map[string]any{}
+				for i := range datalake.MaxAgentFiles + 1 {
+					files[fmt.Sprintf("f%d", i)] = strings.Repeat("0", 64)
+				}
+				m["files"] = files
+			}),
+			refused: []string{fmt.Sprintf("good: tampered: the result lists %d agent files", datalake.MaxAgentFiles+1)},
+			failed:  []string{"good"},
+		},
+		{
+			// ... and datalake.MaxAgentBytes: five files of 60 MiB (sparse
+			// here), each within MaxAgentFile, with their true hashes.
+			name: "more agent bytes than a run keeps",
+			change: func(t *testing.T, dir string) {
+				const size = 60 << 20
+				sum := sha256.New()
+				if _, err := io.Copy(sum, io.LimitReader(zeros{}, size)); err != nil {
+					t.Fatal(err)
+				}
+				files := map[string]any{}
+				for i := range 5 {
+					name := fmt.Sprintf("big%d", i)
+					f, err := os.Create(filepath.Join(dir, "optr-task-good", FilesDir, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := errors.Join(f.Truncate(size), f.Close()); err != nil {
+						t.Fatal(err)
+					}
+					files[name] = hex.EncodeToString(sum.Sum(nil))
+				}
+				editResult("good", func(m map[string]any) { m["files"] = files })(t, dir)
+			},
+			refused: []string{fmt.Sprintf("good: tampered: the agent files hold more than %d bytes by big4", datalake.MaxAgentBytes)},
+			failed:  []string{"good"},
+		},
+		{
 			name: "output is a link",
 			change: func(t *testing.T, dir string) {
 				p := filepath.Join(dir, "optr-task-sloppy", OutputFile)
@@ -283,6 +330,47 @@ func TestRunTaskUnknown(t *testing.T) {
 	_, err := RunTask(t.Context(), plan, "ghost", testDeps(), ws, filepath.Join(ws, "out"))
 	if err == nil || !strings.Contains(err.Error(), `task "ghost" is not in the plan (tasks: [good sloppy broken])`) {
 		t.Fatalf("RunTask error = %v", err)
+	}
+}
+
+// zeros reads as endless zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// The tasks' agent files together are kept to a run's bounds, as one
+// job's run keeps its agents' files: in plan order, then path order, up
+// to datalake.MaxAgentFiles files and MaxAgentBytes; every file after the
+// first past either bound is refused, with one refusal per task.
+func TestGatherKeepsAgentFilesToTheRunsBounds(t *testing.T) {
+	t.Parallel()
+	files := func(task string, n int, size int64) []agentFile {
+		var fs []agentFile
+		for i := range n {
+			fs = append(fs, agentFile{rel: fmt.Sprintf("%s-%05d", task, i), taskDir: task, size: size})
+		}
+		return fs
+	}
+	g := &Gathered{}
+	g.addFiles("a", files("a", datalake.MaxAgentFiles-2, 1))
+	g.addFiles("b", files("b", 5, 1))
+	g.addFiles("c", files("c", 1, 1))
+	if len(g.files) != datalake.MaxAgentFiles || g.files[len(g.files)-1].rel != "b-00001" {
+		t.Errorf("kept %d files, the last %s; want %d, the last b-00001", len(g.files), g.files[len(g.files)-1].rel, datalake.MaxAgentFiles)
+	}
+	if len(g.Refused) != 2 || g.Refused[0].Task != "b" || !strings.HasPrefix(g.Refused[0].Reason, "3 agent files of the task") ||
+		g.Refused[1].Task != "c" || !strings.HasPrefix(g.Refused[1].Reason, "1 agent files") {
+		t.Errorf("refused %v, want 3 of b's and c's 1", g.Refused)
+	}
+
+	g = &Gathered{}
+	g.addFiles("a", []agentFile{{rel: "whole", taskDir: "a", size: datalake.MaxAgentBytes - 10}})
+	g.addFiles("b", []agentFile{{rel: "big", taskDir: "b", size: 11}, {rel: "small", taskDir: "b", size: 1}})
+	if len(g.files) != 1 || len(g.Refused) != 1 || !strings.HasPrefix(g.Refused[0].Reason, "2 agent files") {
+		t.Errorf("kept %v, refused %v; want only a's file, and both of b's refused", g.files, g.Refused)
 	}
 }
 
