@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/beneath"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/frames"
 )
@@ -147,31 +147,26 @@ func (s *specialist) report(signals []agent.Signal) (string, error) {
 	return text, nil
 }
 
-// readReport reads path without following a symbolic link and without
-// reading more than MaxReportBytes.
+// readReport reads the report at path without following a symbolic link
+// and without reading more than MaxReportBytes. The other specialists may
+// still run and can write the reports' folder: a report turned into a link
+// to a file outside it, or into a FIFO, after it was looked at is never
+// read or waited for (package beneath).
 func readReport(path string) (string, error) {
-	st, err := os.Lstat(path)
+	data, err := beneath.Read(filepath.Dir(path), filepath.Base(path), MaxReportBytes)
+	var notFile *beneath.NotRegularError
+	var tooLarge *beneath.TooLargeError
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 		return "", reportErr(ReasonReportMissing, "no report at the planned path %s: the specialist wrote nothing there", path)
+	case errors.As(err, &notFile):
+		return "", reportErr(ReasonReportNotFile, "%s is not a regular file (%s); write the report itself there, not a link or a folder", path, notFile.What)
+	case errors.As(err, &tooLarge) && tooLarge.Size == 0:
+		return "", reportErr(ReasonReportTooLarge, "the report at %s grew past %d bytes while it was read", path, MaxReportBytes)
+	case errors.As(err, &tooLarge):
+		return "", reportErr(ReasonReportTooLarge, "the report at %s is %d bytes; a report may hold at most %d bytes", path, tooLarge.Size, MaxReportBytes)
 	case err != nil:
 		return "", fmt.Errorf("read the report: %w", err)
-	case !st.Mode().IsRegular():
-		return "", reportErr(ReasonReportNotFile, "%s is not a regular file (%s); write the report itself there, not a link or a folder", path, st.Mode().Type())
-	case st.Size() > MaxReportBytes:
-		return "", reportErr(ReasonReportTooLarge, "the report at %s is %d bytes; a report may hold at most %d bytes", path, st.Size(), MaxReportBytes)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("read the report: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxReportBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("read the report: %w", err)
-	}
-	if len(data) > MaxReportBytes {
-		return "", reportErr(ReasonReportTooLarge, "the report at %s grew past %d bytes while it was read", path, MaxReportBytes)
 	}
 	return strings.ToValidUTF8(string(data), "\uFFFD"), nil
 }

@@ -87,7 +87,7 @@ type agentFile struct {
 
 // verifyFiles checks the files a task result lists: safe relative paths,
 // regular files of at most datalake.MaxAgentFile bytes reached without a
-// link (openBeneath), with the listed hashes, and no more of them than a
+// link (beneath.Open), with the listed hashes, and no more of them than a
 // run keeps (datalake.MaxAgentFiles and MaxAgentBytes, which the task's
 // own run kept them to). The error says which one is wrong.
 func verifyFiles(taskDir string, files map[string]string) ([]agentFile, error) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/beneath"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
@@ -235,7 +236,7 @@ func findResults(from string) ([]string, error) {
 // load reads and verifies one task result; the error says why it is refused.
 func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Result, []ledger.Draft, []agentFile, *string, []byte, error) {
 	dir := filepath.Dir(path)
-	data, err := readBeneath(dir, ResultFile, maxResultBytes)
+	data, err := beneath.Read(dir, ResultFile, maxResultBytes)
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable: %w", err)
 	}
@@ -262,7 +263,7 @@ func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Resul
 	if got := verdictNames(tr.Checks.Verdicts); !slices.Equal(got, plan.Constraints) && !unchecked(tr) {
 		return nil, nil, nil, nil, nil, fmt.Errorf("tampered: checked constraints %v, but the plan's are %v", got, plan.Constraints)
 	}
-	output, err := readBeneath(dir, OutputFile, outputLimit(plan))
+	output, err := beneath.Read(dir, OutputFile, outputLimit(plan))
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("unreadable output: %w", err)
 	}
@@ -280,7 +281,7 @@ func load(ctx context.Context, plan *Plan, t Task, path string) (*executor.Resul
 	}
 	var report *string
 	if tr.ReportSHA256 != "" {
-		data, err := readBeneath(dir, ReportFile, outputLimit(plan))
+		data, err := beneath.Read(dir, ReportFile, outputLimit(plan))
 		if err != nil {
 			return nil, nil, nil, nil, nil, fmt.Errorf("unreadable report: %w", err)
 		}
@@ -317,7 +318,7 @@ func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
 	if ch.Base != plan.Commit {
 		return nil, fmt.Errorf("foreign: the change starts from commit %s, but the plan's changes start from %q", ch.Base, plan.Commit)
 	}
-	data, err := readBeneath(dir, PatchFile, maxPatchBytes)
+	data, err := beneath.Read(dir, PatchFile, maxPatchBytes)
 	if err != nil {
 		return nil, fmt.Errorf("unreadable change: %w", err)
 	}
