@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -138,5 +139,72 @@ printf '# Answer\n\nDone.\n'
 	first := fmt.Sprintf("removed f%05d.txt: past what the agents of a run may leave", datalake.MaxAgentFiles)
 	if !strings.Contains(log, first) || !strings.Contains(log, fmt.Sprintf("removed %d more files", extra-20)) {
 		t.Errorf("the job log does not name the first removed file and count the rest:\n%s", log)
+	}
+}
+
+// leakyResearchConfig is the demo's research pipeline with one more
+// specialist, leaky, which is given the key (as a coding agent is given
+// its provider's key) and writes it beside its report.
+const leakyResearchConfig = `agents:
+  good:
+    provider: command
+    run: [sh, testdata/demo/agents/good.sh]
+  leaky:
+    provider: command
+    run: [sh, agents/leaky.sh]
+    pass-env: [ANTHROPIC_API_KEY]
+pipelines:
+  research:
+    mode: delegate
+    coordinator: good
+    agents: [good, leaky]
+    max-topics: 4
+    threshold: 0.5
+`
+
+// reportLeaker writes its report as the demo's good specialist does, and
+// leaves the key in the reports' folder, beside it.
+const reportLeaker = `printf '%s\n' "$ANTHROPIC_API_KEY" > "$(dirname "$OPTR_REPORT_PATH")/leak.txt"
+printf 'key %s\n' "$ANTHROPIC_API_KEY" >> "$OPTR_REPORT_PATH.notes"
+exec sh testdata/demo/agents/research.sh good
+`
+
+// A delegate specialist can write the reports' folder (its report goes
+// there): a file it leaves there beside its report, holding a key it was
+// given, was committed with the spec folder, unredacted. Only what the
+// delegation keeps — the plan, OVERVIEW.md and the reports at their
+// planned paths — is committed from it, and what is not is named.
+func TestActionCommitsOnlyTheSpecFolderItKept(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-E2EreportLEAKkey-0123456789abcdef"
+	gh := githubtest.NewServer(t)
+	gh.AddIssue(repo, 54, "Research", "How do ledgers stay honest?", "maintainer")
+	writer(gh, "maintainer")
+	r := newRunner(t, gh, "5401")
+	demotest.Copy(t, r.Workspace)
+	r.Env["ANTHROPIC_API_KEY"] = key
+	r.Env["INPUT_CONFIG"] = ".github/optr.yml"
+	r.Env["INPUT_PIPELINE"] = "research"
+	r.File(".github/optr.yml", leakyResearchConfig)
+	r.File("agents/leaky.sh", reportLeaker)
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(54, "optr", "maintainer"))
+	res := r.run()
+	if res.code != 0 {
+		t.Fatalf("exit %d outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	var reports int
+	for path, content := range gh.Files(repo, ledgerBranch) {
+		for _, p := range pieces8(key) {
+			if strings.Contains(content, p) {
+				t.Errorf("committed %s holds %q, a piece of the key", path, p)
+				break
+			}
+		}
+		if strings.Contains(path, "/reports/") && strings.HasSuffix(path, ".md") {
+			reports++
+		}
+	}
+	if reports != 4 {
+		t.Errorf("%d reports committed, want all 4", reports)
 	}
 }

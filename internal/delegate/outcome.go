@@ -98,6 +98,9 @@ type Outcome struct {
 	// Next Steps) as Markdown for the step summary and the comment;
 	// SummaryText the same as plain text for a terminal.
 	Summary, SummaryText string
+	// reports are the absolute paths of the reports planned: each topic's,
+	// and each candidate's when a topic has several (Keep).
+	reports []string
 }
 
 // Checklist renders the topics as a Markdown checklist for the progress

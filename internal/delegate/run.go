@@ -185,11 +185,13 @@ func (r *runner) assign(topics []Topic) []planned {
 		base := nnn + "_" + Slug(t.Topic)
 		p := planned{n: k + 1, topic: t, rel: DirReports + "/" + base + ".md"}
 		p.path = filepath.Join(r.o.SpecDir, DirReports, base+".md")
+		r.o.reports = append(r.o.reports, p.path)
 		for j := range r.in.Pipeline.Candidates {
 			a := agents[(k+j)%len(agents)]
 			c := candidate{agent: a, name: a + "." + nnn, path: p.path}
 			if r.in.Pipeline.Candidates > 1 {
 				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a+".md")
+				r.o.reports = append(r.o.reports, c.path)
 			}
 			p.cands = append(p.cands, c)
 		}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -70,9 +69,14 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 	// The score table ranks the specialists' reports; the plan is not a
 	// result to select.
 	rep.Selection = selection.Select(candidates(specialists(o)), x.Prepared.Spec.Config.Selection)
-	files, ferr := filesUnder(o.SpecDir)
+	// Only what the delegation keeps of the spec folder is recorded: the
+	// specialists may write its reports' folder.
+	files, refused, ferr := o.Keep(x.Prepared.agents.secret.String)
 	if ferr != nil && err == nil {
 		err = ferr
+	}
+	for _, f := range refused {
+		x.Prepared.deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(filepath.Join(o.SpecDir, filepath.FromSlash(f.Path))), f.Reason)
 	}
 	rep.ExtraFiles = append(rep.ExtraFiles, files...)
 	return err
@@ -108,19 +112,4 @@ func specialists(o *delegate.Outcome) []*executor.Result {
 		}
 	}
 	return out
-}
-
-// filesUnder lists the regular files under dir, absolute.
-func filesUnder(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out, err
 }
