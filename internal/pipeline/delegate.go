@@ -75,9 +75,9 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 	if ferr != nil && err == nil {
 		err = ferr
 	}
-	for _, f := range refused {
-		x.Prepared.deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(filepath.Join(o.SpecDir, filepath.FromSlash(f.Path))), f.Reason)
-	}
+	x.Prepared.logRefused(refused, "not committed:", func(rel string) string {
+		return rep.Spec.DisplayPath(filepath.Join(o.SpecDir, filepath.FromSlash(rel)))
+	})
 	rep.ExtraFiles = append(rep.ExtraFiles, files...)
 	return err
 }

@@ -319,9 +319,22 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 	return x, stop, nil
 }
 
-// maxRefusedLogged bounds the files of $OPTR_OUTPUT_DIR named in the log
-// as removed; the rest are counted.
+// maxRefusedLogged bounds the files named in the log as removed or not
+// committed, of which an agent may make any number; the rest are counted.
 const maxRefusedLogged = 20
+
+// logRefused names in the log each file of refused, how says what became of
+// it ("removed", "not committed") and name turns its path into what the
+// log shows: the first maxRefusedLogged, then how many more there were.
+func (p *Prepared) logRefused(refused []datalake.Refused, how string, name func(string) string) {
+	for i, f := range refused {
+		if i == maxRefusedLogged {
+			p.deps.logf("%s %d more files", how, len(refused)-i)
+			return
+		}
+		p.deps.logf("%s %s: %s", how, name(f.Path), f.Reason)
+	}
+}
 
 // resultFile is the file of the result named agent inside the run:
 // agent-outputs/<agent>.json.
@@ -342,13 +355,7 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 		for _, f := range scan.Redacted {
 			p.deps.logf("$OPTR_OUTPUT_DIR: redacted secrets in %s", f)
 		}
-		for i, f := range scan.Refused {
-			if i == maxRefusedLogged {
-				p.deps.logf("$OPTR_OUTPUT_DIR: removed %d more files", len(scan.Refused)-i)
-				break
-			}
-			p.deps.logf("$OPTR_OUTPUT_DIR: removed %s: %s", f.Path, f.Reason)
-		}
+		p.logRefused(scan.Refused, "$OPTR_OUTPUT_DIR: removed", func(rel string) string { return rel })
 	}
 	if errors.Is(err, escalation.ErrAbort) {
 		// Every result is complete and recorded: finish the run as failed.
