@@ -88,12 +88,13 @@ func Open(dir, rel string, limit int64) (*os.File, error) {
 		return nil, &TooLargeError{Path: rel, Size: last.Size(), Limit: limit}
 	}
 	// Without blocking: a FIFO swapped in since the look opens at once,
-	// and is then not the file looked at.
+	// and is then not the file looked at, or, where the file looked at was
+	// removed and its inode number given to the FIFO, not a regular file.
 	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, last) {
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, last) || !fi.Mode().IsRegular() || fi.Size() > limit {
 		f.Close()
 		return nil, &NotRegularError{Path: rel, What: "replaced while it was read"}
 	}

@@ -80,6 +80,10 @@ func TestReadHoldsAgainstASwap(t *testing.T) {
 	write(t, target, "report")
 	var stop atomic.Bool
 	swapped := make(chan struct{})
+	defer func() {
+		stop.Store(true)
+		<-swapped
+	}()
 	go func() {
 		defer close(swapped)
 		tmp := filepath.Join(dir, ".tmp")
@@ -115,7 +119,5 @@ func TestReadHoldsAgainstASwap(t *testing.T) {
 			reads++
 		}
 	}
-	stop.Store(true)
-	<-swapped
 	t.Logf("%d of 10000 reads got the report", reads)
 }
