@@ -307,3 +307,73 @@ func TestForwardingReusesUpstreamConnections(t *testing.T) {
 		t.Errorf("the proxy opened %d upstream connections for %d clients × %d requests, want at most %d", n, clients, each, 2*clients)
 	}
 }
+
+// A process that asks for more hosts than a record names — a million
+// made-up names would grow optr's memory and the committed record without
+// end — has the first MaxHosts named and the rest counted together in one
+// OtherHosts entry, refused when any of them was; its first refusal is
+// still the one that fails it.
+func TestRecordNamesAtMostMaxHosts(t *testing.T) {
+	t.Parallel()
+	up, port := echoServer(t)
+	s, addr := start(t, []string{up}, resolver{})
+	for i := range MaxHosts - 1 {
+		connect(t, addr, fmt.Sprintf("h%03d.example:443", i))
+	}
+	connect(t, addr, up) // the MaxHosts-th
+	for i := range 3 {
+		connect(t, addr, fmt.Sprintf("late%d.example:443", i))
+	}
+	connect(t, addr, up) // named already: counted by name
+	got := s.Close()
+	if len(got) != MaxHosts+1 {
+		t.Fatalf("%d entries, want %d named and one for the rest", len(got), MaxHosts)
+	}
+	want := Host{Host: OtherHosts, Requests: 3, Reason: otherHostsReason}
+	if diff := cmp.Diff(want, got[0]); diff != "" {
+		t.Errorf("the entry for the rest (-want +got):\n%s", diff)
+	}
+	for _, h := range got {
+		if strings.HasPrefix(h.Host, "late") {
+			t.Errorf("%s is named, past the bound", h.Host)
+		}
+		if h.Host == "127.0.0.1" && (h.Requests != 2 || h.Port != port) {
+			t.Errorf("the allowed host: %+v, want 2 requests", h)
+		}
+	}
+	var re *RefusedError
+	if err := s.Refused(); !errors.As(err, &re) || re.Host != "h000.example" {
+		t.Errorf("Refused() = %v, want the first refusal, h000.example", err)
+	}
+}
+
+// Merging records keeps the bound: the first record's hosts are named
+// first, and every host past MaxHosts is counted with the records' own
+// OtherHosts entries.
+func TestMergeKeepsTheBound(t *testing.T) {
+	t.Parallel()
+	named := func(prefix string, n int, allowed bool) []Host {
+		var hs []Host
+		for i := range n {
+			h := Host{Host: fmt.Sprintf("%s%03d.example", prefix, i), Port: 443, Allowed: allowed, Requests: 1}
+			if !allowed {
+				h.Reason = "not in sandbox.network"
+			}
+			hs = append(hs, h)
+		}
+		return hs
+	}
+	first := append(named("a", MaxHosts, true), Host{Host: OtherHosts, Allowed: true, Requests: 5, Reason: otherHostsReason})
+	second := append(named("a", 2, true), named("b", 3, false)...)
+	got := Merge(first, second)
+	if len(got) != MaxHosts+1 {
+		t.Fatalf("%d entries, want %d named and one for the rest", len(got), MaxHosts)
+	}
+	want := Host{Host: OtherHosts, Allowed: false, Requests: 8, Reason: otherHostsReason}
+	if diff := cmp.Diff(want, got[0]); diff != "" {
+		t.Errorf("the entry for the rest (-want +got):\n%s", diff)
+	}
+	if got[1].Host != "a000.example" || got[1].Requests != 2 {
+		t.Errorf("a000: %+v, want its requests added up", got[1])
+	}
+}

@@ -16,9 +16,23 @@ type Host struct {
 	Port     int    `json:"port"`
 	Allowed  bool   `json:"allowed"`
 	Requests int    `json:"requests"`
-	// Reason says why it was refused.
+	// Reason says why it was refused; for the entry of OtherHosts, which
+	// hosts it counts.
 	Reason string `json:"reason,omitempty"`
 }
+
+// MaxHosts bounds the host:port pairs a record names one by one; the
+// requests to any other are counted together in one entry whose Host is
+// OtherHosts (port 0), refused when any of them was. A process asking for
+// a million names must not grow optr's memory, or the committed record,
+// without end.
+const MaxHosts = 256
+
+// OtherHosts is the Host of the entry that counts the hosts past MaxHosts.
+const OtherHosts = "*"
+
+// otherHostsReason is the Reason of the OtherHosts entry.
+var otherHostsReason = fmt.Sprintf("the requests to every host past the first %d, counted together", MaxHosts)
 
 // Session is the proxy serving one sandboxed process's listener.
 type Session struct {
@@ -27,6 +41,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	hosts   map[string]*Host
+	other   Host // the requests past MaxHosts (OtherHosts)
 	refused *Host
 	conns   map[net.Conn]struct{}
 	closed  bool
@@ -39,18 +54,26 @@ func (s *Session) record(host string, port int, reason string) {
 	if s.hosts == nil {
 		s.hosts = map[string]*Host{}
 	}
+	if reason != "" && s.refused == nil {
+		s.refused = &Host{Host: host, Port: port, Reason: reason}
+	}
 	k := net.JoinHostPort(host, strconv.Itoa(port))
 	h, ok := s.hosts[k]
-	if !ok {
-		h = &Host{Host: host, Port: port, Allowed: reason == "", Reason: reason}
+	switch {
+	case !ok && len(s.hosts) == MaxHosts:
+		if s.other.Requests == 0 {
+			s.other = Host{Host: OtherHosts, Allowed: true, Reason: otherHostsReason}
+		}
+		s.other.Requests++
+		s.other.Allowed = s.other.Allowed && reason == ""
+		return
+	case !ok:
+		h = &Host{Host: host, Port: port, Allowed: true}
 		s.hosts[k] = h
 	}
 	h.Requests++
 	if reason != "" {
 		h.Allowed, h.Reason = false, reason
-		if s.refused == nil {
-			s.refused = h
-		}
 	}
 }
 
@@ -84,13 +107,21 @@ func (s *Session) Close() []Host {
 	for c := range s.conns {
 		c.Close()
 	}
-	out := make([]Host, 0, len(s.hosts))
+	out := make([]Host, 0, len(s.hosts)+1)
 	for _, h := range s.hosts {
 		out = append(out, *h)
 	}
+	if s.other.Requests > 0 {
+		out = append(out, s.other)
+	}
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Host) int { return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Port, b.Port)) })
+	sortHosts(out)
 	return out
+}
+
+// sortHosts sorts a record by host, then port.
+func sortHosts(hosts []Host) {
+	slices.SortFunc(hosts, func(a, b Host) int { return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Port, b.Port)) })
 }
 
 // Refused returns the first refusal as the failure it makes of the
@@ -116,23 +147,38 @@ func (e *RefusedError) Error() string {
 }
 
 // Merge adds the records of more to hosts: requests add up, a refusal
-// stays a refusal. The result is sorted like Session.Close's.
+// stays a refusal, and the hosts past MaxHosts, those of hosts first, are
+// counted together as a session counts them. The result is sorted like
+// Session.Close's.
 func Merge(hosts, more []Host) []Host {
 	if len(more) == 0 {
 		return hosts
 	}
-	out := slices.Clone(hosts)
-	for _, m := range more {
-		i := slices.IndexFunc(out, func(h Host) bool { return h.Host == m.Host && h.Port == m.Port })
-		if i < 0 {
-			out = append(out, m)
-			continue
+	out := make([]Host, 0, len(hosts)+len(more))
+	at := map[string]int{} // a named host:port's place in out
+	other := -1            // the OtherHosts entry's
+	for _, m := range slices.Concat(hosts, more) {
+		if m.Host != OtherHosts {
+			k := net.JoinHostPort(m.Host, strconv.Itoa(m.Port))
+			if i, ok := at[k]; ok {
+				out[i].Requests += m.Requests
+				if !m.Allowed {
+					out[i].Allowed, out[i].Reason = false, m.Reason
+				}
+				continue
+			}
+			if len(at) < MaxHosts {
+				at[k] = len(out)
+				out = append(out, m)
+				continue
+			}
 		}
-		out[i].Requests += m.Requests
-		if !m.Allowed {
-			out[i].Allowed, out[i].Reason = false, m.Reason
+		if other < 0 {
+			other, out = len(out), append(out, Host{Host: OtherHosts, Allowed: true, Reason: otherHostsReason})
 		}
+		out[other].Requests += m.Requests
+		out[other].Allowed = out[other].Allowed && m.Allowed
 	}
-	slices.SortFunc(out, func(a, b Host) int { return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Port, b.Port)) })
+	sortHosts(out)
 	return out
 }
