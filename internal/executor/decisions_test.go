@@ -31,6 +31,7 @@ func TestStuckAgentWithoutRestartsFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wd.stop() // the stall's decision is told on the watcher's goroutine
 	r := results[0]
 	if r.Status != Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) ||
 		!strings.Contains(r.DecisionNote, "no spare") || !strings.Contains(r.DecisionNote, "watcher.spares") {

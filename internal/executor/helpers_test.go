@@ -102,8 +102,11 @@ func (rc *recorder) sunkNames() []string {
 type watched struct {
 	w   *escalation.Watcher
 	dir string
-	mu  sync.Mutex
-	all []escalation.Escalation
+	// stop stops the watcher, as a run's end does: it returns once a
+	// decision the watcher's own goroutine made (a stall) was told.
+	stop func()
+	mu   sync.Mutex
+	all  []escalation.Escalation
 }
 
 func watch(t *testing.T, opts *Options, wo escalation.WatcherOptions) *watched {
@@ -123,8 +126,8 @@ func watch(t *testing.T, opts *Options, wo escalation.WatcherOptions) *watched {
 		t.Fatal(err)
 	}
 	wd.w = w
-	stop := w.Start(t.Context())
-	t.Cleanup(stop)
+	wd.stop = w.Start(t.Context())
+	t.Cleanup(wd.stop)
 	opts.Supervise, opts.Failed, opts.MaxRestarts = w.Supervise, w.Failed, wo.MaxRestarts
 	return wd
 }

@@ -84,6 +84,10 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 	if o.err != nil {
 		t.Fatalf("Run: %v", o.err)
 	}
+	// The watcher's goroutine noticed the stall and tells its decision
+	// after the restart it ordered, which may end the run first: the
+	// run's end stops the watcher, as the pipeline does, before it looks.
+	wd.stop()
 	r := o.results[0]
 	if r.Status != Succeeded || r.Output != "second launch\n" || r.Restarts != 1 || r.Error != "" {
 		t.Errorf("restarted agent: status %s, output %q, restarts %d, error %q", r.Status, r.Output, r.Restarts, r.Error)
