@@ -87,11 +87,19 @@ func Open(dir, rel string, limit int64) (*os.File, error) {
 	if last.Size() > limit {
 		return nil, &TooLargeError{Path: rel, Size: last.Size(), Limit: limit}
 	}
+	if afterLook != nil {
+		afterLook(rel)
+	}
 	// Without blocking: a FIFO swapped in since the look opens at once,
 	// and is then not the file looked at, or, where the file looked at was
 	// removed and its inode number given to the FIFO, not a regular file.
 	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
+		// A link out of dir swapped in is refused by the root; a file
+		// that is no longer the one looked at is refused as such.
+		if fi, lerr := root.Lstat(rel); lerr == nil && !os.SameFile(fi, last) {
+			return nil, &NotRegularError{Path: rel, What: "replaced while it was read"}
+		}
 		return nil, err
 	}
 	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, last) || !fi.Mode().IsRegular() || fi.Size() > limit {
@@ -100,6 +108,10 @@ func Open(dir, rel string, limit int64) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// afterLook, set by tests only, runs between the look at a file and its
+// open: where another party's swap lands when it wins the race.
+var afterLook func(rel string)
 
 // Read reads rel below dir (see Open), refusing more than limit bytes
 // also when the file grows meanwhile.

@@ -67,6 +67,67 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// naiveRead is how the report was read before package beneath: a look,
+// then an open that follows whatever is there by then.
+func naiveRead(dir, rel string) ([]byte, error) {
+	p := filepath.Join(dir, rel)
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: rel, What: "not a regular file"}
+	}
+	if afterLook != nil {
+		afterLook(rel)
+	}
+	return os.ReadFile(p)
+}
+
+// The swap lands exactly between the look and the open (afterLook): a link
+// to a secret outside the directory, or a FIFO that never gets a writer.
+// Read refuses both; the look-then-open read it replaced returns the
+// secret, which shows the swap is a real attack. Not parallel: it sets
+// the package's hook.
+func TestReadRefusesASwapBetweenLookAndOpen(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	write(t, secret, "root:x:0:0")
+	for _, swap := range []struct {
+		name string
+		make func(string) error
+	}{
+		{"link", func(p string) error { return os.Symlink(secret, p) }},
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+	} {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "r.md")
+		write(t, target, "report")
+		afterLook = func(rel string) { // in whichever dir is read
+			tmp := filepath.Join(dir, ".tmp")
+			if err := swap.make(tmp); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, filepath.Join(dir, rel)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, err := Read(dir, "r.md", 100)
+		var notRegular *NotRegularError
+		if !errors.As(err, &notRegular) {
+			t.Errorf("%s: Read = %q, %v; want it refused as replaced", swap.name, data, err)
+		}
+		if swap.name == "link" {
+			dir = t.TempDir()
+			write(t, filepath.Join(dir, "r.md"), "report")
+			if data, err := naiveRead(dir, "r.md"); err != nil || string(data) != "root:x:0:0" {
+				t.Errorf("the look-then-open read = %q, %v; want the secret (the swap must be an attack)", data, err)
+			}
+		}
+	}
+	afterLook = nil
+}
+
 // Another party swaps the file for a link to a secret outside the
 // directory, or for a FIFO, over and over, while it is read: every read
 // gets the file's own content or an error, never the secret, and none
