@@ -27,6 +27,9 @@ type Policy struct {
 	// Run.Tracked); 0 means unknown, and then only MaxDeletions bounds
 	// deletions.
 	Tracked int
+	// Own are optr's own files and folders in the repository (OwnIn): a
+	// change touching one is never admissible, whatever Protect says.
+	Own []Own
 }
 
 // PolicyOf is the Policy of a config's changes: section. Its Tracked is
@@ -43,9 +46,9 @@ type Verdict struct {
 }
 
 // Admit decides whether ch may be selected: a refused change, an empty
-// change, one touching a protected path, one touching more than MaxFiles
-// files, or one deleting more files than MaxDeletions (by default half
-// of Tracked) is not admissible.
+// change, one touching optr's own files (Own) or a protected path, one
+// touching more than MaxFiles files, or one deleting more files than
+// MaxDeletions (by default half of Tracked) is not admissible.
 func (p Policy) Admit(ch Change) Verdict {
 	no := func(format string, args ...any) Verdict {
 		return Verdict{Reason: fmt.Sprintf(format, args...)}
@@ -62,6 +65,15 @@ func (p Policy) Admit(ch Change) Verdict {
 		return no("the change deletes %d files, more than changes.max-deletions (%d)", d, p.MaxDeletions)
 	} else if p.MaxDeletions == 0 && p.Tracked > 0 && d > p.Tracked/2 {
 		return no("the change deletes %d of the %d tracked files, more than half of them (set changes.max-deletions to allow more)", d, p.Tracked)
+	}
+	for _, f := range ch.Files {
+		if o, ok := touchesOwn(p.Own, f.Path); ok {
+			what := o.What
+			if f.Path != o.Path {
+				what = "in " + o.What + " " + o.Path
+			}
+			return no("the change touches %s, %s, which no change may touch (changes.protect cannot allow it)", f.Path, what)
+		}
 	}
 	for _, f := range ch.Files {
 		for _, g := range p.Protect {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 
 	"github.com/optr-dev/optr/internal/check"
 )
@@ -23,11 +24,14 @@ import (
 // so be part of a run's constraints from the start, before Start (or, in
 // a process that only gathers results checked elsewhere, without it); a
 // check while run returns nil is an error.
-func Constraint(p Policy, lim Limits, run func() *Run) check.Constraint {
+//
+// own are optr's own files by absolute path (see Own): each check adds
+// those in the run's repository to p.Own.
+func Constraint(p Policy, lim Limits, run func() *Run, own ...Own) check.Constraint {
 	return check.Constraint{
 		Name:        VerdictName,
 		Hard:        true,
-		Checker:     changesCheck{run: run, policy: p, lim: lim},
+		Checker:     changesCheck{run: run, policy: p, lim: lim, own: own},
 		Description: "the agent's change to the repository is admissible (changes: protect, max-files, max-deletions, not empty)",
 	}
 }
@@ -36,6 +40,7 @@ type changesCheck struct {
 	run    func() *Run
 	policy Policy
 	lim    Limits
+	own    []Own // absolute
 }
 
 func (c changesCheck) Check(ctx context.Context, _ string) (check.Outcome, error) {
@@ -55,6 +60,7 @@ func (c changesCheck) Check(ctx context.Context, _ string) (check.Outcome, error
 		}
 	}
 	p := c.policy
+	p.Own = append(slices.Clip(p.Own), OwnIn(r.Workspace(), c.own)...)
 	if p.MaxDeletions == 0 {
 		if p.Tracked, err = r.Tracked(ctx); err != nil {
 			return check.Outcome{}, err

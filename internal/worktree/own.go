@@ -1,0 +1,84 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Own is a file or folder of optr's own in the repository: its datalake,
+// its ledger, its config file. No change may touch one, whatever
+// changes.protect says: setting protect replaces the default globs, and
+// the datalake need not be at .optr, but a change that edits the record of
+// runs, or the rules the next run runs under, is never delivered.
+type Own struct {
+	// Path is slash-separated and relative to the repository's top level.
+	Path string `json:"path"`
+	// What names it in the reason a change is refused: "optr's ledger",
+	// "optr's datalake".
+	What string `json:"what"`
+}
+
+// OwnIn returns those of files, named by absolute paths (symbolic links
+// allowed, the file itself need not exist yet), that lie in the
+// repository whose top level is top, relative to it. A file outside it
+// no change can touch; the top level itself is never one of them.
+func OwnIn(top string, files []Own) []Own {
+	root := resolved(top)
+	var in []Own
+	for _, f := range files {
+		if f.Path == "" {
+			continue
+		}
+		rel, err := filepath.Rel(root, resolved(f.Path))
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		in = append(in, Own{Path: filepath.ToSlash(rel), What: f.What})
+	}
+	return in
+}
+
+// touchesOwn returns the first of own that path (relative to the top
+// level) is or lies in.
+func touchesOwn(own []Own, path string) (Own, bool) {
+	for _, o := range own {
+		if path == o.Path || strings.HasPrefix(path, o.Path+"/") {
+			return o, true
+		}
+	}
+	return Own{}, false
+}
+
+// resolved is path made absolute with every symbolic link in its longest
+// existing prefix resolved, as git names the top level: the rest, which
+// does not exist yet, is joined on as it is.
+func resolved(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for {
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrInvalid) {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}
+
+// Top returns the top level of the git work tree that holds dir, absolute
+// and with symbolic links resolved, as git names it.
+func Top(ctx context.Context, gitBin, dir string) (string, error) {
+	top, _, err := repository(ctx, gitCmd{bin: gitOr(gitBin)}, dir)
+	return top, err
+}
