@@ -20,11 +20,14 @@ import (
 )
 
 // spec is what trig asks of run runID under cfg, in this job's workspace
-// at the checked-out commit: the spec a run and a matrix plan share.
+// at the checked-out commit, recorded in its datalake: the spec a run and
+// a matrix plan share (a plan runs its coordinator in a scratch datalake,
+// and protects this one from agents' changes).
 func (j *Job) spec(trig action.Trigger, runID string, cfg *config.Config) pipeline.Spec {
 	return pipeline.Spec{
 		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
 		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
+		Datalake: j.datalake(), LedgerPath: datalake.Open(j.datalake()).LedgerPath(),
 	}
 }
 
@@ -54,7 +57,6 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		}
 	}
 	spec := j.spec(trig, runID, cfg)
-	spec.Datalake, spec.LedgerPath = j.datalake(), datalake.Open(j.datalake()).LedgerPath()
 	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
 	if it != nil {
 		spec.PullRequest, spec.Iteration = it.pull.Number, it.number

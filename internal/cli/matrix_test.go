@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // The demo as a matrix: plan, one `optr task` per agent, gather — with the
@@ -114,5 +117,39 @@ func TestMatrixUsage(t *testing.T) {
 		if got.code != 2 || !strings.Contains(got.stderr, tt.want) {
 			t.Errorf("optr %v: exit %d, stderr %q; want 2 and %q", tt.args, got.code, got.stderr, tt.want)
 		}
+	}
+}
+
+// optr plan names, in the plan, optr's own files in the repository that no
+// agent's change may touch: the datalake and ledger the gather records in
+// (--datalake, --ledger) and the config file.
+func TestMatrixPlanNamesOptrsOwnFiles(t *testing.T) {
+	ws := gittest.Repo(t, map[string]string{"greet.txt": "hello\n", "ops/optr.yml": `agents:
+  greeter: { provider: command, run: [sh, -c, "cat >/dev/null; echo hi > greet.txt; echo done"] }
+changes: { mode: apply }
+`})
+	t.Chdir(ws)
+	p := optr(t, "plan", "--config", "ops/optr.yml", "--datalake", "ops/lake", "--ledger", "records/ledger.jsonl", "--intent", "greet", "--run-id", "m4")
+	if p.code != 0 {
+		t.Fatalf("plan exit %d\n%s%s", p.code, p.stdout, p.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join("optr-plan", "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		Own []worktree.Own `json:"own"`
+	}
+	if err := json.Unmarshal(data, &plan); err != nil {
+		t.Fatal(err)
+	}
+	want := []worktree.Own{
+		{Path: "records/ledger.jsonl", What: "optr's ledger"},
+		{Path: "records/ledger.d", What: "optr's sealed ledger segments"},
+		{Path: "ops/lake", What: "optr's datalake"},
+		{Path: "ops/optr.yml", What: "optr's config file"},
+	}
+	if diff := cmp.Diff(want, plan.Own); diff != "" {
+		t.Errorf("the plan's own files (-want +got):\n%s", diff)
 	}
 }

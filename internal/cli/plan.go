@@ -42,6 +42,8 @@ func (c *CLI) cmdPlan(ctx context.Context, args []string) error {
 	fs.StringSliceVar(&f.agents, "agents", nil, "plan only these agents (comma-separated)")
 	fs.StringVar(&out, "out", "optr-plan", "directory to write plan.json to")
 	fs.StringVar(&f.runID, "run-id", "", "run id (default: generated from the time)")
+	fs.StringVar(&f.datalake, "datalake", ".optr", "the datalake 'optr gather' will record in: no agent's change may touch it")
+	fs.StringVar(&f.ledger, "ledger", "", "the ledger 'optr gather' will append to (default <datalake>/ledger.jsonl)")
 	fs.BoolVar(&f.json, "json", false, "print the plan's outcome as JSON instead of the matrix")
 	if err := c.parse(fs, planUsage, args); err != nil {
 		return err
@@ -49,7 +51,9 @@ func (c *CLI) cmdPlan(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr(errArgs("plan", fs.Args()))
 	}
-	spec, err := c.spec(&f, fs.Changed("config")) // the plan's datalake is its own
+	// The plan's own datalake is a scratch one; --datalake and --ledger
+	// are the gather's, which agents' changes must leave alone.
+	spec, err := c.spec(&f, fs.Changed("config"))
 	if err != nil {
 		return err
 	}

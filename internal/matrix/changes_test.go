@@ -284,3 +284,56 @@ func TestGatherRejudgesChanges(t *testing.T) {
 		t.Errorf("refusals (-want +got):\n%s", diff)
 	}
 }
+
+// optr's own files in the repository are protected over the matrix as in
+// one job, although each task records in a scratch datalake: the plan
+// names them from its job's datalake, ledger and config file, each task
+// judges its change by them, and the gather refuses a result whose
+// verdict was forged to pass a change that touches one.
+func TestChangesOverTheMatrixNeverTouchOptrsOwnFiles(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"greet.txt": "hello\n", "ops/lake/notes.md": "kept\n", "ops/optr.yml": "agents: {}\n"})
+	cfg, err := config.Parse(filepath.Join(ws, "ops", "optr.yml"), []byte(`agents:
+  forger: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo forged >> ops/lake/notes.md; echo forger done"] }
+  honest: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo honest done"] }
+changes: { mode: apply, protect: ["secrets/**"] }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lake := filepath.Join(ws, "ops", "lake")
+	spec := pipeline.Spec{Config: cfg, Workflow: "greet", RunID: "r1", Intent: "greet the world", Dir: ws,
+		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl")}
+	plan, _, err := MakePlan(t.Context(), spec, changesDeps(t.TempDir()), 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []worktree.Own{
+		{Path: "ops/lake/ledger.jsonl", What: "optr's ledger"},
+		{Path: "ops/lake/ledger.d", What: "optr's sealed ledger segments"},
+		{Path: "ops/lake", What: "optr's datalake"},
+		{Path: "ops/optr.yml", What: "optr's config file"},
+	}
+	if diff := cmp.Diff(want, plan.Own); diff != "" {
+		t.Errorf("the plan's own files (-want +got):\n%s", diff)
+	}
+	out, runs := runChangeTasks(t, plan, ws)
+	const refusal = "the change touches ops/lake/notes.md, in optr's datalake ops/lake, which no change may touch"
+	for _, run := range runs {
+		if run.Task.Agent != "forger" {
+			continue
+		}
+		i := slices.IndexFunc(run.Result.Checks.Verdicts, func(v check.Verdict) bool { return v.Constraint == worktree.VerdictName })
+		if i < 0 || !strings.Contains(run.Result.Checks.Verdicts[i].Reason, refusal) {
+			t.Errorf("the forger's task judged its change: %+v", run.Result.Checks.Verdicts)
+		}
+	}
+	editResult(t, out, "forger", func(tr *TaskResult) { forgePassed(tr, worktree.VerdictName) })
+	g, err := Gather(t.Context(), plan, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Refused) != 1 || g.Refused[0].Task != "forger" || !strings.Contains(g.Refused[0].Reason, refusal) {
+		t.Errorf("the gather refused %+v, want the forger's forged result, for %q", g.Refused, refusal)
+	}
+}

@@ -363,7 +363,9 @@ func admitted(ctx context.Context, plan *Plan, r *executor.Result, checks check.
 	}
 	ch := *r.Change
 	ch.Patch = patch
-	if v := worktree.PolicyOf(plan.Config.Settings.Changes).Admit(ch); !v.Admissible {
+	policy := worktree.PolicyOf(plan.Config.Settings.Changes)
+	policy.Own = plan.Own
+	if v := policy.Admit(ch); !v.Admissible {
 		return fmt.Errorf("tampered: the %q constraint passed in the task, but %s", worktree.VerdictName, v.Reason)
 	}
 	return nil

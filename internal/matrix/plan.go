@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // PlanVersion is the plan_version this optr writes and reads.
@@ -64,6 +65,11 @@ type Plan struct {
 	Specialists []string         `json:"specialists,omitempty"`
 	Coordinator *executor.Result `json:"coordinator,omitempty"`
 	Topics      []delegate.Topic `json:"topics,omitempty"`
+	// Own are optr's own files and folders in the repository (its
+	// datalake, ledger and config file, relative to the top level) when
+	// agents change code: the tasks, which record in scratch datalakes,
+	// and the gather refuse a change that touches one.
+	Own []worktree.Own `json:"own,omitempty"`
 }
 
 // Task is one matrix job: one agent (select) or one specialist invocation

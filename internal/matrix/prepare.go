@@ -25,6 +25,17 @@ import (
 // *PlanFailedError. It returns the prepared run too (its agents, for the
 // progress comment).
 func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue int, title string) (*Plan, *pipeline.Prepared, error) {
+	var own []worktree.Own
+	if spec.Config.Changes.On() {
+		// The datalake, ledger and config the run records in and runs
+		// under are this job's; the coordinator's scratch datalake below
+		// is not in the repository.
+		top, err := worktree.Top(ctx, "", spec.Dir)
+		if err != nil {
+			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
+		}
+		own = worktree.OwnIn(top, spec.OwnFiles())
+	}
 	scratch, err := os.MkdirTemp("", "optr-plan-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create the plan's scratch datalake: %w", err)
@@ -55,7 +66,7 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 		Intent: spec.Intent, IntentSHA256: executor.SHA256Hex(spec.Intent),
 		Constraints: check.Names(prep.Constraints), IntentConstraints: slices.Clone(spec.Constraints),
 		Pipeline: spec.Pipeline, Mode: mode.Name, Commit: spec.Commit,
-		Config: EmbedConfig(spec.Config), Issue: issue, Title: title,
+		Config: EmbedConfig(spec.Config), Issue: issue, Title: title, Own: own,
 	}
 	if plan.Constraints == nil {
 		plan.Constraints = []string{}
@@ -125,6 +136,7 @@ func (p *Plan) Spec(datalakeDir, ledgerPath, workspace string) (pipeline.Spec, e
 		Config: cfg, Workflow: p.Workflow, RunID: p.RunID, Intent: p.Intent,
 		Constraints: slices.Clone(p.IntentConstraints), Pipeline: p.Pipeline, Agents: agents,
 		Commit: p.Commit, Datalake: datalakeDir, LedgerPath: ledgerPath, Dir: workspace,
+		Own: slices.Clone(p.Own),
 	}, nil
 }
 

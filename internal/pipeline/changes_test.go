@@ -501,3 +501,53 @@ changes: { mode: apply }
 		t.Errorf("the workspace after apply:\n%s", got)
 	}
 }
+
+// optr's own files in the repository — the datalake (here not at the
+// default .optr, so the default protect globs miss it), a ledger kept
+// apart from it, and the config file — are never admissible to change,
+// even when changes.protect is set and so replaces its defaults: an
+// agent's change that edits the record of runs or the rules they run
+// under is never delivered, the rest still is.
+func TestChangesNeverTouchOptrsOwnFiles(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{
+		"greet.txt": "hello\n", "ops/lake/notes.md": "kept\n", "records/ledger.jsonl": "", "ops/optr.yml": "agents: {}\n",
+	})
+	yml := `agents:
+  forger:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo forged >> ops/lake/notes.md; echo forger done"] }
+  planter: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; mkdir -p ops/lake/x && echo new > ops/lake/x/y.md; echo planter done"] }
+  relaxer: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo 'sandbox: { mode: off }' >> ops/optr.yml; echo relaxer done"] }
+  rewriter: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo forged > records/ledger.jsonl; echo rewriter done"] }
+  honest:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo honest done"] }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+changes: { mode: apply, protect: ["secrets/**"] }
+`
+	cfg, err := config.Parse(filepath.Join(ws, "ops", "optr.yml"), []byte(yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	spec.Datalake = filepath.Join(ws, "ops", "lake")
+	spec.LedgerPath = filepath.Join(ws, "records", "ledger.jsonl")
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Selected != "honest" {
+		t.Errorf("π* = %q (%s), want honest", rep.Selected, rep.Message)
+	}
+	for agent, want := range map[string]string{
+		"forger":   "the change touches ops/lake/notes.md, in optr's datalake ops/lake",
+		"planter":  "the change touches ops/lake/x/y.md, in optr's datalake ops/lake",
+		"relaxer":  "the change touches ops/optr.yml, optr's config file",
+		"rewriter": "the change touches records/ledger.jsonl, optr's ledger",
+	} {
+		if got := rep.refusedChange(agent); !strings.Contains(got, want) {
+			t.Errorf("%s's changes verdict %q, want %q", agent, got, want)
+		}
+	}
+	if got := gittest.Sh(t, ws, "git diff --cached --name-only"); got != "greet.txt" {
+		t.Errorf("the workspace's staged change: %q, want greet.txt alone", got)
+	}
+}

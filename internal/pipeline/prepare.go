@@ -151,9 +151,11 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	if cfg.Changes.On() {
 		// A constraint of the run from the start (a matrix plan lists it);
 		// it judges changes in the worktrees Execute starts.
+		policy := worktree.PolicyOf(cfg.Changes)
+		policy.Own = slices.Clone(spec.Own)
 		p.Constraints = append(p.Constraints, worktree.Constraint(
-			worktree.PolicyOf(cfg.Changes),
-			worktree.Limits{Redactor: set.secret}, p.worktrees))
+			policy,
+			worktree.Limits{Redactor: set.secret}, p.worktrees, spec.OwnFiles()...))
 	}
 	return p, nil
 }

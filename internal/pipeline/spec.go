@@ -10,6 +10,8 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // Spec is what one run is asked to do.
@@ -36,6 +38,11 @@ type Spec struct {
 	// among the runs on it (2 for the first iteration; the run that opened
 	// it is 1). π*'s change goes onto the pull request's branch.
 	PullRequest, Iteration int
+	// Own are optr's own files and folders relative to the repository's
+	// top level, as a matrix plan recorded them from its job's datalake,
+	// ledger and config (the tasks run on scratch ones): no agent's
+	// change may touch them, nor those OwnFiles names.
+	Own []worktree.Own
 }
 
 // Deps are the run's connections to the world; tests swap them.
@@ -100,6 +107,31 @@ func (s Spec) WorkspacePath(path string) (string, error) {
 		return "", fmt.Errorf("%s is outside the workspace %s", path, absWS)
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// OwnFiles are optr's own files and folders of the run, by absolute path:
+// the ledger and its sealed segments, the datalake and the config file
+// (none for the embedded default). No agent's change may touch one of
+// them (worktree.Own); the ledger comes first, so a change to it is named
+// as one, not as one in the datalake that holds it.
+func (s Spec) OwnFiles() []worktree.Own {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(s.Dir, p)
+	}
+	var own []worktree.Own
+	if s.LedgerPath != "" {
+		own = append(own,
+			worktree.Own{Path: abs(s.LedgerPath), What: "optr's ledger"},
+			worktree.Own{Path: abs(ledger.SegmentDir(s.LedgerPath)), What: "optr's sealed ledger segments"})
+	}
+	own = append(own, worktree.Own{Path: abs(s.Datalake), What: "optr's datalake"})
+	if s.Config != nil {
+		own = append(own, worktree.Own{Path: abs(s.Config.Path), What: "optr's config file"})
+	}
+	return own
 }
 
 // DisplayPath names path for the person who started the run: relative to
