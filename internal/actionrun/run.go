@@ -24,10 +24,12 @@ import (
 // a matrix plan share (a plan runs its coordinator in a scratch datalake,
 // and protects this one from agents' changes).
 func (j *Job) spec(trig action.Trigger, runID string, cfg *config.Config) pipeline.Spec {
+	configPath, _ := j.configPath()
 	return pipeline.Spec{
 		Config: cfg, Workflow: trig.Workflow, RunID: runID, Intent: trig.Intent,
 		Constraints: trig.Constraints, Pipeline: trig.Pipeline, Commit: j.env.SHA, Dir: j.workspace(),
 		Datalake: j.datalake(), LedgerPath: datalake.Open(j.datalake()).LedgerPath(),
+		ConfigPath: j.inWorkspace(configPath),
 	}
 }
 

@@ -172,6 +172,6 @@ func (c *CLI) spec(f *runFlags, configChanged bool) (pipeline.Spec, error) {
 	return pipeline.Spec{
 		Config: cfg, Workflow: f.workflow, RunID: f.runID, Intent: intent,
 		Constraints: append(f.constraints, f.commaList...), Pipeline: f.pipeline, Agents: f.agents,
-		Datalake: f.datalake, LedgerPath: ledgerPath(f.ledger, f.datalake), Dir: wd,
+		Datalake: f.datalake, LedgerPath: ledgerPath(f.ledger, f.datalake), Dir: wd, ConfigPath: f.config,
 	}, nil
 }

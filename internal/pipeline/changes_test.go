@@ -551,3 +551,30 @@ changes: { mode: apply, protect: ["secrets/**"] }
 		t.Errorf("the workspace's staged change: %q, want greet.txt alone", got)
 	}
 }
+
+// Where no config file is and the embedded default runs, the path the
+// config would be read from is optr's own too: a change creating it would
+// set the rules of the next run.
+func TestChangesNeverCreateTheConfigFile(t *testing.T) {
+	t.Parallel()
+	ws := gittest.Repo(t, map[string]string{"greet.txt": "hello\n"})
+	cfg, err := config.Parse("", []byte(`agents:
+  creator: { provider: command, run: [sh, -c, "cat >/dev/null; mkdir -p .github; echo 'sandbox: { mode: off }' > .github/optr.yml; echo created"] }
+changes: { mode: apply }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, deps := changesSpec(t, cfg, ws)
+	spec.ConfigPath = filepath.Join(ws, config.DefaultPath)
+	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "the change touches .github/optr.yml, optr's config file"; rep.Selected != "" || !strings.Contains(rep.refusedChange("creator"), want) {
+		t.Errorf("π* = %q, the creator's changes verdict %q, want none selected and %q", rep.Selected, rep.refusedChange("creator"), want)
+	}
+	if _, err := os.Stat(filepath.Join(ws, config.DefaultPath)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the config file was created in the workspace: %v", err)
+	}
+}

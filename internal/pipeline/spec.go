@@ -38,6 +38,10 @@ type Spec struct {
 	// among the runs on it (2 for the first iteration; the run that opened
 	// it is 1). π*'s change goes onto the pull request's branch.
 	PullRequest, Iteration int
+	// ConfigPath is where the config is read from, whether or not a file
+	// is there (without one the embedded default runs); "" means
+	// Config.Path.
+	ConfigPath string
 	// Own are optr's own files and folders relative to the repository's
 	// top level, as a matrix plan recorded them from its job's datalake,
 	// ledger and config (the tasks run on scratch ones): no agent's
@@ -111,7 +115,8 @@ func (s Spec) WorkspacePath(path string) (string, error) {
 
 // OwnFiles are optr's own files and folders of the run, by absolute path:
 // the ledger and its sealed segments, the datalake and the config file
-// (none for the embedded default). No agent's change may touch one of
+// (where one would be read from, when the embedded default runs for want
+// of it: creating it changes the next run's rules). No agent's change may touch one of
 // them (worktree.Own); the ledger comes first, so a change to it is named
 // as one, not as one in the datalake that holds it.
 func (s Spec) OwnFiles() []worktree.Own {
@@ -128,10 +133,11 @@ func (s Spec) OwnFiles() []worktree.Own {
 			worktree.Own{Path: abs(ledger.SegmentDir(s.LedgerPath)), What: "optr's sealed ledger segments"})
 	}
 	own = append(own, worktree.Own{Path: abs(s.Datalake), What: "optr's datalake"})
-	if s.Config != nil {
-		own = append(own, worktree.Own{Path: abs(s.Config.Path), What: "optr's config file"})
+	cfg := s.ConfigPath
+	if cfg == "" && s.Config != nil {
+		cfg = s.Config.Path
 	}
-	return own
+	return append(own, worktree.Own{Path: abs(cfg), What: "optr's config file"})
 }
 
 // DisplayPath names path for the person who started the run: relative to

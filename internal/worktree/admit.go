@@ -67,12 +67,8 @@ func (p Policy) Admit(ch Change) Verdict {
 		return no("the change deletes %d of the %d tracked files, more than half of them (set changes.max-deletions to allow more)", d, p.Tracked)
 	}
 	for _, f := range ch.Files {
-		if o, ok := touchesOwn(p.Own, f.Path); ok {
-			what := o.What
-			if f.Path != o.Path {
-				what = "in " + o.What + " " + o.Path
-			}
-			return no("the change touches %s, %s, which no change may touch (changes.protect cannot allow it)", f.Path, what)
+		if how := touchesOwn(p.Own, f.Path); how != "" {
+			return no("the change touches %s, %s, which no change may touch (changes.protect cannot allow it)", f.Path, how)
 		}
 	}
 	for _, f := range ch.Files {

@@ -42,15 +42,25 @@ func OwnIn(top string, files []Own) []Own {
 	return in
 }
 
-// touchesOwn returns the first of own that path (relative to the top
-// level) is or lies in.
-func touchesOwn(own []Own, path string) (Own, bool) {
+// touchesOwn says how path (relative to the top level) touches the first
+// of own it touches: it is that file or folder, lies in it, or is a file
+// (git tracks no folders) where a folder that holds it must be; "" when
+// it touches none.
+func touchesOwn(own []Own, path string) string {
 	for _, o := range own {
-		if path == o.Path || strings.HasPrefix(path, o.Path+"/") {
-			return o, true
+		switch {
+		case path == o.Path:
+			return o.What
+		case strings.HasPrefix(path, o.Path+"/"):
+			return "in " + o.What + " " + o.Path
 		}
 	}
-	return Own{}, false
+	for _, o := range own {
+		if strings.HasPrefix(o.Path, path+"/") {
+			return "where the folder holding " + o.What + " " + o.Path + " is"
+		}
+	}
+	return ""
 }
 
 // resolved is path made absolute with every symbolic link in its longest

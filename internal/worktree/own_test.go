@@ -37,17 +37,20 @@ func TestOwnIn(t *testing.T) {
 }
 
 // A change touching optr's own files is refused whatever changes.protect
-// says (here nothing), naming the file and what it is; a path that only
-// starts with the same letters is not one of them.
+// says (here nothing), naming the file and what it is, and so is a file
+// put where a folder holding one must be; a path that only starts with
+// the same letters is not one of them.
 func TestAdmitRefusesOptrsOwnFiles(t *testing.T) {
 	t.Parallel()
-	policy := Policy{Own: []Own{{"ops/ledger.jsonl", "optr's ledger"}, {"ops", "optr's datalake"}, {"optr.yml", "optr's config file"}}}
+	policy := Policy{Own: []Own{{"ops/ledger.jsonl", "optr's ledger"}, {"ops", "optr's datalake"}, {"tools/optr.yml", "optr's config file"}}}
 	for _, tc := range []struct{ path, want string }{
 		{"ops/ledger.jsonl", "the change touches ops/ledger.jsonl, optr's ledger, which no change may touch (changes.protect cannot allow it)"},
 		{"ops/workflows/w/runs/r/result.md", "the change touches ops/workflows/w/runs/r/result.md, in optr's datalake ops, which no change may touch (changes.protect cannot allow it)"},
-		{"optr.yml", "the change touches optr.yml, optr's config file, which no change may touch (changes.protect cannot allow it)"},
+		{"tools/optr.yml", "the change touches tools/optr.yml, optr's config file, which no change may touch (changes.protect cannot allow it)"},
+		{"ops", "the change touches ops, optr's datalake, which no change may touch (changes.protect cannot allow it)"},
+		{"tools", "the change touches tools, where the folder holding optr's config file tools/optr.yml is, which no change may touch (changes.protect cannot allow it)"},
 		{"opsidian/notes.md", ""},
-		{"optr.yml.bak", ""},
+		{"tools/optr.yml.bak", ""},
 	} {
 		ch := Change{Patch: []byte("diff"), Files: []FileStat{{Path: "main.go", Status: "M"}, {Path: tc.path, Status: "A"}}}
 		want := Verdict{Admissible: tc.want == "", Reason: tc.want}
