@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
@@ -146,10 +144,8 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 // placeReports writes the report files command specialists left in other
 // jobs where they would have written them in this one.
 func (r *runner) placeReports(plan []planned, reports map[string]string) error {
-	if r.in.Pipeline.Candidates > 1 {
-		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
-			return fmt.Errorf("create the candidates' folder: %w", err)
-		}
+	if err := r.makeCandidateFolders(plan); err != nil {
+		return err
 	}
 	for _, p := range plan {
 		for _, c := range p.cands {

@@ -17,7 +17,8 @@ import (
 const (
 	FileInvocationPlan = ".invocation-plan.txt"
 	FileOverview       = "OVERVIEW.md"
-	// DirCandidates holds the candidates' reports when candidates > 1;
+	// DirCandidates holds the candidates' reports when candidates > 1,
+	// each in a folder of its own, <NNN>_<slug>.<agent>/<NNN>_<slug>.md:
 	// the selected one is copied to the topic's planned path.
 	DirCandidates = ".candidates"
 )
@@ -190,7 +191,7 @@ func (r *runner) assign(topics []Topic) []planned {
 			a := agents[(k+j)%len(agents)]
 			c := candidate{agent: a, name: a + "." + nnn, path: p.path}
 			if r.in.Pipeline.Candidates > 1 {
-				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a+".md")
+				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a, base+".md")
 				r.o.reports = append(r.o.reports, c.path)
 			}
 			p.cands = append(p.cands, c)
@@ -200,15 +201,35 @@ func (r *runner) assign(topics []Topic) []planned {
 	return out
 }
 
+// makeCandidateFolders makes, when topics have more than one candidate,
+// the candidates' folder and a folder in it for each candidate's report.
+// The candidates of a topic compete, and a command specialist may write
+// the folder of its report (the sandbox grants it): one that could write
+// another's report could break it and win the topic with its own.
+func (r *runner) makeCandidateFolders(plan []planned) error {
+	if r.in.Pipeline.Candidates <= 1 {
+		return nil
+	}
+	if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
+		return fmt.Errorf("create the candidates' folder: %w", err)
+	}
+	for _, p := range plan {
+		for _, c := range p.cands {
+			if err := os.Mkdir(filepath.Dir(c.path), 0o755); err != nil {
+				return fmt.Errorf("create the folder of %s's report: %w", c.name, err)
+			}
+		}
+	}
+	return nil
+}
+
 // research runs every specialist in parallel (step 4) and judges each
 // topic's reports (step 5). aborted is the watcher's abort, with its
 // reason, when it aborted the run.
 func (r *runner) research(ctx context.Context, plan []planned) (aborted, err error) {
 	track := newTracker(r.o.Spec, plan, r.in.OnProgress)
-	if r.in.Pipeline.Candidates > 1 {
-		if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
-			return nil, fmt.Errorf("create the candidates' folder: %w", err)
-		}
+	if err := r.makeCandidateFolders(plan); err != nil {
+		return nil, err
 	}
 	var tasks []executor.Task
 	var topicOf []int // by task: the topic's index in plan

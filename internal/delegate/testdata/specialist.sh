@@ -3,7 +3,8 @@
 # first checks that the invocation plan was written before it started.
 cat >/dev/null
 p="$OPTR_REPORT_PATH"
-spec=$(dirname "$(dirname "$p")")
+spec=$(dirname "$p") # the spec folder: above reports/, or above .candidates/<candidate>/
+while [ ! -e "$spec/.invocation-plan.txt" ] && [ "$spec" != / ]; do spec=$(dirname "$spec"); done
 if ! grep -q '^PLAN_COMPLETE$' "$spec/.invocation-plan.txt"; then
 	echo "TASK_ERROR: no_plan - the invocation plan was not written before the specialist started"
 	exit 5
