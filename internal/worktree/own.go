@@ -45,18 +45,21 @@ func OwnIn(top string, files []Own) []Own {
 // touchesOwn says how path (relative to the top level) touches the first
 // of own it touches: it is that file or folder, lies in it, or is a file
 // (git tracks no folders) where a folder that holds it must be; "" when
-// it touches none.
+// it touches none. Case is ignored: on a file system that ignores it (as
+// macOS's and Windows' do by default) OPS/Lake is ops/lake, and refusing
+// such a path on one that does not costs nothing.
 func touchesOwn(own []Own, path string) string {
+	lower := strings.ToLower(path)
 	for _, o := range own {
-		switch {
-		case path == o.Path:
+		switch p := strings.ToLower(o.Path); {
+		case lower == p:
 			return o.What
-		case strings.HasPrefix(path, o.Path+"/"):
+		case strings.HasPrefix(lower, p+"/"):
 			return "in " + o.What + " " + o.Path
 		}
 	}
 	for _, o := range own {
-		if strings.HasPrefix(o.Path, path+"/") {
+		if strings.HasPrefix(strings.ToLower(o.Path), lower+"/") {
 			return "where the folder holding " + o.What + " " + o.Path + " is"
 		}
 	}

@@ -38,8 +38,8 @@ func TestOwnIn(t *testing.T) {
 
 // A change touching optr's own files is refused whatever changes.protect
 // says (here nothing), naming the file and what it is, and so is a file
-// put where a folder holding one must be; a path that only starts with
-// the same letters is not one of them.
+// put where a folder holding one must be, in any case; a path that only
+// starts with the same letters is not one of them.
 func TestAdmitRefusesOptrsOwnFiles(t *testing.T) {
 	t.Parallel()
 	policy := Policy{Own: []Own{{"ops/ledger.jsonl", "optr's ledger"}, {"ops", "optr's datalake"}, {"tools/optr.yml", "optr's config file"}}}
@@ -49,6 +49,8 @@ func TestAdmitRefusesOptrsOwnFiles(t *testing.T) {
 		{"tools/optr.yml", "the change touches tools/optr.yml, optr's config file, which no change may touch (changes.protect cannot allow it)"},
 		{"ops", "the change touches ops, optr's datalake, which no change may touch (changes.protect cannot allow it)"},
 		{"tools", "the change touches tools, where the folder holding optr's config file tools/optr.yml is, which no change may touch (changes.protect cannot allow it)"},
+		{"OPS/Ledger.jsonl", "the change touches OPS/Ledger.jsonl, optr's ledger, which no change may touch (changes.protect cannot allow it)"},
+		{"Tools", "the change touches Tools, where the folder holding optr's config file tools/optr.yml is, which no change may touch (changes.protect cannot allow it)"},
 		{"opsidian/notes.md", ""},
 		{"tools/optr.yml.bak", ""},
 	} {
