@@ -33,13 +33,19 @@ ledger: { branch: main }
 // what main holds on the fake (a base that moved).
 func changesJob(t *testing.T, runID string, remote map[string]string, extraConfig string) (*job, *githubtest.Server) {
 	t.Helper()
+	return changesJobWith(t, runID, remote, changesConfig+extraConfig)
+}
+
+// changesJobWith is changesJob with config as the whole config file.
+func changesJobWith(t *testing.T, runID string, remote map[string]string, config string) (*job, *githubtest.Server) {
+	t.Helper()
 	gh := githubtest.NewServer(t)
 	gh.SetPermission(repo, "ada", "write")
 	gh.AddIssue(repo, 7, "Greet the world", "greet.txt should greet the world.", "ada")
 	files := map[string]string{
 		"greet.txt":                "hello\n",
 		".github/workflows/ci.yml": "on: push\n",
-		".github/optr.yml":         changesConfig + extraConfig,
+		".github/optr.yml":         config,
 	}
 	j := newJob(t, gh, runID)
 	gittest.Write(t, j.Workspace, files)
@@ -217,5 +223,52 @@ func TestPausedRunOpensThePullRequestAfterTheChoice(t *testing.T) {
 	}
 	if pr := es[2].Fields["pull_request"]; pr == nil || pr.(interface{ String() string }).String() != outs["pull-request"] {
 		t.Errorf("the run entry's pull_request = %v", pr)
+	}
+}
+
+// An agent's change to optr's own files is never admissible in the Action
+// either, wherever the datalake input puts the datalake and whatever
+// changes.protect says (set here, so no default glob applies): of an agent
+// that loosens the config, one that writes into the datalake and an honest
+// one, only the honest change becomes the pull request.
+func TestPullRequestNeverTouchesOptrsOwnFiles(t *testing.T) {
+	t.Parallel()
+	j, gh := changesJobWith(t, "701", nil, `agents:
+  loosener: { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo 'sandbox: { mode: off }' >> .github/optr.yml; echo done"] }
+  planter:  { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; mkdir -p ops/lake && echo forged > ops/lake/ledger.jsonl; echo done"] }
+  honest:   { provider: command, run: [sh, -c, "cat >/dev/null; echo 'hello, world' > greet.txt; echo done"] }
+constraints:
+  greets-world: { check: command, run: [grep, -qx, "hello, world", greet.txt] }
+ledger: { branch: main }
+changes: { protect: ["secrets/**"] }
+`)
+	j.Env["INPUT_DATALAKE"] = "ops/lake"
+	outs, err := j.run()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, j.log.String())
+	}
+	if outs["status"] != "completed" || outs["selected-agent"] != "honest" {
+		t.Fatalf("outputs = %v\n%s", outs, j.log.String())
+	}
+	pulls := gh.Pulls(repo)
+	if len(pulls) != 1 {
+		t.Fatalf("%d pull requests, want 1", len(pulls))
+	}
+	if got, _ := gh.File(repo, pulls[0].Head, "greet.txt"); got != "hello, world\n" {
+		t.Errorf("the pull request's greet.txt = %q", got)
+	}
+	// The run is recorded in the datalake the input names; its score table
+	// says why each refused change was not admissible.
+	if es := committedLedgerAt(t, gh, "main", "ops/lake/ledger.jsonl"); es[len(es)-1].Kind != "run" {
+		t.Fatalf("the last committed entry is a %s entry", es[len(es)-1].Kind)
+	}
+	selection, _ := gh.File(repo, "main", "ops/lake/workflows/issue-7/runs/701-1/optr-selection.json")
+	for agent, want := range map[string]string{
+		"loosener": "the change touches .github/optr.yml, optr's config file",
+		"planter":  "the change touches ops/lake/ledger.jsonl, optr's ledger",
+	} {
+		if !strings.Contains(selection, want) {
+			t.Errorf("the committed score table does not say why %s's change was refused (%q):\n%s", agent, want, selection)
+		}
 	}
 }

@@ -113,7 +113,13 @@ func (j *job) agents(onNoAdmissible, good string) {
 // committedLedger returns the entries of the ledger committed on branch.
 func committedLedger(t *testing.T, gh *githubtest.Server, branch string) []ledger.Entry {
 	t.Helper()
-	data, ok := gh.File(repo, branch, ".optr/ledger.jsonl")
+	return committedLedgerAt(t, gh, branch, ".optr/ledger.jsonl")
+}
+
+// committedLedgerAt is committedLedger of the ledger at path.
+func committedLedgerAt(t *testing.T, gh *githubtest.Server, branch, path string) []ledger.Entry {
+	t.Helper()
+	data, ok := gh.File(repo, branch, path)
 	if !ok {
 		t.Fatalf("no ledger committed on %s", branch)
 	}
