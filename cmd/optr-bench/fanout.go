@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,8 @@ type fanOutBench struct {
 	agent        string // the directly exec'd agent (agentSource)
 	l            time.Duration
 	runs         int
+	// lakeRoot holds each optr run's datalake; "" means its workspace.
+	lakeRoot string
 }
 
 // agentKind is how P1's agents are run.
@@ -174,8 +177,48 @@ func llmFanOut(ctx context.Context, dir string, l time.Duration, ks []int, runs 
 				value: v.ratio.String(), goal: goal, ok: !gated || v.ratio.med <= 1.02,
 			})
 		}
+		if slices.Contains(ks, 64) {
+			r, err := b.onMemory(ctx, fake.Env(), arrivals)
+			if err != nil {
+				llmErr = fmt.Errorf("llm agents, K=64, datalake in memory: %w", err)
+				return
+			}
+			rows = append(rows, r...)
+		}
 	})
 	return rows, llmErr
+}
+
+// memoryDir is a file system in memory where the machine has one in the
+// usual place (tmpfs, on Linux).
+const memoryDir = "/dev/shm"
+
+// onMemory is P1b at K = 64 again with each run's datalake (its result
+// files, their fsyncs and the ledger) in memory, where the machine has a
+// file system there: beside the row on disk, it shows what the disk
+// costs optr, which the HTTP client, writing nothing, does not pay. On a
+// disk whose ext4 has no journal, every fsync is a flush of the device,
+// and a new file's inode is looked for past every one deleted in the
+// last half minute, as the bench deletes each run's datalake.
+func (b *fanOutBench) onMemory(ctx context.Context, env map[string]string, arrivals func() []time.Time) ([]row, error) {
+	root, err := os.MkdirTemp(memoryDir, "optr-bench-lakes-")
+	if err != nil {
+		return nil, nil // no such file system here: no row
+	}
+	defer os.RemoveAll(root)
+	b.lakeRoot = root
+	defer func() { b.lakeRoot = "" }()
+	const k = 64
+	v, err := b.againstFloor(ctx, llmAgents, k, true, env, []string{b.client, fmt.Sprint(k)}, arrivals)
+	if err != nil {
+		return nil, err
+	}
+	return []row{{
+		id: "P1b", what: fmt.Sprintf("llm agents K=%d, L=%s, datalake in memory (%s): wall, optr ÷ minimal HTTP client", k, b.l, memoryDir),
+		measured: fmt.Sprintf("wall/L optr %s, HTTP client %s; optr: %s; what the disk costs is this row's ratio against the one on disk",
+			v.optrL, v.floorL, v.optrPhases),
+		value: v.ratio.String(), goal: "(informative)", ok: true,
+	}}, nil
 }
 
 // Sandbox settings of a P1 config: on (sandbox.mode auto, the default,
@@ -223,7 +266,11 @@ func (b *fanOutBench) configSandbox(kind agentKind, k int, parallel bool, sandbo
 
 // optrRun runs optr once in ws, in a datalake of its own.
 func (b *fanOutBench) optrRun(ctx context.Context, ws string, rep int, extra map[string]string) (usage, error) {
-	dl := filepath.Join(ws, fmt.Sprintf("lake-%d", rep))
+	root := b.lakeRoot
+	if root == "" {
+		root = ws
+	}
+	dl := filepath.Join(root, fmt.Sprintf("lake-%d", rep))
 	defer os.RemoveAll(dl)
 	return measure(ctx, ws, cleanEnv(extra), b.optr, "run", "--config", "optr.yml", "--workflow", "bench",
 		"--intent", "sleep", "--datalake", dl, "--interactive", "never")
