@@ -16,13 +16,62 @@ import (
 // the same ledger entry (apart from times), spec folder and OVERVIEW.md.
 func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
 	demoWorkspace(t)
-	cfg := "testdata/demo/optr.yml"
-	one := optr(t, "run", "--config", cfg, "--pipeline", "research", "--intent", "Explain hash chains", "--run-id", "d1", "--datalake", "one")
+	g := delegateBothWays(t, "testdata/demo/optr.yml", "d1",
+		[]string{"001-hash-chains", "002-witnesses", "003-checkpoints", "004-verification-cost"}, true)
+	if !strings.Contains(g, "Research complete: 3/4 topics (75% success)") {
+		t.Errorf("gather's summary lacks the success line:\n%s", g)
+	}
+}
+
+// With candidates: 2 each topic is run by two specialists, a task each,
+// each writing its report in a folder of its own: the gather puts every
+// report where the one-job run's specialist wrote it, and the two runs
+// leave the same files.
+func TestMatrixDelegateWithCandidatesIsTheOneJobRun(t *testing.T) {
+	demoWorkspace(t)
+	data, err := os.ReadFile("testdata/demo/optr.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(data), "    threshold: 0.5\n", "    threshold: 0.5\n    candidates: 2\n", 1)
+	if cfg == string(data) {
+		t.Fatal("the demo's research pipeline has no threshold line to add candidates after")
+	}
+	if err := os.WriteFile("candidates.yml", []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sloppy fails in two tasks, which one job's watcher counts together.
+	g := delegateBothWays(t, "candidates.yml", "d2", []string{
+		"001-good-hash-chains", "001-slow-hash-chains", "002-slow-witnesses", "002-sloppy-witnesses",
+		"003-sloppy-checkpoints", "003-good-checkpoints", "004-good-verification-cost", "004-slow-verification-cost",
+	}, false)
+	if !strings.Contains(g, "Research complete: 4/4 topics (100% success)") {
+		t.Errorf("gather's summary lacks the success line:\n%s", g)
+	}
+	reports, _ := filepath.Glob(filepath.Join("mx", "specs", "001_local", ".candidates", "*", "*.md"))
+	if len(reports) != 8 {
+		t.Errorf("the gather left %d candidates' reports, each in its own folder: %v; want 8", len(reports), reports)
+	}
+}
+
+// delegateBothWays runs the research pipeline of the config at cfg as run
+// id in one job (datalake one) and as a matrix (datalake mx), whose tasks
+// must be wantTasks, and compares what the two leave. It returns what the
+// gather printed.
+//
+// Over the matrix each task has a watcher of its own, which counts only
+// its own agent's failures: when one specialist fails in two tasks, the
+// second escalation entry's failed_agents (and the synthesis task its
+// actions name) differ from the one job's, whose watcher saw both. Unless
+// sameWatcher, those two members are left out of the comparison.
+func delegateBothWays(t *testing.T, cfg, id string, wantTasks []string, sameWatcher bool) string {
+	t.Helper()
+	one := optr(t, "run", "--config", cfg, "--pipeline", "research", "--intent", "Explain hash chains", "--run-id", id, "--datalake", "one")
 	if one.code != 0 {
 		t.Fatalf("one-job run exit %d\n%s%s", one.code, one.stdout, one.stderr)
 	}
 
-	p := optr(t, "plan", "--config", cfg, "--pipeline", "research", "--intent", "Explain hash chains", "--run-id", "d1", "--json")
+	p := optr(t, "plan", "--config", cfg, "--pipeline", "research", "--intent", "Explain hash chains", "--run-id", id, "--json")
 	if p.code != 0 {
 		t.Fatalf("plan exit %d\n%s%s", p.code, p.stdout, p.stderr)
 	}
@@ -34,8 +83,7 @@ func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
 	for _, task := range planned.Tasks {
 		ids = append(ids, task.ID)
 	}
-	want := []string{"001-hash-chains", "002-witnesses", "003-checkpoints", "004-verification-cost"}
-	if diff := cmp.Diff(want, ids); diff != "" {
+	if diff := cmp.Diff(wantTasks, ids); diff != "" {
 		t.Fatalf("delegate tasks (-want +got):\n%s", diff)
 	}
 	for _, id := range ids {
@@ -48,7 +96,16 @@ func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
 		t.Fatalf("gather exit %d\n%s%s", g.code, g.stdout, g.stderr)
 	}
 
-	if diff := cmp.Diff(ledgerOf(t, "one"), ledgerOf(t, "mx")); diff != "" {
+	perJob := func(es []map[string]any) []map[string]any {
+		for _, e := range es {
+			if !sameWatcher && e["kind"] == "escalation" {
+				delete(e, "failed_agents")
+				delete(e, "actions")
+			}
+		}
+		return es
+	}
+	if diff := cmp.Diff(perJob(ledgerOf(t, "one")), perJob(ledgerOf(t, "mx"))); diff != "" {
 		t.Errorf("ledger (-one job +matrix):\n%s", diff)
 	}
 	spec := filepath.Join("specs", "001_local")
@@ -57,16 +114,14 @@ func TestMatrixDelegateIsTheOneJobRun(t *testing.T) {
 	}
 	// The watcher's own files (.coordination/) stay with the task whose
 	// agent failed; everything else is the same.
-	runDir := filepath.Join("workflows", "local", "runs", "d1")
+	runDir := filepath.Join("workflows", "local", "runs", id)
 	noCoord := func(names []string) []string {
 		return slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, ".coordination/") })
 	}
 	if diff := cmp.Diff(noCoord(namesOf(t, filepath.Join("one", runDir))), noCoord(namesOf(t, filepath.Join("mx", runDir)))); diff != "" {
 		t.Errorf("run files (-one job +matrix):\n%s", diff)
 	}
-	if !strings.Contains(g.stdout, "Research complete: 3/4 topics (75% success)") {
-		t.Errorf("gather's summary lacks the success line:\n%s", g.stdout)
-	}
+	return g.stdout
 }
 
 // ledgerOf reads lake's ledger without what measured time makes differ.
