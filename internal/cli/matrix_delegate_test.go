@@ -62,8 +62,10 @@ func TestMatrixDelegateWithCandidatesIsTheOneJobRun(t *testing.T) {
 // Over the matrix each task has a watcher of its own, which counts only
 // its own agent's failures: when one specialist fails in two tasks, the
 // second escalation entry's failed_agents (and the synthesis task its
-// actions name) differ from the one job's, whose watcher saw both. Unless
-// sameWatcher, those two members are left out of the comparison.
+// actions name) differ from the one job's, whose watcher saw both, and
+// the one job records the two in the order they failed, the gather in
+// the plan's. Unless sameWatcher, the escalation entries are compared by
+// agent, without those members and their seq and ids.
 func delegateBothWays(t *testing.T, cfg, id string, wantTasks []string, sameWatcher bool) string {
 	t.Helper()
 	one := optr(t, "run", "--config", cfg, "--pipeline", "research", "--intent", "Explain hash chains", "--run-id", id, "--datalake", "one")
@@ -97,11 +99,22 @@ func delegateBothWays(t *testing.T, cfg, id string, wantTasks []string, sameWatc
 	}
 
 	perJob := func(es []map[string]any) []map[string]any {
-		for _, e := range es {
-			if !sameWatcher && e["kind"] == "escalation" {
-				delete(e, "failed_agents")
-				delete(e, "actions")
+		if sameWatcher {
+			return es
+		}
+		var at []int // the escalation entries, by agent in the places they hold
+		var escalations []map[string]any
+		for i, e := range es {
+			if e["kind"] == "escalation" {
+				for _, k := range []string{"failed_agents", "actions", "escalation", "seq"} {
+					delete(e, k)
+				}
+				at, escalations = append(at, i), append(escalations, e)
 			}
+		}
+		slices.SortFunc(escalations, func(a, b map[string]any) int { return strings.Compare(a["agent"].(string), b["agent"].(string)) })
+		for j, i := range at {
+			es[i] = escalations[j]
 		}
 		return es
 	}
