@@ -25,17 +25,9 @@ import (
 // *PlanFailedError. It returns the prepared run too (its agents, for the
 // progress comment).
 func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue int, title string) (*Plan, *pipeline.Prepared, error) {
-	var own []worktree.Own
-	if spec.Config.Changes.On() {
-		// The datalake, ledger and config the run records in and runs
-		// under are this job's; the coordinator's scratch datalake below
-		// is not in the repository.
-		top, err := worktree.Top(ctx, "", spec.Dir)
-		if err != nil {
-			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", spec.Config.Changes.Mode, err)}
-		}
-		own = worktree.OwnIn(top, spec.OwnFiles())
-	}
+	// The datalake, ledger and config the run records in and runs under
+	// are this job's, not the coordinator's scratch datalake below.
+	ownFiles := spec.OwnFiles()
 	scratch, err := os.MkdirTemp("", "optr-plan-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create the plan's scratch datalake: %w", err)
@@ -46,15 +38,17 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 	if err != nil {
 		return nil, nil, err
 	}
+	var own []worktree.Own
 	if spec.Config.Changes.On() {
 		// Every task's worktree starts at the plan's commit, and the
 		// gather takes only changes against it: the commit the workspace
 		// has checked out now, which must be the triggering one when
 		// that is known.
-		head, err := changesBase(ctx, spec.Config, spec.Dir)
+		top, head, err := changesBase(ctx, spec.Config, spec.Dir)
 		if err != nil {
 			return nil, nil, err
 		}
+		own = worktree.OwnIn(top, ownFiles) // as the changes name them: from the top level
 		if spec.Commit != "" && spec.Commit != head {
 			return nil, nil, &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: the workspace has commit %s checked out, not the triggering commit %s that the tasks will check out", spec.Config.Changes.Mode, head, spec.Commit)}
 		}
@@ -103,14 +97,13 @@ func MakePlan(ctx context.Context, spec pipeline.Spec, deps pipeline.Deps, issue
 }
 
 // changesBase is the commit the workspace at dir has checked out, where
-// every worktree of a run with code changes starts; not being in a git
-// checkout is bad input.
-func changesBase(ctx context.Context, cfg *config.Config, dir string) (string, error) {
-	head, err := worktree.Head(ctx, "", dir)
-	if err != nil {
-		return "", &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", cfg.Changes.Mode, err)}
+// every worktree of a run with code changes starts, and the top level of
+// its repository; not being in a git checkout is bad input.
+func changesBase(ctx context.Context, cfg *config.Config, dir string) (top, head string, err error) {
+	if top, head, err = worktree.Checkout(ctx, "", dir); err != nil {
+		return "", "", &pipeline.InputError{Err: fmt.Errorf("changes.mode is %s: %w", cfg.Changes.Mode, err)}
 	}
-	return head, nil
+	return top, head, nil
 }
 
 // Spec is the run the plan describes, on the plan's own config: the

@@ -82,7 +82,7 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 		return nil, &pipeline.InputError{Err: err}
 	}
 	if spec.Config.Changes.On() {
-		head, err := changesBase(ctx, spec.Config, workspace)
+		_, head, err := changesBase(ctx, spec.Config, workspace)
 		if err != nil {
 			return nil, err
 		}

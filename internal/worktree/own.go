@@ -1,7 +1,6 @@
 package worktree
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -87,11 +86,4 @@ func resolved(path string) string {
 		rest = append([]string{filepath.Base(p)}, rest...)
 		p = parent
 	}
-}
-
-// Top returns the top level of the git work tree that holds dir, absolute
-// and with symbolic links resolved, as git names it.
-func Top(ctx context.Context, gitBin, dir string) (string, error) {
-	top, _, err := repository(ctx, gitCmd{bin: gitOr(gitBin)}, dir)
-	return top, err
 }

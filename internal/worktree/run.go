@@ -160,12 +160,20 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 // worktrees: the workspace's HEAD. gitBin is the git binary ("" = git on
 // PATH).
 func Head(ctx context.Context, gitBin, workspace string) (string, error) {
+	_, commit, err := Checkout(ctx, gitBin, workspace)
+	return commit, err
+}
+
+// Checkout returns the top level of the git work tree that holds dir,
+// absolute and with symbolic links resolved as git names it, and the
+// commit it has checked out (see Head).
+func Checkout(ctx context.Context, gitBin, dir string) (top, commit string, err error) {
 	g := gitCmd{bin: gitOr(gitBin)}
-	top, _, err := repository(ctx, g, workspace)
-	if err != nil {
-		return "", err
+	if top, _, err = repository(ctx, g, dir); err != nil {
+		return "", "", err
 	}
-	return head(ctx, g, top)
+	commit, err = head(ctx, g, top)
+	return top, commit, err
 }
 
 // head returns the commit checked out in the repository whose top level
