@@ -18,13 +18,7 @@ func FuzzComment(f *testing.F) {
 		v.Agents[1].Name = note
 		v.Table[2].Failed = []string{failed, note}
 		checkStructure(t, v, Comment(v))
-		for line := range strings.Lines(Comment(v)) {
-			if strings.HasPrefix(line, "| ") {
-				if n := len(tableCells(strings.TrimSpace(line))); n != 10 {
-					t.Fatalf("row has %d cells: %q", n, line)
-				}
-			}
-		}
+		checkTableRows(t, Comment(v))
 		checkDiagram(t, Diagram(v))
 	})
 }
