@@ -14,9 +14,10 @@
 //  3. .invocation-plan.txt is written before any specialist starts;
 //  4. the specialists run in parallel through executor.Run, so recovery,
 //     the watcher, budgets and max-parallel apply to them as to select
-//     agents; a command specialist gets OPTR_TOPIC and OPTR_REPORT_PATH and
-//     writes its report, an LLM specialist's answer is the report optr
-//     writes;
+//     agents; a command specialist gets OPTR_TOPIC and OPTR_REPORT_PATH, a
+//     path in a folder of its own under .candidates/, and writes its report
+//     there; an LLM specialist's answer is the report optr writes. Only
+//     optr writes reports/, so no specialist can touch another's report;
 //  5. each report is validated (Validate): goccy/go-yaml frontmatter, the
 //     required sections, counts equal to the bullets, the planned path and
 //     nowhere else, then the run's hard constraints (the executor checks the

@@ -16,12 +16,13 @@ import (
 // Keep lists the files of the spec folder to record with the run, once no
 // specialist runs: the invocation plan, OVERVIEW.md and the reports at
 // their planned paths. Every other file there is named in refused and
-// left out: the specialists may write the reports' folder, so a file one
+// left out: a specialist may write the folder of its report, so a file one
 // left beside its report is not the delegation's to keep. Each planned
 // report is read again (never through a link, at most MaxReportBytes) and
-// redacted in place with redact when it holds a secret, as another
-// specialist may have written it after it was read; a valid report must
-// still be the report judged (its SHA-256), else it is left out too.
+// redacted in place with redact when it holds a secret, as something may
+// have written it after it was read (a specialist's process with the
+// sandbox off); a valid report must still be the report judged (its
+// SHA-256), else it is left out too.
 func (o *Outcome) Keep(redact func(string) string) (files []string, refused []datalake.Refused, err error) {
 	if o.SpecDir == "" {
 		return nil, nil, nil
@@ -85,7 +86,7 @@ func (o *Outcome) keepReport(path string, judged map[string]string, redact func(
 		text = redact(text)
 	}
 	if want, ok := judged[path]; ok && executor.SHA256Hex(text) != want {
-		return "the report was changed after it was judged (by another specialist, which may write the reports' folder), so it is not committed", nil
+		return "the report was changed after it was judged, so it is not committed", nil
 	}
 	if text != string(data) {
 		if err := datalake.Replace(path, []byte(text)); err != nil {

@@ -17,9 +17,12 @@ import (
 const (
 	FileInvocationPlan = ".invocation-plan.txt"
 	FileOverview       = "OVERVIEW.md"
-	// DirCandidates holds the candidates' reports when candidates > 1,
-	// each in a folder of its own, <NNN>_<slug>.<agent>/<NNN>_<slug>.md:
-	// the selected one is copied to the topic's planned path.
+	// DirCandidates holds what specialists write, each in a folder of its
+	// own, <NNN>_<slug>.<agent>/<NNN>_<slug>.md (its OPTR_REPORT_PATH):
+	// the reports of every candidate when candidates > 1, of which the
+	// selected one is copied to the topic's planned path; with one
+	// candidate, the report of a command specialist, which is moved to
+	// the planned path once the specialists are done.
 	DirCandidates = ".candidates"
 )
 
@@ -27,7 +30,7 @@ const (
 type candidate struct {
 	agent string // the configured agent
 	name  string // the result name, <agent>.<NNN>
-	path  string // absolute: the planned path, or a candidate path
+	path  string // absolute: the planned path (an LLM's, which optr writes), or a candidate path
 }
 
 // planned is one topic with its paths and specialists.
@@ -177,9 +180,13 @@ func (r *runner) options(tasks []executor.Task) executor.Options {
 
 // assign gives topic k its report path reports/NNN_<slug>.md and its
 // specialists: candidate j of topic k is agents[(k+j) mod len(agents)], so
-// with one candidate topic k goes to agents[k mod len] (step 3).
+// with one candidate topic k goes to agents[k mod len] (step 3). A
+// specialist that writes its report itself (a command specialist), and
+// every candidate when there are several, gets a path in a folder of its
+// own (see makeCandidateFolders).
 func (r *runner) assign(topics []Topic) []planned {
 	agents := r.in.Pipeline.Agents
+	several := r.in.Pipeline.Candidates > 1
 	out := make([]planned, len(topics))
 	for k, t := range topics {
 		nnn := fmt.Sprintf("%03d", k+1)
@@ -190,8 +197,10 @@ func (r *runner) assign(topics []Topic) []planned {
 		for j := range r.in.Pipeline.Candidates {
 			a := agents[(k+j)%len(agents)]
 			c := candidate{agent: a, name: a + "." + nnn, path: p.path}
-			if r.in.Pipeline.Candidates > 1 {
+			if several || !r.in.isLLM(a) {
 				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a, base+".md")
+			}
+			if several || !r.in.isLLM(a) {
 				r.o.reports = append(r.o.reports, c.path)
 			}
 			p.cands = append(p.cands, c)
@@ -201,24 +210,54 @@ func (r *runner) assign(topics []Topic) []planned {
 	return out
 }
 
-// makeCandidateFolders makes, when topics have more than one candidate,
-// the candidates' folder and a folder in it for each candidate's report.
-// The candidates of a topic compete, and a command specialist may write
-// the folder of its report (the sandbox grants it): one that could write
-// another's report could break it and win the topic with its own.
+// makeCandidateFolders makes the candidates' folder and a folder in it for
+// each report a specialist writes itself, before any specialist starts. A
+// command specialist may write the folder of its report (the sandbox
+// grants it, as its report goes there): had two specialists one folder,
+// one could rewrite or replace the other's report before it is judged, to
+// break another topic or to win its own against a competing candidate. So
+// reports/ is written by optr alone.
 func (r *runner) makeCandidateFolders(plan []planned) error {
-	if r.in.Pipeline.Candidates <= 1 {
-		return nil
-	}
-	if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
-		return fmt.Errorf("create the candidates' folder: %w", err)
-	}
+	made := false
 	for _, p := range plan {
 		for _, c := range p.cands {
+			if c.path == p.path {
+				continue
+			}
+			if !made {
+				if err := os.Mkdir(filepath.Join(r.o.SpecDir, DirCandidates), 0o755); err != nil {
+					return fmt.Errorf("create the candidates' folder: %w", err)
+				}
+				made = true
+			}
 			if err := os.Mkdir(filepath.Dir(c.path), 0o755); err != nil {
 				return fmt.Errorf("create the folder of %s's report: %w", c.name, err)
 			}
 		}
+	}
+	return nil
+}
+
+// moveReport moves the report a topic's only specialist wrote in its own
+// folder to the topic's planned path, valid or not, as a report at the
+// planned path is kept (step 10): so with one candidate the spec folder
+// holds what it held before specialists had folders of their own. The
+// emptied folders are removed; one the specialist left more in stays, and
+// Keep names what is in it. Nothing runs that could write the folder: the
+// specialists are done. A report that is not a regular file is not moved.
+func (r *runner) moveReport(p planned) error {
+	c := p.cands[0]
+	if len(p.cands) != 1 || c.path == p.path {
+		return nil
+	}
+	// Not there, or not a file: the specialist failed its topic for it.
+	if fi, err := os.Lstat(c.path); err == nil && fi.Mode().IsRegular() {
+		if err := os.Rename(c.path, p.path); err != nil {
+			return fmt.Errorf("move the report of topic %03d to %s: %w", p.n, p.rel, err)
+		}
+	}
+	if os.Remove(filepath.Dir(c.path)) == nil {
+		_ = os.Remove(filepath.Dir(filepath.Dir(c.path))) // the last one empties it
 	}
 	return nil
 }
@@ -283,6 +322,12 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted, err err
 // selected candidate).
 func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
 	tr := TopicResult{N: p.n, Topic: p.topic, Path: slashRel(r.root, p.path), Agents: p.names(), Agent: p.cands[0].name}
+	if err := r.moveReport(p); err != nil {
+		r.errs = append(r.errs, err)
+		f := Failure{Type: "report_not_written", Message: err.Error(), Agent: p.cands[0].name}
+		tr.Failure = &f
+		return tr
+	}
 	chosen := results[0]
 	if len(results) > 1 {
 		sel := choose(results, r.in.Config.Selection)
@@ -311,6 +356,7 @@ func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
 		return tr
 	}
 	if len(results) > 1 || r.in.isLLM(agentOf(p, chosen.Agent)) {
+		// optr writes the report: no specialist could write reports/.
 		if err := datalake.WriteOnce(p.path, []byte(chosen.Output)); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("write the report of topic %03d: %w", p.n, err))
 			f := Failure{Type: "report_not_written", Message: err.Error(), Agent: chosen.Agent}

@@ -2,6 +2,7 @@ package delegate
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,14 +112,32 @@ func TestRunLeavesEveryStepsFile(t *testing.T) {
 	if diff := cmp.Diff(wantPlan, plan); diff != "" {
 		t.Errorf(".invocation-plan.txt (-want +got):\n%s", diff)
 	}
-	for _, f := range []string{"OVERVIEW.md", "reports/001_hash-chains.md", "reports/002_witnesses.md"} {
-		if _, err := os.Stat(filepath.Join(o.SpecDir, f)); err != nil {
-			t.Errorf("missing %s: %v", f, err)
+	// Each report is at its planned path, and nothing else is left: the
+	// folders the specialists wrote their reports in are gone.
+	var files []string
+	err = filepath.WalkDir(o.SpecDir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && path != o.SpecDir {
+			rel, _ := filepath.Rel(o.SpecDir, path)
+			files = append(files, filepath.ToSlash(rel))
 		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFiles := []string{".invocation-plan.txt", "OVERVIEW.md", "reports", "reports/001_hash-chains.md", "reports/002_witnesses.md"}
+	if diff := cmp.Diff(wantFiles, files); diff != "" {
+		t.Errorf("the spec folder (-want +got):\n%s", diff)
 	}
 	var names []string
 	for _, r := range o.Results {
 		names = append(names, r.Agent)
+	}
+	// A specialist wrote its report in a folder of its own, which no other
+	// specialist may write: not in reports/, which optr alone writes.
+	own := filepath.Join(o.SpecDir, DirCandidates, "001_hash-chains.scout", "001_hash-chains.md")
+	if scout := o.Results[1]; !strings.Contains(scout.Raw, "REPORT_CREATED: "+own+"\n") {
+		t.Errorf("scout's REPORT_CREATED is not its own folder's %s:\n%s", own, scout.Raw)
 	}
 	if diff := cmp.Diff([]string{"planner", "scout.001", "analyst.002"}, names); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
