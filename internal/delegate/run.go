@@ -200,7 +200,7 @@ func (r *runner) assign(topics []Topic) []planned {
 			if several || !r.in.isLLM(a) {
 				c.path = filepath.Join(r.o.SpecDir, DirCandidates, base+"."+a, base+".md")
 			}
-			if several || !r.in.isLLM(a) {
+			if several { // one candidate's report is moved to p.path
 				r.o.reports = append(r.o.reports, c.path)
 			}
 			p.cands = append(p.cands, c)

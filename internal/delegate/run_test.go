@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,5 +170,47 @@ func TestRunLeavesEveryStepsFile(t *testing.T) {
 	}
 	if !strings.Contains(o.Checklist(), "- [x] 001 hash chains — valid, 2 findings") {
 		t.Errorf("checklist:\n%s", o.Checklist())
+	}
+}
+
+// With one candidate, optr moves a specialist's report from its own folder
+// to the planned path once the specialists are done, valid or not; a
+// report that is not a file is not moved, not followed, and not kept.
+func TestOnlyAReportFileIsMovedToItsPlannedPath(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.coordinator("planner", commandPlan("hash chains", "witnesses", "checkpoints"))
+	h.specialist("scout", "good")
+	h.specialist("analyst", "link")
+	h.specialist("critic", "falsecounts")
+	o, err := Run(t.Context(), h.input(pipeline("planner", "scout", "analyst", "critic")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Valid != 1 || len(o.Topics) != 3 || o.Topics[1].Failure == nil || o.Topics[1].Failure.Type != ReasonReportNotFile {
+		t.Fatalf("valid %d, topics %+v", o.Valid, o.Topics)
+	}
+	files, refused, err := o.Keep(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(o.SpecDir, f)
+		kept = append(kept, filepath.ToSlash(rel))
+	}
+	slices.Sort(kept)
+	// The invalid report is kept where it was planned, as it was before
+	// specialists had folders of their own; the link is not.
+	want := []string{".invocation-plan.txt", "OVERVIEW.md", "reports/001_hash-chains.md", "reports/003_checkpoints.md"}
+	if diff := cmp.Diff(want, kept); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	link := DirCandidates + "/002_witnesses.analyst/002_witnesses.md"
+	if len(refused) != 1 || refused[0].Path != link || !strings.Contains(refused[0].Reason, "not a file of the delegation") {
+		t.Errorf("refused %+v, want only %s", refused, link)
+	}
+	if fi, err := os.Lstat(filepath.Join(o.SpecDir, "reports", "002_witnesses.md")); err == nil {
+		t.Errorf("the link was moved to the planned path: %v", fi.Mode())
 	}
 }

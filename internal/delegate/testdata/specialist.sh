@@ -50,6 +50,7 @@ good) report >"$p"; echo "REPORT_CREATED: $p" ;;
 silent) report >"$p" ;;
 nothing) echo "REPORT_CREATED: $p" ;;
 elsewhere) report >"$ELSEWHERE/$OPTR_AGENT.md"; echo "REPORT_CREATED: $ELSEWHERE/$OPTR_AGENT.md" ;;
+link) ln -s /etc/passwd "$p"; echo "REPORT_CREATED: $p" ;;
 huge) truncate -s 50M "$p"; echo "REPORT_CREATED: $p" ;;
 badyaml) printf -- '---\ntopic: [unclosed\n---\n## Summary\n' >"$p"; echo "REPORT_CREATED: $p" ;;
 falsecounts) FINDINGS=5 report >"$p"; echo "REPORT_CREATED: $p" ;;
