@@ -116,9 +116,10 @@ func taskError(signals []agent.Signal) string {
 	return msg
 }
 
-// report reads the report a command specialist wrote: at its planned path
-// and nowhere else, a regular file of at most MaxReportBytes. Secrets in it
-// are redacted in place, so the committed file holds none.
+// report reads the report a command specialist wrote: at its report path
+// (OPTR_REPORT_PATH, in a folder of its own) and nowhere else, a regular
+// file of at most MaxReportBytes. Secrets in it are redacted in place, so
+// the committed file holds none.
 func (s *specialist) report(signals []agent.Signal) (string, error) {
 	for _, sg := range signals {
 		if frames.Type(sg.Kind) != frames.ReportCreated {
@@ -129,7 +130,7 @@ func (s *specialist) report(signals []agent.Signal) (string, error) {
 			p = filepath.Join(s.dir, p)
 		}
 		if abs, err := filepath.Abs(p); err != nil || abs != s.path {
-			return "", reportErr(ReasonReportElsewhere, "the specialist reported its report at %s, not at its planned path %s (OPTR_REPORT_PATH); a report counts only there", clip(sg.Payload), s.path)
+			return "", reportErr(ReasonReportElsewhere, "the specialist reported its report at %s, not at its report path %s (OPTR_REPORT_PATH); a report counts only there", clip(sg.Payload), s.path)
 		}
 	}
 	text, err := readReport(s.path)
@@ -158,7 +159,7 @@ func readReport(path string) (string, error) {
 	var tooLarge *beneath.TooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", reportErr(ReasonReportMissing, "no report at the planned path %s: the specialist wrote nothing there", path)
+		return "", reportErr(ReasonReportMissing, "no report at the report path %s (OPTR_REPORT_PATH): the specialist wrote nothing there", path)
 	case errors.As(err, &notFile):
 		return "", reportErr(ReasonReportNotFile, "%s is not a regular file (%s); write the report itself there, not a link or a folder", path, notFile.What)
 	case errors.As(err, &tooLarge) && tooLarge.Size == 0:

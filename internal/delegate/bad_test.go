@@ -43,7 +43,7 @@ func TestBadSpecialists(t *testing.T) {
 	tests := []struct {
 		mode, typ, says string
 	}{
-		{"elsewhere", ReasonReportElsewhere, "not at its planned path"},
+		{"elsewhere", ReasonReportElsewhere, "not at its report path"},
 		{"nothing", ReasonReportMissing, "wrote nothing there"},
 		{"huge", ReasonReportTooLarge, "is 52428800 bytes; a report may hold at most 1048576 bytes"},
 		{"badyaml", ReasonFrontmatter, "not valid YAML"},

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,4 +128,15 @@ func readFile(t *testing.T, p string) string {
 // executorRequest is the base request of a run in workspace dir.
 func executorRequest(dir string) agent.Request {
 	return agent.Request{Workflow: "local", RunID: "demo", Dir: dir}
+}
+
+// relTo returns paths relative to root, slash-separated and sorted.
+func relTo(root string, paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,7 +3,6 @@ package delegate
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -54,12 +53,7 @@ func TestKeepRecordsOnlyTheDelegationsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []string
-	for _, f := range files {
-		rel, _ := filepath.Rel(spec, f)
-		kept = append(kept, filepath.ToSlash(rel))
-	}
-	slices.Sort(kept)
+	kept := relTo(spec, files)
 	if diff := cmp.Diff([]string{".invocation-plan.txt", "OVERVIEW.md", "reports/001_a.md", "reports/003_c.md"}, kept); diff != "" {
 		t.Errorf("kept (-want +got):\n%s", diff)
 	}

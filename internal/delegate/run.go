@@ -246,10 +246,10 @@ func (r *runner) makeCandidateFolders(plan []planned) error {
 // Keep names what is in it. Nothing runs that could write the folder: the
 // specialists are done. A report that is not a regular file is not moved.
 func (r *runner) moveReport(p planned) error {
-	c := p.cands[0]
-	if len(p.cands) != 1 || c.path == p.path {
+	if len(p.cands) != 1 || p.cands[0].path == p.path {
 		return nil
 	}
+	c := p.cands[0]
 	// Not there, or not a file: the specialist failed its topic for it.
 	if fi, err := os.Lstat(c.path); err == nil && fi.Mode().IsRegular() {
 		if err := os.Rename(c.path, p.path); err != nil {
