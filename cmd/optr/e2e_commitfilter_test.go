@@ -9,8 +9,8 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
 )
 
 // strayConfig runs, with the sandbox off, an agent that writes beside

@@ -16,9 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
-	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // The matrix end to end: `command: plan` in one job, `command: task` in one

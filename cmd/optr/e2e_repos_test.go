@@ -10,7 +10,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // reposConfig has two coding agents: adversary, which tries every route

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
-	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
 )
 
 // sabotageConfig runs the research pipeline with the specialists honest

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
-	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
 )
 
 // watcherRun dispatches the watcher demo's pipeline in the built binary.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 	"github.com/optr-dev/optr/internal/tlogwitness/witnesstest"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
-	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/mermaidtest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/mermaidtest"
 )
 
 // TestCopilotOpenAIAnthropicRunCosts: a run of a Copilot agent (the real

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
-	"github.com/optr-dev/optr/internal/clocktest"
-	"github.com/optr-dev/optr/internal/demotest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/github/githubtest"

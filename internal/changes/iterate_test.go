@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // greetPatch is a patch from baseFiles that rewrites greet.txt.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/optr-dev/optr/internal/golden"
+	"github.com/optr-dev/optr/internal/testkit/golden"
 
 	"github.com/optr-dev/optr/internal/comment"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optr-dev/optr/internal/golden"
+	"github.com/optr-dev/optr/internal/testkit/golden"
 
 	"github.com/google/go-cmp/cmp"
 

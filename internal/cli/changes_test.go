@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 const applyConfig = `agents:

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/optr-dev/optr/internal/demotest"
 	"github.com/optr-dev/optr/internal/ledger/attest"
+	"github.com/optr-dev/optr/internal/testkit/demotest"
 
 	"github.com/optr-dev/optr/internal/ledger"
 )

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // commitLedger commits the working directory's ledger with the

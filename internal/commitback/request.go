@@ -38,7 +38,7 @@ type Request struct {
 	// AuthorName and AuthorEmail set the commit's author; empty means the
 	// token's identity (github-actions[bot] with GITHUB_TOKEN).
 	AuthorName, AuthorEmail string
-	// VerifyPublished makes the commit-back verify before it writes (DESIGN
+	// VerifyPublished makes the commit-back verify before it writes (architecture
 	// §4.13): the branch's ledger must still hold the head this repository
 	// last published in the Optr-Ledger trailers of its commits (the
 	// latest commit on the branch that has them); if it does not, the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/ajvtest"
+	"github.com/optr-dev/optr/internal/testkit/ajvtest"
 )
 
 // schema.json passes Ajv's strict compile, as SchemaStore requires of the

@@ -44,7 +44,7 @@ type Outcome struct {
 	Problems []string
 }
 
-// Handle is the one-shot handler on a .coordination directory (DESIGN
+// Handle is the one-shot handler on a .coordination directory (architecture
 // §4.7). With no escalate.md there is nothing to do. Otherwise it reads
 // escalate.md, blackboard.json, the last RecentEntries entries of
 // watcher-log.md and every agent_*.md; decides; and writes decision.md, the

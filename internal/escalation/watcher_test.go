@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 // harness is a Watcher on a fresh run directory with a fake clock that

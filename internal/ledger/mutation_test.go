@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/optr-dev/optr/internal/golden"
+	"github.com/optr-dev/optr/internal/testkit/golden"
 )
 
 // mutation is one way of breaking testdata/golden.jsonl (6 entries).

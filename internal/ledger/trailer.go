@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The commit trailers every commit-back ends its message with (DESIGN
+// The commit trailers every commit-back ends its message with (architecture
 // §4.13): the ledger's entry count and the hash of its last entry.
 const (
 	TrailerSize = "Optr-Ledger-Size"

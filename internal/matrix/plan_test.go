@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 func TestConfigRoundTrip(t *testing.T) {

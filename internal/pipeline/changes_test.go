@@ -19,7 +19,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 

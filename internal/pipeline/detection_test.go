@@ -9,8 +9,8 @@ import (
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
-	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // leakyChange is a run whose only agent writes a token into the

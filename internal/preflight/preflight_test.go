@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optr-dev/optr/internal/gittest"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // validLedger writes a ledger of two entries and returns its path.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/optr-dev/optr/internal/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 // recorder is a publish function that records what it was given.

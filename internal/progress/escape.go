@@ -51,7 +51,7 @@ func Thousands(n int64) string {
 	return b.String()
 }
 
-// usd renders a cost in US dollars, "-" when it is unknown (DESIGN
+// usd renders a cost in US dollars, "-" when it is unknown (architecture
 // §4.17: never 0).
 func usd(v *float64) string { return cost.FormatUSD(v) }
 

@@ -3,7 +3,7 @@ package progress
 import (
 	"testing"
 
-	"github.com/optr-dev/optr/internal/golden"
+	"github.com/optr-dev/optr/internal/testkit/golden"
 )
 
 func TestGolden(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
-	"github.com/optr-dev/optr/internal/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 // faultScript decides an agent's attempts (attempt): each fails with

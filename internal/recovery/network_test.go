@@ -9,8 +9,8 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
-	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 // Every attempt's hosts are in the outcome, not only the last one's: a

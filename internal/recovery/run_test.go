@@ -11,7 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
-	"github.com/optr-dev/optr/internal/clocktest"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 func alternative(hint string) agenttest.Reply {

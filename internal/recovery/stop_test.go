@@ -11,9 +11,9 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
-	"github.com/optr-dev/optr/internal/clocktest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
 func outcomes(out Outcome) []string {

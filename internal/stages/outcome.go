@@ -56,7 +56,7 @@ type Outcome struct {
 	Started, Finished time.Time
 }
 
-// LedgerFields are the stages members of the run's ledger entry (DESIGN
+// LedgerFields are the stages members of the run's ledger entry (architecture
 // §4.10): mode, pipeline, and stages, one object per stage with stage,
 // agent, status, attempts, handoff, output_sha256 and exec_ms. The caller
 // adds the members every run entry has (status, intent_sha256, …).

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/optr-dev/optr/internal/golden"
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/mermaidtest"
+	"github.com/optr-dev/optr/internal/testkit/golden"
+	"github.com/optr-dev/optr/internal/testkit/mermaidtest"
 )
 
 var (

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // The credential actions/checkout persists is found where it writes it,

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 func sh(t testing.TB, dir, script string) string { t.Helper(); return gittest.Sh(t, dir, script) }

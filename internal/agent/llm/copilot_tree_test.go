@@ -14,7 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/gittest"
+	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
 // TestCopilotCodingAgentRealCLI drives the real Copilot CLI as a coding

@@ -1,4 +1,4 @@
-// Package witness checks a ledger against its own git history (DESIGN
+// Package witness checks a ledger against its own git history (architecture
 // §4.13, `optr ledger verify --witness`): a hash chain proves only that no
 // byte was flipped, while anyone with write access can rewrite the ledger
 // and re-chain it. The history is the witness: every commit's ledger must

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/agent/llm"
-	"github.com/optr-dev/optr/internal/npmtest"
+	"github.com/optr-dev/optr/internal/testkit/npmtest"
 )
 
 // realCLI is the real Copilot CLI the tests drive, found or installed once

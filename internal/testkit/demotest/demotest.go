@@ -15,7 +15,7 @@ import (
 // Dir is the repository's testdata/demo directory.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "demo")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "demo")
 }
 
 // Copy copies the demo to workspace/testdata/demo, keeping the scripts

@@ -10,7 +10,7 @@ import (
 )
 
 // root is the repository root, relative to this package.
-var root = filepath.Join("..", "..")
+var root = filepath.Join("..", "..", "..")
 
 // fence is one fenced code block of a Markdown file.
 type fence struct {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/npmtest"
+	"github.com/optr-dev/optr/internal/testkit/npmtest"
 )
 
 // The releases of Ajv and ajv-formats the checks install.

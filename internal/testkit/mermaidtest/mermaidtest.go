@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/npmtest"
+	"github.com/optr-dev/optr/internal/testkit/npmtest"
 )
 
 // Version is the Mermaid CLI release the checks install.

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/optr-dev/optr/internal/filelock"
+	"github.com/optr-dev/optr/internal/testkit/filelock"
 )
 
 // Package is an npm package at a pinned version.
