@@ -27,7 +27,7 @@ var (
 )
 
 // changesOverhead measures P4: what code changes add to a run's wall time
-// (DESIGN §4.12). On a repository of n files of realistic sizes
+// (architecture §4.12). On a repository of n files of realistic sizes
 // (makeRepo) it does, runs times, what the driver does around k coding
 // agents: Start (prune + lock) and one tree per agent (Add, all asked
 // for at once), each agent started as soon as its own tree is ready, as

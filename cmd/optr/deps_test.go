@@ -15,7 +15,7 @@ import (
 var binaryModules = map[string]string{
 	"github.com/optr-dev/optr": "optr itself",
 
-	// Providers and their SDKs (DESIGN §7: the official SDKs).
+	// Providers and their SDKs (architecture §7: the official SDKs).
 	"github.com/openai/openai-go/v3":                           "the openai and azure-openai providers",
 	"github.com/anthropics/anthropic-sdk-go":                   "the anthropic provider",
 	"github.com/github/copilot-sdk/go":                         "the copilot provider drives the Copilot CLI through its SDK",
@@ -63,7 +63,7 @@ var binaryModules = map[string]string{
 	"gopkg.in/yaml.v3":                         "viper's YAML codec (gitleaks' config loader)",
 
 	// Secrets and detection.
-	"github.com/zricethezav/gitleaks/v8": "the maintained secret rule set (DESIGN §4.15)",
+	"github.com/zricethezav/gitleaks/v8": "the maintained secret rule set (architecture §4.15)",
 	"github.com/BobuSumisu/aho-corasick": "gitleaks' keyword prefilter",
 	"github.com/pelletier/go-toml/v2":    "gitleaks' rule file",
 	"github.com/rs/zerolog":              "gitleaks' logging",

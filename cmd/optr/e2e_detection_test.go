@@ -54,7 +54,7 @@ func detectionRun(t *testing.T, runID, coder, config, pipeline string, env map[s
 	return r.run(), gh
 }
 
-// Threat detection in the Action, as the runner runs it (DESIGN §4.15):
+// Threat detection in the Action, as the runner runs it (architecture §4.15):
 // a π* whose patch adds a token-shaped string opens no pull request but
 // waits at a THREAT checkpoint (the default); with on-finding: warn the
 // pull request is opened with the finding — never the token — in its

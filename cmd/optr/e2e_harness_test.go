@@ -15,7 +15,7 @@ import (
 const repo = githubtest.DefaultRepo
 
 // ledgerBranch is where the Action commits the datalake by default: a
-// branch of its own, created as an orphan (DESIGN §4.2).
+// branch of its own, created as an orphan (architecture §4.2).
 const ledgerBranch = "optr-ledger"
 
 // runner is one job of the Actions runner (actiontest.Runner) that starts

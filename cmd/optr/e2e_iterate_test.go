@@ -12,7 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
-// Pull requests people can merge (DESIGN §4.16), as the runner runs the
+// Pull requests people can merge (architecture §4.16), as the runner runs the
 // Action: CI on optr's pull requests and iteration on review.
 
 // iterateConfig has one coding agent; ci names the workflows changes.ci

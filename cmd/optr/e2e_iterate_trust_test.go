@@ -10,7 +10,7 @@ import (
 // An iteration runs on the pull request's branch, which agents wrote from
 // untrusted text. Its config and the programs its command agents and
 // checks run come from the base branch: a branch that changes them is
-// refused before any agent starts, naming the files (DESIGN §4.16).
+// refused before any agent starts, naming the files (architecture §4.16).
 
 // trustConfig runs agents/probe.sh as the coding agent, with a key from
 // the job's environment, and scripts/check.sh as a command check.

@@ -96,7 +96,7 @@ func reposLeaks(t *testing.T, ws, mark string) []string {
 	return out
 }
 
-// Coding agents work in repositories of their own (DESIGN §4.14), in the
+// Coding agents work in repositories of their own (architecture §4.14), in the
 // CLI (changes: apply) and in the Action as the runner runs it (changes:
 // pull-request): an adversarial agent finds its own .git where git tells
 // it the workspace's would be, nothing it planted in its repository runs

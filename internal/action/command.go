@@ -54,7 +54,7 @@ type Trigger struct {
 	Issue int
 	// PullRequest is true when Issue is a pull request.
 	PullRequest bool
-	// Iteration is true for /optr run on a pull request (DESIGN §4.16):
+	// Iteration is true for /optr run on a pull request (architecture §4.16):
 	// the caller resolves the workflow, intent and constraints from the
 	// pull request optr opened, which Parse cannot see.
 	Iteration bool

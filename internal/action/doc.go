@@ -1,4 +1,4 @@
-// Package action is optr's adapter to GitHub Actions (DESIGN §4.2, §6).
+// Package action is optr's adapter to GitHub Actions (architecture §4.2, §6).
 //
 // It reads everything the runner hands a Docker action — the GITHUB_*
 // environment, the INPUT_* inputs and the webhook payload — and turns it into

@@ -65,7 +65,7 @@ func LoadEnv(getenv func(string) string) Env {
 }
 
 // RunID is optr's run id in Actions, "<GITHUB_RUN_ID>-<GITHUB_RUN_ATTEMPT>"
-// (DESIGN §4.3). The attempt defaults to 1; without GITHUB_RUN_ID the run id
+// (architecture §4.3). The attempt defaults to 1; without GITHUB_RUN_ID the run id
 // is empty and the caller picks one.
 func (e Env) RunID() string {
 	if e.WorkflowRunID == "" {

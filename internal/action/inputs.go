@@ -18,7 +18,7 @@ const (
 	// CommandAbort aborts the run waiting on the event's issue.
 	CommandAbort = "abort"
 	// CommandPlan decides from the event like auto, but a run is planned
-	// as a matrix of tasks instead of run (DESIGN §4.11).
+	// as a matrix of tasks instead of run (architecture §4.11).
 	CommandPlan = "plan"
 	// CommandTask runs the one task named by the task input.
 	CommandTask = "task"
@@ -28,12 +28,12 @@ const (
 
 var commandValues = []string{CommandAuto, CommandRun, CommandAbort, CommandPlan, CommandTask, CommandGather}
 
-// Inputs are the action's inputs (action.yml, DESIGN §4.2) with defaults
+// Inputs are the action's inputs (action.yml, architecture §4.2) with defaults
 // applied.
 type Inputs struct {
 	// GitHubToken is the github-token input.
 	GitHubToken string
-	// PRToken is the pr-token input (DESIGN §4.16): a token used only to
+	// PRToken is the pr-token input (architecture §4.16): a token used only to
 	// push π*'s branch and open its pull request, so that the repository's
 	// pull_request workflows run on it; empty: GitHubToken does that.
 	PRToken string
@@ -56,7 +56,7 @@ type Inputs struct {
 	// Commit says whether to commit the run back (default true).
 	Commit bool
 	// Changes overrides the config's changes.mode (none, pull-request or
-	// apply); empty means the config decides (DESIGN §4.12).
+	// apply); empty means the config decides (architecture §4.12).
 	Changes string
 	// Task is the task id for command task.
 	Task string

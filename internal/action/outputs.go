@@ -28,7 +28,7 @@ type Output struct {
 // It is written by hand rather than with go-githubactions' SetOutput, which
 // uses a fixed delimiter: an untrusted value holding that delimiter on a
 // line of its own would end the value early and inject further outputs
-// (DESIGN §6). Outputs draws a random delimiter per run and refuses any
+// (architecture §6). Outputs draws a random delimiter per run and refuses any
 // value that contains it.
 type Outputs struct {
 	path  string

@@ -17,7 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/redact"
 )
 
-// deliverer is the Action's pipeline.Deliverer (DESIGN §4.12, §4.16). For
+// deliverer is the Action's pipeline.Deliverer (architecture §4.12, §4.16). For
 // changes.mode pull-request it pushes π*'s patch as one commit on
 // optr/<workflow>/<run-id> from the base's tip and opens the pull request
 // — with the pr-token when there is one, so that the repository's

@@ -21,7 +21,7 @@ import (
 	"github.com/optr-dev/optr/internal/review"
 )
 
-// Iteration (DESIGN §4.16): `/optr run` on a pull request optr opened
+// Iteration (architecture §4.16): `/optr run` on a pull request optr opened
 // runs the agents again from the branch's tip, with the original intent
 // and what reviewers said since optr's last commit, and pushes π*'s change
 // as one new commit on the same branch.

@@ -14,7 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// The matrix commands (DESIGN §4.11): plan in one job, task in each matrix
+// The matrix commands (architecture §4.11): plan in one job, task in each matrix
 // job, gather in one job. Only plan reads the event and authorises its
 // sender; task and gather work from the plan that job wrote.
 

@@ -12,7 +12,7 @@ import (
 )
 
 // pushClient is the client that pushes π*'s branch and opens its pull
-// request (DESIGN §4.16): one on the pr-token when the job has one, so
+// request (architecture §4.16): one on the pr-token when the job has one, so
 // that GitHub starts the repository's pull_request workflows, else the
 // job's own.
 func (j *Job) pushClient(ctx context.Context) (*github.Client, error) {
@@ -68,7 +68,7 @@ func (d *deliverer) ci(ctx context.Context, workflows []string, branch string) s
 	return b.String()
 }
 
-// iterate delivers an iteration's change (DESIGN §4.16): one new commit
+// iterate delivers an iteration's change (architecture §4.16): one new commit
 // on the pull request's branch, compare-and-swap, carried onto a push
 // someone made meanwhile or refused with git's reason when it conflicts;
 // then CI as for a new pull request, and the run's section appended to

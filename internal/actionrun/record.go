@@ -153,7 +153,7 @@ func orNone(s string) string {
 }
 
 // checkpointOf is the C2SP checkpoint of the ledger the run recorded,
-// signed with OPTR_LEDGER_KEY when that is set (DESIGN §4.13); "" when the
+// signed with OPTR_LEDGER_KEY when that is set (architecture §4.13); "" when the
 // run recorded nothing or the checkpoint cannot be made (said in the log).
 // It is computed once per ledger head: from the commit-back's result
 // (keepCheckpoint) when the run committed, else from the workspace's

@@ -11,7 +11,7 @@ import (
 )
 
 // standingsSpan is the window of the standings every step summary ends
-// with (DESIGN §4.17).
+// with (architecture §4.17).
 const standingsSpan = 30 * 24 * time.Hour
 
 // summary writes the job summary: score table, diagram, ledger hash, and

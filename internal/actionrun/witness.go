@@ -16,7 +16,7 @@ import (
 )
 
 // checkLedgerKey checks OPTR_LEDGER_KEY against the ledger's origin and the
-// config's witnesses before any agent runs (DESIGN §4.13): witnesses
+// config's witnesses before any agent runs (architecture §4.13): witnesses
 // without a key, or with a key of another name, are a configuration error
 // (they cosign only a checkpoint signed by the key named after the
 // origin); a key of another name without witnesses only loses the

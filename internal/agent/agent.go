@@ -66,7 +66,7 @@ type Request struct {
 	// name starts with spool.FilePrefix; empty keeps every output in memory.
 	SpoolDir string
 	// Worktree, when set, is the agent's own git worktree in a run whose
-	// agents change code (changes.mode, DESIGN §4.12): a command agent runs
+	// agents change code (changes.mode, architecture §4.12): a command agent runs
 	// in it (Dir is the same), and a copilot agent works in it as a coding
 	// agent, with file tools limited to it. Empty when agents answer in
 	// text only.
@@ -146,6 +146,6 @@ type Response struct {
 	// Signals are the frames and line signals seen, in order.
 	Signals []Signal
 	// Network lists every host a sandboxed process of the attempt asked
-	// optr's egress proxy for, reached or refused (DESIGN §4.14).
+	// optr's egress proxy for, reached or refused (architecture §4.14).
 	Network []proxy.Host
 }

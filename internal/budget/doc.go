@@ -1,4 +1,4 @@
-// Package budget decides what a run may spend (DESIGN §4.17): its own caps
+// Package budget decides what a run may spend (architecture §4.17): its own caps
 // (budget.max-tokens, budget.max-usd-per-run) and what the day's and the
 // month's budgets (budget.max-{tokens,usd}-per-{day,month}) have left,
 // summed from the costs the ledger recorded in the current UTC day and

@@ -47,7 +47,7 @@ func HasTrailer(message string) bool {
 }
 
 // Iteration is a change pushed onto the branch of a pull request optr
-// opened (DESIGN §4.16).
+// opened (architecture §4.16).
 type Iteration struct {
 	// Branch is the pull request's branch; From the commit the agents
 	// started from (the branch's tip when the run began), "" when unknown.

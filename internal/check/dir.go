@@ -6,7 +6,7 @@ import "context"
 type dirKey struct{}
 
 // WithDir returns a context under which command checks run in dir instead
-// of Options.Dir. With code changes (DESIGN §4.12) the caller evaluates
+// of Options.Dir. With code changes (architecture §4.12) the caller evaluates
 // each result under its agent's worktree,
 //
 //	check.Evaluate(check.WithDir(ctx, tree.Dir()), constraints, output)

@@ -26,7 +26,7 @@ type Options struct {
 	// environment without secrets). OPTR_CONSTRAINT=<name> is added to it.
 	// A nil Env gives command checks only OPTR_CONSTRAINT.
 	Env []string
-	// Sandbox, when set, starts every command check (DESIGN §4.14): the
+	// Sandbox, when set, starts every command check (architecture §4.14): the
 	// base environment built for it plus OPTR_CONSTRAINT (Env is not
 	// used), confined; it may write its HOME and TMPDIR, and the agent's
 	// own directory when WithDir gave one other than Dir.

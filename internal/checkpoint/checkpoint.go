@@ -23,7 +23,7 @@ const (
 	// TriggerBudget: the run's budget is spent.
 	TriggerBudget Trigger = "BUDGET"
 	// TriggerThreat: threat detection found something in π*'s result
-	// (detection.on-finding: checkpoint, DESIGN §4.15); nothing is
+	// (detection.on-finding: checkpoint, architecture §4.15); nothing is
 	// delivered until a human answers.
 	TriggerThreat Trigger = "THREAT"
 )

@@ -66,7 +66,7 @@ func TestValidateID(t *testing.T) {
 
 func TestStandardOptionsNoAdmissibleOrder(t *testing.T) {
 	t.Parallel()
-	// DESIGN §4.6 fixes this order; Pause may only come after it.
+	// architecture §4.6 fixes this order; Pause may only come after it.
 	want := []Option{
 		{N: 1, Label: "Proceed", Description: "take the best-scoring result anyway", Action: ActionProceed},
 		{N: 2, Label: "Skip", Description: "record the run, select nothing", Action: ActionSkip},

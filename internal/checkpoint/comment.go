@@ -23,13 +23,13 @@ const (
 	checkpointDir = "checkpoints/"
 )
 
-// ReplySyntax is the comment that answers a checkpoint (DESIGN §4.6).
+// ReplySyntax is the comment that answers a checkpoint (architecture §4.6).
 const ReplySyntax = "/optr choose N [note]"
 
 // mentionRE matches @user and @org/team, as the config allows them.
 var mentionRE = lazyregexp.New(`^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
 
-// Comment renders the checkpoint comment (DESIGN §4.6): the hidden marker
+// Comment renders the checkpoint comment (architecture §4.6): the hidden marker
 // <!-- optr:checkpoint=<id> --> on the first line, the trigger, the
 // mention handles (escalation.mention; anything that is not a handle is
 // left out), the context fenced, the numbered options with (recommended),

@@ -1,5 +1,5 @@
 // Package checkpoint pauses a run until a human decides what happens next
-// (DESIGN §2 "Checkpoints", §4.6).
+// (architecture §2 "Checkpoints", §4.6).
 //
 // A Checkpoint is raised for a Trigger — no admissible result
 // (NO_ADMISSIBLE), an approval before commit-back (APPROVAL), recovery out

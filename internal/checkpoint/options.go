@@ -12,7 +12,7 @@ const (
 // for t, as a new slice. Every trigger offers the same four actions under
 // the same numbers — 1 Proceed, 2 Skip, 3 Abort, 4 Pause — so that a
 // number means the same thing on every checkpoint and the NO_ADMISSIBLE
-// order fixed by DESIGN §4.6 (Proceed, Skip, Abort) holds; only the
+// order fixed by architecture §4.6 (Proceed, Skip, Abort) holds; only the
 // descriptions say what each does for t. An unknown trigger gets generic
 // descriptions.
 func StandardOptions(t Trigger) []Option {
@@ -21,7 +21,7 @@ func StandardOptions(t Trigger) []Option {
 		d = descriptions[""]
 	}
 	l := [3]string{LabelProceed, LabelSkip, LabelAbort}
-	if t == TriggerThreat { // DESIGN §4.15 names them so
+	if t == TriggerThreat { // architecture §4.15 names them so
 		l = [3]string{"Deliver anyway", "Discard", LabelAbort}
 	}
 	return []Option{

@@ -85,7 +85,7 @@ func (s *state) open() bool { return s.decision == nil || !s.decision.Action.Clo
 
 // states folds the ledger from r into the checkpoints it raised, in the
 // order they were raised: the one reading of "is this checkpoint still
-// open" (DESIGN §4.6) behind Status, Pending and Last, so that the CLI,
+// open" (architecture §4.6) behind Status, Pending and Last, so that the CLI,
 // which names a checkpoint, and an answer on an issue, which finds the
 // workflow's, always agree. A decision counts only after its checkpoint
 // was raised; the first decision that closes it stands; a malformed

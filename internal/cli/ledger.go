@@ -326,7 +326,7 @@ func (c *CLI) ledgerWitness(ctx context.Context, path string, ts ledger.TreeSumm
 }
 
 // publishedHeads reads the heads optr published in its final progress
-// comments on repo's issues (found by marker and author, DESIGN §6):
+// comments on repo's issues (found by marker and author, architecture §6):
 // with --repo, or in GitHub Actions the workflow's repository. nil when
 // there is no repository to read.
 func (c *CLI) publishedHeads(ctx context.Context, repo string) ([]witness.Published, error) {

@@ -19,7 +19,7 @@ import (
 )
 
 // ExitPaused is the exit code of a run that paused at a checkpoint, so a
-// script never mistakes a pause for success (DESIGN §4.1).
+// script never mistakes a pause for success (architecture §4.1).
 const ExitPaused = 3
 
 // runLocal runs spec in this process through the pipeline's driver: live

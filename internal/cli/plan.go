@@ -17,7 +17,7 @@ running any agent, writes it to DIR/plan.json and prints the GitHub Actions
 matrix {"include":[{"task":"<id>"},…]} on stdout: one task per agent, or for
 a delegate pipeline one per specialist invocation of the topics its
 coordinator (which runs here) planned. Each matrix job then runs 'optr task',
-and one job 'optr gather' (DESIGN §4.11). Exit 2 for bad input, including
+and one job 'optr gather' (architecture §4.11). Exit 2 for bad input, including
 more than 256 tasks; 1 when the coordinator made no usable plan.`
 
 // PlanOutcome is what `optr plan --json` prints.

@@ -106,7 +106,7 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 }
 
 // runIDUnused refuses a run id the ledger already records (a run id is
-// recorded once, DESIGN §4.3), reading the active segment and the sealed
+// recorded once, architecture §4.3), reading the active segment and the sealed
 // segments' run indexes, never the whole ledger. A ledger that cannot be
 // read is left to the preflight, which says what is wrong with it.
 func runIDUnused(runID, ledgerPath string) error {

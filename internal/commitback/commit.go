@@ -47,7 +47,7 @@ func Commit(ctx context.Context, store gitdata.Store, req Request) (Result, erro
 //
 //  1. read the tip: its commit, tree and message (one request);
 //  2. read the ledger's active segment at the tip, at most 8 MiB however
-//     long the ledger is (DESIGN §4.3); with Known, first only the
+//     long the ledger is (architecture §4.3); with Known, first only the
 //     directory's listing, to see whether it is the one the caller has;
 //  3. with VerifyPublished or Published, check that it still holds the
 //     published head (no request when the tip's trailers name an entry

@@ -8,8 +8,8 @@
 // with the Optr-Ledger-Size, Optr-Ledger-Head and Optr-Ledger-Tree
 // trailers, and moves the branch with compare-and-swap. It seals the active
 // segment into ledger.d/ with its Merkle tree file when an append would
-// take it past 8 MiB (DESIGN §4.3), checks before it writes that the
-// branch's ledger still holds the head last published (DESIGN §4.13), and
+// take it past 8 MiB (architecture §4.3), checks before it writes that the
+// branch's ledger still holds the head last published (architecture §4.13), and
 // when another writer moved the branch first it waits (a backoff measured
 // in its own rounds) and tries again on the new tip, sending only what
 // changed. From what it committed it makes the ledger's C2SP checkpoint,

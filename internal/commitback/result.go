@@ -24,10 +24,10 @@ type Result struct {
 	Head ledger.Head
 	// Previous is the head of the branch's ledger before this commit (zero
 	// when it had none): the size the ledger grew from, e.g. the old size
-	// of a consistency proof for a witness (DESIGN §4.13).
+	// of a consistency proof for a witness (architecture §4.13).
 	Previous ledger.Head
 	// Sealed is set when this commit sealed the remote active segment
-	// (DESIGN §4.3): it moved, unchanged, to Sealed.Path, and Ledger starts
+	// (architecture §4.3): it moved, unchanged, to Sealed.Path, and Ledger starts
 	// the new active segment. The caller writes it into its workspace too.
 	Sealed *SealedSegment
 	// LastTree is the tree file of the newest sealed segment on the branch
@@ -55,11 +55,11 @@ type SealedSegment struct {
 
 // Moved reports whether the commit-back added entries to the branch's
 // ledger: after one that did, the new checkpoint is what witnesses are
-// asked to cosign (DESIGN §4.13), from Previous.Seq.
+// asked to cosign (architecture §4.13), from Previous.Seq.
 func (r Result) Moved() bool { return r.Head != r.Previous }
 
 // Checkpoint is the C2SP checkpoint of the ledger this commit-back
-// committed (DESIGN §4.13) for origin (ledger.Origin), a signed note when
+// committed (architecture §4.13) for origin (ledger.Origin), a signed note when
 // key (OPTR_LEDGER_KEY, a signed-note private key) is not empty. It is made
 // from the committed active segment and the newest sealed segment's tree
 // file: what it costs follows the active segment, not the ledger's length,

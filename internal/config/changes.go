@@ -9,7 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
-// Code-change modes (changes.mode, DESIGN §4.12).
+// Code-change modes (changes.mode, architecture §4.12).
 const (
 	// ChangesNone: agents do not change code (the default).
 	ChangesNone = "none"
@@ -31,7 +31,7 @@ const defaultMaxFiles = 50
 // the datalake.
 var defaultProtect = []string{".github/workflows/**", ".optr/**"}
 
-// Changes configures code changes as results (DESIGN §4.12).
+// Changes configures code changes as results (architecture §4.12).
 type Changes struct {
 	// Mode is none, pull-request or apply (default none).
 	Mode string `yaml:"mode" json:"mode"`
@@ -51,7 +51,7 @@ type Changes struct {
 	Draft bool `yaml:"draft" json:"draft"`
 	// CI names workflow files of .github/workflows (ci.yml) that optr
 	// starts on the pull request's branch with workflow_dispatch when no
-	// pr-token opened it (DESIGN §4.16).
+	// pr-token opened it (architecture §4.16).
 	CI []string `yaml:"ci" json:"ci,omitempty"`
 }
 

@@ -3,7 +3,7 @@ package config
 import "github.com/optr-dev/optr/internal/provider"
 
 // Default returns the configuration used when no config file exists, with
-// every default filled in: DESIGN §4.8's agents, which the registry of
+// every default filled in: architecture §4.8's agents, which the registry of
 // providers names (provider.Provider.DefaultAgent). First the agents that
 // are always there (copilot, on the workflow's token; it names no model
 // and uses the Copilot CLI's default), then, in registry order, one agent

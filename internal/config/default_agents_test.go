@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// A file without agents keeps the embedded default's agents (DESIGN §4.8);
+// A file without agents keeps the embedded default's agents (architecture §4.8);
 // a file that writes agents gets exactly those.
 func TestFileWithoutAgentsKeepsTheDefaultAgents(t *testing.T) {
 	t.Parallel()

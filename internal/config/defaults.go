@@ -6,7 +6,7 @@ import (
 	"github.com/optr-dev/optr/internal/provider"
 )
 
-// The defaults. DESIGN §2 and §4.8 fix the weights, the no-admissible
+// The defaults. architecture §2 and §4.8 fix the weights, the no-admissible
 // policy, the recovery bounds and the delegate threshold.
 const (
 	defaultAgentTimeout    = 5 * time.Minute
@@ -35,7 +35,7 @@ const (
 	defaultCandidates           = 1
 	// defaultLedgerBranch is a branch of its own, created as an orphan
 	// holding only the datalake, so optr never writes to a protected
-	// default branch (DESIGN §4.2).
+	// default branch (architecture §4.2).
 	defaultLedgerBranch = "optr-ledger"
 )
 

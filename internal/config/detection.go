@@ -1,7 +1,7 @@
 package config
 
 // What threat detection does with a finding (detection.on-finding,
-// DESIGN §4.15).
+// architecture §4.15).
 const (
 	// OnFindingCheckpoint pauses at a THREAT checkpoint (the default).
 	OnFindingCheckpoint = "checkpoint"
@@ -15,7 +15,7 @@ const (
 var OnFindings = []string{OnFindingCheckpoint, OnFindingBlock, OnFindingWarn}
 
 // Detection configures threat detection before π*'s result is delivered
-// (DESIGN §4.15). The built-in detectors always run.
+// (architecture §4.15). The built-in detectors always run.
 type Detection struct {
 	// OnFinding is checkpoint, block or warn (default checkpoint).
 	OnFinding string `yaml:"on-finding" json:"on-finding"`

@@ -23,7 +23,7 @@ const (
 )
 
 // noAdmissibleOptions is the number of options a NO_ADMISSIBLE checkpoint
-// offers (Proceed, Skip, Abort; DESIGN §4.6).
+// offers (Proceed, Skip, Abort; architecture §4.6).
 const noAdmissibleOptions = 3
 
 // oneOf formats the allowed values for a message: "a, b, c".

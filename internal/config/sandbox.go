@@ -11,7 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/sandbox/env"
 )
 
-// Sandbox modes (sandbox.mode, DESIGN §4.14).
+// Sandbox modes (sandbox.mode, architecture §4.14).
 const (
 	// SandboxAuto enforces every layer the platform allows and says which
 	// it could not (the default).
@@ -41,7 +41,7 @@ const (
 // registries.
 var NetworkSets = []string{"go", "node", "python"}
 
-// Sandbox configures agent isolation (DESIGN §4.14).
+// Sandbox configures agent isolation (architecture §4.14).
 type Sandbox struct {
 	// Mode is auto, strict or off (default auto).
 	Mode string `yaml:"mode" json:"mode"`

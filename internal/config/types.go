@@ -209,7 +209,7 @@ type Recovery struct {
 type Ledger struct {
 	Branch string `yaml:"branch" json:"branch,omitempty"`
 	// Witnesses are the C2SP tlog-witness witnesses that every commit-back
-	// which moved the ledger asks to cosign its checkpoint (DESIGN §4.13).
+	// which moved the ledger asks to cosign its checkpoint (architecture §4.13).
 	Witnesses []Witness `yaml:"witnesses" json:"witnesses,omitempty"`
 }
 
@@ -240,7 +240,7 @@ type Watcher struct {
 }
 
 // Budget bounds what a run may spend, and what the runs the ledger
-// records may spend in a UTC day and a UTC month (DESIGN §4.17). Zero is
+// records may spend in a UTC day and a UTC month (architecture §4.17). Zero is
 // no limit.
 type Budget struct {
 	// MaxTokens: once a run has used this many tokens no new attempt starts (0 = no limit).

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The stages settings (DESIGN §4.10).
+// The stages settings (architecture §4.10).
 const (
 	// defaultRestarts is pipelines.<name>.restarts when it is not written.
 	defaultRestarts = 3

@@ -1,5 +1,5 @@
 // Package cost says what a run's model calls cost and keeps the run within
-// what it may spend (DESIGN §4.17).
+// what it may spend (architecture §4.17).
 //
 // Prices come from a built-in table of the providers' list prices (one
 // dated file, prices.go), which a config's prices: overrides. A call is

@@ -6,7 +6,7 @@ import (
 )
 
 // ErrorRecord is one line of errors.jsonl, the same shape for every mode
-// (DESIGN §4.9 step 8): a failure worth keeping after the run, such as an
+// (architecture §4.9 step 8): a failure worth keeping after the run, such as an
 // agent that failed or a report that did not validate.
 type ErrorRecord struct {
 	// Timestamp is when the failure happened, RFC 3339 in UTC.

@@ -35,7 +35,7 @@ func (l *Lake) CheckpointPath(id string) string {
 }
 
 // CosignedPath is where the ledger's checkpoint at size, with the
-// witnesses' cosignatures, is kept (DESIGN §4.13):
+// witnesses' cosignatures, is kept (architecture §4.13):
 // checkpoints/ledger-<size>.cosigned.
 func (l *Lake) CosignedPath(size int64) string {
 	return filepath.Join(l.Root, "checkpoints", fmt.Sprintf("ledger-%d.cosigned", size))
@@ -61,7 +61,7 @@ func (l *Lake) NewRun(workflow, runID string) (*Run, error) {
 		return nil, err
 	}
 	dir := l.RunDir(workflow, runID)
-	// A run id is recorded once, whatever its workflow (DESIGN §4.3).
+	// A run id is recorded once, whatever its workflow (architecture §4.3).
 	if others, _ := filepath.Glob(filepath.Join(l.Root, "workflows", "*", "runs", runID)); len(others) > 0 && others[0] != dir {
 		other := filepath.Base(filepath.Dir(filepath.Dir(others[0])))
 		return nil, fmt.Errorf("%w: run id %s is already used by workflow %s (%s); choose another run id", ErrRunExists, runID, other, others[0])
@@ -156,7 +156,7 @@ func (r *Run) WriteFileFrom(rel string, write func(io.Writer) error) error {
 	return r.writeFrom(rel, func(path string) func(io.Writer) error { return redactedFrom(path, write) })
 }
 
-// WriteChange writes a code change (a patch, DESIGN §4.12) inside the run
+// WriteChange writes a code change (a patch, architecture §4.12) inside the run
 // once, like WriteFile, with the lake's known secret values redacted but
 // not its token-shaped strings: a change holding a known value was
 // refused when it was captured, while a token-shaped string in a change is

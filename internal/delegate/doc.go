@@ -1,5 +1,5 @@
 // Package delegate runs a hierarchical delegation pipeline (mode: delegate,
-// DESIGN §4.9): a coordinator plans topics, specialists write one report
+// architecture §4.9): a coordinator plans topics, specialists write one report
 // each in parallel, a hard barrier decides the run.
 //
 // Run takes the ten steps of §4.9 in order, each leaving its file:

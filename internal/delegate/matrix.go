@@ -10,7 +10,7 @@ import (
 )
 
 // The steps of Run, split for a run spread over a GitHub Actions matrix
-// (DESIGN §4.11): PlanTopics runs the coordinator in the plan job,
+// (architecture §4.11): PlanTopics runs the coordinator in the plan job,
 // RunSpecialist one specialist invocation in each task job, and Assemble
 // takes the remaining steps in the gather job over the results the tasks
 // produced, so the spec folder, the barrier, OVERVIEW.md, errors.jsonl, the

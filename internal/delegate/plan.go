@@ -22,7 +22,7 @@ type Topic struct {
 	Focus string `json:"focus,omitempty"`
 }
 
-// Line signals of a command coordinator (DESIGN §4.9 step 2).
+// Line signals of a command coordinator (architecture §4.9 step 2).
 const (
 	SignalPlanReady = "INVOCATION_PLAN_READY"
 	SignalComplete  = "RESEARCH_COORDINATOR_COMPLETE"

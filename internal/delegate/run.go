@@ -50,7 +50,7 @@ func (p planned) names() []string {
 	return out
 }
 
-// Run runs one delegate run, the ten steps of DESIGN §4.9 in order. The
+// Run runs one delegate run, the ten steps of architecture §4.9 in order. The
 // returned error is nil for every outcome the barrier decides, a failed
 // coordinator and a watcher's abort included (Outcome.Status says failed);
 // it is an input error before anything is written, or a failure to write

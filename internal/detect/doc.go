@@ -1,5 +1,5 @@
 // Package detect looks for threats in π*'s result before optr delivers it
-// (DESIGN §4.15): a secret in its output or in the lines its patch adds
+// (architecture §4.15): a secret in its output or in the lines its patch adds
 // (gitleaks' rules, package secretscan — the rules redaction applies), a
 // patch that touches automation (workflows, git hooks, CI and build entry
 // points), adds an executable or binary file or a long encoded blob, or

@@ -12,7 +12,7 @@ import (
 // several agents fit well under GitHub's limit before Fit has to cut.
 const maxCommentError = 4000
 
-// Comment is the escalation comment for e (DESIGN §4.6): the hidden marker
+// Comment is the escalation comment for e (architecture §4.6): the hidden marker
 // first, then the reason, the decision, what was tried, the agents' last
 // errors (fenced: they are untrusted text) and the mention handles, cut
 // to comment.MaxBody.

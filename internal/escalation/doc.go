@@ -9,7 +9,7 @@
 //
 // # Decision table
 //
-// The first rule that matches wins (DESIGN §4.7; see Decide):
+// The first rule that matches wins (architecture §4.7; see Decide):
 //
 //	| # | situation                                      | decision     |
 //	|---|------------------------------------------------|--------------|

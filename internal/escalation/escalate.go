@@ -7,7 +7,7 @@ import (
 )
 
 // Escalate records an escalation its caller decided itself — a stage that
-// failed for good, whose restarts are its pipeline's own (DESIGN §4.10) —
+// failed for good, whose restarts are its pipeline's own (architecture §4.10) —
 // the way the watcher records its own decisions: the agent failed on the
 // blackboard with its error, its task failed after attempts launches;
 // escalate.md, decision.md, a watcher-log entry and, when a person must

@@ -42,7 +42,7 @@ var (
 
 // ParseEscalationFile reads escalate.md. It never fails: a file without a
 // heading or fields gives empty values, and the handler then decides on
-// what it has (DESIGN §4.7: missing is empty, never a crash).
+// what it has (architecture §4.7: missing is empty, never a crash).
 func ParseEscalationFile(text string) EscalationFile {
 	ef := EscalationFile{Fields: map[string]string{}}
 	var body []string

@@ -10,7 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 )
 
-// File names inside a .coordination directory (DESIGN §4.7).
+// File names inside a .coordination directory (architecture §4.7).
 const (
 	FileEscalate   = "escalate.md"
 	FileBlackboard = "blackboard.json"

@@ -11,7 +11,7 @@ import (
 // logTime is the time layout of log lines and watcher-log headings.
 const logTime = "2006-01-02 15:04:05"
 
-// logger writes `[YYYY-MM-DD HH:MM:SS] [optr] message` lines (DESIGN §4.7).
+// logger writes `[YYYY-MM-DD HH:MM:SS] [optr] message` lines (architecture §4.7).
 // It is safe for concurrent use; a nil writer discards.
 type logger struct {
 	mu  sync.Mutex

@@ -5,7 +5,7 @@ import "fmt"
 // Action is one of the five decisions the handler can take.
 type Action string
 
-// The five decisions (DESIGN §4.7).
+// The five decisions (architecture §4.7).
 const (
 	// Abort stops the remaining agents and marks the run failed.
 	Abort Action = "abort"

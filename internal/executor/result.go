@@ -70,13 +70,13 @@ type Result struct {
 	// Usage is the tokens of the agent's attempts and analyses.
 	Usage agent.Usage `json:"usage"`
 	// Spent is everything spent for this result — its attempts and
-	// analyses, the judges and detectors of its output — priced (DESIGN
+	// analyses, the judges and detectors of its output — priced (architecture
 	// §4.17). The pipeline fills it in once the result's checks are done;
 	// nil until then.
 	Spent   *cost.Spend    `json:"spent,omitempty"`
 	Signals []agent.Signal `json:"signals,omitempty"`
 	// Network is every host the agent's sandboxed processes asked the
-	// egress proxy for, reached or refused (DESIGN §4.14).
+	// egress proxy for, reached or refused (architecture §4.14).
 	Network []proxy.Host `json:"network,omitempty"`
 	// EscalationReason says why recovery gave up, when it did.
 	EscalationReason string             `json:"escalation_reason,omitempty"`
@@ -102,7 +102,7 @@ type Result struct {
 	DecisionNote string `json:"decision_note,omitempty"`
 
 	// Change is the agent's code change when it worked in a git worktree
-	// of its own (DESIGN §4.12): files changed, lines added and removed,
+	// of its own (architecture §4.12): files changed, lines added and removed,
 	// patch_sha256. The patch itself is agent-outputs/<agent>.patch. Nil
 	// when agents do not change code.
 	Change *worktree.Change `json:"change,omitempty"`

@@ -1,4 +1,4 @@
-// Package frames reads the control protocol of command agents (DESIGN §4.5)
+// Package frames reads the control protocol of command agents (architecture §4.5)
 // out of their stdout while it streams.
 //
 // Two kinds of signal are recognised:

@@ -9,7 +9,7 @@ import (
 )
 
 // TestHandoffPayloads covers the HANDOFF payloads a staged pipeline must
-// survive (DESIGN §4.10): the parser reports a stage name exactly as
+// survive (architecture §4.10): the parser reports a stage name exactly as
 // written, paths included (the stages runner decides whether it is the
 // next stage), and drops what cannot be one. Every input is also fed byte
 // by byte and split at every position.

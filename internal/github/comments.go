@@ -60,7 +60,7 @@ func (c *Client) FindComment(ctx context.Context, issue int, kind, id string) (*
 
 // OwnComments returns optr's comments of kind on every issue of the
 // repository, oldest first: those that carry a marker of that kind and were
-// posted by the client's Author (anyone can paste a marker, DESIGN §6).
+// posted by the client's Author (anyone can paste a marker, architecture §6).
 // It lists the repository's issue comments, 100 a page.
 func (c *Client) OwnComments(ctx context.Context, kind string) ([]Comment, error) {
 	opts := &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("asc"), ListOptions: gh.ListOptions{PerPage: 100}}

@@ -160,7 +160,7 @@ func (c *Client) CreateFile(ctx context.Context, path, message string, content [
 }
 
 // refError says in gitdata's terms why GitHub refused a ref write, from
-// its answer (DESIGN §6): a protection rule or ruleset (422, or 403, whose
+// its answer (architecture §6): a protection rule or ruleset (422, or 403, whose
 // message says so) is a *gitdata.RuleError; a ref that moved, or was
 // created or deleted meanwhile, is gitdata.ErrMoved; 409 is an empty
 // repository. Anything else is returned as it is.

@@ -11,7 +11,7 @@ import (
 )
 
 // PullRequestInfo is what optr reads of a pull request before it iterates
-// on it (DESIGN §4.16).
+// on it (architecture §4.16).
 type PullRequestInfo struct {
 	Number int
 	URL    string

@@ -67,7 +67,7 @@ func Append(path string, drafts ...Draft) ([]Entry, error) {
 // else was never acknowledged (the write that added it was cut off) and is
 // removed. Any other bad line in the tail makes it write nothing and
 // point at `optr ledger verify`. When the new lines would take the active
-// segment past SegmentLimit, the segment is sealed first (DESIGN §4.3):
+// segment past SegmentLimit, the segment is sealed first (architecture §4.3):
 // renamed, unchanged, into SegmentDir(path), and the entries start a new
 // active segment whose first prev is the sealed segment's last hash.
 func AppendFile(path string, drafts ...Draft) (AppendResult, error) {

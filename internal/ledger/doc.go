@@ -1,5 +1,5 @@
 // Package ledger is optr's append-only, hash-chained record of runs
-// (DESIGN §4.3): one JSON object per line in <datalake>/ledger.jsonl.
+// (architecture §4.3): one JSON object per line in <datalake>/ledger.jsonl.
 //
 // Every entry has the members seq (1, 2, 3, …), time (RFC 3339, UTC), kind,
 // run, workflow, prev and hash, plus kind-specific members at the top level.
@@ -19,7 +19,7 @@
 //     (commit-back under optimistic concurrency), dropping entries that are
 //     already there, so no entry is ever lost, duplicated or forked.
 //
-// The ledger is also an RFC 6962 Merkle tree (DESIGN §4.13): VerifyTree,
+// The ledger is also an RFC 6962 Merkle tree (architecture §4.13): VerifyTree,
 // HeadCheckpoint and Prove compute its checkpoints and inclusion proofs,
 // the last two from each sealed segment's tree file (SegmentTree) and the
 // active segment, at a cost that does not grow with the ledger.

@@ -21,7 +21,7 @@ const (
 	memberWorkflow = "workflow"
 )
 
-// The members that hold a run's totals (DESIGN §4.17) in its run and
+// The members that hold a run's totals (architecture §4.17) in its run and
 // checkpoint entries: what the run spent in tokens and, when known, in US
 // dollars. ReadWindow reads them without decoding the rest of the entry.
 const (

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// The ledger as a transparency log (DESIGN §4.13): record n (0-based) is
+// The ledger as a transparency log (architecture §4.13): record n (0-based) is
 // line n+1 of the ledger as written, without its newline, and the tree is
 // RFC 6962's Merkle tree over those records, as golang.org/x/mod/sumdb/tlog
 // computes it. tlog keeps every stored hash of the tree; treeBuilder

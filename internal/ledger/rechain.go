@@ -7,7 +7,7 @@ import (
 )
 
 // Rechain places a run's entries on top of a ledger that may have moved on
-// since they were chained: the commit-back step of DESIGN §2, where the
+// since they were chained: the commit-back step of architecture §2, where the
 // ledger branch is updated compare-and-swap and a refused update is retried
 // on the new tip.
 //

@@ -19,7 +19,7 @@ import (
 // A sealed segment's run index lists, in a compact form, the run ids its
 // entries name, so that a new run can be refused a run id the ledger
 // already holds without reading the whole ledger (a run id is recorded
-// once, DESIGN §4.3). It lives beside the ledger, not in ledger.d (which
+// once, architecture §4.3). It lives beside the ledger, not in ledger.d (which
 // holds only what commit-back and witnesses read), as
 // .<ledger file>.runs/<first>-<last>.idx:
 //

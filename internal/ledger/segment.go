@@ -12,7 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/inputfile"
 )
 
-// SegmentLimit is the size the active segment may reach (DESIGN §4.3): an
+// SegmentLimit is the size the active segment may reach (architecture §4.3): an
 // append that would take it past this is preceded by sealing it.
 const SegmentLimit = 8 << 20
 

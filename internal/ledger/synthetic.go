@@ -26,7 +26,7 @@ type SyntheticOptions struct {
 	// Time, when set, is entry i's time (from 0); times must not go
 	// backwards. Unset, entry i is recorded i seconds after 2026-01-01.
 	Time func(i int) time.Time
-	// Spend records what each run spent, as optr does since DESIGN §4.17:
+	// Spend records what each run spent, as optr does since architecture §4.17:
 	// the run's totals (tokens, cost_usd), its mode and status, and each
 	// result's status, attempts, tokens and cost (the copilot agent's cost
 	// unknown, as a model no price covers leaves it).

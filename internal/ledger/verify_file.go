@@ -15,7 +15,7 @@ import (
 const ProblemSegment Problem = "segment"
 
 // VerifyFile verifies the whole ledger at path: its sealed segments in
-// order, then the active segment, as one chain (DESIGN §4.3). Each sealed
+// order, then the active segment, as one chain (architecture §4.3). Each sealed
 // segment must hold exactly the entries its name says, following the one
 // before; a missing, reordered or misnamed segment is a *VerifyError
 // (ProblemSegment, or the seq or prev fault it causes) wrapped with the

@@ -65,7 +65,7 @@ type WindowEntry struct {
 	Time                time.Time
 	Kind, Run, Workflow string
 	// Tokens and CostUSD are the entry's run totals (the tokens and
-	// cost_usd members, DESIGN §4.17); HasTokens and HasCost say whether
+	// cost_usd members, architecture §4.17); HasTokens and HasCost say whether
 	// it has them (older entries and other kinds do not; an unknown cost
 	// is left out).
 	Tokens             int64

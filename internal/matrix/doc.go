@@ -1,5 +1,5 @@
 // Package matrix scales one optr run out over a GitHub Actions matrix
-// (DESIGN §4.11): plan resolves the run once and writes plan.json, each
+// (architecture §4.11): plan resolves the run once and writes plan.json, each
 // matrix job runs one task and leaves optr-task-<id>/ for
 // actions/upload-artifact, and gather loads every task's result back,
 // refusing what does not belong, so that the pipeline's Driver selects,

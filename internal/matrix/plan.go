@@ -21,7 +21,7 @@ import (
 // PlanVersion is the plan_version this optr writes and reads.
 const PlanVersion = 1
 
-// Limits of GitHub Actions that a plan respects (DESIGN §6).
+// Limits of GitHub Actions that a plan respects (architecture §6).
 const (
 	// MaxTasks is the most jobs one matrix may hold.
 	MaxTasks = 256

@@ -24,7 +24,7 @@ const (
 	FilesDir = "files"
 	// ReportFile is the report file a command specialist wrote (delegate).
 	ReportFile = "report.md"
-	// PatchFile is the agent's code change (changes.mode, DESIGN §4.12),
+	// PatchFile is the agent's code change (changes.mode, architecture §4.12),
 	// whose SHA-256 is the result's change.patch_sha256.
 	PatchFile = "change.patch"
 )

@@ -17,7 +17,7 @@ import (
 // CLI's `optr resume --checkpoint ID --choose N` and the Action's
 // `/optr choose N` or `/optr abort` in a later job. OpenCheckpoint finds
 // the checkpoint as the ledger records it — open until a `decision` entry
-// closes it (DESIGN §4.6) — and Answer carries the decision out. What the
+// closes it (architecture §4.6) — and Answer carries the decision out. What the
 // faces do differently is where the recorded files are read back from
 // (Driver.Store) and how they show the outcome.
 

@@ -14,7 +14,7 @@ import (
 // never changes after the run — the result file and the line of the run's
 // ledger entry (ledger.jsonl keeps growing) — and whose predicate holds the
 // run id, the intent hash, every candidate's digest and score, the ledger
-// head and the ledger's checkpoint (DESIGN §4.13;
+// head and the ledger's checkpoint (architecture §4.13;
 // docs/ledger-and-provenance.md shows how to hand it to actions/attest). It
 // is written after the commit, so it stays in the workspace for the job's
 // later steps. Subjects are named relative to the

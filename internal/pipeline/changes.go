@@ -19,9 +19,9 @@ import (
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
-// Code changes as results (DESIGN §4.12): with changes.mode other than
+// Code changes as results (architecture §4.12): with changes.mode other than
 // none, every command and copilot agent of the run works in a git
-// repository of its own (DESIGN §4.14: objects borrowed from the
+// repository of its own (architecture §4.14: objects borrowed from the
 // workspace, nothing of its configuration; a copilot agent as a coding
 // agent, its file tools limited to it), its change is captured as agent-outputs/<agent>.patch when it ends,
 // its command checks run in its worktree, and the hard constraint "changes"

@@ -10,7 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/selection"
 )
 
-// delegateMode is a delegate pipeline (DESIGN §4.9): the coordinator plans,
+// delegateMode is a delegate pipeline (architecture §4.9): the coordinator plans,
 // the specialists report in parallel, the hard barrier decides. Package
 // delegate takes the ten steps; this adapter hands it the run's agents,
 // recovery, watcher and constraints, and carries its outcome into the

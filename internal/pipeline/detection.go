@@ -12,7 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/detect"
 )
 
-// Threat detection (DESIGN §4.15): before π*'s result is delivered — the
+// Threat detection (architecture §4.15): before π*'s result is delivered — the
 // pull request, apply, the run's result — the Driver scans it (Scan) and
 // acts on what is found by detection.on-finding: a THREAT checkpoint, a
 // blocked delivery, or a warning shown with the delivery. A run that

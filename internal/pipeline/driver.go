@@ -38,7 +38,7 @@ type Driver struct {
 	// (changes.go); nil delivers nothing.
 	Deliverer Deliverer
 	// Ledger is the ledger the day's and month's budgets are checked
-	// against before a run starts (DESIGN §4.17); nil reads the files at
+	// against before a run starts (architecture §4.17); nil reads the files at
 	// Spec.LedgerPath. The Action reads the ledger branch's.
 	Ledger ledger.Store
 	// Store reads back what earlier steps of a run recorded, for an
@@ -70,7 +70,7 @@ type Recorded struct {
 	Commit string
 	// Checkpoint is the ledger's C2SP checkpoint with them (signed, and
 	// cosigned by witnesses, as far as the recorder could), "" when the
-	// recorder made none (DESIGN §4.13).
+	// recorder made none (architecture §4.13).
 	Checkpoint string
 }
 

@@ -93,17 +93,17 @@ type Report struct {
 	// DetailsText is the same for a terminal.
 	Details, DetailsText string
 	// Delivery is how π*'s code change was delivered (changes.mode,
-	// DESIGN §4.12): the pull request, or applied; zero when not.
+	// architecture §4.12): the pull request, or applied; zero when not.
 	Delivery Delivery
-	// Meter counts what the run spent, per agent and in total (DESIGN
+	// Meter counts what the run spent, per agent and in total (architecture
 	// §4.17); it keeps counting after Execute (a detector before delivery).
 	Meter *cost.Meter
 	// Detection is what threat detection found in the result the run
-	// delivers or would deliver (DESIGN §4.15); nil when nothing was
+	// delivers or would deliver (architecture §4.15); nil when nothing was
 	// scanned. scanned holds every candidate's scan (detection.all).
 	Detection *Detection
 	scanned   map[string]*Detection
-	// Sandbox is what the run's sandbox enforced (DESIGN §4.14).
+	// Sandbox is what the run's sandbox enforced (architecture §4.14).
 	Sandbox      sandbox.Layers
 	SandboxNotes []string
 	// Entries are the ledger entries this run appended, in order.
@@ -462,7 +462,7 @@ func (p *Prepared) resolvedWorkflow(started time.Time) []byte {
 	return out
 }
 
-// recordErrors appends an errors.jsonl line (DESIGN §4.9 step 8's shape)
+// recordErrors appends an errors.jsonl line (architecture §4.9 step 8's shape)
 // for each result that failed.
 func (p *Prepared) recordErrors(lake *datalake.Lake, results []*executor.Result) {
 	var recs []datalake.ErrorRecord

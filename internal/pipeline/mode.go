@@ -35,7 +35,7 @@ type Traits struct {
 	// (config.ModeSelect, …).
 	Name string
 	// Worktrees: every agent works on the intent by itself, so agents that
-	// change code can each have a worktree (changes.mode, DESIGN §4.12);
+	// change code can each have a worktree (changes.mode, architecture §4.12);
 	// a run of any other mode refuses code changes.
 	Worktrees bool
 	// Gathers: the mode runs no agent in this process but hands over
@@ -48,7 +48,7 @@ type Traits struct {
 	// (a report, a stage's input, a task's output.md) does not spool.
 	Spools bool
 	// ErrorLines: Execute appends an errors.jsonl line per failed result.
-	// A mode that writes its own failures (a delegation, DESIGN §4.9 step
+	// A mode that writes its own failures (a delegation, architecture §4.9 step
 	// 8) does not.
 	ErrorLines bool
 	// Split is how `optr plan` splits a run of the mode into matrix tasks.
@@ -63,7 +63,7 @@ func (t Traits) Gathered() Traits {
 	return t
 }
 
-// Split is how a mode's run is split into matrix tasks (DESIGN §4.11).
+// Split is how a mode's run is split into matrix tasks (architecture §4.11).
 type Split int
 
 // The ways a run is split.
@@ -89,7 +89,7 @@ type Concluder interface {
 // chooses Proceed: instead of selecting among the results it has, the run
 // goes on from where it stopped (a stage chain paused at a HICCUP
 // checkpoint retries its failed stage from its saved input and runs the
-// later ones, DESIGN §4.10).
+// later ones, architecture §4.10).
 type Retrier interface {
 	// Retry says where the run, as the mode left it paused, carries on
 	// after Proceed, and the checkpoint's options that say so; ok is
@@ -238,7 +238,7 @@ func (x *Execution) Task(name string) (executor.Task, error) {
 	return ts[0], nil
 }
 
-// selectMode is select (DESIGN §2): every agent on the same intent, π*
+// selectMode is select (architecture §2): every agent on the same intent, π*
 // chosen by the selection rules.
 type selectMode struct{ traits Traits }
 

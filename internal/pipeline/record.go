@@ -199,7 +199,7 @@ func (rep *Report) SelectionFile() SelectionFile {
 	return sf
 }
 
-// LedgerDraft is the run's `run` ledger entry (DESIGN §4.3).
+// LedgerDraft is the run's `run` ledger entry (architecture §4.3).
 func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 	score := map[string]float64{}
 	admissible := map[string]bool{}
@@ -227,7 +227,7 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		if r.TTVClaimedMS > 0 {
 			res["ttv_claimed_ms"] = r.TTVClaimedMS
 		}
-		if r.Change != nil { // the result's code change (DESIGN §4.12)
+		if r.Change != nil { // the result's code change (architecture §4.12)
 			res["patch_sha256"] = r.Change.PatchSHA256
 			res["files_changed"] = int64(len(r.Change.Files))
 			res["lines_added"] = int64(r.Change.Added)
@@ -277,7 +277,7 @@ func (rep *Report) pullRequest() int {
 }
 
 // addTotals adds the run's totals to the members of its run or checkpoint
-// entry (DESIGN §4.17): tokens, and cost_usd when the cost is known. They
+// entry (architecture §4.17): tokens, and cost_usd when the cost is known. They
 // count every call of the run, judges and analyses included, so that a
 // budget check sums them without reading the results.
 func (rep *Report) addTotals(fields map[string]any) {

@@ -34,7 +34,7 @@ type Spec struct {
 	// Dir is the workspace: the working directory of command agents and checks.
 	Dir string
 	// PullRequest is set for a run that iterates on a pull request optr
-	// opened (DESIGN §4.16): its number, and Iteration the run's place
+	// opened (architecture §4.16): its number, and Iteration the run's place
 	// among the runs on it (2 for the first iteration; the run that opened
 	// it is 1). π*'s change goes onto the pull request's branch.
 	PullRequest, Iteration int

@@ -16,7 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/stages"
 )
 
-// stagesMode is a staged handoff pipeline (DESIGN §4.10): each stage runs
+// stagesMode is a staged handoff pipeline (architecture §4.10): each stage runs
 // after the one before it handed off, none is ever skipped. Package stages
 // runs the chain; this adapter hands it the run's agents, recovery, watcher
 // and constraints, shows the stages as they change, and carries the

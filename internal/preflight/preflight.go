@@ -25,11 +25,11 @@ type Input struct {
 	// Workspace, when set, is the directory the datalake must stay inside:
 	// the Action commits the datalake, so INPUT_DATALAKE may be neither
 	// absolute nor leave the workspace with "..". The CLI leaves it empty:
-	// its paths may be anywhere the user can write (DESIGN §4.1).
+	// its paths may be anywhere the user can write (architecture §4.1).
 	Workspace string
 	// Repository, when set, is the directory agents work from: the git
 	// configuration of the repository that holds it must carry no
-	// credential (DESIGN §4.14), since agents and checks can read it.
+	// credential (architecture §4.14), since agents and checks can read it.
 	Repository string
 }
 

@@ -24,7 +24,7 @@ const (
 	reserve = 600
 )
 
-// Comment renders the progress comment (DESIGN §4.6): the hidden marker on
+// Comment renders the progress comment (architecture §4.6): the hidden marker on
 // the first line, a status line, a checklist of the agents with their state
 // and time and, once the run is no longer running, the score table, π*
 // (collapsed when long, pointing to ResultPath), the ledger hash and the

@@ -1,5 +1,5 @@
 // Package progress renders what a run looks like to people: the progress
-// comment on the issue (DESIGN §4.6), edited in place as agents finish; the
+// comment on the issue (architecture §4.6), edited in place as agents finish; the
 // job summary with the score table and a diagram of the run; and the same
 // score table as aligned text for terminals. It also holds the Coalescer that
 // turns a stream of progress updates into at most one comment edit per

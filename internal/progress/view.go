@@ -68,7 +68,7 @@ type View struct {
 	// CommitURL links to that commit.
 	CommitURL string
 	// LedgerCheckpoint is the ledger's C2SP checkpoint after the run
-	// (DESIGN §4.13), shown collapsed under the footer.
+	// (architecture §4.13), shown collapsed under the footer.
 	LedgerCheckpoint string
 	// PullRequest is the number of the pull request holding π*'s code
 	// change (0: none); PullRequestURL its page.
@@ -77,10 +77,10 @@ type View struct {
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
 	// Unverified names the constraints the intent asked for that nothing
-	// checks: not defined in the config, and no judge agent (DESIGN §4.8).
+	// checks: not defined in the config, and no judge agent (architecture §4.8).
 	Unverified []string
 	// Detection is what threat detection found in the result delivered,
-	// or to be delivered (DESIGN §4.15); nil when nothing was scanned.
+	// or to be delivered (architecture §4.15); nil when nothing was scanned.
 	Detection *Detection
 	// Message says why the run failed, paused or was skipped (untrusted).
 	Message string
@@ -89,7 +89,7 @@ type View struct {
 	// the agents, cut to fit.
 	Details string
 	// Sandbox says what the run's sandbox enforced (one line), and
-	// SandboxNotes what it did not and why (DESIGN §4.14); empty when
+	// SandboxNotes what it did not and why (architecture §4.14); empty when
 	// unknown.
 	Sandbox      string
 	SandboxNotes []string

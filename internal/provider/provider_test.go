@@ -82,7 +82,7 @@ func TestDerived(t *testing.T) {
 	for _, p := range Defaults() {
 		defaults = append(defaults, p.DefaultAgent)
 	}
-	// DESIGN §4.8: copilot always, first; then codex and claude.
+	// architecture §4.8: copilot always, first; then codex and claude.
 	if diff := cmp.Diff([]string{"copilot", "codex", "claude"}, defaults); diff != "" {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}

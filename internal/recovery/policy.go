@@ -10,7 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 )
 
-// Defaults FromConfig uses for settings left at zero (DESIGN §4.8).
+// Defaults FromConfig uses for settings left at zero (architecture §4.8).
 const (
 	DefaultAttempts        = 3
 	DefaultMaxAlternatives = 2

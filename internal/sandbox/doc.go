@@ -1,5 +1,5 @@
 // Package sandbox runs what an agent may execute — a command agent, a
-// command check — with only what it was given (DESIGN §4.14).
+// command check — with only what it was given (architecture §4.14).
 //
 // A Run is the sandbox of one optr run: it knows what this machine
 // allows (Probe), which layers sandbox.mode asks for, the run's egress

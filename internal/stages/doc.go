@@ -1,4 +1,4 @@
-// Package stages runs staged handoff pipelines (mode: stages, DESIGN §4.10):
+// Package stages runs staged handoff pipelines (mode: stages, architecture §4.10):
 // an ordered list of stages, each an agent, each receiving the previous
 // stage's output, none ever skipped.
 //

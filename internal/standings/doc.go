@@ -1,5 +1,5 @@
 // Package standings reads the ledger back to say which agents win on this
-// repository's work and what they cost (DESIGN §4.17): per agent, its runs,
+// repository's work and what they cost (architecture §4.17): per agent, its runs,
 // how often it was selected (win rate), how often its result was
 // admissible, its median and 90th-percentile exec time, its tokens, cost
 // and cost per win; per constraint, how often an output passed it; per

@@ -1,5 +1,5 @@
 // Package tlogwitness has the ledger's checkpoints cosigned by witnesses
-// optr does not control (DESIGN §4.13), as C2SP tlog-witness specifies
+// optr does not control (architecture §4.13), as C2SP tlog-witness specifies
 // (https://c2sp.org/tlog-witness): after a commit-back moved the ledger,
 // Submit sends each configured witness the signed checkpoint with the size
 // it last cosigned and a consistency proof from there, and keeps the

@@ -1,5 +1,5 @@
 // Package worktree gives each coding agent of a run its own git worktree
-// and turns what the agent left there into a patch (DESIGN §4.12).
+// and turns what the agent left there into a patch (architecture §4.12).
 //
 // A Run owns the worktrees of one optr run: Start prunes the worktrees of
 // runs that died without cleaning up, then Add creates one worktree per

@@ -51,7 +51,7 @@ type Options struct {
 	// and SIGKILL, and how long Run waits for stdout and stderr to close
 	// after the process ended (default DefaultKillGrace).
 	KillGrace time.Duration
-	// Sandbox, when set, starts every attempt (DESIGN §4.14): its
+	// Sandbox, when set, starts every attempt (architecture §4.14): its
 	// environment is built, not inherited (Environ is not used), and the
 	// process is confined. Nil runs attempts as before, unconfined.
 	Sandbox *sandbox.Run

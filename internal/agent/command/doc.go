@@ -1,12 +1,12 @@
 // Package command is the command agent provider: any executable (Claude
 // Code, Codex CLI, aider, a script) run as one attempt of an agent, speaking
-// optr's control protocol (DESIGN §4.5).
+// optr's control protocol (architecture §4.5).
 //
 // An attempt runs the configured argv in the request's working directory
 // with the intent on stdin and OPTR_WORKFLOW, OPTR_RUN_ID, OPTR_AGENT,
 // OPTR_STAGE, OPTR_CONSTRAINTS, OPTR_HINT and OPTR_OUTPUT_DIR added to its
-// environment; for delegate specialists (DESIGN §4.9) OPTR_TOPIC and
-// OPTR_REPORT_PATH (empty otherwise); and for staged pipelines (DESIGN
+// environment; for delegate specialists (architecture §4.9) OPTR_TOPIC and
+// OPTR_REPORT_PATH (empty otherwise); and for staged pipelines (architecture
 // §4.10) OPTR_NEXT_STAGE (the stage to hand off to, empty for the last),
 // OPTR_PREVIOUS_OUTPUT (a file holding the previous stage's output, empty
 // for the first) and, only when there is feedback, OPTR_FEEDBACK (a file).

@@ -15,7 +15,7 @@ import (
 // env, then the OPTR_* variables, a later value replacing an earlier one.
 // Every OPTR_* variable is set, empty when there is nothing to say, so that
 // none leaks in from optr's own environment; the one exception is
-// OPTR_FEEDBACK, which is absent unless there is feedback (DESIGN §4.10:
+// OPTR_FEEDBACK, which is absent unless there is feedback (architecture §4.10:
 // absent on a pipeline's first run), and removed from the base too.
 func (a *Agent) environ(req agent.Request) []string {
 	base := a.opts.Environ

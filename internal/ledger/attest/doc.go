@@ -1,5 +1,5 @@
 // Package attest builds the in-toto Statement of a run, optr-attestation.json
-// in the run folder (DESIGN §4.13, issue 16): its subjects are what never
+// in the run folder (architecture §4.13, issue 16): its subjects are what never
 // changes after the run — the selected result and the line of the run's
 // ledger entry — by SHA-256, its predicate the run's id, intent hash,
 // candidates' digests and scores, the ledger head that records them and

@@ -15,7 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 )
 
-// The git witness remembers (DESIGN §4.13): each Check that finds the
+// The git witness remembers (architecture §4.13): each Check that finds the
 // history sound records the head of HEAD's ledger in the clone's git
 // directory (optr-witness, which git never commits), and each later Check
 // makes sure the ledger still holds every head recorded there. A history

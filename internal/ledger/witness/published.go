@@ -9,7 +9,7 @@ import (
 )
 
 // Published is a ledger head optr published in one of its final progress
-// comments (DESIGN §4.6, §4.13): the comment witness. A rewrite of the
+// comments (architecture §4.6, §4.13): the comment witness. A rewrite of the
 // ledger after the run can edit the git history but not what the issue
 // thread already showed.
 type Published struct {

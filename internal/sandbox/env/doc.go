@@ -1,6 +1,6 @@
 // Package env builds the environment of a process optr runs on an agent's
 // behalf — a command agent, a command check, the Copilot CLI — by
-// construction (DESIGN §4.14): it starts from nothing and adds only
+// construction (architecture §4.14): it starts from nothing and adds only
 // variables that carry no secret (PATH, the locale, the terminal, the time
 // zone, CI and the non-secret GITHUB_*/RUNNER_* context), never from
 // optr's own environment as a whole. Whatever else a process gets (its

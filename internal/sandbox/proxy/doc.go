@@ -1,5 +1,5 @@
 // Package proxy is optr's egress proxy: the one way out for agents and
-// checks (DESIGN §4.14). It speaks HTTP CONNECT (for HTTPS and any other
+// checks (architecture §4.14). It speaks HTTP CONNECT (for HTTPS and any other
 // TLS) and plain HTTP in absolute form, the two things HTTPS_PROXY and
 // HTTP_PROXY make clients send, and lets a request through only to the
 // hosts of sandbox.network.

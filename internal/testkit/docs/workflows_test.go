@@ -57,7 +57,7 @@ func runsOptr(uses string) bool {
 // fragment): every input it gives optr (with: of an optr step, INPUT_* in
 // any step's env:) is one action.yml declares, every actions/checkout step
 // keeps no credential (persist-credentials: false: agents and command
-// checks can read the workspace's .git/config, DESIGN §4.14), and every job
+// checks can read the workspace's .git/config, architecture §4.14), and every job
 // that runs optr on issue events has an if: holding each part of guard.
 func guarded(t *testing.T, where, text, header string) {
 	t.Helper()

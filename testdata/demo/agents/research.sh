@@ -51,7 +51,7 @@ What $persona found about $OPTR_TOPIC, in two findings.
 
 ## Sources
 
-- DESIGN.md §4.3 and §4.13
+- docs/architecture.md §4.3 and §4.13
 MD
 	echo "REPORT_CREATED: $OPTR_REPORT_PATH"
 	;;

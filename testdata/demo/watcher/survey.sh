@@ -50,7 +50,7 @@ What the survey found about $OPTR_TOPIC.
 
 ## Sources
 
-- DESIGN.md §4.3 and §4.13
+- docs/architecture.md §4.3 and §4.13
 MD
 	echo "REPORT_CREATED: $OPTR_REPORT_PATH"
 	;;
