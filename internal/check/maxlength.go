@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,8 +23,8 @@ func init() {
 type maxLengthCheck struct{ limit int }
 
 func newMaxLength(value string) (Checker, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(value))
-	if err != nil || n <= 0 {
+	n, err := config.ParseCount(value)
+	if err != nil {
 		return nil, fmt.Errorf("value %s is not a positive whole number: set value: to the largest number of characters allowed", quote(value, maxQuote))
 	}
 	return maxLengthCheck{limit: n}, nil

@@ -2,12 +2,11 @@ package config
 
 import "strings"
 
-// The allowed values of the config's enumerations. schema.json lists the
-// same values; TestSchemaEnums keeps the two in step. The providers come
-// from their registry (provider.Names), the check kinds from theirs
-// (CheckKinds).
+// The allowed values of the config's enumerations; schema.json's enums
+// are generated from them (schema_gen.go). The providers and the byok
+// kinds come from their registry (provider.Names, provider.BYOKKinds),
+// the check kinds from theirs (CheckKinds).
 var (
-	byokKinds     = []string{BYOKOpenAI, BYOKAzure, BYOKAnthropic}
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}
 	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget, TriggerThreat}

@@ -56,7 +56,7 @@ func TestSchemaEnums(t *testing.T) {
 		want    []string
 	}{
 		{"/$defs/agent/properties/provider/enum", provider.Names()},
-		{"/$defs/agent/properties/byok/enum", byokKinds},
+		{"/$defs/agent/properties/byok/enum", provider.BYOKKinds()},
 		{"/$defs/constraint/properties/check/enum", CheckKinds()},
 		{"/$defs/pipeline/properties/mode/enum", modes},
 		{"/$defs/selection/properties/on-no-admissible/enum", noAdmissibles},

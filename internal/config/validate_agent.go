@@ -107,7 +107,7 @@ func (v *validator) copilot(key string, a Agent) {
 		v.notUsed(key, "copilot agents without byok: azure", "api-version")
 		return
 	}
-	if !v.enum(key+".byok", "byok", a.BYOK, byokKinds) {
+	if !v.enum(key+".byok", "byok", a.BYOK, provider.BYOKKinds()) {
 		return
 	}
 	if a.BYOK != BYOKAzure {

@@ -12,6 +12,10 @@ type Provider struct {
 	Name string
 	// Title names the service in prose, such as OpenAI.
 	Title string
+	// About says, in a phrase, what the provider is when its name does
+	// not: the schema's description of provider: puts it after the name
+	// ("" for none).
+	About string
 	// Program is true for a provider whose agents run a program (command)
 	// rather than ask a model through its API (an LLM provider).
 	Program bool
@@ -107,6 +111,18 @@ func Defaults() []Provider {
 // uses.
 func ForBYOK(kind string) (Provider, bool) {
 	return find(func(p Provider) bool { return p.BYOK != "" && p.BYOK == kind })
+}
+
+// BYOKKinds returns the values a copilot agent's byok: key may take, in
+// table order.
+func BYOKKinds() []string {
+	var out []string
+	for _, p := range providers {
+		if p.BYOK != "" {
+			out = append(out, p.BYOK)
+		}
+	}
+	return out
 }
 
 // find returns the first provider that matches.

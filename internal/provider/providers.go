@@ -18,9 +18,10 @@ const (
 )
 
 // providers is the registry: one entry per provider, in the order messages
-// and the schema list them. To add a provider, add its entry here, its
-// constructor in agent/llm, and its rules in config/schema.json
-// (CONTRIBUTING.md, "Add a provider").
+// and the schema list them. To add a provider, add its entry here and its
+// constructor in agent/llm, then run go generate ./internal/config, which
+// writes its rules into config/schema.json (CONTRIBUTING.md, "A
+// provider").
 var providers = []Provider{
 	{
 		Name:         OpenAI,
@@ -51,6 +52,7 @@ var providers = []Provider{
 	{
 		Name:  Copilot,
 		Title: "GitHub Copilot",
+		About: "GitHub Copilot through the Copilot CLI, on the workflow's token with permissions: copilot-requests: write, or BYOK",
 		// The token meant for Copilot, a developer's gh token, the
 		// workflow's token.
 		KeyEnv: []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
@@ -83,6 +85,7 @@ var providers = []Provider{
 	{
 		Name:    Command,
 		Title:   "a command",
+		About:   "any executable: Claude Code, Codex CLI, aider, a script",
 		Program: true,
 		Keys:    []string{"run", "env", "pass-env"},
 	},
