@@ -36,6 +36,11 @@ const (
 	KindCheckpoint = "checkpoint"
 	KindDecision   = "decision"
 	KindEscalation = "escalation"
+	// KindOutcome is what people did with a pull request optr opened
+	// (architecture §4.19): merged, closed unmerged, or reverted later. Its run
+	// is the run that opened the pull request, which the ledger must hold
+	// before it (Verify).
+	KindOutcome = "outcome"
 )
 
 // MaxSafeInteger is the largest integer a JSON number in an entry may hold

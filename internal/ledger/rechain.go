@@ -4,7 +4,22 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+
+	"github.com/tidwall/gjson"
 )
+
+// memberOutcome is an outcome entry's member that says what happened:
+// merged, closed or reverted.
+const memberOutcome = "outcome"
+
+// OutcomeKey identifies what an outcome entry records, so that it is
+// recorded once however often and in whatever order the events that
+// report it come: its run (the run that opened the pull request) and its
+// outcome member (merged, closed, reverted). Entries with the same key
+// record the same thing.
+func OutcomeKey(run string, outcome any) string {
+	return fmt.Sprintf("%s\x00%v", run, outcome)
+}
 
 // Rechain places a run's entries on top of a ledger that may have moved on
 // since they were chained: the commit-back step of architecture §2, where the
@@ -20,6 +35,10 @@ import (
 //   - drops every entry of mine that the remote already holds after H — the
 //     same entry except for seq, prev and hash (so kind, run, time and every
 //     field equal) — because an earlier attempt of this commit landed;
+//   - drops an outcome entry of mine whose run and outcome member the
+//     remote already records after H, in another entry (another job
+//     recorded the same merge or close first): an outcome is recorded
+//     once (OutcomeKey);
 //   - refuses a run entry whose run id the remote already records after H
 //     with different content: a run id is recorded once;
 //   - chains the rest after the remote's last entry, in order, with new seq,
@@ -27,7 +46,8 @@ import (
 //
 // It returns the bytes to append to remote, and mine as they stand in the
 // resulting ledger: rechained[i] is mine[i] with its final seq, prev and
-// hash, whether it was appended now or found already present. The remote is
+// hash, whether it was appended now or found already present (for a
+// dropped outcome, the remote's entry that records it). The remote is
 // searched back to H only (all of it when H is not in it), so the cost
 // grows with what happened since H, not with the ledger's size.
 func Rechain(remote []byte, mine []Entry) (appended []byte, rechained []Entry, err error) {
@@ -45,10 +65,14 @@ func Rechain(remote []byte, mine []Entry) (appended []byte, rechained []Entry, e
 
 	present := make(map[string]int, len(tail.since)) // identity → index in since
 	runs := make(map[string]int)                     // run id → index of its run entry
+	outcomes := make(map[string]int)                 // OutcomeKey → index of its entry
 	for i, r := range tail.since {
 		present[string(r.id)] = i
-		if r.kind == KindRun {
+		switch r.kind {
+		case KindRun:
 			runs[r.run] = i
+		case KindOutcome:
+			outcomes[r.once] = i
 		}
 	}
 	head := tail.head
@@ -59,6 +83,14 @@ func Rechain(remote []byte, mine []Entry) (appended []byte, rechained []Entry, e
 			delete(present, string(ids[i]))
 			e.Seq, e.Prev, e.Hash = r.seq, r.prev, r.hash
 			rechained[i] = e
+			continue
+		}
+		if j, ok := outcomes[OutcomeKey(e.Run, e.Fields[memberOutcome])]; ok && e.Kind == KindOutcome {
+			found, lerr := decodeEntry(tail.since[j].line)
+			if lerr != nil {
+				return nil, nil, fmt.Errorf("rechain: the remote's entry %d: %s", tail.since[j].seq, lerr.reason)
+			}
+			rechained[i] = found
 			continue
 		}
 		if j, ok := runs[e.Run]; ok && e.Kind == KindRun {
@@ -132,6 +164,9 @@ type remoteEntry struct {
 	prev, hash string
 	kind, run  string
 	id         []byte
+	// once is an outcome entry's OutcomeKey, line its line.
+	once string
+	line []byte
 }
 
 // readRemoteTail walks the remote ledger back from its end to the entry
@@ -172,14 +207,18 @@ func readRemoteTail(remote []byte, base string) (remoteTail, error) {
 		if start == 0 && (info.seq == 1) != (string(info.prev) == ZeroHash) {
 			return t, errRemote(newLineError(ProblemSeq, "the first entry has seq %d and prev %s: want seq 1 with 64 zeros, or a later seq continuing a sealed segment", info.seq, info.prev).at(1))
 		}
-		t.since = append(t.since, remoteEntry{
+		re := remoteEntry{
 			seq:  info.seq,
 			prev: string(info.prev),
 			hash: string(info.hash),
 			kind: string(info.kind),
 			run:  string(info.run),
 			id:   identity(line, &info.members),
-		})
+		}
+		if re.kind == KindOutcome {
+			re.once, re.line = OutcomeKey(re.run, gjson.GetBytes(line, memberOutcome).Value()), line
+		}
+		t.since = append(t.since, re)
 		later = &info
 		end = start
 	}

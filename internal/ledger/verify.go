@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"crypto/sha256"
+	"hash/maphash"
 	"io"
 	"runtime"
 	"sync"
@@ -30,6 +31,11 @@ type Summary struct {
 // checks and hashes whole batches of lines; one goroutine takes the
 // checked batches in order, joins each to the one before and reports the
 // first bad line, whichever checker found it.
+//
+// A ledger read from its first entry must also hold, before each outcome
+// entry, a run entry of the outcome's run (ProblemOutcome): the orderer
+// keeps a 64-bit hash of each run id it passed, 8 bytes and a map slot
+// per run.
 func Verify(r io.Reader) (Summary, error) {
 	return verifyFrom(r, Head{}, nil)
 }
@@ -39,7 +45,7 @@ func Verify(r io.Reader) (Summary, error) {
 // head.Hash. Line numbers count from head.Seq, so they stay the line
 // numbers of the whole ledger.
 func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
-	p := newPipeline(tree, 1)
+	p := newPipeline(tree, 1, head.Seq == 0)
 	defer p.close()
 	p.ord.start(head)
 	p.stream(r, nil)
@@ -94,6 +100,19 @@ type batchResult struct {
 	lastHash    [2 * sha256.Size]byte
 	// leaves are the good lines' Merkle leaf hashes, with a tree.
 	leaves []tlog.Hash
+	// refs are the good lines' run and outcome entries, in order, when
+	// the pipeline checks outcomes against runs.
+	refs []runRef
+}
+
+// runRef is a run or outcome entry of a batch: the hash of its run id
+// (runHash) and, for an outcome, its line's index in the batch and its
+// run id.
+type runRef struct {
+	key     uint64
+	outcome bool
+	index   int
+	run     string
 }
 
 // pipeline is the verifier's stages, made once for a whole ledger however
@@ -124,8 +143,9 @@ func numCheckers() int { return max(1, runtime.GOMAXPROCS(0)) }
 func numBatches() int { return 2*numCheckers() + 3 }
 
 // newPipeline starts the stages for at most streams streams; close ends
-// them.
-func newPipeline(tree *treeRecorder, streams int) *pipeline {
+// them. With runs, the streams are a ledger from its first entry, and
+// each outcome entry must follow a run entry of its run.
+func newPipeline(tree *treeRecorder, streams int, runs bool) *pipeline {
 	checkers := numCheckers()
 	n := numBatches()
 	p := &pipeline{
@@ -138,10 +158,16 @@ func newPipeline(tree *treeRecorder, streams int) *pipeline {
 		done: make(chan streamResult, streams),
 		ord:  orderer{tree: tree, pending: map[int64]*batch{}},
 	}
+	seed := maphash.MakeSeed()
+	if runs {
+		p.ord.runs = map[uint64]struct{}{}
+	}
 	p.ord.stop, p.ord.pool, p.ord.done = &p.stop, p.pool, p.done
 	var wg sync.WaitGroup
 	for range checkers {
-		wg.Go(func() { checkBatches(p.work, p.checked, &p.stop, tree != nil) })
+		wg.Go(func() {
+			checkBatches(p.work, p.checked, &p.stop, checker{entry: sha256.New(), leaf: sha256.New(), tree: tree != nil, runs: runs, seed: seed})
+		})
 	}
 	go func() {
 		wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"hash"
+	"hash/maphash"
 	"runtime"
 	"sync/atomic"
 
@@ -14,8 +15,7 @@ import (
 // them on to the orderer. Several run at once, one per core: a line's
 // checks need nothing from another batch but the previous line's seq and
 // hash, which the orderer compares at the joins.
-func checkBatches(work <-chan *batch, checked chan<- *batch, stop *atomic.Bool, tree bool) {
-	c := checker{entry: sha256.New(), leaf: sha256.New(), tree: tree}
+func checkBatches(work <-chan *batch, checked chan<- *batch, stop *atomic.Bool, c checker) {
 	for b := range work {
 		if !b.end {
 			c.check(b, stop.Load())
@@ -35,7 +35,14 @@ type checker struct {
 	entry, leaf hash.Hash
 	sum         [sha256.Size]byte
 	tree        bool
+	// runs: note the run and outcome entries (batchResult.refs), hashing
+	// run ids with seed, the pipeline's.
+	runs bool
+	seed maphash.Seed
 }
+
+// runHash is the key of a run id in the orderer's set of runs.
+func (c *checker) runHash(run []byte) uint64 { return maphash.Bytes(c.seed, run) }
 
 // check checks every line of b in order, as far as b alone can tell: the
 // line's canonical form and members, seq and prev against the line before
@@ -44,7 +51,7 @@ type checker struct {
 // A batch of a stream that failed already is only marked skipped.
 func (c *checker) check(b *batch, skip bool) {
 	r := &b.batchResult
-	*r = batchResult{leaves: r.leaves[:0], skipped: skip}
+	*r = batchResult{leaves: r.leaves[:0], refs: r.refs[:0], skipped: skip}
 	if skip {
 		return
 	}
@@ -85,6 +92,14 @@ func (c *checker) check(b *batch, skip bool) {
 		}
 		if c.tree {
 			r.leaves = append(r.leaves, c.leafHash(line))
+		}
+		if c.runs {
+			switch string(info.kind) {
+			case KindRun:
+				r.refs = append(r.refs, runRef{key: c.runHash(info.run)})
+			case KindOutcome:
+				r.refs = append(r.refs, runRef{key: c.runHash(info.run), outcome: true, index: r.good, run: string(info.run)})
+			}
 		}
 		prevSeq, prevHash = info.seq, info.hash
 		r.good++

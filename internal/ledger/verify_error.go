@@ -30,6 +30,9 @@ const (
 	// ProblemTree: a sealed segment's tree file (ledger.d/*.merkle) does
 	// not fit the segment, or has no segment.
 	ProblemTree Problem = "tree"
+	// ProblemOutcome: an outcome entry names a run of which the ledger
+	// holds no run entry before it.
+	ProblemOutcome Problem = "outcome"
 )
 
 // VerifyError names the first bad line of a ledger and why it is bad.

@@ -44,6 +44,9 @@ type orderer struct {
 	prevHash [64]byte
 	bad      *VerifyError
 	failed   bool // a line was bad, or a then failed: join no more
+	// runs holds the hashes of the run ids of the run entries so far,
+	// when outcomes are checked against them (nil otherwise).
+	runs map[uint64]struct{}
 }
 
 // start begins the first stream, which continues head; before any batch
@@ -98,6 +101,9 @@ func (o *orderer) join(b *batch) *VerifyError {
 			return lerr.at(o.lines + 1)
 		}
 	}
+	if lerr := o.outcomes(b.refs); lerr != nil {
+		return lerr
+	}
 	if o.tree != nil {
 		o.tree.addLeaves(b.leaves, b.buf[:b.n])
 	}
@@ -107,6 +113,25 @@ func (o *orderer) join(b *batch) *VerifyError {
 	}
 	if b.bad != nil {
 		return b.bad.at(o.lines + 1)
+	}
+	return nil
+}
+
+// outcomes adds a batch's run entries to the runs so far and checks that
+// each of its outcome entries follows a run entry of its run (a 64-bit
+// hash of the run id: two ids collide once in about 10^19 pairs).
+func (o *orderer) outcomes(refs []runRef) *VerifyError {
+	if o.runs == nil {
+		return nil
+	}
+	for _, ref := range refs {
+		if !ref.outcome {
+			o.runs[ref.key] = struct{}{}
+			continue
+		}
+		if _, ok := o.runs[ref.key]; !ok {
+			return newLineError(ProblemOutcome, "the outcome entry names run %s, but the ledger holds no run entry of that run before it: an outcome is recorded only for a run optr recorded", clip([]byte(ref.run))).at(o.lines + int64(ref.index) + 1)
+		}
 	}
 	return nil
 }

@@ -83,13 +83,47 @@ type WindowEntry struct {
 // order; one segment more is read than the window holds, at most). The
 // entries come segment by segment, newest segment first, in order within
 // a segment. Each line must be a JSON object with the common members;
-// its canonical form and its place in the chain are verify's to check. A
-// bad line stops ReadWindow with an error naming the segment and the line.
+// its canonical form and its place in the chain are verify's to check
+// (ReadVerifiedWindow checks them). A bad line stops ReadWindow with an
+// error naming the segment and the line.
 func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
-	first, err := readWindowPart("ledger.jsonl", func() (io.ReadCloser, error) { return st.Active(ctx) }, since, fn)
+	return readWindow(ctx, st, since, false, fn)
+}
+
+// ReadVerifiedWindow is ReadWindow of a window that verifies: before fn
+// sees any entry of a segment, the lines read of it — from the window's
+// start, or the segment's first line, to its end — are checked as Verify
+// checks a ledger (canonical form, common members, seq, prev, hash), and
+// the segments read as one chain (each continues the one before it, and a
+// sealed segment holds the entries its name says). The first line read is
+// taken as the window's start: what comes before it is not read, so not
+// checked. A fault is a *VerifyError wrapped with the segment's path,
+// whose Line is the entry's place in the whole ledger (its seq in a
+// valid one); fn has then seen no entry of that segment.
+func ReadVerifiedWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
+	return readWindow(ctx, st, since, true, fn)
+}
+
+// Named is a Store that can say where its active segment is (a path, a
+// file on a branch), for errors; a Store that is not says "ledger.jsonl".
+type Named interface {
+	// Name is the active segment's path as the user gave it.
+	Name() string
+}
+
+// Name implements Named: the path given.
+func (l Local) Name() string { return string(l) }
+
+func readWindow(ctx context.Context, st Store, since time.Time, verify bool, fn func(WindowEntry) error) error {
+	name := "ledger.jsonl"
+	if n, ok := st.(Named); ok {
+		name = n.Name()
+	}
+	newer, err := readWindowPart(name, func() (io.ReadCloser, error) { return st.Active(ctx) }, since, verify, nil, fn)
 	if err != nil {
 		return err
 	}
+	first := newer.start
 	if first.seq == 1 || (first.seq > 1 && first.time.Before(since)) {
 		return nil // the window starts in the active segment
 	}
@@ -102,11 +136,17 @@ func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEn
 			return err
 		}
 		s := segs[i]
-		first, err := readWindowPart(filepath.Base(s.Path), func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, fn)
+		part, err := readWindowPart(s.Path, func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, verify, &s, fn)
 		if err != nil {
 			return err
 		}
-		if first.time.Before(since) {
+		if verify {
+			if err := part.continuedBy(newer, s.Path); err != nil {
+				return err
+			}
+			newer = part
+		}
+		if part.start.time.Before(since) {
 			return nil
 		}
 	}
@@ -119,44 +159,126 @@ type windowStart struct {
 	time time.Time
 }
 
+// windowPart is what was read of one segment.
+type windowPart struct {
+	// start is the segment's first entry.
+	start windowStart
+	// With verification, the first line verified (its seq and prev) and
+	// the segment's last entry; empty: a segment with no line.
+	firstSeq  int64
+	firstPrev string
+	last      Head
+}
+
+// continuedBy checks that newer, the part of the next segment read
+// before p, starts where p ends.
+func (p windowPart) continuedBy(newer windowPart, path string) error {
+	if newer.firstSeq == 0 || p.last.Seq == 0 {
+		return nil
+	}
+	if newer.firstSeq != p.last.Seq+1 || newer.firstPrev != p.last.Hash {
+		return segmentError(path, p.last.Seq, "the segment ends with entry %d (hash %.12s…), but the segment after it starts with seq %d and prev %.12s…: a segment was removed, replaced or renamed",
+			p.last.Seq, p.last.Hash, newer.firstSeq, newer.firstPrev)
+	}
+	return nil
+}
+
 // readWindowPart calls fn with the entries of one segment recorded at or
 // after since, and returns the segment's first entry (zero when empty).
 // When the window starts after the segment's first entry and the segment
 // can be read at any offset (a file, bytes in memory), the window's start
-// is found by bisection, so the entries before it are not read.
-func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, fn func(WindowEntry) error) (windowStart, error) {
-	var first windowStart
+// is found by bisection, so the entries before it are not read. With
+// verify, the lines from there to the segment's end are verified before
+// fn sees any of them; seg is the sealed segment read (nil: the active
+// one).
+func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, verify bool, seg *Segment, fn func(WindowEntry) error) (windowPart, error) {
+	var part windowPart
 	rc, err := open()
 	if err != nil {
-		return first, fmt.Errorf("read ledger %s: %w", name, err)
+		return part, fmt.Errorf("read ledger %s: %w", name, err)
 	}
 	defer rc.Close()
+	ra, size, random := readerAt(rc)
+	if verify && !random { // a Store's own reader: held once, read twice
+		data, err := io.ReadAll(rc)
+		if err != nil {
+			return part, fmt.Errorf("read ledger %s: %w", name, err)
+		}
+		br := bytes.NewReader(data)
+		ra, size, random, rc = br, br.Size(), true, InMemory(data)
+	}
 	sr := &segmentReader{name: name, br: bufio.NewReaderSize(rc, 64<<10)}
 	e, ok, err := sr.next()
 	if !ok || err != nil {
-		return first, err
+		return part, err
 	}
-	first = windowStart{seq: e.Seq, time: e.Time}
-	if e.Time.Before(since) {
-		if ra, size, ok := readerAt(rc); ok {
-			off, err := bisect(ra, size, sr.offset, since)
-			if err != nil {
-				return first, fmt.Errorf("read ledger %s: %w", name, err)
+	part.start = windowStart{seq: e.Seq, time: e.Time}
+	from := int64(0)
+	if e.Time.Before(since) && random {
+		off, err := bisect(ra, size, sr.offset, since)
+		if err != nil {
+			return part, fmt.Errorf("read ledger %s: %w", name, err)
+		}
+		from = off
+		sr.seek(io.NewSectionReader(ra, off, size-off), off)
+	}
+	if verify {
+		if err := part.verify(ra, from, size, name, seg); err != nil {
+			return part, err
+		}
+		if from == 0 { // read again, from the first line
+			sr = &segmentReader{name: name, br: bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10)}
+			if _, _, err := sr.next(); err != nil {
+				return part, err
 			}
-			sr.seek(io.NewSectionReader(ra, off, size-off), off)
 		}
 	}
 	for ; ; e, ok, err = sr.next() {
 		if !ok || err != nil {
-			return first, err
+			return part, err
 		}
 		if e.Time.Before(since) {
 			continue
 		}
 		if err := fn(e); err != nil {
-			return first, err
+			return part, err
 		}
 	}
+}
+
+// verify verifies the lines of a segment (name, sealed as seg when not
+// nil) from offset from to its end, as a chain that continues its first
+// line's prev, and records where they start and end.
+func (p *windowPart) verify(ra io.ReaderAt, from, size int64, name string, seg *Segment) error {
+	first, err := firstLine(io.NewSectionReader(ra, from, size-from), size-from)
+	if err != nil {
+		var verr *VerifyError
+		if errors.As(err, &verr) && verr.Line == 0 {
+			if from > 0 {
+				return fmt.Errorf("ledger %s: the line at byte %d: %w", name, from, err)
+			}
+			verr.Line = p.start.seq // the segment's first line
+		}
+		return fmt.Errorf("ledger %s: %w", name, err)
+	}
+	head := Head{Seq: first.seq - 1, Hash: string(first.prev)}
+	if head.Seq == 0 {
+		head = Head{}
+	}
+	sum, err := verifyFrom(io.NewSectionReader(ra, from, size-from), head, nil)
+	if err != nil {
+		return fmt.Errorf("ledger %s: %w", name, err)
+	}
+	p.firstSeq, p.firstPrev, p.last = first.seq, string(first.prev), sum.Head
+	if seg != nil {
+		if from == 0 && first.seq != seg.First {
+			return segmentError(name, first.seq, "segment %s starts with seq %d, but its name says %d", filepath.Base(name), first.seq, seg.First)
+		}
+		if sum.Head.Seq != seg.Last {
+			return segmentError(name, sum.Head.Seq, "segment %s ends with seq %d, but its name says %d: it was cut short, extended or renamed", filepath.Base(name), sum.Head.Seq, seg.Last)
+		}
+	}
+	return nil
 }
 
 // segmentReader reads a segment's entries line by line, knowing where
@@ -349,7 +471,7 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 // kindOf returns kind as one of the Kind constants when it is one (no
 // copy), else a copy of it.
 func kindOf(kind string) string {
-	for _, k := range [...]string{KindRun, KindCheckpoint, KindDecision, KindEscalation} {
+	for _, k := range [...]string{KindRun, KindCheckpoint, KindDecision, KindEscalation, KindOutcome} {
 		if kind == k {
 			return k
 		}

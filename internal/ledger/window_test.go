@@ -152,7 +152,7 @@ func TestReadWindowBadLines(t *testing.T) {
 	for _, tt := range []struct {
 		name, edit, want string
 	}{
-		{"edited", `{"kind":"run"}` + "\n", "ledger ledger.jsonl: line 11: "},
+		{"edited", `{"kind":"run"}` + "\n", "ledger.jsonl: line 11: "},
 		{"torn", "", "line 11: the last line has no trailing newline"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestReadWindowBadLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = ReadWindow(t.Context(), Local(path), windowBase, func(WindowEntry) error { return nil })
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "ledger "+path+": ") {
 				t.Errorf("ReadWindow = %v, want an error containing %q", err, tt.want)
 			}
 		})
