@@ -25,6 +25,15 @@ type PullRequestInfo struct {
 	HeadRef, HeadSHA, HeadRepo, BaseRef string
 	// Author is who opened it.
 	Author string
+	// Title is its title now.
+	Title string
+	// Created is when it was opened; Closed when it was closed (zero
+	// while open). Merged says whether it was merged, by MergedBy (a
+	// login, of type MergedByType: User, Bot, …) into MergeCommit.
+	Created, Closed        time.Time
+	Merged                 bool
+	MergedBy, MergedByType string
+	MergeCommit            string
 }
 
 // Fork reports whether the pull request comes from another repository
@@ -40,11 +49,23 @@ func (c *Client) PullRequest(ctx context.Context, number int) (PullRequestInfo, 
 	if err != nil {
 		return PullRequestInfo{}, fmt.Errorf("read pull request #%d of %s: %w", number, c.Repository(), err)
 	}
-	return PullRequestInfo{
+	return pullInfo(pr), nil
+}
+
+// pullInfo is what optr reads of a pull request GitHub returned.
+func pullInfo(pr *gh.PullRequest) PullRequestInfo {
+	info := PullRequestInfo{
 		Number: pr.GetNumber(), URL: pr.GetHTMLURL(), State: pr.GetState(), Body: pr.GetBody(),
 		HeadRef: pr.GetHead().GetRef(), HeadSHA: pr.GetHead().GetSHA(), HeadRepo: pr.GetHead().GetRepo().GetFullName(),
-		BaseRef: pr.GetBase().GetRef(), Author: pr.GetUser().GetLogin(),
-	}, nil
+		BaseRef: pr.GetBase().GetRef(), Author: pr.GetUser().GetLogin(), Title: pr.GetTitle(),
+		Created: pr.GetCreatedAt().Time, Closed: pr.GetClosedAt().Time,
+		Merged: pr.GetMerged() || !pr.GetMergedAt().IsZero(), MergeCommit: pr.GetMergeCommitSHA(),
+		MergedBy: pr.GetMergedBy().GetLogin(), MergedByType: pr.GetMergedBy().GetType(),
+	}
+	if !info.Merged {
+		info.MergeCommit = "" // GitHub's test merge, not a commit of the base
+	}
+	return info
 }
 
 // EditPullRequestBody replaces the description of pull request number

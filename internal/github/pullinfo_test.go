@@ -31,8 +31,8 @@ func TestPullRequestInfo(t *testing.T) {
 	p := openedPull(t, s, c)
 	got, err := c.PullRequest(ctx, p.Number)
 	want := PullRequestInfo{Number: p.Number, URL: p.URL, State: "open", Body: "b", HeadRef: "optr/w/1-1",
-		HeadSHA: s.Head(repo, "optr/w/1-1"), HeadRepo: repo, BaseRef: "main", Author: githubtest.DefaultLogin}
-	if err != nil || got != want || got.Fork(c) {
+		HeadSHA: s.Head(repo, "optr/w/1-1"), HeadRepo: repo, BaseRef: "main", Author: githubtest.DefaultLogin, Title: "t", Created: got.Created}
+	if err != nil || got != want || got.Fork(c) || got.Created.IsZero() {
 		t.Fatalf("PullRequest = %+v, %v (fork %v); want %+v", got, err, got.Fork(c), want)
 	}
 	fork := s.AddForkPull(repo, "mallory/octo-repo", "optr/w/1-1", strings.Repeat("1", 40), "main", "x", "mallory")

@@ -69,6 +69,12 @@ func (s *Server) issueJSON(r *repo, is *issue) map[string]any {
 	}
 	if is.pull != nil {
 		n := strconv.Itoa(is.number)
+		if p := is.pull; p.closed {
+			out["state"], out["closed_at"], out["updated_at"] = "closed", stamp(p.closedAt), stamp(p.closedAt)
+			if p.closedBy.login != "" {
+				out["closed_by"] = s.userJSON(p.closedBy)
+			}
+		}
 		out["html_url"] = s.htmlURL(r.owner, r.name, "pull", n)
 		out["pull_request"] = map[string]any{
 			"url":      s.apiURL("repos", r.owner, r.name, "pulls", n),

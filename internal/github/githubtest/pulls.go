@@ -1,7 +1,9 @@
 package githubtest
 
 import (
+	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -22,11 +24,20 @@ type pull struct {
 	// is forkSHA).
 	head, base    string
 	fork, forkSHA string
-	draft         bool
-	// closed is set by ClosePull.
-	closed  bool
-	user    identity
-	created time.Time
+	// headSHA is the head's commit when it closed.
+	headSHA string
+	draft   bool
+	// closed is set by ClosePull and MergePull; closedAt is when, and
+	// closedBy who (zero when unknown). merged, mergedBy and mergeCommit
+	// are set by MergePull.
+	closed      bool
+	closedAt    time.Time
+	closedBy    identity
+	merged      bool
+	mergedBy    identity
+	mergeCommit string
+	user        identity
+	created     time.Time
 	// reviewComments and reviews are the review's comments and the
 	// reviews submitted, oldest first.
 	reviewComments []*reviewComment
@@ -170,7 +181,25 @@ func (s *Server) listPulls(c *call) reply {
 		}
 		out = append(out, s.pullJSON(r, p))
 	}
+	if q.Get("sort") == "updated" { // by updated_at, newest first unless direction=asc
+		asc := q.Get("direction") == "asc"
+		sort.SliceStable(out, func(i, j int) bool {
+			a, b := out[i]["updated_at"].(string), out[j]["updated_at"].(string)
+			if asc {
+				return a < b
+			}
+			return a > b
+		})
+	}
 	return s.page(c, out)
+}
+
+// updated is when p last changed: its closing, else its opening.
+func (p *pull) updated() time.Time {
+	if p.closed {
+		return p.closedAt
+	}
+	return p.created
 }
 
 func (p *pull) state() string {
@@ -192,6 +221,11 @@ func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
 		}
 	}
 	head := side(p.head)
+	if p.closed {
+		// A closed pull request's branch may be gone: its head is the
+		// commit it had when it closed.
+		head["sha"] = p.headSHA
+	}
 	if p.fork != "" {
 		owner, name, _ := strings.Cut(p.fork, "/")
 		forkOwner := s.identityLocked(owner, "User")
@@ -202,7 +236,7 @@ func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
 		repo["url"], repo["html_url"] = s.apiURL("repos", owner, name), s.htmlURL(owner, name)
 		head = map[string]any{"label": owner + ":" + p.head, "ref": p.head, "sha": p.forkSHA, "user": s.userJSON(forkOwner), "repo": repo}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"id":                 p.id,
 		"node_id":            "PR_" + strconv.FormatInt(p.id, 10),
 		"number":             p.number,
@@ -214,15 +248,26 @@ func (s *Server) pullJSON(r *repo, p *pull) map[string]any {
 		"user":               s.userJSON(p.user),
 		"head":               head,
 		"base":               side(p.base),
-		"merged":             false,
+		"merged":             p.merged,
+		"merged_at":          nil,
+		"merged_by":          nil,
+		"merge_commit_sha":   nil,
+		"closed_at":          nil,
 		"author_association": association(r, p.user),
 		"created_at":         stamp(p.created),
-		"updated_at":         stamp(p.created),
+		"updated_at":         stamp(p.updated()),
 		"url":                s.apiURL("repos", r.owner, r.name, "pulls", n),
 		"html_url":           s.htmlURL(r.owner, r.name, "pull", n),
 		"issue_url":          s.apiURL("repos", r.owner, r.name, "issues", n),
 		"diff_url":           s.htmlURL(r.owner, r.name, "pull", n+".diff"),
 	}
+	if p.closed {
+		out["closed_at"] = stamp(p.closedAt)
+	}
+	if p.merged {
+		out["merged_at"], out["merged_by"], out["merge_commit_sha"] = stamp(p.closedAt), s.userJSON(p.mergedBy), p.mergeCommit
+	}
+	return out
 }
 
 // PullRequest is a pull request as the server keeps it.
@@ -272,16 +317,94 @@ func (s *Server) AddForkPull(repo, forkRepo, head, headSHA, base, title, login s
 	return p.number
 }
 
-// ClosePull closes pull request number of repo, unmerged.
+// ClosePull closes pull request number of repo, unmerged, by no one the
+// server knows (its issue's closed_by is null).
 func (s *Server) ClosePull(repo string, number int) {
+	s.t.Helper()
+	s.ClosePullBy(repo, number, "", "")
+}
+
+// ClosePullBy closes pull request number of repo, unmerged, as login of
+// type typ ("User" or "Bot"; "" for no one the server knows).
+func (s *Server) ClosePullBy(repo string, number int, login, typ string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	p := r.pulls[number]
+	if p == nil || p.closed {
+		s.t.Fatalf("githubtest: ClosePull: no open pull request %s#%d", repo, number)
+	}
+	s.closeLocked(r, p, login, typ)
+}
+
+// closeLocked closes p now, as login (typ), keeping its head commit.
+func (s *Server) closeLocked(r *repo, p *pull, login, typ string) {
+	p.closed, p.closedAt, p.headSHA = true, s.now().UTC(), r.refs["refs/heads/"+p.head]
+	if login != "" {
+		p.closedBy = s.identityLocked(login, typ)
+	}
+}
+
+// ReopenPull opens a closed, unmerged pull request again.
+func (s *Server) ReopenPull(repo string, number int) {
 	s.t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.repoLocked(repo).pulls[number]
-	if p == nil {
-		s.t.Fatalf("githubtest: ClosePull: no pull request %s#%d", repo, number)
+	if p == nil || !p.closed || p.merged {
+		s.t.Fatalf("githubtest: ReopenPull: no closed, unmerged pull request %s#%d", repo, number)
 	}
-	p.closed = true
+	p.closed, p.closedAt, p.closedBy = false, time.Time{}, identity{}
+}
+
+// MergePull squash-merges pull request number of repo as login of type
+// typ ("User" or "Bot"), as GitHub's "Squash and merge" does: one commit
+// on the base branch's tip, titled "<title> (#<number>)", that makes the
+// files the pull request changed (since its merge base with the base)
+// what they are on its head. It returns the merge commit.
+func (s *Server) MergePull(repo string, number int, login, typ string) string {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoLocked(repo)
+	p := r.pulls[number]
+	if p == nil || p.closed || p.fork != "" {
+		s.t.Fatalf("githubtest: MergePull: no open pull request from a branch of %s numbered %d", repo, number)
+	}
+	head, base := r.refs["refs/heads/"+p.head], r.refs["refs/heads/"+p.base]
+	mergeBase := ""
+	fromBase := r.git.ancestors(base)
+	for _, sha := range r.git.ancestors(head).order {
+		if fromBase.has[sha] {
+			mergeBase = sha
+			break
+		}
+	}
+	before, after := map[string]leaf{}, map[string]leaf{}
+	if o, ok := r.git.get(mergeBase, kindCommit); ok {
+		_ = r.git.flatten(o.commit.tree, "", before)
+	}
+	o, _ := r.git.get(head, kindCommit)
+	_ = r.git.flatten(o.commit.tree, "", after)
+	files := map[string][]byte{}
+	for path, l := range after {
+		if b, ok := before[path]; !ok || b != l {
+			blob, _ := r.git.get(l.sha, kindBlob)
+			files[path] = blob.blob
+		}
+	}
+	for path := range before {
+		if _, ok := after[path]; !ok {
+			files[path] = nil
+		}
+	}
+	who := s.identityLocked(login, typ)
+	a := person{name: login, email: login + "@users.noreply.github.com", date: s.now().UTC()}
+	p.mergeCommit = s.commitLocked(r, p.base, files, fmt.Sprintf("%s (#%d)", p.title, p.number), a)
+	s.closeLocked(r, p, login, typ)
+	p.merged, p.mergedBy, p.headSHA = true, who, head
+	return p.mergeCommit
 }
 
 // Pulls returns the pull requests of repo, by number.

@@ -234,3 +234,68 @@ func (s *Server) commitLocked(r *repo, branch string, files map[string][]byte, m
 	r.refs["refs/heads/"+branch] = sha
 	return sha
 }
+
+// listCommits is GET …/commits: the commits reachable from sha (a branch,
+// a ref or a commit; the default branch when absent), newest first,
+// those that changed path when given (against their first parent; a
+// root commit against nothing), committed from since and until when
+// given.
+func (s *Server) listCommits(c *call) reply {
+	r := c.repo
+	if r.empty() {
+		return emptyRepo()
+	}
+	q := c.r.URL.Query()
+	ref := q.Get("sha")
+	if ref == "" {
+		ref = r.defaultBranch
+	}
+	tip, ok := r.resolve(ref)
+	if !ok {
+		return errorReply(http.StatusNotFound, "Not Found")
+	}
+	var since, until time.Time
+	for _, b := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		if v := q.Get(b.name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return errorReply(http.StatusUnprocessableEntity, "Invalid request.\n\n"+b.name+" is not a timestamp")
+			}
+			*b.dst = t
+		}
+	}
+	path := q.Get("path")
+	var all []map[string]any
+	for _, sha := range r.git.ancestors(tip).order {
+		o, _ := r.git.get(sha, kindCommit)
+		when := o.commit.committer.date
+		if !since.IsZero() && when.Before(since) || !until.IsZero() && when.After(until) {
+			continue
+		}
+		if path != "" && !r.git.touches(o.commit, path) {
+			continue
+		}
+		all = append(all, s.repoCommitJSON(r, sha, o.commit))
+	}
+	sort.SliceStable(all, func(i, j int) bool { // newest first, as GitHub lists them
+		return all[i]["commit"].(map[string]any)["committer"].(map[string]any)["date"].(string) >
+			all[j]["commit"].(map[string]any)["committer"].(map[string]any)["date"].(string)
+	})
+	return s.page(c, all)
+}
+
+// touches reports whether commit c changed path (a file) against its
+// first parent.
+func (g *store) touches(c *commitObject, path string) bool {
+	now, _ := g.lookup(c.tree, path)
+	var was treeEntry
+	if len(c.parents) > 0 {
+		if p, ok := g.get(c.parents[0], kindCommit); ok {
+			was, _ = g.lookup(p.commit.tree, path)
+		}
+	}
+	return now != was
+}

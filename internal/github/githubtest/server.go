@@ -326,6 +326,7 @@ type handler func(s *Server, c *call) reply
 var handlers = map[string]handler{
 	"GET /repos/{owner}/{repo}":                                             (*Server).getRepo,
 	"GET /repos/{owner}/{repo}/collaborators/{username}/permission":         (*Server).getPermission,
+	"GET /repos/{owner}/{repo}/commits":                                     (*Server).listCommits,
 	"GET /repos/{owner}/{repo}/commits/{ref}":                               (*Server).getRepoCommit,
 	"GET /repos/{owner}/{repo}/contents/{path}":                             (*Server).getContents,
 	"PUT /repos/{owner}/{repo}/contents/{path}":                             (*Server).putContents,

@@ -21,6 +21,7 @@ out="$here/api.github.com.subset.json"
 OPS='
 GET /repos/{owner}/{repo}
 GET /repos/{owner}/{repo}/collaborators/{username}/permission
+GET /repos/{owner}/{repo}/commits
 GET /repos/{owner}/{repo}/commits/{ref}
 GET /repos/{owner}/{repo}/contents/{path}
 PUT /repos/{owner}/{repo}/contents/{path}
