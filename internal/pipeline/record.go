@@ -227,6 +227,9 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		if r.TTVClaimedMS > 0 {
 			res["ttv_claimed_ms"] = r.TTVClaimedMS
 		}
+		if r.Model != "" { // the model that answered (architecture §4.19: standings by model)
+			res["model"] = r.Model
+		}
 		if r.Change != nil { // the result's code change (architecture §4.12)
 			res["patch_sha256"] = r.Change.PatchSHA256
 			res["files_changed"] = int64(len(r.Change.Files))
