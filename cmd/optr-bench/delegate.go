@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // delegateTopics are the topics of the delegate benchmark's plan.
@@ -69,7 +70,7 @@ func delegateBench(ctx context.Context, dir string, l time.Duration) ([]row, err
 	if err != nil {
 		return nil, err
 	}
-	if o.Status != delegate.Completed {
+	if o.Status != status.Completed || o.Warned() {
 		return nil, fmt.Errorf("delegate run %s: %s", o.Status, o.Message)
 	}
 	coord := time.Duration(o.Coordinator.ExecMS) * time.Millisecond

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/matrix"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // gatherTasks is M1's matrix size: the most jobs one matrix may hold.
@@ -89,11 +90,11 @@ func gatherFixture(ctx context.Context, dir string, outputBytes int) (string, st
 		line := fmt.Sprintf("Finding %d of agent %s.\n", i, t.Agent)
 		out := strings.Repeat(line, outputBytes/len(line)+1)[:outputBytes]
 		r := &executor.Result{
-			Agent: t.Agent, Provider: config.ProviderCommand, Status: executor.Succeeded,
+			Agent: t.Agent, Provider: config.ProviderCommand, Status: status.Succeeded,
 			Output: out, OutputSHA256: executor.SHA256Hex(out), TTVms: int64(1000 + i), TTVSource: "measured",
 			ExecMS: int64(1000 + i), StartedAt: start, FinishedAt: start.Add(time.Second),
 			Checks: check.Evaluation{
-				Verdicts:   []check.Verdict{{Constraint: "no-todo", Hard: true, Status: check.Passed}},
+				Verdicts:   []check.Verdict{{Constraint: "no-todo", Hard: true, Status: status.Passed}},
 				Invariants: []string{"no-todo"}, Admissible: true,
 			},
 		}
@@ -132,7 +133,7 @@ func gatherChild(ctx context.Context, planFile, from, lake string) error {
 	if err != nil {
 		return err
 	}
-	if rep.Status != pipeline.Completed || len(rep.Results) != gatherTasks {
+	if rep.Status != status.Completed || len(rep.Results) != gatherTasks {
 		return fmt.Errorf("gather ended %s with %d results", rep.Status, len(rep.Results))
 	}
 	return nil

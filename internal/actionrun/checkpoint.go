@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // issueAsker is the Action's side of a checkpoint: nobody can answer in
@@ -86,7 +87,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, it *iteration, de
 	}
 	if d.Action == checkpoint.ActionPause {
 		j.post(ctx, trig, fmt.Sprintf("Checkpoint `%s` stays open, as @%s chose. Answer with `/optr choose N` when ready.", cp.ID, trig.Sender))
-		j.setOutputs(outcome{status: pipeline.Paused, runID: cp.Run, checkpointID: cp.ID})
+		j.setOutputs(outcome{status: status.Paused, runID: cp.Run, checkpointID: cp.ID})
 		return nil
 	}
 	if _, err := j.gh.UpsertComment(ctx, trig.Issue, comment.KindCheckpoint, cp.ID, checkpoint.DecidedComment(cp, d)); err != nil {
@@ -98,7 +99,7 @@ func (j *Job) answer(ctx context.Context, trig action.Trigger, it *iteration, de
 	rep, err := drv.Answer(ctx, cp, d, where)
 	if err != nil && rep == nil {
 		j.log.Error(fmt.Sprintf("the decision on checkpoint %s could not be carried out: %v", cp.ID, err))
-		j.setOutputs(outcome{status: pipeline.Failed, runID: cp.Run, checkpointID: cp.ID, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: cp.Run, checkpointID: cp.ID, message: err.Error()})
 		return &FailedError{Err: err}
 	}
 	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
@@ -119,7 +120,7 @@ func (j *Job) post(ctx context.Context, trig action.Trigger, text string) {
 func (j *Job) reply(ctx context.Context, trig action.Trigger, text string, err error) error {
 	j.post(ctx, trig, text)
 	if err != nil {
-		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: text})
+		j.setOutputs(outcome{status: status.Failed, runID: j.env.RunID(), message: text})
 		return err
 	}
 	return j.skip(text)

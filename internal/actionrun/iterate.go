@@ -17,8 +17,8 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/github"
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/review"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Iteration (architecture §4.16): `/optr run` on a pull request optr opened
@@ -53,7 +53,7 @@ const (
 func (j *Job) pullOfTrigger(ctx context.Context, trig action.Trigger) (it *iteration, done bool, err error) {
 	pull, err := j.gh.PullRequest(ctx, trig.Issue)
 	if err != nil {
-		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: j.env.RunID(), message: err.Error()})
 		return nil, true, err
 	}
 	if pull.Fork(j.gh) {
@@ -132,7 +132,7 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 // request: bad input (a *UsageError) exits 2, anything else 1.
 func (j *Job) failIteration(ctx context.Context, trig action.Trigger, err error) error {
 	j.post(ctx, trig, "optr could not start an iteration on this pull request: "+err.Error())
-	j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: err.Error()})
+	j.setOutputs(outcome{status: status.Failed, runID: j.env.RunID(), message: err.Error()})
 	return err
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/github"
-	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/preflight"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Job is one `optr action` invocation with its connections to the world.
@@ -85,7 +85,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	if _, err := preflight.Check(ctx, preflight.Input{Datalake: in.Datalake, Workspace: j.workspace()}); err != nil {
 		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID(), message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: j.env.RunID(), message: err.Error()})
 		return &UsageError{Err: err}
 	}
 	err = j.dispatch(ctx)
@@ -104,7 +104,7 @@ func (j *Job) dispatch(ctx context.Context) error {
 	}
 	trig, err := action.Parse(j.env, j.in)
 	if err != nil {
-		j.setOutputs(outcome{status: pipeline.Failed, runID: j.env.RunID()})
+		j.setOutputs(outcome{status: status.Failed, runID: j.env.RunID()})
 		return &UsageError{Err: err}
 	}
 	if trig.Notice != "" {
@@ -213,13 +213,13 @@ func (j *Job) react(ctx context.Context, trig action.Trigger) {
 }
 
 func (j *Job) skip(msg string) error {
-	j.setOutputs(outcome{status: pipeline.Skipped, runID: j.env.RunID(), message: msg})
+	j.setOutputs(outcome{status: status.Skipped, runID: j.env.RunID(), message: msg})
 	return nil
 }
 
 // outcome is what the step outputs report.
 type outcome struct {
-	status                               pipeline.RunStatus
+	status                               status.Status
 	runID, selected, resultFile, message string
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/matrix"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // The matrix commands (architecture §4.11): plan in one job, task in each matrix
@@ -47,7 +48,7 @@ func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 	}
 	pr := &progressComment{j: j, issue: trig.Issue, title: plan.Title}
 	pr.Started(ctx, prep)
-	j.setOutputs(outcome{status: pipeline.Completed, runID: runID})
+	j.setOutputs(outcome{status: status.Completed, runID: runID})
 	j.setOutput("matrix", string(m))
 	j.setOutput("plan-dir", j.relative(dir))
 	j.log.Notice(fmt.Sprintf("run %s planned: %d task(s) in %s", runID, len(plan.Tasks), j.relative(dir)))
@@ -60,7 +61,7 @@ func (j *Job) readPlan() (*matrix.Plan, error) {
 	plan, err := matrix.ReadPlan(j.inWorkspace(j.in.Plan))
 	if err != nil {
 		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, message: err.Error()})
 		return nil, &UsageError{Err: err}
 	}
 	for _, a := range plan.Config.Settings.Agents {
@@ -82,7 +83,7 @@ func (j *Job) task(ctx context.Context) error {
 	run, err := matrix.RunTask(ctx, plan, j.in.Task, j.deps(), j.workspace(), j.inWorkspace(j.in.Results))
 	if run == nil {
 		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: plan.RunID, message: err.Error()})
 		if pipeline.IsInputError(err) {
 			return &UsageError{Err: err}
 		}
@@ -95,7 +96,7 @@ func (j *Job) task(ctx context.Context) error {
 	if r.Spent != nil {
 		spent = *r.Spent
 	}
-	j.setOutputs(outcome{status: pipeline.Completed, runID: plan.RunID, spent: spent})
+	j.setOutputs(outcome{status: status.Completed, runID: plan.RunID, spent: spent})
 	return err
 }
 
@@ -110,7 +111,7 @@ func (j *Job) gather(ctx context.Context) error {
 	g, err := matrix.Gather(ctx, plan, from)
 	if err != nil {
 		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: plan.RunID, message: err.Error()})
 		return err
 	}
 	for _, r := range g.Refused {
@@ -137,7 +138,7 @@ func (j *Job) gather(ctx context.Context) error {
 	rep, err := drv.Run(ctx, spec)
 	if err != nil && rep == nil {
 		j.log.Error(err.Error())
-		j.setOutputs(outcome{status: pipeline.Failed, runID: plan.RunID, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: plan.RunID, message: err.Error()})
 		if pipeline.IsInputError(err) {
 			return &UsageError{Err: err}
 		}

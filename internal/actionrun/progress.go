@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // progressComment is the run's one live comment, the Action's
@@ -36,12 +37,12 @@ func (pc *progressComment) Started(ctx context.Context, p *pipeline.Prepared) {
 	pc.mu.Lock()
 	pc.index = map[string]int{}
 	pc.view = progress.View{
-		RunID: p.Spec.RunID, Workflow: p.Spec.Workflow, Title: pc.title, Status: progress.StatusRunning,
+		RunID: p.Spec.RunID, Workflow: p.Spec.Workflow, Title: pc.title, Status: status.Running,
 		Started: j.Now().UTC(), RunURL: j.runURL(),
 	}
 	for i, name := range p.AgentNames {
 		pc.view.Agents = append(pc.view.Agents, progress.AgentLine{
-			Name: name, Provider: p.Spec.Config.Agents[name].Provider, State: progress.StateQueued,
+			Name: name, Provider: p.Spec.Config.Agents[name].Provider, State: status.Queued,
 		})
 		pc.index[name] = i
 	}
@@ -97,7 +98,7 @@ func (pc *progressComment) Event(ev executor.Event) {
 		pc.index[ev.Agent] = i
 	}
 	line := &pc.view.Agents[i]
-	line.State = progress.State(ev.Status)
+	line.State = ev.Status
 	line.Elapsed = ev.Elapsed
 	line.Attempts = max(line.Attempts, ev.Attempt)
 	if ev.Result != nil {
@@ -108,7 +109,7 @@ func (pc *progressComment) Event(ev executor.Event) {
 	}
 	body := progress.Comment(pc.view)
 	pc.mu.Unlock()
-	if pc.co != nil && ev.Status != executor.Queued {
+	if pc.co != nil && ev.Status != status.Queued {
 		pc.co.Update(body)
 	}
 }
@@ -117,7 +118,7 @@ func (pc *progressComment) Event(ev executor.Event) {
 // ledger hash and commit; or, when no agent could work at all (Copilot
 // refused the token and there was no key), what to add instead.
 func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
-	if nothing := rep.NothingUsable(); rep.Status == pipeline.Failed && nothing != nil {
+	if nothing := rep.NothingUsable(); rep.Status == status.Failed && nothing != nil {
 		pc.publishBody(ctx, comment.Marker(comment.KindRun, rep.Spec.RunID)+"\n"+nothing.Comment())
 		return
 	}
@@ -138,7 +139,7 @@ func (pc *progressComment) Stopped(ctx context.Context, err error) {
 	pc.mu.Lock()
 	v := pc.view
 	pc.mu.Unlock()
-	v.Status, v.Message, v.Finished = progress.StatusFailed, err.Error(), pc.j.Now().UTC()
+	v.Status, v.Message, v.Finished = status.Failed, err.Error(), pc.j.Now().UTC()
 	pc.publish(ctx, v)
 }
 

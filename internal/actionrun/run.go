@@ -17,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // spec is what trig asks of run runID under cfg, in this job's workspace
@@ -77,7 +78,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		if pipeline.IsInputError(err) {
 			return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 		}
-		j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
+		j.setOutputs(outcome{status: status.Failed, runID: runID, message: err.Error()})
 		return err
 	}
 	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
@@ -123,10 +124,10 @@ func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Confi
 func (j *Job) conclude(ctx context.Context, rep *pipeline.Report) error {
 	j.report(ctx, rep)
 	switch rep.Status {
-	case pipeline.Failed:
+	case status.Failed:
 		j.log.Error(fmt.Sprintf("run %s failed: %s", rep.Spec.RunID, rep.Message))
 		return &FailedError{Err: errors.New(rep.Message)}
-	case pipeline.Paused:
+	case status.Paused:
 		j.log.Notice(fmt.Sprintf("run %s paused at checkpoint %s: %s", rep.Spec.RunID, rep.CheckpointID, rep.Message))
 	default:
 		j.log.Notice(fmt.Sprintf("run %s %s: π* = %s", rep.Spec.RunID, rep.Status, orNone(rep.Selected)))
@@ -156,7 +157,7 @@ func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipel
 			j.log.Warning("could not comment on the issue: " + cerr.Error())
 		}
 	}
-	j.setOutputs(outcome{status: pipeline.Failed, runID: err.RunID, message: err.Error()})
+	j.setOutputs(outcome{status: status.Failed, runID: err.RunID, message: err.Error()})
 	return &FailedError{Err: err}
 }
 
@@ -169,7 +170,7 @@ func (j *Job) failEarly(ctx context.Context, trig action.Trigger, runID string, 
 			j.log.Warning("could not comment on the issue: " + cerr.Error())
 		}
 	}
-	j.setOutputs(outcome{status: pipeline.Failed, runID: runID, message: err.Error()})
+	j.setOutputs(outcome{status: status.Failed, runID: runID, message: err.Error()})
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestVerdictsAcrossARun: the outputs of a run share one cache, so each
@@ -118,8 +119,8 @@ func TestVerdictsKeepsNoErrors(t *testing.T) {
 	first := Evaluate(t.Context(), cs, "out")
 	second := Evaluate(t.Context(), cs, "out")
 	third := Evaluate(t.Context(), cs, "out")
-	want := []VerdictStatus{Failed, Passed, Passed}
-	got := []VerdictStatus{first.Verdicts[0].Status, second.Verdicts[0].Status, third.Verdicts[0].Status}
+	want := []status.Status{status.Failed, status.Passed, status.Passed}
+	got := []status.Status{first.Verdicts[0].Status, second.Verdicts[0].Status, third.Verdicts[0].Status}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -148,7 +149,7 @@ func TestJudgePanicDoesNotCrash(t *testing.T) {
 	wg.Wait()
 	for _, ev := range evals {
 		v := ev.Verdicts[0]
-		if v.Status != Failed || !strings.Contains(v.Reason, "judge panicked: provider bug") || ev.Admissible {
+		if v.Status != status.Failed || !strings.Contains(v.Reason, "judge panicked: provider bug") || ev.Admissible {
 			t.Errorf("verdict %+v admissible %v; want failed closed by a panic, not admissible", v, ev.Admissible)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // runs counts the lines a counting command check appended to its log.
@@ -107,7 +108,7 @@ func TestVerdictCacheKeepsErrors(t *testing.T) {
 	// schema removed after the run started.
 	cs := []Constraint{{Name: "s", Checker: mustNew(t, "s", config.Constraint{Check: "json-schema", Schema: "missing.json"}, Options{Dir: t.TempDir()})}}
 	for range 2 {
-		if v := Evaluate(t.Context(), cs, "{}").Verdicts[0]; v.Status != Unverified {
+		if v := Evaluate(t.Context(), cs, "{}").Verdicts[0]; v.Status != status.Unverified {
 			t.Fatalf("verdict %+v, want unverified", v)
 		}
 	}

@@ -1,6 +1,10 @@
 package check
 
-import "context"
+import (
+	"context"
+
+	"github.com/optr-dev/optr/internal/status"
+)
 
 // Checker verifies one constraint against one output. Implementations are
 // safe for concurrent use: one checker judges every agent's output of a run.
@@ -47,16 +51,6 @@ type Constraint struct {
 	Program bool
 }
 
-// VerdictStatus is the state of one constraint for one result.
-type VerdictStatus string
-
-// The constraint states.
-const (
-	Passed     VerdictStatus = "passed"
-	Failed     VerdictStatus = "failed"
-	Unverified VerdictStatus = "unverified"
-)
-
 // Verdict is the outcome of one constraint for one result.
 type Verdict struct {
 	// Constraint is the constraint's name.
@@ -64,7 +58,7 @@ type Verdict struct {
 	// Hard is copied from the constraint.
 	Hard bool `json:"hard"`
 	// Status is passed, failed or unverified.
-	Status VerdictStatus `json:"status"`
+	Status status.Status `json:"status"`
 	// Reason explains a failure, a judge's verdict, or why the constraint
 	// could not be verified.
 	Reason string `json:"reason,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // A command check runs in the directory WithDir names, one result's
@@ -26,7 +27,7 @@ func TestWithDir(t *testing.T) {
 		t.Errorf("in the worktree: %+v", in)
 	}
 	out := Evaluate(t.Context(), cs, "out")
-	want := []Verdict{{Constraint: "marked", Hard: true, Status: Failed, Reason: "command test exited with status 1"}}
+	want := []Verdict{{Constraint: "marked", Hard: true, Status: status.Failed, Reason: "command test exited with status 1"}}
 	if diff := cmp.Diff(want, out.Verdicts); diff != "" {
 		t.Errorf("in the workspace (-want +got):\n%s", diff)
 	}

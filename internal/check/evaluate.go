@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // maxParallelChecks bounds the checks of one output that run at once: enough
@@ -60,9 +61,9 @@ func Summarize(verdicts []Verdict) Evaluation {
 	ev := Evaluation{Verdicts: verdicts, Invariants: []string{}, Admissible: true}
 	for _, v := range verdicts {
 		switch {
-		case v.Status == Passed:
+		case v.Status == status.Passed:
 			ev.Invariants = append(ev.Invariants, v.Constraint)
-		case v.Status == Failed && v.Hard:
+		case v.Status == status.Failed && v.Hard:
 			ev.Admissible = false
 			ev.HardFailed = append(ev.HardFailed, v.Constraint)
 		}
@@ -73,15 +74,15 @@ func Summarize(verdicts []Verdict) Evaluation {
 // evaluateOne runs one check; an error or a panic fails a hard constraint
 // somebody defined and leaves any other unverified.
 func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
-	v = Verdict{Constraint: c.Name, Hard: c.Hard, Status: Unverified}
+	v = Verdict{Constraint: c.Name, Hard: c.Hard, Status: status.Unverified}
 	if c.Checker == nil {
 		v.Reason = "not defined in the config, and no judge agent is configured to verify it"
 		return v
 	}
 	notRun := func(why string) {
-		v.Status, v.Reason = Unverified, why
+		v.Status, v.Reason = status.Unverified, why
 		if c.Hard && !c.Undefined {
-			v.Status, v.Reason = Failed, "failed closed, the check could not run: "+why
+			v.Status, v.Reason = status.Failed, "failed closed, the check could not run: "+why
 		}
 	}
 	defer func() {
@@ -97,9 +98,9 @@ func evaluateOne(ctx context.Context, c Constraint, output string) (v Verdict) {
 	case err != nil:
 		notRun(err.Error())
 	case o.Pass:
-		v.Status, v.Reason = Passed, o.Reason
+		v.Status, v.Reason = status.Passed, o.Reason
 	default:
-		v.Status, v.Reason = Failed, o.Reason
+		v.Status, v.Reason = status.Failed, o.Reason
 		if v.Reason == "" {
 			v.Reason = "the check failed without saying why"
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // panicky is a checker that panics, to prove Evaluate survives one.
@@ -41,38 +42,38 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{"nothing to check", nil, "x", Evaluation{Verdicts: []Verdict{}, Invariants: []string{}, Admissible: true}},
 		{"all pass", []Constraint{hasOK(true), short(false)}, "OK", Evaluation{
-			Verdicts:   []Verdict{{Constraint: "has-ok", Hard: true, Status: Passed}, {Constraint: "short", Status: Passed}},
+			Verdicts:   []Verdict{{Constraint: "has-ok", Hard: true, Status: status.Passed}, {Constraint: "short", Status: status.Passed}},
 			Invariants: []string{"has-ok", "short"}, Admissible: true}},
 		{"soft failure does not block", []Constraint{hasOK(true), short(false)}, "OK but long", Evaluation{
-			Verdicts: []Verdict{{Constraint: "has-ok", Hard: true, Status: Passed},
-				{Constraint: "short", Status: Failed, Reason: "output is 11 characters long; the limit is 5"}},
+			Verdicts: []Verdict{{Constraint: "has-ok", Hard: true, Status: status.Passed},
+				{Constraint: "short", Status: status.Failed, Reason: "output is 11 characters long; the limit is 5"}},
 			Invariants: []string{"has-ok"}, Admissible: true}},
 		{"hard failure blocks", []Constraint{hasOK(true), short(true)}, "nope, too long", Evaluation{
-			Verdicts: []Verdict{{Constraint: "has-ok", Hard: true, Status: Failed, Reason: `output does not contain "OK"`},
-				{Constraint: "short", Hard: true, Status: Failed, Reason: "output is 14 characters long; the limit is 5"}},
+			Verdicts: []Verdict{{Constraint: "has-ok", Hard: true, Status: status.Failed, Reason: `output does not contain "OK"`},
+				{Constraint: "short", Hard: true, Status: status.Failed, Reason: "output is 14 characters long; the limit is 5"}},
 			Invariants: []string{}, Admissible: false, HardFailed: []string{"has-ok", "short"}}},
 		{"unverified, soft errored and soft panicking checks do not block", []Constraint{unverified, missingSchema(false), crash(false), hasOK(false)}, "OK", Evaluation{
 			Verdicts: []Verdict{
-				{Constraint: "asked", Hard: true, Status: Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},
-				{Constraint: "schema", Status: Unverified, Reason: "compile JSON Schema schemas/nope.json in the workspace …"},
-				{Constraint: "crash", Status: Unverified, Reason: "the check panicked: checker bug"},
-				{Constraint: "has-ok", Status: Passed},
+				{Constraint: "asked", Hard: true, Status: status.Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},
+				{Constraint: "schema", Status: status.Unverified, Reason: "compile JSON Schema schemas/nope.json in the workspace …"},
+				{Constraint: "crash", Status: status.Unverified, Reason: "the check panicked: checker bug"},
+				{Constraint: "has-ok", Status: status.Passed},
 			},
 			Invariants: []string{"has-ok"}, Admissible: true}},
 		{"a hard check that cannot run fails closed", []Constraint{missingSchema(true), crash(true), hasOK(false)}, "OK", Evaluation{
 			Verdicts: []Verdict{
-				{Constraint: "schema", Hard: true, Status: Failed, Reason: "failed closed, the check could not run: compile JSON Schema schemas/nope.json in the workspace …"},
-				{Constraint: "crash", Hard: true, Status: Failed, Reason: "failed closed, the check could not run: the check panicked: checker bug"},
-				{Constraint: "has-ok", Status: Passed},
+				{Constraint: "schema", Hard: true, Status: status.Failed, Reason: "failed closed, the check could not run: compile JSON Schema schemas/nope.json in the workspace …"},
+				{Constraint: "crash", Hard: true, Status: status.Failed, Reason: "failed closed, the check could not run: the check panicked: checker bug"},
+				{Constraint: "has-ok", Status: status.Passed},
 			},
 			Invariants: []string{"has-ok"}, Admissible: false, HardFailed: []string{"schema", "crash"}}},
 		{"a constraint nobody defined stays unverified when its judge cannot answer", []Constraint{judgedUndefined}, "OK", Evaluation{
-			Verdicts:   []Verdict{{Constraint: "asked", Hard: true, Status: Unverified, Reason: "the check panicked: checker bug"}},
+			Verdicts:   []Verdict{{Constraint: "asked", Hard: true, Status: status.Unverified, Reason: "the check panicked: checker bug"}},
 			Invariants: []string{}, Admissible: true}},
 		{"unverified does not rescue a hard failure", []Constraint{unverified, hasOK(true)}, "no", Evaluation{
 			Verdicts: []Verdict{
-				{Constraint: "asked", Hard: true, Status: Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},
-				{Constraint: "has-ok", Hard: true, Status: Failed, Reason: `output does not contain "OK"`},
+				{Constraint: "asked", Hard: true, Status: status.Unverified, Reason: "not defined in the config, and no judge agent is configured to verify it"},
+				{Constraint: "has-ok", Hard: true, Status: status.Failed, Reason: `output does not contain "OK"`},
 			},
 			Invariants: []string{}, Admissible: false, HardFailed: []string{"has-ok"}}},
 	}

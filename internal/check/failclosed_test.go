@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // failClosedConfig is a config file whose hard checks cannot run here: a
@@ -108,7 +109,7 @@ func TestPreflightUsesTheChecksPATH(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a program on the check's PATH was refused: %v", err)
 	}
-	if ev := Evaluate(t.Context(), cs, "x"); !ev.Admissible || ev.Verdicts[0].Status != Passed {
+	if ev := Evaluate(t.Context(), cs, "x"); !ev.Admissible || ev.Verdicts[0].Status != status.Passed {
 		t.Errorf("the check on its own PATH: %+v", ev)
 	}
 	if _, err := Resolve(cfg, nil, Options{Dir: t.TempDir(), Env: []string{"PATH=/nonexistent"}}); err == nil || !strings.Contains(err.Error(), "constraints.gate.run[0]") {
@@ -160,9 +161,9 @@ func TestHardCheckThatCannotRunFailsClosed(t *testing.T) {
 		ev := Evaluate(t.Context(), cs, "{}")
 		for _, v := range ev.Verdicts {
 			switch {
-			case hard && (v.Status != Failed || !strings.HasPrefix(v.Reason, "failed closed, the check could not run: ")):
+			case hard && (v.Status != status.Failed || !strings.HasPrefix(v.Reason, "failed closed, the check could not run: ")):
 				t.Errorf("hard %s: %+v; want failed closed with the reason", v.Constraint, v)
-			case !hard && v.Status != Unverified:
+			case !hard && v.Status != status.Unverified:
 				t.Errorf("soft %s: %+v; want unverified", v.Constraint, v)
 			}
 		}

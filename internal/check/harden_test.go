@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 const testKey = "ghs_CHECKSECRET0123456789abcdefghij"
@@ -43,7 +44,7 @@ func TestCommandReasonIsRedacted(t *testing.T) {
 			cs := []Constraint{{Name: "c", Hard: true, Checker: mustNew(t, "c", config.Constraint{Check: "command", Run: []string{"sh", "-c", script}}, opts)}}
 			ev := Evaluate(t.Context(), cs, "out")
 			v := ev.Verdicts[0]
-			if v.Status != Failed {
+			if v.Status != status.Failed {
 				t.Fatalf("verdict %+v, want failed", v)
 			}
 			if l := leaks(v.Reason, testKey); len(l) > 0 {
@@ -129,13 +130,13 @@ func TestJudgeCallsSpendTheBudget(t *testing.T) {
 		name := fmt.Sprintf("j%d", i)
 		cs = append(cs, Constraint{Name: name, Hard: true, Checker: mustNew(t, name, config.Constraint{Check: "judge", Agent: "judge"}, opts)})
 	}
-	var got []VerdictStatus
+	var got []status.Status
 	var last Verdict
 	for _, c := range cs {
 		last = Evaluate(cost.ForAgent(t.Context(), "codex"), []Constraint{c}, "out").Verdicts[0]
 		got = append(got, last.Status)
 	}
-	if diff := cmp.Diff([]VerdictStatus{Passed, Passed, Failed, Failed}, got); diff != "" {
+	if diff := cmp.Diff([]status.Status{status.Passed, status.Passed, status.Failed, status.Failed}, got); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
 	}
 	if calls.Load() != 2 || b.Agent("codex").Tokens() != 200 || b.Total().Tokens() != 200 {

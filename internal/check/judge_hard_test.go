@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestHardJudgeFailsClosed: a hard judge whose verdict cannot be had makes
@@ -36,7 +37,7 @@ func TestHardJudgeFailsClosed(t *testing.T) {
 				ev := Evaluate(t.Context(), []Constraint{{Name: "polite", Hard: hard, Checker: ch}}, "rude output")
 				v := ev.Verdicts[0]
 				if hard {
-					if v.Status != Failed || ev.Admissible {
+					if v.Status != status.Failed || ev.Admissible {
 						t.Fatalf("hard judge: status %s, admissible %v; want failed, not admissible (reason %q)", v.Status, ev.Admissible, v.Reason)
 					}
 					if !strings.Contains(v.Reason, "failed closed") || !strings.Contains(v.Reason, "judge judge") {
@@ -44,7 +45,7 @@ func TestHardJudgeFailsClosed(t *testing.T) {
 					}
 					continue
 				}
-				if v.Status != Unverified || !ev.Admissible {
+				if v.Status != status.Unverified || !ev.Admissible {
 					t.Errorf("soft judge: status %s, admissible %v; want unverified, admissible", v.Status, ev.Admissible)
 				}
 			}
@@ -78,7 +79,7 @@ func TestJudgeModelAnsweringAsAsked(t *testing.T) {
 			}
 			ch := mustNew(t, "polite", config.Constraint{Check: "judge", Agent: "gpt", Hard: true}, judgeOpts(a))
 			ev := Evaluate(t.Context(), []Constraint{{Name: "polite", Hard: true, Checker: ch}}, "You are an idiot.")
-			want := Verdict{Constraint: "polite", Hard: true, Status: Failed, Reason: "judged by gpt: it insults the reader"}
+			want := Verdict{Constraint: "polite", Hard: true, Status: status.Failed, Reason: "judged by gpt: it insults the reader"}
 			if diff := cmp.Diff(want, ev.Verdicts[0]); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestRecheckOverrulesForgedVerdicts checks what the matrix gather relies
@@ -34,10 +35,10 @@ func TestRecheckOverrulesForgedVerdicts(t *testing.T) {
 		t.Fatalf("deterministic constraints %v", want)
 	}
 	forged := Summarize([]Verdict{
-		{Constraint: "no-todo", Hard: true, Status: Passed},
-		{Constraint: "title", Hard: true, Status: Passed},
-		{Constraint: "short", Status: Passed},
-		{Constraint: "tests", Hard: true, Status: Failed, Reason: "recorded"},
+		{Constraint: "no-todo", Hard: true, Status: status.Passed},
+		{Constraint: "title", Hard: true, Status: status.Passed},
+		{Constraint: "short", Status: status.Passed},
+		{Constraint: "tests", Hard: true, Status: status.Failed, Reason: "recorded"},
 	})
 	got, overruled := Recheck(t.Context(), cs, forged, "# Title\n\nTODO later\n")
 	if got.Admissible || !slices.Equal(got.HardFailed, []string{"no-todo", "tests"}) {

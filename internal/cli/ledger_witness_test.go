@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/github/githubtest"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
@@ -37,7 +38,7 @@ func publish(t *testing.T, s *githubtest.Server, path, run string) {
 		t.Fatal(err)
 	}
 	s.AddComment(githubtest.DefaultRepo, 1, githubtest.DefaultLogin, progress.Comment(progress.View{
-		RunID: run, Workflow: "issue-1", Status: progress.StatusCompleted, Selected: "a",
+		RunID: run, Workflow: "issue-1", Status: status.Completed, Selected: "a",
 		LedgerHash: head.Hash, LedgerCheckpoint: string(cp),
 	}))
 }
@@ -60,7 +61,7 @@ func TestVerifyWitnessReadsOptrsComments(t *testing.T) {
 	publish(t, s, path, "2-1")
 	// A comment with optr's marker by someone else: a head no ledger has.
 	s.AddComment(githubtest.DefaultRepo, 1, "mallory", progress.Comment(progress.View{
-		RunID: "3-1", Status: progress.StatusCompleted, LedgerHash: strings.Repeat("f", 64),
+		RunID: "3-1", Status: status.Completed, LedgerHash: strings.Repeat("f", 64),
 	}))
 	env := map[string]string{"GITHUB_API_URL": s.URL(), "GITHUB_TOKEN": "ghs_test"}
 	v := optrEnv(t, env, "ledger", "verify", "--witness", "--repo", githubtest.DefaultRepo)

@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // live shows per-agent progress on stderr while a run's agents work.
@@ -45,7 +46,7 @@ type live struct {
 }
 
 type agentState struct {
-	status  executor.AgentStatus
+	status  status.Status
 	start   time.Time
 	elapsed time.Duration
 	attempt int
@@ -56,7 +57,7 @@ type agentState struct {
 func (c *CLI) newLive(agents []string) *live {
 	l := &live{out: c.stderr(), screen: c.screenOf(c.Stderr), now: c.Now, order: agents, state: map[string]*agentState{}}
 	for _, a := range agents {
-		l.state[a] = &agentState{status: executor.Queued}
+		l.state[a] = &agentState{status: status.Queued}
 	}
 	if l.screen.tty {
 		l.out.mu.Lock()
@@ -107,7 +108,7 @@ func (l *live) event(ev executor.Event) {
 		l.state[ev.Agent] = s
 		l.order = append(l.order, ev.Agent)
 	}
-	if ev.Status == executor.Running && s.start.IsZero() {
+	if ev.Status == status.Running && s.start.IsZero() {
 		s.start = l.now()
 	}
 	s.status, s.attempt = ev.Status, max(ev.Attempt, s.attempt)
@@ -116,7 +117,7 @@ func (l *live) event(ev executor.Event) {
 	}
 	if ev.Result != nil {
 		s.elapsed = time.Duration(ev.Result.ExecMS) * time.Millisecond
-		if ev.Result.Status != executor.Succeeded && ev.Result.Error != "" {
+		if ev.Result.Status != status.Succeeded && ev.Result.Error != "" {
 			s.reason = progress.ShortError(ev.Result.Error, 200)
 		}
 	}
@@ -145,7 +146,7 @@ func (l *live) event(ev executor.Event) {
 // plainLine is the line a state change gets where the screen cannot be
 // redrawn; "" for none.
 func plainLine(ev executor.Event, s *agentState) string {
-	if ev.Status == executor.Queued {
+	if ev.Status == status.Queued {
 		return ""
 	}
 	line := fmt.Sprintf("[optr] %s: %s", ev.Agent, ev.Status)
@@ -169,7 +170,7 @@ func (l *live) notes(ev executor.Event) []string {
 	name := markdown.OneLine(ev.Agent, 64)
 	var out []string
 	switch r := ev.Result; {
-	case r != nil && r.Status != executor.Succeeded:
+	case r != nil && r.Status != status.Succeeded:
 		line := fmt.Sprintf("%s %s %s after %s", l.screen.paint(red, "✘"), name, r.Status, fmtDuration(time.Duration(r.ExecMS)*time.Millisecond))
 		if r.Error != "" {
 			line += ": " + l.screen.paint(red, markdown.OneLine(r.Error, 1000))
@@ -178,7 +179,7 @@ func (l *live) notes(ev executor.Event) []string {
 		if r.Decision != "" {
 			out = append(out, fmt.Sprintf("  %s %s for %s: %s", l.screen.paint(yellow, "watcher:"), markdown.OneLine(r.Decision, 40), name, markdown.OneLine(r.DecisionNote, 500)))
 		}
-	case r == nil && ev.Status == executor.Running && ev.Attempt > 1:
+	case r == nil && ev.Status == status.Running && ev.Attempt > 1:
 		out = append(out, fmt.Sprintf("%s %s: attempt %d", l.screen.paint(yellow, "↻"), name, ev.Attempt))
 	}
 	return out
@@ -234,11 +235,11 @@ func (l *live) draw(b *bytes.Buffer) {
 		}
 		mark, colour := "…", yellow
 		switch {
-		case s.status == executor.Succeeded:
+		case s.status == status.Succeeded:
 			mark, colour = "✔", green
 		case final(s.status):
 			mark, colour = "✘", red
-		case s.status == executor.Queued:
+		case s.status == status.Queued:
 			colour = ""
 		}
 		text := fmt.Sprintf("%-20s %-10s %8s", markdown.OneLine(name, 64), s.status, fmtDuration(el))
@@ -271,7 +272,7 @@ func (l *live) settle() {
 
 func (l *live) running() bool {
 	for _, s := range l.state {
-		if s.status == executor.Running {
+		if s.status == status.Running {
 			return true
 		}
 	}
@@ -280,15 +281,15 @@ func (l *live) running() bool {
 
 func (l *live) queued() bool {
 	for _, s := range l.state {
-		if s.status == executor.Queued {
+		if s.status == status.Queued {
 			return true
 		}
 	}
 	return false
 }
 
-func final(s executor.AgentStatus) bool {
-	return s != executor.Queued && s != executor.Running
+func final(s status.Status) bool {
+	return s != status.Queued && s != status.Running
 }
 
 // close stops the redraw loop after one last frame and gives stderr back.

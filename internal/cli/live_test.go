@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // liveOnBuffer returns a live view of agents on a buffer the CLI takes
@@ -28,12 +29,12 @@ func liveOnBuffer(t *testing.T, env map[string]string, agents ...string) (*live,
 func TestLiveKeepsLogLinesAboveTheTable(t *testing.T) {
 	t.Parallel()
 	lv, buf, c := liveOnBuffer(t, map[string]string{"TERM": "xterm", "NO_COLOR": "1"}, "a", "b")
-	lv.event(executor.Event{Agent: "a", Status: executor.Running, Attempt: 1})
+	lv.event(executor.Event{Agent: "a", Status: status.Running, Attempt: 1})
 	fmt.Fprint(c.errOut(), "[optr] a log ")
 	fmt.Fprint(c.errOut(), "line\n[optr] another\n")
-	lv.event(executor.Event{Agent: "a", Status: executor.Failed, Result: &executor.Result{
-		Agent: "a", Status: executor.Failed, ExecMS: 1500, Error: "agent a failed: exit status 3; the end of stderr:\nno key"}})
-	lv.event(executor.Event{Agent: "b", Status: executor.Succeeded, Result: &executor.Result{Agent: "b", Status: executor.Succeeded, ExecMS: 20}})
+	lv.event(executor.Event{Agent: "a", Status: status.Failed, Result: &executor.Result{
+		Agent: "a", Status: status.Failed, ExecMS: 1500, Error: "agent a failed: exit status 3; the end of stderr:\nno key"}})
+	lv.event(executor.Event{Agent: "b", Status: status.Succeeded, Result: &executor.Result{Agent: "b", Status: status.Succeeded, ExecMS: 20}})
 	fmt.Fprint(c.errOut(), "after the table\n")
 	lv.close()
 	got := emulate(t, strings.ReplaceAll(buf.String(), "\n", "\r\n"), 80)
@@ -55,8 +56,8 @@ func TestLiveKeepsLogLinesAboveTheTable(t *testing.T) {
 func TestLiveRowsFitTheTerminal(t *testing.T) {
 	t.Parallel()
 	lv, buf, _ := liveOnBuffer(t, map[string]string{"TERM": "xterm"}, "a")
-	lv.event(executor.Event{Agent: "a", Status: executor.Failed, Result: &executor.Result{
-		Agent: "a", Status: executor.Failed, Error: strings.Repeat("very long reason ", 20)}})
+	lv.event(executor.Event{Agent: "a", Status: status.Failed, Result: &executor.Result{
+		Agent: "a", Status: status.Failed, Error: strings.Repeat("very long reason ", 20)}})
 	lv.close()
 	for _, l := range emulate(t, strings.ReplaceAll(buf.String(), "\n", "\r\n"), 1000) {
 		if strings.HasPrefix(l, " ✘ a ") && len([]rune(l)) >= 80 {
@@ -77,7 +78,7 @@ func TestLiveWithoutATerminal(t *testing.T) {
 		c := &CLI{Stderr: &buf, Getenv: func(k string) string { return env[k] }, Now: time.Now,
 			IsTerminal: func(any) bool { return env["TERM"] == "dumb" }}
 		lv := c.newLive([]string{"a"})
-		lv.event(executor.Event{Agent: "a", Status: executor.Failed, Result: &executor.Result{Agent: "a", Status: executor.Failed, Error: "boom"}})
+		lv.event(executor.Event{Agent: "a", Status: status.Failed, Result: &executor.Result{Agent: "a", Status: status.Failed, Error: "boom"}})
 		fmt.Fprint(c.errOut(), "log\n")
 		lv.close()
 		if want := "[optr] a: failed in 0ms — boom\nlog\n"; buf.String() != want {
@@ -92,9 +93,9 @@ func TestLiveWithoutATerminal(t *testing.T) {
 func TestLiveRestartedAgentComesBack(t *testing.T) {
 	t.Parallel()
 	lv, buf, _ := liveOnBuffer(t, map[string]string{"TERM": "xterm", "NO_COLOR": "1"}, "a")
-	lv.event(executor.Event{Agent: "a", Status: executor.Failed, Result: &executor.Result{Agent: "a", Status: executor.Failed, ExecMS: 5, Error: "stuck"}})
-	lv.event(executor.Event{Agent: "a", Status: executor.Running, Attempt: 1})
-	lv.event(executor.Event{Agent: "a", Status: executor.Succeeded, Result: &executor.Result{Agent: "a", Status: executor.Succeeded, ExecMS: 9}})
+	lv.event(executor.Event{Agent: "a", Status: status.Failed, Result: &executor.Result{Agent: "a", Status: status.Failed, ExecMS: 5, Error: "stuck"}})
+	lv.event(executor.Event{Agent: "a", Status: status.Running, Attempt: 1})
+	lv.event(executor.Event{Agent: "a", Status: status.Succeeded, Result: &executor.Result{Agent: "a", Status: status.Succeeded, ExecMS: 9}})
 	lv.close()
 	got := emulate(t, strings.ReplaceAll(buf.String(), "\n", "\r\n"), 80)
 	want := []string{

@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/version"
 )
 
@@ -62,9 +63,9 @@ func (c *CLI) conclude(rep *pipeline.Report, asJSON bool) error {
 		return fmt.Errorf("write the outcome: %w", err)
 	}
 	switch rep.Status {
-	case pipeline.Failed:
+	case status.Failed:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %s", rep.Spec.RunID, rep.Message)}
-	case pipeline.Paused:
+	case status.Paused:
 		return &ExitError{Code: ExitPaused, Err: fmt.Errorf("run %s paused at checkpoint %s", rep.Spec.RunID, rep.CheckpointID)}
 	}
 	return nil
@@ -149,16 +150,16 @@ func (terminalAsker) Paused(context.Context, *pipeline.Report, checkpoint.Checkp
 
 // Outcome is what `optr run --json` and `optr resume --json` print.
 type Outcome struct {
-	Version      string             `json:"version"`
-	RunID        string             `json:"run_id"`
-	Workflow     string             `json:"workflow"`
-	Status       pipeline.RunStatus `json:"status"`
-	Selected     string             `json:"selected"`
-	ResultFile   string             `json:"result_file,omitempty"`
-	LedgerHash   string             `json:"ledger_hash,omitempty"`
-	CheckpointID string             `json:"checkpoint_id,omitempty"`
-	Message      string             `json:"message,omitempty"`
-	Error        string             `json:"error,omitempty"`
+	Version      string        `json:"version"`
+	RunID        string        `json:"run_id"`
+	Workflow     string        `json:"workflow"`
+	Status       status.Status `json:"status"`
+	Selected     string        `json:"selected"`
+	ResultFile   string        `json:"result_file,omitempty"`
+	LedgerHash   string        `json:"ledger_hash,omitempty"`
+	CheckpointID string        `json:"checkpoint_id,omitempty"`
+	Message      string        `json:"message,omitempty"`
+	Error        string        `json:"error,omitempty"`
 	// Tokens and CostUSD are the run's totals, judges and analyses
 	// included; CostUSD is null when the cost is unknown.
 	Tokens  int64               `json:"tokens"`
@@ -172,7 +173,7 @@ type Outcome struct {
 func outcome(rep *pipeline.Report, err error) Outcome {
 	out := Outcome{Version: version.String(), Table: []pipeline.TableRow{}}
 	if err != nil {
-		out.Status, out.Error = pipeline.Failed, err.Error()
+		out.Status, out.Error = status.Failed, err.Error()
 	}
 	if rep == nil {
 		return out
@@ -219,7 +220,7 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 		fmt.Fprintf(w, "π* = %s → %s\n", rep.Selected, rep.ResultPath)
 	case rep.Selected == "" && rep.ResultPath != "":
 		fmt.Fprintf(w, "result → %s\n", rep.ResultPath)
-	case rep.Selected != "" && rep.Status == pipeline.Paused:
+	case rep.Selected != "" && rep.Status == status.Paused:
 		fmt.Fprintf(w, "π* = %s (not recorded yet: the run waits at a checkpoint)\n", rep.Selected)
 	}
 	if rep.Delivery.Applied {
@@ -231,7 +232,7 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 	if rep.LedgerHash != "" {
 		fmt.Fprintf(w, "ledger %s head %s\n", rep.Spec.DisplayPath(rep.Spec.LedgerPath), rep.LedgerHash)
 	}
-	if rep.Status == pipeline.Paused {
+	if rep.Status == status.Paused {
 		c.pausedOptions(w, rep)
 	}
 	return w.err

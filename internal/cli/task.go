@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/matrix"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 const taskUsage = `optr task --plan DIR/plan.json --task ID [flags]
@@ -19,15 +19,15 @@ nothing. A failed agent is a result (exit 0); bad usage exits 2.`
 
 // TaskOutcome is what `optr task --json` prints.
 type TaskOutcome struct {
-	RunID        string               `json:"run_id"`
-	Task         string               `json:"task"`
-	Agent        string               `json:"agent"`
-	Status       executor.AgentStatus `json:"status"`
-	Admissible   bool                 `json:"admissible"`
-	Invariants   []string             `json:"invariants"`
-	OutputSHA256 string               `json:"output_sha256"`
-	Dir          string               `json:"dir"`
-	Error        string               `json:"error,omitempty"`
+	RunID        string        `json:"run_id"`
+	Task         string        `json:"task"`
+	Agent        string        `json:"agent"`
+	Status       status.Status `json:"status"`
+	Admissible   bool          `json:"admissible"`
+	Invariants   []string      `json:"invariants"`
+	OutputSHA256 string        `json:"output_sha256"`
+	Dir          string        `json:"dir"`
+	Error        string        `json:"error,omitempty"`
 }
 
 func (c *CLI) cmdTask(ctx context.Context, args []string) error {

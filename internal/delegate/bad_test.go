@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // earlierRun leaves a finished delegate run in h's datalake and returns the
@@ -18,7 +19,7 @@ func earlierRun(t *testing.T, h *harness) map[string]string {
 	h.specialist("old-scout", "good")
 	in := h.input(pipeline("old-planner", "old-scout"))
 	in.RunID = "r0"
-	if o, err := Run(t.Context(), in); err != nil || o.Status != Completed {
+	if o, err := Run(t.Context(), in); err != nil || o.Status != status.Completed {
 		t.Fatalf("earlier run: %v %+v", err, o)
 	}
 	return hashTree(t, filepath.Join(h.lake, "specs"))
@@ -63,7 +64,7 @@ func TestBadSpecialists(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if o.Status != CompletedWithWarning || o.Valid != 1 {
+			if !o.Warned() || o.Valid != 1 {
 				t.Fatalf("status %s, %d valid; want one failed topic (%s)", o.Status, o.Valid, o.Message)
 			}
 			f := o.Topics[1].Failure
@@ -108,7 +109,7 @@ func TestBadPlans(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if o.Status != Failed || o.CoordinatorFailure == nil || o.CoordinatorFailure.Type != tt.reason {
+			if o.Status != status.Failed || o.CoordinatorFailure == nil || o.CoordinatorFailure.Type != tt.reason {
 				t.Fatalf("status %s, coordinator failure %+v; want failed with %s", o.Status, o.CoordinatorFailure, tt.reason)
 			}
 			if len(o.Results) != 1 || o.InvocationPlan != "" || o.Overview != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 func TestBarrier(t *testing.T) {
@@ -13,18 +14,18 @@ func TestBarrier(t *testing.T) {
 	tests := []struct {
 		valid, planned int
 		threshold      float64
-		want           RunStatus
+		want           status.Status
 	}{
-		{4, 4, 0.5, Completed},
-		{3, 4, 0.5, CompletedWithWarning},
-		{2, 4, 0.5, CompletedWithWarning},
-		{1, 4, 0.5, Failed},
-		{0, 4, 0.5, Failed},
-		{3, 10, 0.3, CompletedWithWarning}, // 0.3 × 10 is not quite 3 in floating point
-		{2, 10, 0.3, Failed},
-		{3, 4, 1, Failed},
-		{1, 1, 1, Completed},
-		{0, 0, 0.5, Failed},
+		{4, 4, 0.5, status.Completed},
+		{3, 4, 0.5, status.Completed}, // with a warning
+		{2, 4, 0.5, status.Completed}, // with a warning
+		{1, 4, 0.5, status.Failed},
+		{0, 4, 0.5, status.Failed},
+		{3, 10, 0.3, status.Completed}, // 0.3 × 10 is not quite 3 in floating point
+		{2, 10, 0.3, status.Failed},
+		{3, 4, 1, status.Failed},
+		{1, 1, 1, status.Completed},
+		{0, 0, 0.5, status.Failed},
 	}
 	for _, tt := range tests {
 		if got, _ := Barrier(tt.valid, tt.planned, tt.threshold); got != tt.want {
@@ -38,20 +39,20 @@ func TestBarrier(t *testing.T) {
 // of it failed.
 func TestThresholdOutlook(t *testing.T) {
 	t.Parallel()
-	const f, r, q, s = executor.TaskFailed, executor.TaskRunning, executor.TaskQueued, executor.TaskSucceeded
+	const f, r, q, s = status.Failed, status.Running, status.Queued, status.Succeeded
 	eight := []int{0, 1, 2, 3, 4, 5, 6, 7}
 	tests := []struct {
 		name    string
 		topicOf []int
-		tasks   []executor.TaskState
+		tasks   []status.Status
 		open    bool
 		why     string
 	}{
-		{"three of eight lost", eight, []executor.TaskState{f, f, f, r, q, q, q, q}, true, "3 of 8 topics have failed (3 of 8 specialist runs failed, 1 running, 4 queued), so at most 5 of 8 reports can be valid (62.5%)"},
-		{"four of eight lost: the threshold is still reachable", eight, []executor.TaskState{f, f, f, f, s, r, q, q}, true, "at most 4 of 8 reports can be valid (50%)"},
-		{"five of eight lost", eight, []executor.TaskState{f, f, f, f, f, s, r, q}, false, "at most 3 of 8 reports can be valid (37.5%) against the threshold of 50%"},
-		{"a topic with a candidate left is not lost", []int{0, 0, 1, 1}, []executor.TaskState{f, r, f, q}, true, "0 of 2 topics have failed"},
-		{"a topic whose candidates all failed is", []int{0, 0, 1, 1}, []executor.TaskState{f, f, f, q}, true, "1 of 2 topics have failed"},
+		{"three of eight lost", eight, []status.Status{f, f, f, r, q, q, q, q}, true, "3 of 8 topics have failed (3 of 8 specialist runs failed, 1 running, 4 queued), so at most 5 of 8 reports can be valid (62.5%)"},
+		{"four of eight lost: the threshold is still reachable", eight, []status.Status{f, f, f, f, s, r, q, q}, true, "at most 4 of 8 reports can be valid (50%)"},
+		{"five of eight lost", eight, []status.Status{f, f, f, f, f, s, r, q}, false, "at most 3 of 8 reports can be valid (37.5%) against the threshold of 50%"},
+		{"a topic with a candidate left is not lost", []int{0, 0, 1, 1}, []status.Status{f, r, f, q}, true, "0 of 2 topics have failed"},
+		{"a topic whose candidates all failed is", []int{0, 0, 1, 1}, []status.Status{f, f, f, q}, true, "1 of 2 topics have failed"},
 	}
 	for _, tt := range tests {
 		o := thresholdOutlook(tt.topicOf, tt.topicOf[len(tt.topicOf)-1]+1, 0.5)(executor.Standing{Tasks: tt.tasks})
@@ -68,7 +69,7 @@ func TestAbortedBarrierSaysFailed(t *testing.T) {
 	valid := TopicResult{Valid: true}
 	r := &runner{o: &Outcome{Threshold: 0.5, Topics: []TopicResult{valid, valid, {}, {}}}}
 	r.barrier(&escalation.AbortError{Reason: "at most 1 of 4 reports can be valid"})
-	if o := r.o; o.Status != Failed || !strings.Contains(o.Message, "the watcher aborted the run: at most 1 of 4") || strings.Contains(o.Message, "warning") {
+	if o := r.o; o.Status != status.Failed || !strings.Contains(o.Message, "the watcher aborted the run: at most 1 of 4") || strings.Contains(o.Message, "warning") {
 		t.Errorf("status %s, message %q", o.Status, o.Message)
 	}
 }

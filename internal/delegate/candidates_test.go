@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestCandidatesSelectTheBestAdmissibleReport runs each topic by two
@@ -35,7 +36,7 @@ func TestCandidatesSelectTheBestAdmissibleReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Status != Completed || len(o.Results) != 5 {
+	if o.Status != status.Completed || len(o.Results) != 5 {
 		t.Fatalf("status %s with %d results (%s)\n%s", o.Status, len(o.Results), o.Message, o.SummaryText)
 	}
 	for _, tp := range o.Topics {
@@ -79,7 +80,7 @@ func TestCandidatesWithoutAdmissibleReportFailTheTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := o.Topics[0].Failure
-	if o.Status != Failed || f == nil || f.Type != TypeNoAdmissible ||
+	if o.Status != status.Failed || f == nil || f.Type != TypeNoAdmissible ||
 		!strings.Contains(f.Message, "a.001: ") || !strings.Contains(f.Message, "b.001: ") {
 		t.Fatalf("status %s, failure %+v", o.Status, f)
 	}

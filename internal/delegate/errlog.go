@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/datalake"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // CommandDelegate is errors.jsonl's command for delegate failures.
@@ -27,7 +28,7 @@ func (r *runner) appendErrors() {
 			lines = append(lines, line(t.Failure, t.Topic.Topic, t.Path))
 		}
 	}
-	if r.o.Status == Failed && r.o.CoordinatorFailure == nil {
+	if r.o.Status == status.Failed && r.o.CoordinatorFailure == nil {
 		lines = append(lines, line(&Failure{Type: "below_threshold", Message: r.o.Message,
 			Hint: "see the failed topics above; fix their specialists or lower the pipeline's threshold"}, "", ""))
 	}

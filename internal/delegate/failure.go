@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Failure types beyond the plan and report reasons.
@@ -23,11 +24,11 @@ const (
 func resultFailure(r *executor.Result) Failure {
 	f := Failure{Agent: r.Agent, Class: r.Class}
 	switch {
-	case r.Status == executor.Succeeded && !r.Checks.Admissible:
+	case r.Status == status.Succeeded && !r.Checks.Admissible:
 		f.Type, f.Message = TypeFailedChecks, "the report fails the run's hard constraints: "+failedChecks(r.Checks)
 	case r.Reason == recovery.ReasonFailedChecks:
 		f.Type, f.Message = TypeFailedChecks, "the report fails the run's hard constraints: "+failedChecks(r.Checks)
-	case r.Status == executor.Cancelled:
+	case r.Status == status.Cancelled:
 		f.Type, f.Message = TypeCancelled, r.Error
 	default:
 		f.Type, f.Message = r.Reason, r.Error
@@ -49,7 +50,7 @@ func resultFailure(r *executor.Result) Failure {
 func failedChecks(ev check.Evaluation) string {
 	var parts []string
 	for _, v := range ev.Verdicts {
-		if v.Hard && v.Status == check.Failed {
+		if v.Hard && v.Status == status.Failed {
 			parts = append(parts, v.Constraint+" ("+clip(v.Reason)+")")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestLLMCoordinatorAndSpecialist plans with an LLM's structured answer and
@@ -26,7 +27,7 @@ func TestLLMCoordinatorAndSpecialist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Status != Completed {
+	if o.Status != status.Completed {
 		t.Fatalf("status %s: %s (%+v)", o.Status, o.Message, o.CoordinatorFailure)
 	}
 	if got := readFile(t, filepath.Join(o.SpecDir, "reports", "001_hash-chains.md")); got != report {

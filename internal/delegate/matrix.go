@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // The steps of Run, split for a run spread over a GitHub Actions matrix
@@ -106,7 +107,7 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 			f.Type, f.Hint = ReasonCoordinatorError, hintFor(ReasonCoordinatorError)
 			o.CoordinatorFailure = &f
 		}
-		o.Status = Failed
+		o.Status = status.Failed
 		o.Message = "the coordinator produced no usable plan: " + o.CoordinatorFailure.Message
 		return o, errors.Join(append(sinkErrs, r.finish(nil))...)
 	}

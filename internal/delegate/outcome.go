@@ -4,17 +4,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/selection"
-)
-
-// RunStatus is how a delegate run ended (§4.9 step 6).
-type RunStatus string
-
-// The run's end states. CompletedWithWarning is a completed run (the
-// Action's status=completed, exit 0) whose summary warns.
-const (
-	Completed            RunStatus = "completed"
-	CompletedWithWarning RunStatus = "completed-with-warning"
-	Failed               RunStatus = "failed"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TopicResult is one planned topic and what became of it.
@@ -74,8 +64,10 @@ type Outcome struct {
 	SuccessRate float64
 	// Threshold is the pipeline's threshold.
 	Threshold float64
-	// Status is the barrier's verdict; Message says it in a sentence.
-	Status  RunStatus
+	// Status is the barrier's verdict, completed or failed (Warned says
+	// whether a completed run's summary warns); Message says it in a
+	// sentence.
+	Status  status.Status
 	Message string
 	// CoordinatorFailure says why the run had no plan.
 	CoordinatorFailure *Failure
@@ -101,6 +93,13 @@ type Outcome struct {
 	// reports are the absolute paths of the reports planned: each topic's,
 	// and each candidate's when a topic has several (Keep).
 	reports []string
+}
+
+// Warned reports whether the run completed with a warning: the barrier
+// let it through with fewer valid reports than planned (architecture §4.9
+// step 6).
+func (o *Outcome) Warned() bool {
+	return o.Status == status.Completed && o.Valid < len(o.Topics)
 }
 
 // Checklist renders the topics as a Markdown checklist for the progress

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestSpecialistsRunInParallel: each specialist waits until all four have
@@ -39,7 +40,7 @@ func TestSpecialistsRunInParallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Status != Completed {
+	if o.Status != status.Completed {
 		t.Fatalf("status %s: %s; failures %+v", o.Status, o.Message, o.Topics)
 	}
 	started, _ := filepath.Glob(filepath.Join(meet, "*"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TopicState is one topic as the progress comment shows it.
@@ -104,7 +105,7 @@ func (t *tracker) event(ev executor.Event) {
 		if t.done[i] == len(st.Agents) {
 			st.State, changed = StateWritten, true
 		}
-	case st.State == StateQueued && (ev.Status == executor.Running || ev.Status == executor.Retrying):
+	case st.State == StateQueued && (ev.Status == status.Running || ev.Status == status.Retrying):
 		st.State, changed = StateRunning, true
 	}
 	if changed {

@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // FileInvocationPlan and FileOverview are files of a spec folder.
@@ -104,7 +105,7 @@ func (r *runner) run(ctx context.Context) error {
 	// Step 2: the plan.
 	topics, execErr := r.plan(ctx)
 	if topics == nil {
-		r.o.Status = Failed
+		r.o.Status = status.Failed
 		r.o.Message = "the coordinator produced no usable plan: " + r.o.CoordinatorFailure.Message
 		return r.finish(execErr)
 	}
@@ -155,7 +156,7 @@ func (r *runner) plan(ctx context.Context) ([]Topic, error) {
 	res := results[0]
 	r.o.Coordinator = res
 	r.o.Results = append(r.o.Results, res)
-	if res.Status == executor.Succeeded {
+	if res.Status == status.Succeeded {
 		if topics, perr := ParsePlan(res.Output, llm, r.in.Pipeline.MaxTopics); perr == nil {
 			return topics, err
 		}
@@ -344,7 +345,7 @@ func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
 		}
 	}
 	tr.Agent = chosen.Agent
-	if !(chosen.Status == executor.Succeeded && chosen.HasOutput() && chosen.Checks.Admissible) {
+	if !(chosen.Status == status.Succeeded && chosen.HasOutput() && chosen.Checks.Admissible) {
 		f := resultFailure(chosen)
 		tr.Failure = &f
 		return tr
@@ -388,7 +389,7 @@ func thresholdOutlook(topicOf []int, planned int, threshold float64) func(execut
 	return func(s executor.Standing) escalation.Outlook {
 		alive := make([]bool, planned)
 		for i, st := range s.Tasks {
-			if st != executor.TaskFailed {
+			if st != status.Failed {
 				alive[topicOf[i]] = true
 			}
 		}
@@ -398,11 +399,11 @@ func thresholdOutlook(topicOf []int, planned int, threshold float64) func(execut
 				possible++
 			}
 		}
-		status, rate := Barrier(possible, planned, threshold)
+		st, rate := Barrier(possible, planned, threshold)
 		why := fmt.Sprintf("%d of %d topics have failed (%d of %d specialist runs failed, %d running, %d queued), so at most %d of %d reports can be valid (%s%%) against the threshold of %s%%",
-			planned-possible, planned, s.Count(executor.TaskFailed), len(s.Tasks), s.Count(executor.TaskRunning), s.Count(executor.TaskQueued),
+			planned-possible, planned, s.Count(status.Failed), len(s.Tasks), s.Count(status.Running), s.Count(status.Queued),
 			possible, planned, Percent(rate), Percent(threshold))
-		return escalation.Outlook{Open: status != Failed, Why: why}
+		return escalation.Outlook{Open: st != status.Failed, Why: why}
 	}
 }
 
@@ -422,7 +423,7 @@ func (r *runner) barrier(aborted error) {
 		o.ContextReduction = 1 - float64(o.MetadataBytes)/float64(o.ReportBytes)
 	}
 	if aborted != nil {
-		o.Status = Failed // the threshold could no longer be reached
+		o.Status = status.Failed // the threshold could no longer be reached
 	}
 	o.Message = barrierMessage(o)
 	if aborted != nil {
@@ -431,22 +432,19 @@ func (r *runner) barrier(aborted error) {
 }
 
 // Barrier returns the status of a run with valid of planned reports under
-// threshold, and the success rate: below the threshold the run fails, from
-// it to below 1 it completes with a warning, at 1 it completes. A run that
-// planned nothing fails.
-func Barrier(valid, planned int, threshold float64) (RunStatus, float64) {
+// threshold, and the success rate: below the threshold the run fails; from
+// it on the run completes, with a warning below 1 (Outcome.Warned). A run
+// that planned nothing fails.
+func Barrier(valid, planned int, threshold float64) (status.Status, float64) {
 	if planned <= 0 {
-		return Failed, 0
+		return status.Failed, 0
 	}
 	rate := float64(valid) / float64(planned)
 	const eps = 1e-9 // 0.3 × 10 must reach 3 valid reports
-	switch {
-	case valid >= planned:
-		return Completed, rate
-	case rate+eps >= threshold:
-		return CompletedWithWarning, rate
+	if valid >= planned || rate+eps >= threshold {
+		return status.Completed, rate
 	}
-	return Failed, rate
+	return status.Failed, rate
 }
 
 // slashRel is path relative to root with forward slashes.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestBarrierBehaviour runs four topics with 4, 3, 2 and 1 valid reports
@@ -22,15 +23,15 @@ func TestBarrierBehaviour(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		valid      int
-		status     RunStatus
+		status     status.Status
 		rate       float64
 		partial    bool
 		errorLines int
 	}{
-		{4, Completed, 1, false, 0},
-		{3, CompletedWithWarning, 0.75, true, 1},
-		{2, CompletedWithWarning, 0.5, true, 2},
-		{1, Failed, 0.25, true, 4}, // three topics and the run itself
+		{4, status.Completed, 1, false, 0},
+		{3, status.Completed, 0.75, true, 1}, // with a warning
+		{2, status.Completed, 0.5, true, 2},  // with a warning
+		{1, status.Failed, 0.25, true, 4},    // three topics and the run itself
 	}
 	for _, tt := range tests {
 		t.Run(Percent(tt.rate), func(t *testing.T) {
@@ -50,6 +51,9 @@ func TestBarrierBehaviour(t *testing.T) {
 			o, err := Run(t.Context(), h.input(pipeline("planner", agents...)))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
+			}
+			if warned := tt.status == status.Completed && tt.partial; o.Warned() != warned {
+				t.Errorf("Warned() = %v, want %v", o.Warned(), warned)
 			}
 			if o.Status != tt.status || o.SuccessRate != tt.rate || o.Valid != tt.valid {
 				t.Fatalf("status %s rate %v valid %d, want %s %v %d (%s)", o.Status, o.SuccessRate, o.Valid, tt.status, tt.rate, tt.valid, o.Message)
@@ -104,7 +108,7 @@ func TestRunLeavesEveryStepsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Spec != "specs/001_research" || o.Status != Completed {
+	if o.Spec != "specs/001_research" || o.Status != status.Completed {
 		t.Fatalf("spec %s status %s (%s)", o.Spec, o.Status, o.Message)
 	}
 	plan := readFile(t, filepath.Join(o.SpecDir, ".invocation-plan.txt"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Percent formats a share as a percentage for people: 75, 66.7, 100.
@@ -31,10 +32,10 @@ func ReductionLine(o *Outcome) string {
 
 func barrierMessage(o *Outcome) string {
 	planned := len(o.Topics)
-	switch o.Status {
-	case Completed:
+	switch {
+	case o.Status == status.Completed && !o.Warned():
 		return fmt.Sprintf("every one of the %d planned reports is valid", planned)
-	case CompletedWithWarning:
+	case o.Warned():
 		return fmt.Sprintf("%d of %d topics failed; the run completes with a warning (threshold %s%%)", planned-o.Valid, planned, Percent(o.Threshold))
 	}
 	return fmt.Sprintf("only %d of %d reports are valid (%s%%), below the threshold of %s%%", o.Valid, planned, Percent(o.SuccessRate), Percent(o.Threshold))
@@ -95,7 +96,7 @@ func summarySections(in Input, o *Outcome, esc func(string, int) string, code fu
 	switch {
 	case o.CoordinatorFailure != nil:
 		next.lines = append(next.lines, "Fix the coordinator: "+esc(o.CoordinatorFailure.Hint, 300))
-	case o.Status == Completed:
+	case o.Status == status.Completed && !o.Warned():
 		next.lines = append(next.lines, "Read the overview, then the reports it links.")
 	default:
 		if o.Overview != "" {

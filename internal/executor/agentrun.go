@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // runAgent runs t as result name until it succeeds, fails for good, or the
@@ -38,12 +39,12 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, a
 	}()
 
 	if err := x.ctx.Err(); err != nil {
-		r.Status, r.Error = Cancelled, fmt.Sprintf("not started: %v", context.Cause(x.ctx))
+		r.Status, r.Error = status.Cancelled, fmt.Sprintf("not started: %v", context.Cause(x.ctx))
 		r.OutputSHA256 = SHA256Hex("")
 		r.FinishedAt, r.TTVSource = start.UTC(), TTVMeasured
 		return r, nil
 	}
-	x.emit(Event{Agent: name, Status: Running, Attempt: 1})
+	x.emit(Event{Agent: name, Status: status.Running, Attempt: 1})
 	var esc *escalation.Escalation
 	for {
 		out, l := x.launch(t, name, req, start, len(r.Attempts))
@@ -56,20 +57,20 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, a
 		case out.Err == nil:
 		case l.restart && r.Restarts < x.opts.MaxRestarts && x.ctx.Err() == nil:
 			relaunch = true
-		case r.Status == Failed || r.Status == Escalated:
+		case r.Status == status.Failed || r.Status == status.Escalated:
 			if x.opts.Failed == nil {
 				break
 			}
 			// Failed before it is reported: an agent failing at the same
 			// time sees it so while the watcher decides about it.
-			x.setState(at, TaskFailed)
+			x.setState(at, status.Failed)
 			partial := r.Partial() != ""
 			e := x.opts.Failed(escalation.Failure{Agent: name, Partial: partial, Err: l.err,
 				Attempts: len(r.Attempts), Replaces: replaces, Outlook: func() escalation.Outlook { return x.outlook(at, tried, partial) }})
 			r.Decision, r.DecisionID, esc = string(e.Decision.Action), e.ID, &e
 			relaunch = e.Decision.Action == escalation.Restart && r.Restarts < x.opts.MaxRestarts && x.ctx.Err() == nil
 			if relaunch {
-				x.setState(at, TaskRunning)
+				x.setState(at, status.Running)
 			}
 		}
 		l.done()
@@ -78,7 +79,7 @@ func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, a
 		}
 		r.Restarts++
 		r.Decision, r.DecisionID, esc = "", "", nil
-		x.emit(Event{Agent: name, Status: Retrying, Attempt: len(r.Attempts) + 1, Elapsed: x.now().Sub(start)})
+		x.emit(Event{Agent: name, Status: status.Retrying, Attempt: len(r.Attempts) + 1, Elapsed: x.now().Sub(start)})
 	}
 	end := x.now()
 	r.FinishedAt = end.UTC()
@@ -158,7 +159,7 @@ func (x *execution) launch(t Task, name string, req agent.Request, start time.Ti
 			progress(agent.Progress{}) // a new attempt is a sign of life
 		}
 		if a.Outcome == recovery.OutcomeRetry || a.Outcome == recovery.OutcomeAlternative {
-			x.emit(Event{Agent: name, Status: Retrying, Attempt: prior + a.N + 1, Elapsed: x.now().Sub(start)})
+			x.emit(Event{Agent: name, Status: status.Retrying, Attempt: prior + a.N + 1, Elapsed: x.now().Sub(start)})
 		}
 	}
 	out := policy.Run(actx, t.Agent, req, accept)

@@ -3,8 +3,8 @@ package executor
 import (
 	"time"
 
-	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Candidate returns r as selection sees it: whether it has output, whether
@@ -15,10 +15,10 @@ func (r *Result) Candidate() selection.Candidate {
 	passed, verified := 0, 0
 	for _, v := range r.Checks.Verdicts {
 		switch v.Status {
-		case check.Passed:
+		case status.Passed:
 			passed++
 			verified++
-		case check.Failed:
+		case status.Failed:
 			verified++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // waitCheck passes an output once release is closed.
@@ -50,7 +51,7 @@ func TestChecksOutsideTheSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range results {
-			if r.Status != Succeeded || !r.Checks.Admissible {
+			if r.Status != status.Succeeded || !r.Checks.Admissible {
 				t.Errorf("%s: %s, admissible %v, %+v", r.Agent, r.Status, r.Checks.Admissible, r.Checks.Verdicts)
 			}
 		}

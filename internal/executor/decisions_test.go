@@ -13,6 +13,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // hangOnce hangs, silent, on its first launch and succeeds on the next: the
@@ -33,7 +34,7 @@ func TestStuckAgentWithoutRestartsFails(t *testing.T) {
 	}
 	wd.stop() // the stall's decision is told on the watcher's goroutine
 	r := results[0]
-	if r.Status != Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) ||
+	if r.Status != status.Failed || r.Reason != "stuck" || r.Restarts != 0 || r.Decision != string(escalation.Reassign) ||
 		!strings.Contains(r.DecisionNote, "no spare") || !strings.Contains(r.DecisionNote, "watcher.spares") {
 		t.Errorf("stopped agent: %s reason %q restarts %d decision %q note %q", r.Status, r.Reason, r.Restarts, r.Decision, r.DecisionNote)
 	}
@@ -54,7 +55,7 @@ func TestTimeoutIsRestarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := results[0]; r.Status != Succeeded || r.Restarts != 1 || r.Output != "second launch\n" {
+	if r := results[0]; r.Status != status.Succeeded || r.Restarts != 1 || r.Output != "second launch\n" {
 		t.Errorf("result: %s restarts %d output %q error %q", r.Status, r.Restarts, r.Output, r.Error)
 	}
 	if diff := cmp.Diff([]escalation.Action{escalation.Restart}, wd.actions()); diff != "" {
@@ -98,7 +99,7 @@ func TestFailuresDoNotAbortAHealthyAgent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run error = %v, want none", err)
 	}
-	want := map[string]AgentStatus{"f1": Escalated, "f2": Escalated, "f3": Escalated, "healthy": Succeeded}
+	want := map[string]status.Status{"f1": status.Escalated, "f2": status.Escalated, "f3": status.Escalated, "healthy": status.Succeeded}
 	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -165,7 +166,7 @@ func TestAbortStopsWhatCannotChangeTheOutcome(t *testing.T) {
 		Tasks:       []Task{sh(t, "f1", "exit 1"), sh(t, "running", "exec sleep 30"), sh(t, "waiting", "echo never")},
 		MaxParallel: 2,
 		Outlook: func(s Standing) escalation.Outlook {
-			return escalation.Outlook{Open: s.Count(TaskFailed) == 0, Why: fmt.Sprintf("%d failed", s.Count(TaskFailed))}
+			return escalation.Outlook{Open: s.Count(status.Failed) == 0, Why: fmt.Sprintf("%d failed", s.Count(status.Failed))}
 		},
 	}
 	watch(t, &opts, escalation.WatcherOptions{MaxFailures: 1})
@@ -178,10 +179,10 @@ func TestAbortStopsWhatCannotChangeTheOutcome(t *testing.T) {
 		t.Fatalf("Run error = %v, want ErrAbort", err)
 	}
 	got := byName(results)
-	if r := got["running"]; r.Status != Cancelled {
+	if r := got["running"]; r.Status != status.Cancelled {
 		t.Errorf("running agent: %s %q", r.Status, r.Error)
 	}
-	if w := got["waiting"]; w.Status != Cancelled || len(w.Attempts) != 0 {
+	if w := got["waiting"]; w.Status != status.Cancelled || len(w.Attempts) != 0 {
 		t.Errorf("queued agent: %s %q attempts %d", w.Status, w.Error, len(w.Attempts))
 	}
 }
@@ -208,7 +209,7 @@ func TestPartialOutputIsSynthesized(t *testing.T) {
 	if half.Decision != "synthesize" || half.Raw != "first half of the answer\n" || half.HasOutput() {
 		t.Errorf("failed agent: decision %q raw %q output %q", half.Decision, half.Raw, half.Output)
 	}
-	if s.Agent != SynthesisAgent || s.Status != Succeeded || !cmp.Equal(s.SynthesizedFrom, []string{"half"}) {
+	if s.Agent != SynthesisAgent || s.Status != status.Succeeded || !cmp.Equal(s.SynthesizedFrom, []string{"half"}) {
 		t.Errorf("synthesis: %s %s from %v (%s)", s.Agent, s.Status, s.SynthesizedFrom, s.Error)
 	}
 	for _, want := range []string{"Write the answer.", "untrusted data", "### Partial output of half", "```\nfirst half of the answer\n```"} {
@@ -257,7 +258,7 @@ func TestFailureWithoutOutputIsReassigned(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
-	if s := byName(results)["spare"]; s.Status != Succeeded || s.Output != "spare did it\n" {
+	if s := byName(results)["spare"]; s.Status != status.Succeeded || s.Output != "spare did it\n" {
 		t.Errorf("spare: %s %q", s.Status, s.Output)
 	}
 	if diff := cmp.Diff([]escalation.Action{escalation.Reassign, escalation.Reassign}, wd.actions()); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // spooled writes text through a spool.Writer that keeps nothing in memory.
@@ -49,7 +50,7 @@ func TestEncodeJSONMatchesMarshal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			code := 0
-			mem := &Result{Agent: "a", Provider: "command", Status: Succeeded, ExitCode: &code, Stderr: "<warn>",
+			mem := &Result{Agent: "a", Provider: "command", Status: status.Succeeded, ExitCode: &code, Stderr: "<warn>",
 				StartedAt: time.Unix(1, 0).UTC(), Attempts: nil}
 			mem.setOutput(text)
 			want, err := json.Marshal(mem)
@@ -77,7 +78,7 @@ func TestEncodeJSONMatchesMarshal(t *testing.T) {
 			}
 
 			// A failed agent's partial output, kept as raw.
-			memRaw := &Result{Agent: "a", Status: Failed, Raw: text}
+			memRaw := &Result{Agent: "a", Status: status.Failed, Raw: text}
 			memRaw.setOutput("")
 			want, _ = json.Marshal(memRaw)
 			diskRaw := *memRaw

@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // execution is the state of one Run.
@@ -24,9 +25,9 @@ type execution struct {
 	wave   *wave    // the tasks started at once, until their work is sent
 
 	mu       sync.Mutex
-	results  []*Result   // by task
-	replaced [][]*Result // by task: the spares that took over, in turn
-	states   []TaskState // by task
+	results  []*Result       // by task
+	replaced [][]*Result     // by task: the spares that took over, in turn
+	states   []status.Status // by task
 	used     map[string]bool
 	running  map[string]int // by agent name
 	sinkErr  []error
@@ -60,9 +61,10 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 		parent: parent, ctx: ctx, cancel: cancel, opts: opts, now: now,
 		results: make([]*Result, len(opts.Tasks)), replaced: make([][]*Result, len(opts.Tasks)),
 		used: map[string]bool{}, running: map[string]int{}, largeSink: make(chan struct{}, 1),
-		largeCheck: make(chan struct{}, 1), states: make([]TaskState, len(opts.Tasks)),
+		largeCheck: make(chan struct{}, 1), states: make([]status.Status, len(opts.Tasks)),
 	}
-	for _, t := range opts.Tasks {
+	for i, t := range opts.Tasks {
+		x.states[i] = status.Queued
 		x.names = append(x.names, t.Agent.Name())
 		x.used[t.Agent.Name()] = true
 	}
@@ -77,7 +79,7 @@ func newExecution(parent, ctx context.Context, cancel context.CancelCauseFunc, o
 // runTask runs task i and, while the watcher says reassign and a spare is
 // free, the spares that take its task over.
 func (x *execution) runTask(i int, t Task) {
-	x.setState(i, TaskRunning)
+	x.setState(i, status.Running)
 	tried := []string{t.Agent.Name()}
 	name, replaces := x.names[i], ""
 	sent := x.wave.member(i)
@@ -99,14 +101,14 @@ func (x *execution) runTask(i int, t Task) {
 		}
 		x.mu.Unlock()
 		if !ok {
-			st := TaskFailed
-			if r.Status == Succeeded && r.HasOutput() {
-				st = TaskSucceeded
+			st := status.Failed
+			if r.Status == status.Succeeded && r.HasOutput() {
+				st = status.Succeeded
 			}
 			x.setState(i, st)
 			return
 		}
-		x.setState(i, TaskRunning) // a spare took the task over
+		x.setState(i, status.Running) // a spare took the task over
 		t, name, replaces = next, r.ReplacedBy, r.Agent
 		tried = append(tried, t.Agent.Name())
 	}
@@ -228,7 +230,7 @@ func (x *execution) evaluate(ctx context.Context, output string, f *spool.File, 
 func unreadable(cs []check.Constraint, err error) check.Evaluation {
 	verdicts := make([]check.Verdict, len(cs))
 	for i, c := range cs {
-		verdicts[i] = check.Verdict{Constraint: c.Name, Hard: c.Hard, Status: check.Failed,
+		verdicts[i] = check.Verdict{Constraint: c.Name, Hard: c.Hard, Status: status.Failed,
 			Reason: "the output could not be read back to check it: " + err.Error()}
 	}
 	return check.Summarize(verdicts)

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Task is one agent to run.
@@ -35,7 +36,7 @@ type Task struct {
 // Event reports an agent's state change, for live progress displays.
 type Event struct {
 	Agent   string
-	Status  AgentStatus
+	Status  status.Status
 	Elapsed time.Duration
 	// Attempt is the attempt number now running (1-based).
 	Attempt int
@@ -134,7 +135,7 @@ func Run(ctx context.Context, opts Options) ([]*Result, error) {
 		g.SetLimit(opts.MaxParallel)
 	}
 	for _, name := range x.names {
-		x.emit(Event{Agent: name, Status: Queued})
+		x.emit(Event{Agent: name, Status: status.Queued})
 	}
 	for i, t := range opts.Tasks {
 		g.Go(func() error {

@@ -17,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestFanOutAllAtOnce: eight real command agents run at once: each one
@@ -35,7 +36,7 @@ func TestFanOutAllAtOnce(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	for _, r := range results {
-		if r.Status != Succeeded || r.Output != "ok\n" {
+		if r.Status != status.Succeeded || r.Output != "ok\n" {
 			t.Errorf("%s: %s %q %s", r.Agent, r.Status, r.Output, r.Error)
 		}
 	}
@@ -63,7 +64,7 @@ func TestMaxParallel(t *testing.T) {
 				t.Errorf("peak concurrency %d, want %d", got, want)
 			}
 			for _, r := range results {
-				if r.Status != Succeeded {
+				if r.Status != status.Succeeded {
 					t.Errorf("%s: %s", r.Agent, r.Status)
 				}
 			}
@@ -83,7 +84,7 @@ func TestFailureIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := map[string]AgentStatus{"ok1": Succeeded, "bad": Escalated, "ok2": Succeeded, "missing": Escalated}
+	want := map[string]status.Status{"ok1": status.Succeeded, "bad": status.Escalated, "ok2": status.Succeeded, "missing": status.Escalated}
 	if diff := cmp.Diff(want, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -138,16 +139,16 @@ func TestSinkOncePerResult(t *testing.T) {
 	}
 	// Each agent: queued, running, then one final event carrying the result.
 	for _, name := range []string{"slow", "fast", "mid"} {
-		var got []AgentStatus
+		var got []status.Status
 		for _, ev := range rc.events {
 			if ev.Agent == name {
 				got = append(got, ev.Status)
-				if ev.Result != nil && ev.Status != Succeeded {
+				if ev.Result != nil && ev.Status != status.Succeeded {
 					t.Errorf("%s: a result came with status %s", name, ev.Status)
 				}
 			}
 		}
-		if diff := cmp.Diff([]AgentStatus{Queued, Running, Succeeded}, got); diff != "" {
+		if diff := cmp.Diff([]status.Status{status.Queued, status.Running, status.Succeeded}, got); diff != "" {
 			t.Errorf("%s events (-want +got):\n%s", name, diff)
 		}
 	}
@@ -159,7 +160,7 @@ func TestSinkErrorIsReported(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "record a: disk full") {
 		t.Errorf("Run error = %v, want the sink failure", err)
 	}
-	if len(results) != 1 || results[0].Status != Succeeded {
+	if len(results) != 1 || results[0].Status != status.Succeeded {
 		t.Errorf("results = %+v", results)
 	}
 }
@@ -170,7 +171,7 @@ func TestCancelledRun(t *testing.T) {
 	// The run is interrupted once b is done, while a is still at work: a
 	// is cancelled (it would succeed after its 30 s), b's result stands.
 	onEvent := func(e Event) {
-		if e.Agent == "b" && e.Status == Succeeded {
+		if e.Agent == "b" && e.Status == status.Succeeded {
 			cancel(errors.New("interrupted"))
 		}
 	}
@@ -178,7 +179,7 @@ func TestCancelledRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run cancelled: interrupted") {
 		t.Errorf("Run error = %v", err)
 	}
-	if diff := cmp.Diff(map[string]AgentStatus{"a": Cancelled, "b": Succeeded}, statuses(results)); diff != "" {
+	if diff := cmp.Diff(map[string]status.Status{"a": status.Cancelled, "b": status.Succeeded}, statuses(results)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // fill copies a launch's recovery outcome into r. What one launch says
@@ -53,13 +54,13 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 	r.Checks = check.Evaluation{}
 	switch {
 	case out.Err == nil:
-		r.Status = Succeeded
+		r.Status = status.Succeeded
 	case out.Status == recovery.OutcomeCancelled:
-		r.Status = Cancelled
+		r.Status = status.Cancelled
 	case out.Escalated:
-		r.Status, r.EscalationReason = Escalated, out.EscalationReason
+		r.Status, r.EscalationReason = status.Escalated, out.EscalationReason
 	default:
-		r.Status = Failed
+		r.Status = status.Failed
 	}
 	if out.Err != nil {
 		r.Error = out.Err.Error()

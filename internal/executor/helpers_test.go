@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/command"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // sh is a command agent running script with sh -c.
@@ -162,8 +163,8 @@ func byName(results []*Result) map[string]*Result {
 	return m
 }
 
-func statuses(results []*Result) map[string]AgentStatus {
-	m := map[string]AgentStatus{}
+func statuses(results []*Result) map[string]status.Status {
+	m := map[string]status.Status{}
 	for _, r := range results {
 		m[r.Agent] = r.Status
 	}

@@ -5,31 +5,18 @@ import (
 	"slices"
 
 	"github.com/optr-dev/optr/internal/escalation"
-)
-
-// TaskState is where one task of a fan-out stands.
-type TaskState int
-
-// The states of a task.
-const (
-	// TaskQueued: not started yet (MaxParallel).
-	TaskQueued TaskState = iota
-	// TaskRunning: its agent, or a spare that took the task over, is at
-	// work.
-	TaskRunning
-	// TaskSucceeded: done with an output, which may be admissible.
-	TaskSucceeded
-	// TaskFailed: done without one.
-	TaskFailed
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Standing is where a fan-out stands when an agent fails: what
 // Options.Outlook weighs to say whether the run can still succeed, and so
 // whether the watcher may abort it (escalation.Outlook).
 type Standing struct {
-	// Tasks holds each task's state, in task order; the failing task's is
-	// TaskFailed.
-	Tasks []TaskState
+	// Tasks holds where each task stands, in task order: queued (not
+	// started yet, MaxParallel), running (its agent, or a spare that took
+	// the task over, is at work), succeeded (done with an output, which may
+	// be admissible) or failed (done without one; the failing task's).
+	Tasks []status.Status
 	// Failing is the index of the task whose agent failed; -1 for the
 	// synthesis step.
 	Failing int
@@ -40,8 +27,8 @@ type Standing struct {
 	Synthesis bool
 }
 
-// Count returns how many tasks are in state st.
-func (s Standing) Count(st TaskState) int {
+// Count returns how many tasks stand at st.
+func (s Standing) Count(st status.Status) int {
 	n := 0
 	for _, t := range s.Tasks {
 		if t == st {
@@ -56,9 +43,9 @@ func (s Standing) Count(st TaskState) int {
 // is running or queued, a spare is free to take the failed task over, a
 // synthesis step is to come, or a result is already in.
 func SelectOutlook(s Standing) escalation.Outlook {
-	running, queued, succeeded := s.Count(TaskRunning), s.Count(TaskQueued), s.Count(TaskSucceeded)
+	running, queued, succeeded := s.Count(status.Running), s.Count(status.Queued), s.Count(status.Succeeded)
 	why := fmt.Sprintf("%d of %d agents failed, %d running, %d queued, %d succeeded, %d spare(s) free to take the task over",
-		s.Count(TaskFailed), len(s.Tasks), running, queued, succeeded, s.Spares)
+		s.Count(status.Failed), len(s.Tasks), running, queued, succeeded, s.Spares)
 	if s.Synthesis {
 		why += ", a synthesis step to come"
 	}
@@ -111,7 +98,7 @@ func (x *execution) synthesisDueLocked() bool {
 
 // setState records where task i stands (nothing for the synthesis
 // step, -1).
-func (x *execution) setState(i int, st TaskState) {
+func (x *execution) setState(i int, st status.Status) {
 	if i < 0 {
 		return
 	}

@@ -14,29 +14,16 @@ import (
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/worktree"
-)
-
-// AgentStatus is an agent's final state in a run.
-type AgentStatus string
-
-// The agent states.
-const (
-	Queued    AgentStatus = "queued"
-	Running   AgentStatus = "running"
-	Retrying  AgentStatus = "retrying"
-	Succeeded AgentStatus = "succeeded"
-	Failed    AgentStatus = "failed"
-	Escalated AgentStatus = "escalated"
-	Cancelled AgentStatus = "cancelled"
 )
 
 // Result is one agent's result in a run: what agent-outputs/<agent>.json holds.
 type Result struct {
-	Agent    string      `json:"agent"`
-	Provider string      `json:"provider"`
-	Model    string      `json:"model,omitempty"`
-	Status   AgentStatus `json:"status"`
+	Agent    string        `json:"agent"`
+	Provider string        `json:"provider"`
+	Model    string        `json:"model,omitempty"`
+	Status   status.Status `json:"status"`
 	// Output is the agent's final output (empty when it produced none, or
 	// when OutputFile holds it).
 	Output       string `json:"output"`

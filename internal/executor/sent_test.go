@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestSentIsHeardWhenTheAgentSendsItsWork: Options.Sent hears a result's
@@ -49,7 +50,7 @@ func TestSentIsHeardWhenTheAgentSendsItsWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Status != Succeeded {
+		if r.Status != status.Succeeded {
 			t.Errorf("%s: %s %s", r.Agent, r.Status, r.Error)
 		}
 	}
@@ -103,7 +104,7 @@ func TestLaunchedOnceTheFirstWaveSent(t *testing.T) {
 	}
 	var ok []string
 	for _, r := range results {
-		if r.Status == Succeeded {
+		if r.Status == status.Succeeded {
 			ok = append(ok, r.Agent)
 		}
 	}

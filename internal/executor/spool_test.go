@@ -17,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // sizeCheck passes an output that ends with "END"; it notes how many
@@ -134,7 +135,7 @@ func TestRetriedAgentKeepsOnlyItsLastSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := results[0]
-	if r.Status != Succeeded || r.Restarts != 1 || restarts != 1 || calls != 4 || r.OutputFile == nil {
+	if r.Status != status.Succeeded || r.Restarts != 1 || restarts != 1 || calls != 4 || r.OutputFile == nil {
 		t.Fatalf("%s after %d restarts (%d asked), %d attempts, file %v: %s", r.Status, r.Restarts, restarts, calls, r.OutputFile, r.Error)
 	}
 	ents, err := os.ReadDir(dir)

@@ -17,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/testkit/clocktest"
 )
 
@@ -89,7 +90,7 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 	// run's end stops the watcher, as the pipeline does, before it looks.
 	wd.stop()
 	r := o.results[0]
-	if r.Status != Succeeded || r.Output != "second launch\n" || r.Restarts != 1 || r.Error != "" {
+	if r.Status != status.Succeeded || r.Output != "second launch\n" || r.Restarts != 1 || r.Error != "" {
 		t.Errorf("restarted agent: status %s, output %q, restarts %d, error %q", r.Status, r.Output, r.Restarts, r.Error)
 	}
 	if len(r.Attempts) != 2 || r.Attempts[0].N != 1 || r.Attempts[0].Outcome != recovery.OutcomeCancelled ||
@@ -104,7 +105,7 @@ func TestStuckAgentIsRestarted(t *testing.T) {
 	}
 	var retried bool
 	for _, ev := range rc.events {
-		retried = retried || ev.Agent == "sleepy" && ev.Status == Retrying && ev.Attempt == 2
+		retried = retried || ev.Agent == "sleepy" && ev.Status == status.Retrying && ev.Attempt == 2
 	}
 	if !retried {
 		t.Errorf("no event announced the relaunch: %+v", rc.events)

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/testkit/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -105,7 +106,7 @@ func TestChangesOverTheMatrix(t *testing.T) {
 	}
 
 	rep := gatherChanges(t, plan, ws, out)
-	if rep.Status != pipeline.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+	if rep.Status != status.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
 		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
 	}
 	for _, name := range []string{"alpha", "gamma"} {
@@ -188,7 +189,7 @@ func TestGatherRerunsCommandChecksOfPiStar(t *testing.T) {
 		tr.Result.TTVms, tr.Result.ExecMS = 0, 0 // the fastest, and first by name on a tie
 	})
 	rep := gatherChanges(t, plan, ws, out)
-	if rep.Status != pipeline.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+	if rep.Status != status.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
 		t.Fatalf("status %s, selected %q, delivery %+v: %s", rep.Status, rep.Selected, rep.Delivery, rep.Message)
 	}
 	alpha := rep.Result("alpha").Checks

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // FuzzReadPlan reads plan.json as a later job does (issue 27 item 15): it
@@ -84,7 +85,7 @@ func FuzzGatherResult(f *testing.F) {
 		}
 		r := g.Results[0]
 		if len(g.Refused) > 0 {
-			if r.Status != executor.Failed {
+			if r.Status != status.Failed {
 				t.Fatalf("a refused result was taken as %s", r.Status)
 			}
 			return

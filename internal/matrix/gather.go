@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -338,7 +339,7 @@ func loadPatch(plan *Plan, dir string, r *executor.Result) ([]byte, error) {
 func admitted(ctx context.Context, plan *Plan, r *executor.Result, checks check.Evaluation, patch []byte) error {
 	passed := false
 	for _, v := range checks.Verdicts {
-		if v.Constraint == worktree.VerdictName && v.Status == check.Passed {
+		if v.Constraint == worktree.VerdictName && v.Status == status.Passed {
 			passed = true
 		}
 	}
@@ -385,7 +386,7 @@ func outputLimit(plan *Plan) int64 {
 // that failed leaves no output to check, so nothing may pass.
 func unchecked(tr TaskResult) bool {
 	c := tr.Checks
-	return len(c.Verdicts) == 0 && len(c.Invariants) == 0 && !c.Admissible && tr.Result.Status != executor.Succeeded
+	return len(c.Verdicts) == 0 && len(c.Invariants) == 0 && !c.Admissible && tr.Result.Status != status.Succeeded
 }
 
 func verdictNames(vs []check.Verdict) []string {
@@ -399,7 +400,7 @@ func verdictNames(vs []check.Verdict) []string {
 // failed is the result of a planned task that has no usable result.
 func failed(plan *Plan, t Task, why string) *executor.Result {
 	r := &executor.Result{
-		Agent: t.ResultName(), Status: executor.Failed, OutputSHA256: executor.SHA256Hex(""),
+		Agent: t.ResultName(), Status: status.Failed, OutputSHA256: executor.SHA256Hex(""),
 		Error: why, Class: "fatal", Reason: "matrix_task",
 		Attempts: nil, Checks: check.Evaluation{Invariants: []string{}},
 	}

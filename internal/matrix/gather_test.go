@@ -17,6 +17,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // downloaded lays the task folders in out as actions/download-artifact
@@ -303,7 +304,7 @@ func TestGatherRefuses(t *testing.T) {
 				t.Fatalf("%d results for %d tasks", len(g.Results), len(plan.Tasks))
 			}
 			for _, r := range g.Results {
-				isFailed := r.Status == executor.Failed && r.Output == "" && strings.Contains(r.Error, "result")
+				isFailed := r.Status == status.Failed && r.Output == "" && strings.Contains(r.Error, "result")
 				if want := slices.Contains(tt.failed, r.Agent); isFailed != want {
 					t.Errorf("%s: status %s, output %q, error %q; want failed=%t", r.Agent, r.Status, r.Output, r.Error, want)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // demoConfig has two command agents: good passes the hard constraint,
@@ -104,7 +105,7 @@ func editResult(t *testing.T, out, id string, edit func(*TaskResult)) {
 func forgePassed(tr *TaskResult, constraint string) {
 	for i, v := range tr.Checks.Verdicts {
 		if v.Constraint == constraint {
-			tr.Checks.Verdicts[i].Status, tr.Checks.Verdicts[i].Reason = check.Passed, ""
+			tr.Checks.Verdicts[i].Status, tr.Checks.Verdicts[i].Reason = status.Passed, ""
 		}
 	}
 	tr.Checks = check.Summarize(tr.Checks.Verdicts)

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestGatherIsTheOneJobRun runs the same config once in one job and once
@@ -50,7 +51,7 @@ func TestGatherIsTheOneJobRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if mxRep.Status != pipeline.Completed || mxRep.Selected != "good" || oneRep.Selected != mxRep.Selected {
+	if mxRep.Status != status.Completed || mxRep.Selected != "good" || oneRep.Selected != mxRep.Selected {
 		t.Fatalf("matrix run %s π*=%q, one-job run π*=%q", mxRep.Status, mxRep.Selected, oneRep.Selected)
 	}
 	oneLedger := comparable(t, one)
@@ -137,7 +138,7 @@ func TestGatherRerunsCommandChecksOnText(t *testing.T) {
 		forgePassed(tr, "signed")
 		tr.Result.TTVms, tr.Result.ExecMS = 0, 0 // the fastest, and first by name on a tie
 	})
-	if rep.Status != pipeline.Completed || rep.Selected != "second" {
+	if rep.Status != status.Completed || rep.Selected != "second" {
 		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
 	first := rep.Result("first").Checks
@@ -176,7 +177,7 @@ func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
 		forgePassed(tr, "polite")
 		forgePassed(tr, "thanks")
 	})
-	if rep.Status != pipeline.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible || rep.Selection.Best != "second" {
+	if rep.Status != status.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible || rep.Selection.Best != "second" {
 		t.Fatalf("status %s, trigger %s, best %q, want paused at NO_ADMISSIBLE with second best: %s", rep.Status, rep.Trigger, rep.Selection.Best, rep.Message)
 	}
 	for _, v := range rep.Result("first").Checks.Verdicts {
@@ -185,7 +186,7 @@ func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
 		}
 	}
 	second := rep.Result("second").Checks.Verdicts
-	if i := slices.IndexFunc(second, func(v check.Verdict) bool { return v.Constraint == "polite" }); i < 0 || second[i].Status != check.Passed {
+	if i := slices.IndexFunc(second, func(v check.Verdict) bool { return v.Constraint == "polite" }); i < 0 || second[i].Status != status.Passed {
 		t.Errorf("second's verdicts = %+v, want polite passed", second)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // recordedFiles is a Store holding what a run recorded, as the ledger
@@ -93,7 +94,7 @@ func TestOpenCheckpointAndAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := d.Answer(t.Context(), cp, dec, where)
-	if err != nil || rep.Status != Completed {
+	if err != nil || rep.Status != status.Completed {
 		t.Fatalf("answer: %v, %+v", err, rep)
 	}
 	for _, by := range []struct{ workflow, id string }{{"", cp.ID}, {"w", ""}} {
@@ -138,7 +139,7 @@ func TestProceedRetriesTheFailedStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := proceed(t, d, where)
-			if rep.Status != Completed || rep.Selected != "third" {
+			if rep.Status != status.Completed || rep.Selected != "third" {
 				t.Fatalf("after Proceed: %s, π* %q: %s", rep.Status, rep.Selected, rep.Message)
 			}
 			// What the stages left in $OPTR_OUTPUT_DIR the first time was
@@ -193,7 +194,7 @@ pipelines:
 		Datalake: lake, LedgerPath: filepath.Join(lake, "ledger.jsonl"), Dir: dir}
 	env := Deps{Environ: []string{"PATH=" + os.Getenv("PATH")}}
 	paused, err := (&Driver{Deps: env}).Run(t.Context(), spec)
-	if err != nil || paused.Status != Paused || paused.Trigger != checkpoint.TriggerHiccup {
+	if err != nil || paused.Status != status.Paused || paused.Trigger != checkpoint.TriggerHiccup {
 		t.Fatalf("first run: %v, %s %s", err, paused.Status, paused.Trigger)
 	}
 	store := record(t, lake)
@@ -228,13 +229,13 @@ func TestProceedAgainAfterTheRetryFails(t *testing.T) {
 	t.Parallel()
 	dir, d, where := hiccupChain(t, `cat >/dev/null; [ -f fixed ] || exit 3; echo '<<<OPTR:HANDOFF:third>>>'`)
 	again := proceed(t, d, where)
-	if again.Status != Paused || again.CheckpointID != "cp-s-3-2" || again.Trigger != checkpoint.TriggerHiccup {
+	if again.Status != status.Paused || again.CheckpointID != "cp-s-3-2" || again.Trigger != checkpoint.TriggerHiccup {
 		t.Fatalf("the failed retry: %s at %q (%s): %s", again.Status, again.CheckpointID, again.Trigger, again.Message)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "fixed"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rep := proceed(t, d, where); rep.Status != Completed || rep.Selected != "third" {
+	if rep := proceed(t, d, where); rep.Status != status.Completed || rep.Selected != "third" {
 		t.Fatalf("the second Proceed: %s, π* %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
 	if kinds, _ := recordedLedger(t, d, where); kinds != "escalation,checkpoint,decision,escalation,checkpoint,decision,run" {

@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // pausedRun runs one command agent whose output breaks the hard
@@ -35,7 +36,7 @@ selection: { on-no-admissible: checkpoint }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Paused || rep.Trigger != checkpoint.TriggerNoAdmissible {
+	if rep.Status != status.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible {
 		t.Fatalf("run ended %s/%s, want paused at NO_ADMISSIBLE", rep.Status, rep.Trigger)
 	}
 	cp, err := checkpoint.Load(datalake.Open(s.Datalake).CheckpointPath(rep.CheckpointID))
@@ -49,15 +50,15 @@ func TestApplyEveryOption(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		option   int
-		status   RunStatus
+		status   status.Status
 		selected string
 		kinds    string
 		result   bool
 	}{
-		{1, Completed, "sloppy", "checkpoint,decision,run", true}, // Proceed: the best-scoring result anyway
-		{2, Completed, "", "checkpoint,decision,run", false},      // Skip: record, select nothing
-		{3, Failed, "", "checkpoint,decision,run", false},         // Abort
-		{4, Paused, "", "checkpoint", false},                      // Pause: nothing changes
+		{1, status.Completed, "sloppy", "checkpoint,decision,run", true}, // Proceed: the best-scoring result anyway
+		{2, status.Completed, "", "checkpoint,decision,run", false},      // Skip: record, select nothing
+		{3, status.Failed, "", "checkpoint,decision,run", false},         // Abort
+		{4, status.Paused, "", "checkpoint", false},                      // Pause: nothing changes
 	}
 	for _, tt := range tests {
 		t.Run(checkpoint.StandardOptions(checkpoint.TriggerNoAdmissible)[tt.option-1].Label, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestApplyEveryOption(t *testing.T) {
 			f2, _ := os.Open(paused.Spec.LedgerPath)
 			defer f2.Close()
 			open, _, err := checkpoint.Status(f2, cp.ID)
-			if err != nil || open != (tt.status == Paused) {
+			if err != nil || open != (tt.status == status.Paused) {
 				t.Fatalf("checkpoint open = %v (%v) after option %d", open, err, tt.option)
 			}
 		})

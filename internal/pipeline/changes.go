@@ -12,10 +12,10 @@ import (
 	"sync"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -397,7 +397,7 @@ func (rep *Report) Patch(agentName string) ([]byte, error) {
 func (rep *Report) refusedChange(agentName string) string {
 	if r := rep.result(agentName); r != nil {
 		for _, v := range r.Checks.Verdicts {
-			if v.Constraint == worktree.VerdictName && v.Status == check.Failed {
+			if v.Constraint == worktree.VerdictName && v.Status == status.Failed {
 				return v.Reason
 			}
 		}
@@ -416,11 +416,11 @@ func (rep *Report) Result(agentName string) *executor.Result { return rep.result
 // recorded as usual.
 func (d *Driver) deliver(ctx context.Context, rep *Report) {
 	cfg := rep.Spec.Config.Changes
-	if !cfg.On() || rep.Status != Completed || rep.Selected == "" {
+	if !cfg.On() || rep.Status != status.Completed || rep.Selected == "" {
 		return
 	}
 	fail := func(format string, args ...any) {
-		rep.Status = Failed
+		rep.Status = status.Failed
 		rep.Message = fmt.Sprintf("π* = %s was selected, but its change was not delivered: ", rep.Selected) + fmt.Sprintf(format, args...)
 	}
 	if why := rep.refusedChange(rep.Selected); why != "" && rep.CheckpointID == "" {

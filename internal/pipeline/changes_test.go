@@ -16,9 +16,9 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
-	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/testkit/gittest"
 	"github.com/optr-dev/optr/internal/worktree"
 )
@@ -88,7 +88,7 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
+	if rep.Status != status.Completed || rep.Selected != "beta" || !rep.Delivery.Applied {
 		t.Fatalf("run %s, π* = %q, delivery %+v (%s); want completed, beta, applied", rep.Status, rep.Selected, rep.Delivery, rep.Message)
 	}
 	if got := gittest.Sh(t, ws, "git status --porcelain; cat greet.txt"); got != "M  greet.txt\nA  world.txt\nhello, world" {
@@ -104,7 +104,7 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 			t.Errorf("%s: patch file %v, sha %s vs %s", r.Agent, err, worktree.SHA256Hex(patch), r.Change.PatchSHA256)
 		}
 		for _, v := range r.Checks.Verdicts {
-			if v.Status == check.Failed {
+			if v.Status == status.Failed {
 				reasons[r.Agent] += v.Constraint + ": " + v.Reason + ";"
 			}
 		}
@@ -171,7 +171,7 @@ sandbox: { mode: off }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Failed || rep.Selected != "beta" || !strings.Contains(rep.Message, "does not apply") {
+	if rep.Status != status.Failed || rep.Selected != "beta" || !strings.Contains(rep.Message, "does not apply") {
 		t.Fatalf("run %s, π* %q: %s; want failed with beta selected and the reason", rep.Status, rep.Selected, rep.Message)
 	}
 	if got := gittest.Sh(t, ws, "git status --porcelain; cat greet.txt"); got != "M greet.txt\nmoved" {
@@ -193,7 +193,7 @@ func TestChangesLeastBadNeverDeliversARefusedChange(t *testing.T) {
 selection: { on-no-admissible: least-bad }
 changes: { mode: apply }
 `)
-	if rep.Status != Failed || rep.Delivery.Applied || !strings.Contains(rep.Message, "protected by") {
+	if rep.Status != status.Failed || rep.Delivery.Applied || !strings.Contains(rep.Message, "protected by") {
 		t.Fatalf("run %s, delivery %+v: %s", rep.Status, rep.Delivery, rep.Message)
 	}
 	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "" {
@@ -382,7 +382,7 @@ changes: { mode: apply }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "pilot" || !rep.Delivery.Applied {
+	if rep.Status != status.Completed || rep.Selected != "pilot" || !rep.Delivery.Applied {
 		t.Fatalf("run %s, π* = %q, delivery %+v (%s); want completed, pilot, applied", rep.Status, rep.Selected, rep.Delivery, rep.Message)
 	}
 	pilot := rep.result("pilot")
@@ -474,7 +474,7 @@ changes: { mode: apply }
 	gittest.Sh(t, ws, "git add agents/probe.sh && git commit -qm probe")
 	spec.RunID = "r2"
 	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
-	if err != nil || rep.Status != Completed || rep.Selected != "probe" {
+	if err != nil || rep.Status != status.Completed || rep.Selected != "probe" {
 		t.Fatalf("after the commit: %v, %+v", err, rep)
 	}
 }

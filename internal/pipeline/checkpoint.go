@@ -20,6 +20,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // ResumeState is everything a paused run needs to continue later, in
@@ -65,7 +66,7 @@ type ResumeState struct {
 // Retrier), a recommendation learned from the ledger (else the config's
 // checkpoints.recommend, else Proceed), and the resume state.
 func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
-	if rep.Status != Paused || rep.Trigger == "" {
+	if rep.Status != status.Paused || rep.Trigger == "" {
 		return checkpoint.Checkpoint{}, errors.New("raise a checkpoint: the run is not paused")
 	}
 	v := rep.View()
@@ -154,22 +155,22 @@ func applyDecision(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision)
 			rep.Selected = rep.Detection.Agent // the result the human was shown
 		}
 		if rep.Selected == "" {
-			rep.Status, rep.Message = Failed, fmt.Sprintf("%s chose to proceed, but no agent produced output to select", d.By)
+			rep.Status, rep.Message = status.Failed, fmt.Sprintf("%s chose to proceed, but no agent produced output to select", d.By)
 		} else {
-			rep.Status, rep.Message = Completed, fmt.Sprintf("%s chose to proceed at checkpoint %s", d.By, cp.ID)
+			rep.Status, rep.Message = status.Completed, fmt.Sprintf("%s chose to proceed at checkpoint %s", d.By, cp.ID)
 		}
-		if cp.Trigger == checkpoint.TriggerThreat && rep.Status == Completed {
+		if cp.Trigger == checkpoint.TriggerThreat && rep.Status == status.Completed {
 			rep.Message = fmt.Sprintf("%s chose to deliver π*'s result anyway at checkpoint %s, with the threats found:\n%s",
 				d.By, cp.ID, detect.Summary(rep.Detection.Findings, maxMessageFindings))
 		}
 	case checkpoint.ActionSkip:
-		rep.Selected, rep.Status = "", Completed
+		rep.Selected, rep.Status = "", status.Completed
 		rep.Message = fmt.Sprintf("%s chose to skip at checkpoint %s: nothing selected", d.By, cp.ID)
 		if cp.Trigger == checkpoint.TriggerThreat {
 			rep.Message = fmt.Sprintf("%s chose to discard π*'s result at checkpoint %s: nothing delivered", d.By, cp.ID)
 		}
 	case checkpoint.ActionAbort:
-		rep.Selected, rep.Status = "", Failed
+		rep.Selected, rep.Status = "", status.Failed
 		rep.Message = fmt.Sprintf("%s aborted the run at checkpoint %s", d.By, cp.ID)
 	default:
 		return fmt.Errorf("unknown checkpoint action %q", d.Action)
@@ -227,7 +228,7 @@ func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
 			PullRequest: st.PullRequest, Iteration: st.Iteration,
 		},
 		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
-		Status: Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
+		Status: status.Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
 		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
 		retry: st.Retry, raised: max(st.Checkpoints, 1),
 		Detection: st.Detection, Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),

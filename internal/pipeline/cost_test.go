@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestCostCountsJudges: a run over the three HTTP providers, each output
@@ -97,7 +98,7 @@ func TestUnknownCostIsEmpty(t *testing.T) {
 	dir := t.TempDir()
 	sp := spec(t, cfg, "unknown-1", dir)
 	rep, err := (&Driver{Deps: demoDeps()}).Run(t.Context(), sp)
-	if err != nil || rep.Status != Completed {
+	if err != nil || rep.Status != status.Completed {
 		t.Fatalf("run: %v %+v", err, rep)
 	}
 	if usd := rep.Table()[0].CostUSD; usd != nil {
@@ -205,7 +206,7 @@ budget: {%s}
 			if r := rep.result("second"); r == nil || !r.BudgetExhausted || len(r.Attempts) != 0 {
 				t.Errorf("second = %+v, want stopped by the budget before any attempt", r)
 			}
-			if rep.Status != Paused || rep.Trigger != "BUDGET" || !strings.Contains(rep.Message, tt.figures) {
+			if rep.Status != status.Paused || rep.Trigger != "BUDGET" || !strings.Contains(rep.Message, tt.figures) {
 				t.Errorf("run %s (%s): %q; want paused at BUDGET saying %q", rep.Status, rep.Trigger, rep.Message, tt.figures)
 			}
 		})
@@ -234,7 +235,7 @@ detection: { agent: detector }
 	sp.Pipeline = "one"
 	keys := map[string]string{"WORKER_KEY": worker.Key, "DETECTOR_KEY": detector.Key}
 	rep, err := (&Driver{Deps: Deps{Getenv: func(k string) string { return keys[k] }}}).Run(t.Context(), sp)
-	if err != nil || rep.Status != Completed {
+	if err != nil || rep.Status != status.Completed {
 		t.Fatalf("run: %v %s: %s", err, rep.Status, rep.Message)
 	}
 	if n := len(detector.Requests()); n != 1 {

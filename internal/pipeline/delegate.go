@@ -8,6 +8,7 @@ import (
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // delegateMode is a delegate pipeline (architecture §4.9): the coordinator plans,
@@ -88,15 +89,13 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 func (m *delegateMode) Conclude(rep *Report) {
 	rep.Selected, rep.Trigger = "", ""
 	if m.out == nil {
-		rep.Status, rep.Message = Failed, "the delegate run did not start"
+		rep.Status, rep.Message = status.Failed, "the delegate run did not start"
 		return
 	}
 	rep.Message = m.out.Message
-	switch m.out.Status {
-	case delegate.Completed, delegate.CompletedWithWarning:
-		rep.Status = Completed
-	default:
-		rep.Status = Failed
+	rep.Status = status.Failed
+	if m.out.Status == status.Completed { // with a warning or without
+		rep.Status = status.Completed
 	}
 	if m.out.Overview != "" {
 		rep.ResultPath = rep.Spec.DisplayPath(m.out.Overview)

@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/detect"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Threat detection (architecture §4.15): before π*'s result is delivered — the
@@ -101,11 +102,11 @@ func (s *Scanner) Scan(ctx context.Context, rep *Report, agentName string) (*Det
 // the result Proceed selects (selection's π*, else the best-scoring).
 func candidate(rep *Report) string {
 	switch {
-	case rep.Status == Completed:
+	case rep.Status == status.Completed:
 		return rep.Selected
-	case rep.Status == Paused && rep.Selection.Selected != "":
+	case rep.Status == status.Paused && rep.Selection.Selected != "":
 		return rep.Selection.Selected
-	case rep.Status == Paused:
+	case rep.Status == status.Paused:
 		return rep.Selection.Best
 	}
 	return ""
@@ -115,10 +116,10 @@ func candidate(rep *Report) string {
 // detection.on-finding. A scan that fails blocks the delivery.
 func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 	name := candidate(rep)
-	if name == "" || (rep.Status == Paused && rep.Trigger == checkpoint.TriggerHiccup) {
+	if name == "" || (rep.Status == status.Paused && rep.Trigger == checkpoint.TriggerHiccup) {
 		return
 	}
-	if rep.Status == Completed && rep.Spec.Config.Changes.On() && rep.refusedChange(name) != "" {
+	if rep.Status == status.Completed && rep.Spec.Config.Changes.On() && rep.refusedChange(name) != "" {
 		return // its delivery fails as it is: nothing to ask a human about
 	}
 	if rep.Detection = rep.scanned[name]; rep.Detection == nil { // all: true scanned it already
@@ -137,16 +138,16 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 	}
 	list := detect.Summary(found, maxMessageFindings)
 	switch policy := rep.Spec.Config.Detection.OnFinding; {
-	case rep.Status == Paused: // a human decides; the findings are before them
+	case rep.Status == status.Paused: // a human decides; the findings are before them
 		rep.Message += fmt.Sprintf("\n\nThreat detection found %d threats in the result of %s, which option 1 would deliver:\n%s", len(found), name, list)
 	case policy == config.OnFindingWarn:
 		rep.Detection.Verdict = detect.Warn
 		rep.Message = joinMessage(rep.Message, fmt.Sprintf("threat detection found %d threats in π* = %s; delivered anyway (detection.on-finding: warn):\n%s", len(found), name, list))
 	case policy == config.OnFindingBlock:
-		rep.Status, rep.Selected, rep.Detection.Verdict = Failed, "", detect.Blocked
+		rep.Status, rep.Selected, rep.Detection.Verdict = status.Failed, "", detect.Blocked
 		rep.Message = fmt.Sprintf("threat detection found %d threats in π* = %s; nothing was delivered (detection.on-finding: block):\n%s", len(found), name, list)
 	default:
-		rep.Status, rep.Trigger = Paused, checkpoint.TriggerThreat
+		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerThreat
 		rep.Message = fmt.Sprintf("threat detection found %d threats in π* = %s; nothing is delivered until a maintainer decides (detection.on-finding: checkpoint):\n%s", len(found), name, list)
 	}
 }
@@ -157,10 +158,10 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 func afterDecision(rep *Report, cp checkpoint.Checkpoint) {
 	det := rep.Detection
 	if det == nil || len(det.Findings) == 0 || cp.Trigger == checkpoint.TriggerThreat ||
-		rep.Status != Completed || rep.Selected != det.Agent || rep.Spec.Config.Detection.OnFinding != config.OnFindingBlock {
+		rep.Status != status.Completed || rep.Selected != det.Agent || rep.Spec.Config.Detection.OnFinding != config.OnFindingBlock {
 		return
 	}
-	rep.Status, rep.Selected = Failed, ""
+	rep.Status, rep.Selected = status.Failed, ""
 	rep.Message = fmt.Sprintf("%s, but threat detection found %d threats in the result of %s; nothing was delivered (detection.on-finding: block):\n%s",
 		rep.Message, len(det.Findings), det.Agent, detect.Summary(det.Findings, maxMessageFindings))
 }
@@ -173,7 +174,7 @@ func (rep *Report) settleVerdict() {
 		return
 	}
 	det.Verdict = detect.Blocked
-	if rep.Status == Completed && rep.Selected == det.Agent {
+	if rep.Status == status.Completed && rep.Selected == det.Agent {
 		det.Verdict = detect.Warn
 	}
 }
@@ -222,11 +223,11 @@ func (p *Prepared) scanAll(ctx context.Context, rep *Report) {
 			err = nil
 		}
 		rep.scanned[r.Agent] = det
-		v := check.Verdict{Constraint: DetectionConstraint, Hard: true, Status: check.Passed, Reason: "threat detection found nothing"}
+		v := check.Verdict{Constraint: DetectionConstraint, Hard: true, Status: status.Passed, Reason: "threat detection found nothing"}
 		if n := len(det.Findings); n > 0 {
 			v.Reason = fmt.Sprintf("threat detection found %d: %s", n, det.Findings[0])
 			if block {
-				v.Status = check.Failed
+				v.Status = status.Failed
 			}
 		}
 		r.Checks = check.Summarize(append(r.Checks.Verdicts, v))

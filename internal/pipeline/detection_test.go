@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
+	"github.com/optr-dev/optr/internal/status"
 	"github.com/optr-dev/optr/internal/testkit/gittest"
 )
 
@@ -50,13 +51,13 @@ func TestDetectionOnFinding(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		policy  string
-		status  RunStatus
+		status  status.Status
 		applied bool
 		verdict string
 	}{
-		{config.OnFindingCheckpoint, Paused, false, ""},
-		{config.OnFindingBlock, Failed, false, "blocked"},
-		{config.OnFindingWarn, Completed, true, "warn"},
+		{config.OnFindingCheckpoint, status.Paused, false, ""},
+		{config.OnFindingBlock, status.Failed, false, "blocked"},
+		{config.OnFindingWarn, status.Completed, true, "warn"},
 	} {
 		t.Run(tt.policy, func(t *testing.T) {
 			t.Parallel()
@@ -71,7 +72,7 @@ func TestDetectionOnFinding(t *testing.T) {
 			if _, err := os.Stat(ws + "/.npmrc"); (err == nil) != tt.applied {
 				t.Errorf("the workspace has .npmrc: %v, want %v", err == nil, tt.applied)
 			}
-			if tt.status == Paused {
+			if tt.status == status.Paused {
 				if rep.Trigger != checkpoint.TriggerThreat {
 					t.Errorf("paused at %s, want THREAT", rep.Trigger)
 				}
@@ -99,13 +100,13 @@ func TestDetectionThreatCheckpoint(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		option  int
-		status  RunStatus
+		status  status.Status
 		applied bool
 		verdict string
 	}{
-		{1, Completed, true, "warn"},
-		{2, Completed, false, "blocked"},
-		{3, Failed, false, "blocked"},
+		{1, status.Completed, true, "warn"},
+		{2, status.Completed, false, "blocked"},
+		{3, status.Failed, false, "blocked"},
 	} {
 		t.Run(checkpoint.StandardOptions(checkpoint.TriggerThreat)[tt.option-1].Label, func(t *testing.T) {
 			t.Parallel()
@@ -151,7 +152,7 @@ func TestDetectionClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if det := detectionOf(t, rep); rep.Status != Completed || det["verdict"] != "clean" {
+	if det := detectionOf(t, rep); rep.Status != status.Completed || det["verdict"] != "clean" {
 		t.Fatalf("run %s, detection %v: %s", rep.Status, det, rep.Message)
 	}
 }
@@ -178,7 +179,7 @@ detection: { all: true }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "clean" || !rep.Delivery.Applied {
+	if rep.Status != status.Completed || rep.Selected != "clean" || !rep.Delivery.Applied {
 		t.Fatalf("run %s, π* %q, applied %v: %s", rep.Status, rep.Selected, rep.Delivery.Applied, rep.Message)
 	}
 	for _, row := range rep.Table() {

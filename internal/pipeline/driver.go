@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Driver owns a run's lifecycle, the same for every face of optr and every
@@ -202,7 +203,7 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
 	Conclude(rep)
 	d.detect(ctx, p, rep)
-	if rep.Status == Paused {
+	if rep.Status == status.Paused {
 		return d.pause(ctx, rep)
 	}
 	d.deliver(ctx, rep)
@@ -216,7 +217,7 @@ func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
 // shows it — summary, outputs, annotations, comment — says the same.
 func (d *Driver) stopped(ctx context.Context, rep *Report, err error) {
 	if rep != nil {
-		rep.Status, rep.Message = Failed, err.Error()
+		rep.Status, rep.Message = status.Failed, err.Error()
 	}
 	if d.Observer != nil {
 		d.Observer.Stopped(ctx, err)
@@ -255,7 +256,7 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 	if err := d.keep(ctx, rep, drafts, append(files, path)); err != nil {
 		return fmt.Errorf("record checkpoint %s: %w", cp.ID, err)
 	}
-	rep.Status, rep.CheckpointID = Paused, cp.ID
+	rep.Status, rep.CheckpointID = status.Paused, cp.ID
 	if answered && answer.Action != checkpoint.ActionPause {
 		return d.apply(ctx, rep, cp, answer)
 	}

@@ -27,17 +27,7 @@ import (
 	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/secretscan"
 	"github.com/optr-dev/optr/internal/selection"
-)
-
-// RunStatus is a run's state at the end of a step.
-type RunStatus string
-
-// The run states (the Action's `status` output).
-const (
-	Completed RunStatus = "completed"
-	Paused    RunStatus = "paused"
-	Failed    RunStatus = "failed"
-	Skipped   RunStatus = "skipped"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Report is what a run did.
@@ -48,7 +38,7 @@ type Report struct {
 	ConstraintInfo []ConstraintInfo
 	Results        []*executor.Result
 	Selection      selection.Result
-	Status         RunStatus
+	Status         status.Status
 	// Trigger says why a paused run waits for a human.
 	Trigger checkpoint.Trigger
 	// Selected is π*'s agent, empty when nothing was selected.

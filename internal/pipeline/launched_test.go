@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // sendingMode is select over its own agents, which send their work
@@ -68,7 +69,7 @@ func TestRecordFilesWaitForTheRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Results {
-		if r.Status != executor.Succeeded {
+		if r.Status != status.Succeeded {
 			t.Errorf("%s: %s: %s", r.Agent, r.Status, r.Error)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // demoSpec is a run of pipeline from the offline demo config file, with the
@@ -66,7 +67,7 @@ func TestDelegateModeThroughTheDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "" || !strings.Contains(rep.Message, "warning") {
+	if rep.Status != status.Completed || rep.Selected != "" || !strings.Contains(rep.Message, "warning") {
 		t.Fatalf("status %s, selected %q, message %q", rep.Status, rep.Selected, rep.Message)
 	}
 	overview := filepath.Join(spec.Datalake, "specs", "001_demo", "OVERVIEW.md")
@@ -103,7 +104,7 @@ func TestStagesModeThroughTheDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "mind" {
+	if rep.Status != status.Completed || rep.Selected != "mind" {
 		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
 	result, err := os.ReadFile(filepath.Join(rep.Run.Dir, "result.md"))
@@ -145,7 +146,7 @@ pipelines:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Paused || rep.Trigger != checkpoint.TriggerHiccup {
+	if rep.Status != status.Paused || rep.Trigger != checkpoint.TriggerHiccup {
 		t.Fatalf("status %s trigger %s: %s", rep.Status, rep.Trigger, rep.Message)
 	}
 	var kinds []string

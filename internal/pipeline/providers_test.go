@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // fakes are one fake per HTTP LLM provider, and the config that points
@@ -84,11 +85,11 @@ func TestAllProvidersAndNoSecretLeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed {
+	if rep.Status != status.Completed {
 		t.Fatalf("status %s: %s", rep.Status, rep.Message)
 	}
 	for _, r := range rep.Results {
-		if r.Status != executor.Succeeded || r.Output == "" || r.Usage.Total() == 0 {
+		if r.Status != status.Succeeded || r.Output == "" || r.Usage.Total() == 0 {
 			t.Errorf("%s: %s %q tokens %d (%s)", r.Agent, r.Status, r.Output, r.Usage.Total(), r.Error)
 		}
 	}
@@ -222,9 +223,9 @@ func TestFaultSuite(t *testing.T) {
 			t.Fatalf("run %d took %s", i, time.Since(start))
 		}
 		switch rep.Status {
-		case Completed:
+		case status.Completed:
 			completed++
-		case Failed:
+		case status.Failed:
 			failed++
 		default:
 			t.Fatalf("run %d ended %s: %s", i, rep.Status, rep.Message)
@@ -248,9 +249,9 @@ func TestFaultSuite(t *testing.T) {
 			n := len(r.Attempts)
 			hist[n]++
 			switch {
-			case r.Status == executor.Succeeded && n == 1:
+			case r.Status == status.Succeeded && n == 1:
 				firstTry++
-			case r.Status == executor.Succeeded:
+			case r.Status == status.Succeeded:
 				afterRetry++
 			default:
 				escalated++

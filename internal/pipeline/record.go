@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Conclude turns the selection into the run's status: completed when π*
@@ -32,34 +33,34 @@ func Conclude(rep *Report) {
 	ask := cfg.Selection.OnNoAdmissible == config.NoAdmissibleCheckpoint
 	switch {
 	case rep.aborted != nil:
-		rep.Status, rep.Selected = Failed, ""
+		rep.Status, rep.Selected = status.Failed, ""
 		rep.Message = rep.aborted.Error()
 	case sel.Outcome == selection.NoCandidate && rep.NothingUsable() != nil:
 		// No agent can work here (no CLI, no key, Copilot refused the
 		// token): a checkpoint would ask a human what only a maintainer's
 		// setting can change.
-		rep.Status, rep.Message = Failed, rep.NothingUsable().Error()
+		rep.Status, rep.Message = status.Failed, rep.NothingUsable().Error()
 	case ask && budgetSpent(rep.Results):
-		rep.Status, rep.Trigger = Paused, checkpoint.TriggerBudget
+		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerBudget
 		rep.Message = "the run's budget ran out (" + rep.Meter.Spent() + "), so no further attempt was launched; a human must decide"
 	case ask && sel.Outcome == selection.NoCandidate && escalated(rep.Results):
-		rep.Status, rep.Trigger = Paused, checkpoint.TriggerHiccup
+		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerHiccup
 		rep.Message = "no agent produced output and recovery ran out of options; a human must decide"
 	case sel.Selected != "" && cfg.Checkpoints.BeforeCommit:
-		rep.Status, rep.Trigger = Paused, checkpoint.TriggerApproval
+		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerApproval
 		rep.Message = "π* = " + sel.Selected + " waits for approval (checkpoints.before-commit)"
 	case sel.Selected != "":
-		rep.Status, rep.Message = Completed, ""
+		rep.Status, rep.Message = status.Completed, ""
 		if sel.Outcome == selection.LeastBad {
 			rep.Message = "no result passed every hard constraint; the least bad one was selected (selection.on-no-admissible: least-bad)"
 		}
 	case sel.Outcome == selection.NoCandidate:
-		rep.Status, rep.Message = Failed, "no agent produced output"
+		rep.Status, rep.Message = status.Failed, "no agent produced output"
 	case ask:
-		rep.Status, rep.Trigger = Paused, checkpoint.TriggerNoAdmissible
+		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerNoAdmissible
 		rep.Message = "no result passed every hard constraint; a human must decide"
 	default:
-		rep.Status, rep.Message = Failed, "no result passed every hard constraint (selection.on-no-admissible: fail)"
+		rep.Status, rep.Message = status.Failed, "no result passed every hard constraint (selection.on-no-admissible: fail)"
 	}
 }
 
@@ -74,7 +75,7 @@ func budgetSpent(results []*executor.Result) bool {
 
 func escalated(results []*executor.Result) bool {
 	for _, r := range results {
-		if r.Status == executor.Escalated {
+		if r.Status == status.Escalated {
 			return true
 		}
 	}
@@ -86,7 +87,7 @@ func escalated(results []*executor.Result) bool {
 type SelectionFile struct {
 	Run         string                     `json:"run"`
 	Workflow    string                     `json:"workflow"`
-	Status      RunStatus                  `json:"status"`
+	Status      status.Status              `json:"status"`
 	Selected    string                     `json:"selected"`
 	Outcome     selection.Outcome          `json:"outcome"`
 	Best        string                     `json:"best,omitempty"`
@@ -117,10 +118,10 @@ func constraintInfo(cs []check.Constraint) []ConstraintInfo {
 // TableRow is one agent's line in the score table.
 type TableRow struct {
 	selection.Row
-	Status     executor.AgentStatus `json:"status"`
-	Invariants []string             `json:"invariants"`
-	Failed     []string             `json:"failed"`
-	TTVms      int64                `json:"ttv_ms"`
+	Status     status.Status `json:"status"`
+	Invariants []string      `json:"invariants"`
+	Failed     []string      `json:"failed"`
+	TTVms      int64         `json:"ttv_ms"`
 	// TTVClaimedMS is the agent's own TTV claim when it was earlier than
 	// its first output and TTVms was bounded to that.
 	TTVClaimedMS int64 `json:"ttv_claimed_ms,omitempty"`
@@ -157,7 +158,7 @@ func (rep *Report) Table() []TableRow {
 func failed(vs []check.Verdict) []string {
 	var out []string
 	for _, v := range vs {
-		if v.Status == check.Failed {
+		if v.Status == status.Failed {
 			out = append(out, v.Constraint)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // A select run whose agent prints more than fits in memory streams its
@@ -47,7 +48,7 @@ detection: { on-finding: warn }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "big" {
+	if rep.Status != status.Completed || rep.Selected != "big" {
 		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
 	if r := rep.result("big"); r == nil || r.OutputFile == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/stages"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // stagesMode is a staged handoff pipeline (architecture §4.10): each stage runs
@@ -79,7 +80,7 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	rep.ModeFields = o.LedgerFields()
 	lines := board.Lines()
 	rep.Details, rep.DetailsText = stages.Checklist(lines), stages.Text(lines)
-	if last := o.Last(); o.Output != "" && last.Status == stages.StatusCompleted {
+	if last := o.Last(); o.Output != "" && last.Status == status.Completed {
 		rep.Selection = selection.Select(candidates(rep.Results[len(rep.Results)-1:]), cfg.Selection)
 	} else {
 		rep.Selection = selection.Select(nil, cfg.Selection)
@@ -92,21 +93,21 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 func (m *stagesMode) Conclude(rep *Report) {
 	rep.Selected, rep.Trigger = "", ""
 	if m.out == nil {
-		rep.Status, rep.Message = Failed, "the stages did not start"
+		rep.Status, rep.Message = status.Failed, "the stages did not start"
 		return
 	}
 	o := m.out
 	rep.Message = o.Message
 	switch o.Status {
-	case stages.Completed:
-		rep.Status = Completed
+	case status.Completed:
+		rep.Status = status.Completed
 		if o.Output != "" {
 			rep.Selected = o.Last().Stage
 		}
-	case stages.Paused:
-		rep.Status, rep.Trigger = Paused, o.Trigger
+	case status.Paused:
+		rep.Status, rep.Trigger = status.Paused, o.Trigger
 	default:
-		rep.Status = Failed
+		rep.Status = status.Failed
 	}
 }
 
@@ -117,7 +118,7 @@ func (m *stagesMode) Conclude(rep *Report) {
 // records and the outputs handed off.
 func (m *stagesMode) Retry() (Retry, []checkpoint.Option, bool) {
 	o := m.out
-	if o == nil || o.Status != stages.Paused || o.Trigger != checkpoint.TriggerHiccup || o.ResumeAt < 0 {
+	if o == nil || o.Status != status.Paused || o.Trigger != checkpoint.TriggerHiccup || o.ResumeAt < 0 {
 		return Retry{}, nil, false
 	}
 	r := Retry{At: o.ResumeAt}
@@ -171,7 +172,7 @@ func (m *stagesMode) feedback(spec Spec) (*stages.Feedback, error) {
 func stageResults(o *stages.Outcome) []*executor.Result {
 	var out []*executor.Result
 	for i, rec := range o.Stages {
-		if rec.Status == stages.StatusNotStarted {
+		if rec.Status == status.NotStarted {
 			continue
 		}
 		r := &executor.Result{
@@ -179,7 +180,7 @@ func stageResults(o *stages.Outcome) []*executor.Result {
 			OutputSHA256: rec.OutputSHA256, ExecMS: rec.ExecMS, Restarts: rec.Restarts,
 			Reason: rec.Reason, Error: rec.Error, StartedAt: rec.StartedAt, FinishedAt: rec.FinishedAt,
 		}
-		if i == len(o.Stages)-1 && rec.Status == stages.StatusCompleted {
+		if i == len(o.Stages)-1 && rec.Status == status.Completed {
 			r.Output, r.Checks = o.Output, o.Checks
 		}
 		out = append(out, r)
@@ -187,31 +188,31 @@ func stageResults(o *stages.Outcome) []*executor.Result {
 	return out
 }
 
-func stageStatus(s stages.StageStatus) executor.AgentStatus {
+func stageStatus(s status.Status) status.Status {
 	switch s {
-	case stages.StatusHandedOff, stages.StatusCompleted:
-		return executor.Succeeded
-	case stages.StatusEscalated:
-		return executor.Escalated
-	case stages.StatusCancelled:
-		return executor.Cancelled
+	case status.HandedOff, status.Completed:
+		return status.Succeeded
+	case status.Escalated:
+		return status.Escalated
+	case status.Cancelled:
+		return status.Cancelled
 	}
-	return executor.Failed
+	return status.Failed
 }
 
 // stageEvent is a stage's state change as the progress displays take an
 // agent's.
 func stageEvent(e stages.Event) executor.Event {
-	status := executor.Running
+	s := status.Running
 	switch e.State {
 	case stages.StateReady:
-		status = executor.Queued
+		s = status.Queued
 	case stages.StateCrashed:
-		status = executor.Retrying
+		s = status.Retrying
 	case stages.StateHandedOff, stages.StateDone:
-		status = executor.Succeeded
+		s = status.Succeeded
 	case stages.StateFailed:
-		status = executor.Failed
+		s = status.Failed
 	}
-	return executor.Event{Agent: e.Stage, Status: status, Elapsed: e.Elapsed, Attempt: e.Attempt}
+	return executor.Event{Agent: e.Stage, Status: s, Elapsed: e.Elapsed, Attempt: e.Attempt}
 }

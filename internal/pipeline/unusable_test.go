@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // noCopilotCLI is an environment where the copilot agent has a token but
@@ -75,11 +76,11 @@ func TestUnusableAgentLeftBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != Completed || rep.Selected != "codex" || rep.NothingUsable() != nil {
+	if rep.Status != status.Completed || rep.Selected != "codex" || rep.NothingUsable() != nil {
 		t.Fatalf("status %s selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
 	for _, r := range rep.Results {
-		if r.Agent == "copilot" && (r.Status == executor.Succeeded || r.Reason != agent.ReasonUnusable || len(r.Attempts) != 1) {
+		if r.Agent == "copilot" && (r.Status == status.Succeeded || r.Reason != agent.ReasonUnusable || len(r.Attempts) != 1) {
 			t.Errorf("copilot: %s %s after %d attempts, want unusable after 1", r.Status, r.Reason, len(r.Attempts))
 		}
 	}
@@ -89,9 +90,9 @@ func TestUnusableAgentLeftBehind(t *testing.T) {
 // refused the token when asked) is told apart from an ordinary failure.
 func TestReportNothingUsable(t *testing.T) {
 	t.Parallel()
-	refused := &executor.Result{Agent: "copilot", Provider: "copilot", Status: executor.Failed, Reason: agent.ReasonUnusable,
+	refused := &executor.Result{Agent: "copilot", Provider: "copilot", Status: status.Failed, Reason: agent.ReasonUnusable,
 		Error: agent.Unusable("copilot", "copilot", "GitHub Copilot refused the token in GITHUB_TOKEN (HTTP 403)").Error()}
-	limited := &executor.Result{Agent: "codex", Provider: "openai", Status: executor.Failed, Reason: "rate_limited", Error: "429"}
+	limited := &executor.Result{Agent: "codex", Provider: "openai", Status: status.Failed, Reason: "rate_limited", Error: "429"}
 	tests := []struct {
 		name    string
 		results []*executor.Result

@@ -8,13 +8,14 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/spool"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // View turns the report into what package progress renders: the terminal
 // table, the progress comment and the job summary.
 func (rep *Report) View() progress.View {
 	v := progress.View{
-		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: progress.RunStatus(rep.Status),
+		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
 		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
 		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
 		Details:     rep.Details,
@@ -37,7 +38,7 @@ func (rep *Report) View() progress.View {
 	}
 	noResult := map[string]string{} // agent → why it gave no result
 	for _, r := range rep.Results {
-		if r.Status != executor.Succeeded {
+		if r.Status != status.Succeeded {
 			noResult[r.Agent] = r.Error
 		}
 		v.Agents = append(v.Agents, agentLine(r))
@@ -63,7 +64,7 @@ func agentLine(r *executor.Result) progress.AgentLine {
 		note = r.EscalationReason + ": " + r.Error
 	}
 	return progress.AgentLine{
-		Name: r.Agent, Provider: r.Provider, State: progress.State(r.Status),
+		Name: r.Agent, Provider: r.Provider, State: r.Status,
 		Elapsed: time.Duration(r.ExecMS) * time.Millisecond, Attempts: len(r.Attempts), Note: firstLine(note),
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Size budgets of the progress comment's parts, in characters. Together
@@ -39,7 +40,7 @@ func Comment(v View) string {
 	if v.Message != "" {
 		b.WriteString(message(v) + "\n\n")
 	}
-	if v.Status == StatusPaused && v.CheckpointID != "" {
+	if v.Status == status.Paused && v.CheckpointID != "" {
 		b.WriteString("Paused at checkpoint " + markdown.Code(v.CheckpointID) + ": answer it with `/optr choose N [note]` (see the checkpoint comment).\n\n")
 	}
 	b.WriteString(checklist(v))
@@ -47,7 +48,7 @@ func Comment(v View) string {
 		b.WriteString("\n" + markdown.Truncate(v.Details, detailsLimit) + "\n")
 	}
 
-	if v.Status != StatusRunning {
+	if v.Status != status.Running {
 		if t, left := table(v.Table, v.Selected, tableBudget); t != "" {
 			b.WriteString("\n#### Selection\n\n" + t)
 			if left > 0 {
@@ -63,12 +64,12 @@ func Comment(v View) string {
 	return comment.Fit(b.String(), v.ResultPath)
 }
 
-var statusIcon = map[RunStatus]string{
-	StatusRunning:   "⏳",
-	StatusCompleted: "✅",
-	StatusPaused:    "⏸️",
-	StatusFailed:    "❌",
-	StatusSkipped:   "⏭️",
+var statusIcon = map[status.Status]string{
+	status.Running:   "⏳",
+	status.Completed: "✅",
+	status.Paused:    "⏸️",
+	status.Failed:    "❌",
+	status.Skipped:   "⏭️",
 }
 
 // heading is "<level> <icon> optr run `id` — status".
@@ -90,7 +91,7 @@ func subline(v View) string {
 	if n := len(v.Agents); n > 0 {
 		done := 0
 		for _, a := range v.Agents {
-			if a.State.Done() {
+			if agentDone(a.State) {
 				done++
 			}
 		}
@@ -108,11 +109,11 @@ func subline(v View) string {
 func message(v View) string {
 	label := "Note"
 	switch v.Status {
-	case StatusFailed:
+	case status.Failed:
 		label = "Why it failed"
-	case StatusPaused:
+	case status.Paused:
 		label = "Why it paused"
-	case StatusSkipped:
+	case status.Skipped:
 		label = "Why it was skipped"
 	}
 	msg := v.Message
@@ -140,7 +141,7 @@ func checklist(v View) string {
 		}
 		b.WriteString(line)
 	}
-	if v.Status != StatusRunning && len(v.Agents) > 10 {
+	if v.Status != status.Running && len(v.Agents) > 10 {
 		return fmt.Sprintf("<details><summary>Agents (%d)</summary>\n\n%s\n</details>\n", len(v.Agents), b.String())
 	}
 	return b.String()
@@ -153,9 +154,9 @@ func checklist(v View) string {
 func agentLine(a AgentLine) string {
 	box := "- [ ] "
 	switch {
-	case a.State == StateSucceeded:
+	case a.State == status.Succeeded:
 		box = "- [x] "
-	case a.State.Done():
+	case agentDone(a.State):
 		box = "- ❌ "
 	}
 	s := box + "**" + markdown.Inline(a.Name, 64) + "**"
@@ -164,14 +165,14 @@ func agentLine(a AgentLine) string {
 	}
 	s += " — " + markdown.Inline(string(a.State), 20)
 	if d := Duration(a.Elapsed); d != "" {
-		if a.State.Done() {
+		if agentDone(a.State) {
 			s += " in " + d
-		} else if a.State != StateQueued {
+		} else if a.State != status.Queued {
 			s += " for " + d
 		}
 	}
 	if a.Attempts > 1 {
-		if a.State.Done() {
+		if agentDone(a.State) {
 			s += fmt.Sprintf(" (%d attempts)", a.Attempts)
 		} else {
 			s += fmt.Sprintf(" (attempt %d)", a.Attempts)
@@ -187,7 +188,7 @@ func agentLine(a AgentLine) string {
 // collapsed, and only a pointer to ResultPath when there is no room.
 func result(v View, room int) string {
 	if v.Selected == "" {
-		if len(v.Table) > 0 && v.Status != StatusRunning {
+		if len(v.Table) > 0 && v.Status != status.Running {
 			return "\nNo result was selected.\n"
 		}
 		return ""

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // checkStructure fails the test when body breaks the rules every progress
@@ -84,7 +85,7 @@ func TestCommentManyAgents(t *testing.T) {
 	for i := range 500 {
 		name := fmt.Sprintf("agent-%03d", i)
 		v.Agents = append(v.Agents, AgentLine{
-			Name: name, Provider: "copilot", State: StateFailed, Elapsed: time.Duration(i) * time.Second, Attempts: 3,
+			Name: name, Provider: "copilot", State: status.Failed, Elapsed: time.Duration(i) * time.Second, Attempts: 3,
 			Note: strings.Repeat("a long provider error | with @mentions and <html> ", 20),
 		})
 		v.Table = append(v.Table, Row{
@@ -94,14 +95,14 @@ func TestCommentManyAgents(t *testing.T) {
 	}
 	v.Selected = "agent-000"
 	v.Result = strings.Repeat("result line\n", 50_000)
-	for _, status := range []RunStatus{StatusRunning, StatusCompleted} {
-		v.Status = status
+	for _, s := range []status.Status{status.Running, status.Completed} {
+		v.Status = s
 		body := Comment(v)
 		checkStructure(t, v, body)
 		if !strings.Contains(body, "more agents") {
-			t.Errorf("%s: 500 agents shown in full?", status)
+			t.Errorf("%s: 500 agents shown in full?", s)
 		}
-		if status == StatusCompleted {
+		if s == status.Completed {
 			if !strings.Contains(body, ".optr/workflows/issue-7/runs/1658821493-1/optr-selection.json") {
 				t.Error("a cut table does not point to the whole one")
 			}
@@ -230,7 +231,7 @@ func TestCommentResultForms(t *testing.T) {
 		t.Error("a result with many lines should be collapsed")
 	}
 	running := completedView()
-	running.Status = StatusRunning
+	running.Status = status.Running
 	if body := Comment(running); strings.Contains(body, "Selection") || strings.Contains(body, "Ledger") {
 		t.Error("a running comment shows the final parts")
 	}

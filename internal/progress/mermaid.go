@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // diagramAgents bounds the agents drawn one by one: Mermaid refuses
@@ -78,7 +79,7 @@ func Diagram(v View) string {
 		if v.LedgerHash != "" {
 			fmt.Fprintf(&b, "  pi --> ledger[(%s)]\n", label("ledger "+shortHash(v.LedgerHash)))
 		}
-	case v.Status != StatusRunning && len(v.Table) > 0:
+	case v.Status != status.Running && len(v.Table) > 0:
 		b.WriteString("  checks --> none[\"no admissible result\"]\n")
 		if v.LedgerHash != "" {
 			fmt.Fprintf(&b, "  none --> ledger[(%s)]\n", label("ledger "+shortHash(v.LedgerHash)))

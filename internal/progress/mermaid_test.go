@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/status"
 )
 
 var (
@@ -64,7 +66,7 @@ func TestDiagramManyAgents(t *testing.T) {
 	v := completedView()
 	v.Agents = nil
 	for i := range 500 {
-		v.Agents = append(v.Agents, AgentLine{Name: fmt.Sprintf("agent-%d", i), State: StateSucceeded})
+		v.Agents = append(v.Agents, AgentLine{Name: fmt.Sprintf("agent-%d", i), State: status.Succeeded})
 	}
 	d := Diagram(v)
 	checkDiagram(t, d)

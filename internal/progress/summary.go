@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Summary renders the job summary of a run: a heading, the title, the
@@ -42,7 +43,7 @@ func Summary(v View) string {
 				b.WriteString("; its output is in " + markdown.Code(v.ResultPath))
 			}
 			b.WriteString(".\n\n")
-		case v.Status != StatusRunning:
+		case v.Status != status.Running:
 			b.WriteString("No result was selected.\n\n")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 func TestTableIsShared(t *testing.T) {
@@ -151,7 +152,7 @@ func TestMarkdownTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
 // table, the comment and the terminal say so.
 func TestUnverifiedConstraintsAreShown(t *testing.T) {
 	t.Parallel()
-	v := View{Status: StatusCompleted, Table: []Row{{Agent: "good", Admissible: true, Score: 80}}, Selected: "good", Unverified: []string{"cites-sources"}}
+	v := View{Status: status.Completed, Table: []Row{{Agent: "good", Admissible: true, Score: 80}}, Selected: "good", Unverified: []string{"cites-sources"}}
 	for name, out := range map[string]string{"table": Table(v), "comment": Comment(v), "summary": Summary(v)} {
 		if !strings.Contains(out, "**Not verified**: `cites-sources`") {
 			t.Errorf("the %s does not say cites-sources was not verified:\n%s", name, out)

@@ -1,37 +1,14 @@
 package progress
 
-import "time"
+import (
+	"time"
 
-// RunStatus is the state of a whole run, as the action's status output names it.
-type RunStatus string
-
-// The run states.
-const (
-	StatusRunning   RunStatus = "running"
-	StatusCompleted RunStatus = "completed"
-	StatusPaused    RunStatus = "paused"
-	StatusFailed    RunStatus = "failed"
-	StatusSkipped   RunStatus = "skipped"
+	"github.com/optr-dev/optr/internal/status"
 )
 
-// State is the state of one agent.
-type State string
-
-// The agent states.
-const (
-	StateQueued    State = "queued"
-	StateRunning   State = "running"
-	StateRetrying  State = "retrying"
-	StateSucceeded State = "succeeded"
-	StateFailed    State = "failed"
-	StateEscalated State = "escalated"
-	StateStuck     State = "stuck"
-	StateRestarted State = "restarted"
-)
-
-// Done reports whether an agent in state s has finished for good.
-func (s State) Done() bool {
-	return s == StateSucceeded || s == StateFailed || s == StateEscalated
+// agentDone reports whether an agent in status s has finished for good.
+func agentDone(s status.Status) bool {
+	return s == status.Succeeded || s == status.Failed || s == status.Escalated
 }
 
 // View is a run as it is shown to people.
@@ -43,7 +20,7 @@ type View struct {
 	// Title is the issue title or the first line of the intent (untrusted).
 	Title string
 	// Status is the run's state.
-	Status RunStatus
+	Status status.Status
 	// Agents are the agents in the order to show them.
 	Agents []AgentLine
 	// Table is the score table, in the order to show it; empty until the
@@ -104,7 +81,7 @@ type AgentLine struct {
 	// Provider is the agent's provider (openai, command, …).
 	Provider string
 	// State is where the agent is now.
-	State State
+	State status.Status
 	// Elapsed is how long the agent has run (so far, or in all).
 	Elapsed time.Duration
 	// Attempts counts the attempts made, retries included.

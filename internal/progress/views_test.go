@@ -2,6 +2,8 @@ package progress
 
 import (
 	"time"
+
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Views used by the golden files and the property tests.
@@ -18,12 +20,12 @@ func runningView() View {
 		RunID:    "1658821493-1",
 		Workflow: "issue-7",
 		Title:    "Fix the README | spelling, thanks @octocat",
-		Status:   StatusRunning,
+		Status:   status.Running,
 		Agents: []AgentLine{
-			{Name: "codex", Provider: "openai", State: StateSucceeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
-			{Name: "claude", Provider: "anthropic", State: StateRunning, Elapsed: 4 * time.Second, Attempts: 1},
-			{Name: "copilot", Provider: "copilot", State: StateRetrying, Elapsed: 3200 * time.Millisecond, Attempts: 2, Note: "429 Too Many Requests: retry after 4s"},
-			{Name: "aider", Provider: "command", State: StateQueued},
+			{Name: "codex", Provider: "openai", State: status.Succeeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
+			{Name: "claude", Provider: "anthropic", State: status.Running, Elapsed: 4 * time.Second, Attempts: 1},
+			{Name: "copilot", Provider: "copilot", State: status.Retrying, Elapsed: 3200 * time.Millisecond, Attempts: 2, Note: "429 Too Many Requests: retry after 4s"},
+			{Name: "aider", Provider: "command", State: status.Queued},
 		},
 		Started: t0,
 	}
@@ -31,12 +33,12 @@ func runningView() View {
 
 func completedView() View {
 	v := runningView()
-	v.Status = StatusCompleted
+	v.Status = status.Completed
 	v.Agents = []AgentLine{
-		{Name: "codex", Provider: "openai", State: StateSucceeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
-		{Name: "claude", Provider: "anthropic", State: StateSucceeded, Elapsed: 7400 * time.Millisecond, Attempts: 1},
-		{Name: "copilot", Provider: "copilot", State: StateSucceeded, Elapsed: 65 * time.Second, Attempts: 3},
-		{Name: "aider", Provider: "command", State: StateFailed, Elapsed: 850 * time.Millisecond, Attempts: 2, Note: "exit status 1: <b>boom</b> | see #12"},
+		{Name: "codex", Provider: "openai", State: status.Succeeded, Elapsed: 2100 * time.Millisecond, Attempts: 1},
+		{Name: "claude", Provider: "anthropic", State: status.Succeeded, Elapsed: 7400 * time.Millisecond, Attempts: 1},
+		{Name: "copilot", Provider: "copilot", State: status.Succeeded, Elapsed: 65 * time.Second, Attempts: 3},
+		{Name: "aider", Provider: "command", State: status.Failed, Elapsed: 850 * time.Millisecond, Attempts: 2, Note: "exit status 1: <b>boom</b> | see #12"},
 	}
 	v.Table = []Row{
 		{Agent: "codex", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 1800, ExecMS: 2100, Score: 87.5, Tokens: 1234, CostUSD: ptr(0.0123)},
@@ -58,10 +60,10 @@ func completedView() View {
 
 func failedView() View {
 	v := runningView()
-	v.Status = StatusFailed
+	v.Status = status.Failed
 	v.Agents = []AgentLine{
-		{Name: "codex", Provider: "openai", State: StateEscalated, Elapsed: 300 * time.Millisecond, Attempts: 1, Note: "fatal unauthorized (HTTP 401)"},
-		{Name: "claude", Provider: "anthropic", State: StateFailed, Elapsed: 12 * time.Second, Attempts: 3, Note: "transient timeout"},
+		{Name: "codex", Provider: "openai", State: status.Escalated, Elapsed: 300 * time.Millisecond, Attempts: 1, Note: "fatal unauthorized (HTTP 401)"},
+		{Name: "claude", Provider: "anthropic", State: status.Failed, Elapsed: 12 * time.Second, Attempts: 3, Note: "transient timeout"},
 	}
 	v.Message = "every agent failed:\n- codex: 401 Unauthorized — check OPENAI_API_KEY\n- claude: timed out 3 times\n```\nraw provider error\n```"
 	v.LedgerHash = ledgerHash
@@ -73,7 +75,7 @@ func failedView() View {
 
 func pausedView() View {
 	v := completedView()
-	v.Status = StatusPaused
+	v.Status = status.Paused
 	for i := range v.Table {
 		v.Table[i].Admissible = false
 		v.Table[i].Failed = append(v.Table[i].Failed, "tests-pass: 2 tests failed")

@@ -18,6 +18,7 @@ import (
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestLLMStageHandsOffByAnswering puts an OpenAI agent (against the fake
@@ -55,11 +56,11 @@ func TestLLMStageHandsOffByAnswering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != Completed {
+	if out.Status != status.Completed {
 		t.Fatalf("%s: %s", out.Status, out.Message)
 	}
 	th := out.Stages[1]
-	if th.Status != StatusHandedOff || th.Handoff != "write" || th.Restarts != 0 || th.Attempts[0].Tries != 2 || th.Attempts[0].ExitCode != nil {
+	if th.Status != status.HandedOff || th.Handoff != "write" || th.Restarts != 0 || th.Attempts[0].Tries != 2 || th.Attempts[0].ExitCode != nil {
 		t.Errorf("think = %+v", th)
 	}
 	if diff := cmp.Diff([]time.Duration{time.Second}, sl.d); diff != "" {
@@ -105,7 +106,7 @@ func TestStuckStageIsACrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := out.Stages[1]
-		if b.Status != StatusEscalated || len(b.Attempts) != 2 || b.Attempts[0].Reason != reasonStuck || b.Attempts[1].Reason != reasonStuck {
+		if b.Status != status.Escalated || len(b.Attempts) != 2 || b.Attempts[0].Reason != reasonStuck || b.Attempts[1].Reason != reasonStuck {
 			t.Fatalf("b = %s, attempts %+v", b.Status, b.Attempts)
 		}
 		if out.Escalation == nil || out.Escalation.Trigger != escalation.TriggerStuck {

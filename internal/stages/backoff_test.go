@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/agenttest"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 func TestBackoff(t *testing.T) {
@@ -81,7 +82,7 @@ func TestRestartWaitsUnderSynctest(t *testing.T) {
 		if got := time.Since(start); got != 125*time.Second {
 			t.Errorf("the run took %s, want 125s", got)
 		}
-		if rec := out.Stages[1]; rec.Status != StatusEscalated || rec.ExecMS != 125000 {
+		if rec := out.Stages[1]; rec.Status != status.Escalated || rec.ExecMS != 125000 {
 			t.Errorf("b = %s in %dms", rec.Status, rec.ExecMS)
 		}
 	})
@@ -108,7 +109,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 			}
 		}
 		out, err := Run(ctx, in)
-		if err == nil || out == nil || out.Stages[1].Status != StatusCancelled || b.Count() != 1 {
+		if err == nil || out == nil || out.Stages[1].Status != status.Cancelled || b.Count() != 1 {
 			t.Fatalf("err %v, b = %+v after %d attempts", err, out.Stages[1], b.Count())
 		}
 	})

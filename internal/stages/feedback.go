@@ -8,6 +8,7 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // FeedbackSource is where the previous completed run of a pipeline left
@@ -41,7 +42,7 @@ var sha256RE = lazyregexp.New(`^[0-9a-f]{64}$`)
 // fit is skipped.
 func (f *FeedbackFinder) Visit(e ledger.Entry) error {
 	if e.Kind != ledger.KindRun || str(e.Fields["mode"]) != Mode || str(e.Fields["pipeline"]) != f.Pipeline ||
-		str(e.Fields["status"]) != string(Completed) {
+		str(e.Fields["status"]) != string(status.Completed) {
 		return nil
 	}
 	list, _ := e.Fields["stages"].([]any)
@@ -50,7 +51,7 @@ func (f *FeedbackFinder) Visit(e ledger.Entry) error {
 	}
 	last, _ := list[len(list)-1].(map[string]any)
 	stage, sum := str(last["stage"]), str(last["output_sha256"])
-	if str(last["status"]) != string(StatusCompleted) || !sha256RE.MatchString(sum) {
+	if str(last["status"]) != string(status.Completed) || !sha256RE.MatchString(sum) {
 		return nil
 	}
 	if datalake.ValidateWorkflow(e.Workflow) != nil || datalake.ValidateRunID(e.Run) != nil || datalake.ValidateAgent(stage) != nil {

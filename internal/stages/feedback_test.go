@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // runEntry is the ledger run entry a driver writes for out.
@@ -29,7 +30,7 @@ func TestFeedbackLoop(t *testing.T) {
 	c, factory, _ := demo(t)
 	first := newRun(t, lake, "r1")
 	out1, err := Run(t.Context(), input(first, c, factory, nil, nil))
-	if err != nil || out1.Status != Completed {
+	if err != nil || out1.Status != status.Completed {
 		t.Fatalf("first run: %v, %+v", err, out1)
 	}
 	if strings.Contains(out1.Stages[0].output, "Last time") {
@@ -72,7 +73,7 @@ func TestFeedbackLoop(t *testing.T) {
 	in := input(second, c, factory, nil, nil)
 	in.Feedback = &Feedback{Source: src, Content: readFile(t, filepath.Join(lake.Root, src.Path))}
 	out2, err := Run(t.Context(), in)
-	if err != nil || out2.Status != Completed {
+	if err != nil || out2.Status != status.Completed {
 		t.Fatalf("second run: %v, %+v", err, out2)
 	}
 	if got := out2.Stages[0].output; !strings.Contains(got, "Last time the mind stage noted:\n- Splitting the change") {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestHandoffRules drives the middle stage of a, b, c with every kind of
@@ -24,29 +25,29 @@ func TestHandoffRules(t *testing.T) {
 	tests := []struct {
 		name    string
 		b       string // b's script
-		status  StageStatus
+		status  status.Status
 		reason  string
 		ignored []string
 	}{
-		{"to the next stage", `echo out; echo '<<<OPTR:HANDOFF:c>>>'`, StatusHandedOff, "", nil},
-		{"ODEI prefix", `echo '<<<ODEI:HANDOFF:c>>>'`, StatusHandedOff, "", nil},
-		{"mid-line and padded", `printf 'x<<<OPTR:HANDOFF: c >>>y\n'`, StatusHandedOff, "", nil},
-		{"written in pieces", `printf '<<<OPT'; printf 'R:HANDO'; printf 'FF:c>>>\n'`, StatusHandedOff, "", nil},
-		{"a wrong one first, then the next", `echo '<<<OPTR:HANDOFF:a>>>'; echo '<<<OPTR:HANDOFF:c>>>'`, StatusHandedOff, "", []string{"a"}},
-		{"to an earlier stage", `echo '<<<OPTR:HANDOFF:a>>>'`, StatusFailed, reasonHandoffMissing, []string{"a"}},
-		{"to itself", `echo '<<<OPTR:HANDOFF:b>>>'`, StatusFailed, reasonHandoffMissing, []string{"b"}},
-		{"to an unknown stage", `echo '<<<OPTR:HANDOFF:nobody>>>'`, StatusFailed, reasonHandoffMissing, []string{"nobody"}},
-		{"a path", `echo '<<<OPTR:HANDOFF:../c>>>'; echo '<<<OPTR:HANDOFF:c/../c>>>'`, StatusFailed, reasonHandoffMissing, []string{"../c", "c/../c"}},
-		{"an empty payload", `echo '<<<OPTR:HANDOFF:>>>'`, StatusFailed, reasonHandoffMissing, nil},
-		{"a huge payload", `printf '<<<OPTR:HANDOFF:%s>>>\n' ` + huge, StatusFailed, reasonHandoffMissing, nil},
-		{"a payload with >>> inside", `echo '<<<OPTR:HANDOFF:x>>>c>>>'`, StatusFailed, reasonHandoffMissing, []string{"x"}},
-		{"a payload with a newline", `printf '<<<OPTR:HANDOFF:\nc>>>\n'`, StatusFailed, reasonHandoffMissing, nil},
-		{"no frame at all", `echo done`, StatusFailed, reasonHandoffMissing, nil},
+		{"to the next stage", `echo out; echo '<<<OPTR:HANDOFF:c>>>'`, status.HandedOff, "", nil},
+		{"ODEI prefix", `echo '<<<ODEI:HANDOFF:c>>>'`, status.HandedOff, "", nil},
+		{"mid-line and padded", `printf 'x<<<OPTR:HANDOFF: c >>>y\n'`, status.HandedOff, "", nil},
+		{"written in pieces", `printf '<<<OPT'; printf 'R:HANDO'; printf 'FF:c>>>\n'`, status.HandedOff, "", nil},
+		{"a wrong one first, then the next", `echo '<<<OPTR:HANDOFF:a>>>'; echo '<<<OPTR:HANDOFF:c>>>'`, status.HandedOff, "", []string{"a"}},
+		{"to an earlier stage", `echo '<<<OPTR:HANDOFF:a>>>'`, status.Failed, reasonHandoffMissing, []string{"a"}},
+		{"to itself", `echo '<<<OPTR:HANDOFF:b>>>'`, status.Failed, reasonHandoffMissing, []string{"b"}},
+		{"to an unknown stage", `echo '<<<OPTR:HANDOFF:nobody>>>'`, status.Failed, reasonHandoffMissing, []string{"nobody"}},
+		{"a path", `echo '<<<OPTR:HANDOFF:../c>>>'; echo '<<<OPTR:HANDOFF:c/../c>>>'`, status.Failed, reasonHandoffMissing, []string{"../c", "c/../c"}},
+		{"an empty payload", `echo '<<<OPTR:HANDOFF:>>>'`, status.Failed, reasonHandoffMissing, nil},
+		{"a huge payload", `printf '<<<OPTR:HANDOFF:%s>>>\n' ` + huge, status.Failed, reasonHandoffMissing, nil},
+		{"a payload with >>> inside", `echo '<<<OPTR:HANDOFF:x>>>c>>>'`, status.Failed, reasonHandoffMissing, []string{"x"}},
+		{"a payload with a newline", `printf '<<<OPTR:HANDOFF:\nc>>>\n'`, status.Failed, reasonHandoffMissing, nil},
+		{"no frame at all", `echo done`, status.Failed, reasonHandoffMissing, nil},
 		// The command agent fails an attempt that sent an ERROR frame, with
 		// the frame's code as the reason.
-		{"an ERROR frame, exit 0", `echo '<<<OPTR:ERROR:{"code":"boom","message":"m"}>>>'; echo '<<<OPTR:HANDOFF:c>>>'`, StatusEscalated, "boom", nil},
-		{"a non-zero exit after handing off", `echo '<<<OPTR:HANDOFF:c>>>'; exit 2`, StatusEscalated, "exit_status", nil},
-		{"killed by a signal", `echo '<<<OPTR:HANDOFF:c>>>'; kill -9 $$`, StatusEscalated, "exit_status", nil},
+		{"an ERROR frame, exit 0", `echo '<<<OPTR:ERROR:{"code":"boom","message":"m"}>>>'; echo '<<<OPTR:HANDOFF:c>>>'`, status.Escalated, "boom", nil},
+		{"a non-zero exit after handing off", `echo '<<<OPTR:HANDOFF:c>>>'; exit 2`, status.Escalated, "exit_status", nil},
+		{"killed by a signal", `echo '<<<OPTR:HANDOFF:c>>>'; kill -9 $$`, status.Escalated, "exit_status", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,16 +73,16 @@ func TestHandoffRules(t *testing.T) {
 				t.Errorf("ignored handoffs (-want +got):\n%s", diff)
 			}
 			_, statErr := os.Stat(marker)
-			if ran := statErr == nil; ran != (tt.status == StatusHandedOff) {
+			if ran := statErr == nil; ran != (tt.status == status.HandedOff) {
 				t.Errorf("stage c ran = %v, but b ended %s", ran, b.Status)
 			}
 			wantStarted := []string{"a", "b"}
-			if tt.status == StatusHandedOff {
+			if tt.status == status.HandedOff {
 				wantStarted = append(wantStarted, "c")
 				if b.Handoff != "c" || strings.Contains(b.output, "<<<") {
 					t.Errorf("b handed off to %q with output %q", b.Handoff, b.output)
 				}
-			} else if out.Escalation == nil || out.Stages[2].Status != StatusNotStarted {
+			} else if out.Escalation == nil || out.Stages[2].Status != status.NotStarted {
 				t.Errorf("b did not hand off, yet escalation = %v and c = %s", out.Escalation, out.Stages[2].Status)
 			}
 			if diff := cmp.Diff(wantStarted, ev.started()); diff != "" {
@@ -125,13 +126,13 @@ func TestBoundedStages(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := out.Stages[1]
-			if b.Status != StatusEscalated || len(b.Attempts) != 2 || b.Attempts[0].Reason != tt.reason {
+			if b.Status != status.Escalated || len(b.Attempts) != 2 || b.Attempts[0].Reason != tt.reason {
 				t.Fatalf("b = %s after %d attempts (first: %+v), want escalated after 2 with %s", b.Status, len(b.Attempts), b.Attempts[0], tt.reason)
 			}
 			if diff := cmp.Diff([]string{"a", "b", "b"}, ev.started()); diff != "" {
 				t.Errorf("attempts started (-want +got):\n%s", diff)
 			}
-			if out.Stages[2].Status != StatusNotStarted {
+			if out.Stages[2].Status != status.NotStarted {
 				t.Errorf("c = %s", out.Stages[2].Status)
 			}
 			if info, err := os.Stat(run.Path(RecordPath(1, "b"))); err != nil || info.Size() > 1<<20 {

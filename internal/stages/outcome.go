@@ -9,16 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
-)
-
-// RunStatus is how a stages run ended (the Action's status output).
-type RunStatus string
-
-// The run states.
-const (
-	Completed RunStatus = "completed"
-	Failed    RunStatus = "failed"
-	Paused    RunStatus = "paused"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Mode is the ledger run entry's mode for stages pipelines.
@@ -31,13 +22,13 @@ type Outcome struct {
 	// Status is completed, failed, or paused (Trigger says at which
 	// checkpoint: HICCUP after an escalation, NO_ADMISSIBLE when the last
 	// output failed hard constraints, BUDGET when the budget ran out).
-	Status  RunStatus
+	Status  status.Status
 	Trigger checkpoint.Trigger
 	// Message says why the run failed or paused, or what to know about a
 	// completed one; empty otherwise.
 	Message string
 	// Stages has one record per stage, in order; stages that never ran
-	// have StatusNotStarted.
+	// have status.NotStarted.
 	Stages []*Record
 	// Output is the last stage's output (result.md), set when every stage
 	// ran; OutputSHA256 its hash.
@@ -112,7 +103,7 @@ func (r *runner) escalation(rec *Record) *escalation.Escalation {
 		trigger = escalation.TriggerTimeout
 	}
 	var why string
-	if rec.Status == StatusEscalated {
+	if rec.Status == status.Escalated {
 		why = fmt.Sprintf("stage %s crashed %d time(s) and used its %d restart(s) (pipelines.%s.restarts)", rec.Stage, crashes, c.Restarts, c.Pipeline)
 	} else {
 		why = fmt.Sprintf("stage %s failed (%s), which a restart cannot fix", rec.Stage, rec.Reason)
@@ -125,7 +116,7 @@ func (r *runner) escalation(rec *Record) *escalation.Escalation {
 		Reason:  fmt.Sprintf("%s: %s", why, firstLine(last.Error)),
 		Detail:  last.Error,
 		Situation: escalation.Situation{
-			FailedAgents: 1, Error: true, RestartsExhausted: rec.Status == StatusEscalated,
+			FailedAgents: 1, Error: true, RestartsExhausted: rec.Status == status.Escalated,
 			Timeout: trigger == escalation.TriggerTimeout, Stuck: trigger == escalation.TriggerStuck,
 		},
 		Decision: escalation.Decision{Action: escalation.EscalateCEO,
@@ -164,9 +155,9 @@ func describeAttempt(a Attempt) string {
 // failedHow says how a stage that did not hand off ended.
 func failedHow(rec *Record) string {
 	switch rec.Status {
-	case StatusEscalated:
+	case status.Escalated:
 		return fmt.Sprintf("crashed after %d restart(s) (%s) and was escalated", rec.Restarts, rec.Reason)
-	case StatusCancelled:
+	case status.Cancelled:
 		return "was cancelled"
 	}
 	return fmt.Sprintf("failed (%s)", rec.Reason)

@@ -12,41 +12,22 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // DirStages is the folder of the stage files inside a run directory.
 const DirStages = "stages"
-
-// StageStatus is how a stage ended, as its record and the ledger say.
-type StageStatus string
-
-// The stage statuses.
-const (
-	// StatusHandedOff: the stage handed off to the next one.
-	StatusHandedOff StageStatus = "handed_off"
-	// StatusCompleted: the last stage finished.
-	StatusCompleted StageStatus = "completed"
-	// StatusEscalated: the stage crashed more than restarts times.
-	StatusEscalated StageStatus = "escalated"
-	// StatusFailed: the stage failed in a way no restart fixes
-	// (handoff_missing, a fatal error, a spent budget, a watcher abort).
-	StatusFailed StageStatus = "failed"
-	// StatusCancelled: the run was cancelled while the stage ran.
-	StatusCancelled StageStatus = "cancelled"
-	// StatusNotStarted: an earlier stage did not hand off.
-	StatusNotStarted StageStatus = "not_started"
-)
 
 // Record is one stage's file, stages/NN_<stage>.json: every attempt of the
 // stage (across resumed checkpoints), the frames it sent, and where its
 // output went.
 type Record struct {
 	// Index is NN: the stage's position, 1 for the first.
-	Index    int         `json:"index"`
-	Stage    string      `json:"stage"`
-	Agent    string      `json:"agent"`
-	Provider string      `json:"provider,omitempty"`
-	Status   StageStatus `json:"status"`
+	Index    int           `json:"index"`
+	Stage    string        `json:"stage"`
+	Agent    string        `json:"agent"`
+	Provider string        `json:"provider,omitempty"`
+	Status   status.Status `json:"status"`
 	// Attempts are the stage's attempts in order; a restart is every
 	// attempt after the first of a chain.
 	Attempts []Attempt `json:"attempts"`
@@ -168,7 +149,7 @@ func LoadCommitted(run *datalake.Run, stages []string, upTo int) ([]Committed, e
 			return nil, fmt.Errorf("stage %s: %w", s, err)
 		case rec == nil:
 			return nil, fmt.Errorf("stage %s has no record %s in %s, so the run cannot carry on after it", s, RecordPath(i, s), run.Dir)
-		case rec.Status != StatusHandedOff:
+		case rec.Status != status.HandedOff:
 			return nil, fmt.Errorf("stage %s did not hand off (its record says %s), so the run cannot carry on after it", s, rec.Status)
 		}
 		data, err := os.ReadFile(run.Path(OutputPath(i, s)))

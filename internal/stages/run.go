@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Run carries the pipeline from in.StartAt to its last stage, or to the
@@ -83,7 +84,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 	c := r.in.Config
 	r.out = &Outcome{Pipeline: c.Pipeline, Stages: make([]*Record, len(c.Stages)), ResumeAt: -1, Started: r.now().UTC()}
 	for i, s := range c.Stages {
-		r.out.Stages[i] = &Record{Index: i + 1, Stage: s, Agent: s, Status: StatusNotStarted, Attempts: []Attempt{}, Frames: []Frame{}}
+		r.out.Stages[i] = &Record{Index: i + 1, Stage: s, Agent: s, Status: status.NotStarted, Attempts: []Attempt{}, Frames: []Frame{}}
 	}
 	prev, err := r.committed()
 	if err != nil {
@@ -105,7 +106,7 @@ func (r *runner) run(ctx context.Context) (*Outcome, error) {
 			r.out.Finished = r.now().UTC()
 			return r.out, err
 		}
-		if rec.Status != StatusHandedOff && rec.Status != StatusCompleted {
+		if rec.Status != status.HandedOff && rec.Status != status.Completed {
 			r.stopAt(i)
 			return r.out, nil
 		}
@@ -137,7 +138,7 @@ func (r *runner) committed() (*Committed, error) {
 			return nil, fmt.Errorf("committed output %d is of stage %q, but stage %d is %q", i+1, d.Stage, i+1, r.in.Config.Stages[i])
 		}
 		rec := r.out.Stages[i]
-		rec.Status, rec.output = StatusHandedOff, d.Output
+		rec.Status, rec.output = status.HandedOff, d.Output
 		rec.Handoff = r.in.Config.Stages[i+1]
 		rec.OutputSHA256 = executor.SHA256Hex(d.Output)
 		if old, err := readRecord(r.in.Run, i, d.Stage); err == nil && old != nil {
@@ -177,11 +178,11 @@ func (r *runner) stopAt(i int) {
 	r.out.Message = fmt.Sprintf("stage %s %s; the stages after it did not run", rec.Stage, failedHow(rec))
 	switch {
 	case r.in.OnNoAdmissible != config.NoAdmissibleCheckpoint:
-		r.out.Status = Failed
+		r.out.Status = status.Failed
 	case rec.Reason == reasonBudget:
-		r.out.Status, r.out.Trigger = Paused, checkpoint.TriggerBudget
+		r.out.Status, r.out.Trigger = status.Paused, checkpoint.TriggerBudget
 	default:
-		r.out.Status, r.out.Trigger = Paused, checkpoint.TriggerHiccup
+		r.out.Status, r.out.Trigger = status.Paused, checkpoint.TriggerHiccup
 	}
 	r.out.Finished = r.now().UTC()
 }
@@ -194,15 +195,15 @@ func (r *runner) finish(ctx context.Context, output string) {
 	o.Finished = r.now().UTC()
 	switch {
 	case o.Checks.Admissible:
-		o.Status = Completed
+		o.Status = status.Completed
 	case r.in.OnNoAdmissible == config.NoAdmissibleCheckpoint:
-		o.Status, o.Trigger = Paused, checkpoint.TriggerNoAdmissible
+		o.Status, o.Trigger = status.Paused, checkpoint.TriggerNoAdmissible
 		o.Message = fmt.Sprintf("the last stage's output fails hard constraints %v; a human must decide", o.Checks.HardFailed)
 	case r.in.OnNoAdmissible == config.NoAdmissibleLeastBad:
-		o.Status = Completed
+		o.Status = status.Completed
 		o.Message = fmt.Sprintf("the last stage's output fails hard constraints %v; kept anyway (selection.on-no-admissible: least-bad)", o.Checks.HardFailed)
 	default:
-		o.Status = Failed
+		o.Status = status.Failed
 		o.Message = fmt.Sprintf("the last stage's output fails hard constraints %v (selection.on-no-admissible: fail)", o.Checks.HardFailed)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // TestDemoCompletesWithOneRestart runs the four demo scripts of
@@ -33,7 +34,7 @@ func TestDemoCompletesWithOneRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != Completed || out.Message != "" {
+	if out.Status != status.Completed || out.Message != "" {
 		t.Fatalf("status %s (%s), want completed", out.Status, out.Message)
 	}
 	if diff := cmp.Diff([]string{"discuss", "decisions", "execute", "execute", "mind"}, ev.started()); diff != "" {
@@ -44,7 +45,7 @@ func TestDemoCompletesWithOneRestart(t *testing.T) {
 	}
 	type summary struct {
 		Stage, Handoff string
-		Status         StageStatus
+		Status         status.Status
 		Attempts       int
 		Restarts       int
 	}
@@ -53,10 +54,10 @@ func TestDemoCompletesWithOneRestart(t *testing.T) {
 		got = append(got, summary{r.Stage, r.Handoff, r.Status, len(r.Attempts), r.Restarts})
 	}
 	want := []summary{
-		{"discuss", "decisions", StatusHandedOff, 1, 0},
-		{"decisions", "execute", StatusHandedOff, 1, 0},
-		{"execute", "mind", StatusHandedOff, 2, 1},
-		{"mind", "", StatusCompleted, 1, 0},
+		{"discuss", "decisions", status.HandedOff, 1, 0},
+		{"decisions", "execute", status.HandedOff, 1, 0},
+		{"execute", "mind", status.HandedOff, 2, 1},
+		{"mind", "", status.Completed, 1, 0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stages (-want +got):\n%s", diff)
@@ -141,7 +142,7 @@ func TestAlwaysCrashingStageEscalates(t *testing.T) {
 				t.Error("stage c ran after stage b crashed for good")
 			}
 			b := out.Stages[1]
-			if b.Status != StatusEscalated || b.Restarts != 3 || len(b.Attempts) != 4 || out.Stages[2].Status != StatusNotStarted {
+			if b.Status != status.Escalated || b.Restarts != 3 || len(b.Attempts) != 4 || out.Stages[2].Status != status.NotStarted {
 				t.Errorf("b = %s with %d restarts and %d attempts, c = %s", b.Status, b.Restarts, len(b.Attempts), out.Stages[2].Status)
 			}
 			for _, a := range b.Attempts {
@@ -153,9 +154,9 @@ func TestAlwaysCrashingStageEscalates(t *testing.T) {
 			if e == nil || e.Decision.Action != escalation.EscalateCEO || e.Agent != "b" || len(e.Tried) != 4 || out.ResumeAt != 1 {
 				t.Fatalf("escalation = %+v, resume at %d", e, out.ResumeAt)
 			}
-			wantStatus, wantTrigger := Failed, checkpoint.Trigger("")
+			wantStatus, wantTrigger := status.Failed, checkpoint.Trigger("")
 			if policy == config.NoAdmissibleCheckpoint {
-				wantStatus, wantTrigger = Paused, checkpoint.TriggerHiccup
+				wantStatus, wantTrigger = status.Paused, checkpoint.TriggerHiccup
 			}
 			if out.Status != wantStatus || out.Trigger != wantTrigger {
 				t.Errorf("run %s at %q, want %s at %q", out.Status, out.Trigger, wantStatus, wantTrigger)
@@ -186,7 +187,7 @@ func TestResumeRetriesTheFailedStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != Paused || out.Trigger != checkpoint.TriggerHiccup || out.ResumeAt != 1 {
+	if out.Status != status.Paused || out.Trigger != checkpoint.TriggerHiccup || out.ResumeAt != 1 {
 		t.Fatalf("first run: %s at %q, resume at %d", out.Status, out.Trigger, out.ResumeAt)
 	}
 	if opts := out.HiccupOptions(); !strings.Contains(opts[0].Description, "retry stage b") {
@@ -205,7 +206,7 @@ func TestResumeRetriesTheFailedStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != Completed {
+	if out.Status != status.Completed {
 		t.Fatalf("resumed run: %s (%s)", out.Status, out.Message)
 	}
 	if diff := cmp.Diff([]string{"b", "c"}, ev.started()); diff != "" {
@@ -215,10 +216,10 @@ func TestResumeRetriesTheFailedStage(t *testing.T) {
 		t.Errorf("stage a ran again: %q", got)
 	}
 	b := out.Stages[1]
-	if len(b.Attempts) != 2 || b.Resumed != 1 || b.Status != StatusHandedOff || !strings.Contains(b.output, "from a") {
+	if len(b.Attempts) != 2 || b.Resumed != 1 || b.Status != status.HandedOff || !strings.Contains(b.output, "from a") {
 		t.Errorf("b: %d attempts, resumed %d, %s, output %q", len(b.Attempts), b.Resumed, b.Status, b.output)
 	}
-	if out.Stages[0].Status != StatusHandedOff || out.Stages[0].OutputSHA256 == "" {
+	if out.Stages[0].Status != status.HandedOff || out.Stages[0].OutputSHA256 == "" {
 		t.Errorf("a's record after the resume: %+v", out.Stages[0])
 	}
 
@@ -279,7 +280,7 @@ func TestLastStageNeedsNoHandoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := out.Last()
-	if out.Status != Completed || b.Status != StatusCompleted || b.Handoff != "" || out.Output != "result\n" {
+	if out.Status != status.Completed || b.Status != status.Completed || b.Handoff != "" || out.Output != "result\n" {
 		t.Fatalf("run %s, b = %s handing off to %q, output %q", out.Status, b.Status, b.Handoff, out.Output)
 	}
 	if diff := cmp.Diff([]string{"a"}, b.IgnoredHandoffs); diff != "" {
@@ -300,7 +301,7 @@ func TestUnbuildableStageFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := out.Stages[0]
-	if out.Status != Failed || a.Status != StatusFailed || a.Reason != "bad_config" || out.Escalation == nil || out.Stages[1].Status != StatusNotStarted {
+	if out.Status != status.Failed || a.Status != status.Failed || a.Reason != "bad_config" || out.Escalation == nil || out.Stages[1].Status != status.NotStarted {
 		t.Fatalf("run %s, a = %+v, escalation %v", out.Status, a, out.Escalation)
 	}
 	if !strings.Contains(out.Escalation.Reason, "agents.a.run is empty") {

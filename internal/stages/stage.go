@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // stage runs stage i until it hands off, fails, or crashes more than
@@ -35,7 +36,7 @@ func (r *runner) stage(ctx context.Context, i int, prev *Committed, feedback str
 	}
 	task, err := r.in.Task(name)
 	if err != nil {
-		rec.Status, rec.Reason, rec.Error = StatusFailed, "bad_config", err.Error()
+		rec.Status, rec.Reason, rec.Error = status.Failed, "bad_config", err.Error()
 		r.emit(Event{Index: i, Stage: name, State: StateFailed, Error: rec.Error})
 		return rec, r.save(rec, replace)
 	}
@@ -72,12 +73,12 @@ func (r *runner) stage(ctx context.Context, i int, prev *Committed, feedback str
 	}
 	state := StateFailed
 	switch rec.Status {
-	case StatusHandedOff:
+	case status.HandedOff:
 		state = StateHandedOff
-	case StatusCompleted:
+	case status.Completed:
 		state = StateDone
 	}
-	if rec.Status == StatusHandedOff || rec.Status == StatusCompleted {
+	if rec.Status == status.HandedOff || rec.Status == status.Completed {
 		if err := r.in.Run.WriteFile(OutputPath(i, name), []byte(rec.output)); err != nil {
 			return rec, fmt.Errorf("stage %s: %w", name, err)
 		}
@@ -87,7 +88,7 @@ func (r *runner) stage(ctx context.Context, i int, prev *Committed, feedback str
 	}
 	last := rec.Attempts[len(rec.Attempts)-1]
 	r.emit(Event{Index: i, Stage: name, State: state, Attempt: last.N, Restarts: rec.Restarts, Elapsed: r.now().Sub(start), Error: last.Error})
-	if rec.Status == StatusCancelled {
+	if rec.Status == status.Cancelled {
 		return rec, fmt.Errorf("stage %s: %w", name, context.Cause(ctx))
 	}
 	return rec, nil
@@ -101,18 +102,18 @@ func (r *runner) end(rec *Record, l *launch, ending attemptEnding, start time.Ti
 	last := rec.Attempts[len(rec.Attempts)-1]
 	switch ending {
 	case attemptHandedOff, attemptDone:
-		rec.Status, rec.Handoff = StatusCompleted, ""
+		rec.Status, rec.Handoff = status.Completed, ""
 		if ending == attemptHandedOff {
-			rec.Status, rec.Handoff = StatusHandedOff, r.in.Config.Stages[rec.Index]
+			rec.Status, rec.Handoff = status.HandedOff, r.in.Config.Stages[rec.Index]
 		}
 		rec.output, rec.OutputSHA256 = l.resp.Output, executor.SHA256Hex(l.resp.Output)
 		return
 	case attemptCrashed:
-		rec.Status = StatusEscalated
+		rec.Status = status.Escalated
 	case attemptCancelled:
-		rec.Status = StatusCancelled
+		rec.Status = status.Cancelled
 	default:
-		rec.Status = StatusFailed
+		rec.Status = status.Failed
 	}
 	rec.Reason, rec.Error = last.Reason, last.Error
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/markdown"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Line is one stage as the checklist shows it.
@@ -63,11 +64,11 @@ func (o *Outcome) Lines() []Line {
 	for i, r := range o.Stages {
 		l := Line{Stage: r.Stage, Restarts: r.Restarts, Attempt: len(r.Attempts), Elapsed: time.Duration(r.ExecMS) * time.Millisecond}
 		switch r.Status {
-		case StatusHandedOff:
+		case status.HandedOff:
 			l.State = StateHandedOff
-		case StatusCompleted:
+		case status.Completed:
 			l.State = StateDone
-		case StatusNotStarted:
+		case status.NotStarted:
 			l.State = StateReady
 		default:
 			l.State, l.Error = StateFailed, r.Error

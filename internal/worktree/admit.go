@@ -7,6 +7,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // VerdictName is the constraint name under which a change's admissibility
@@ -96,9 +97,9 @@ func (ch Change) deleted() int {
 // result's other verdicts.
 func (v Verdict) Check() check.Verdict {
 	if v.Admissible {
-		return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Passed}
+		return check.Verdict{Constraint: VerdictName, Hard: true, Status: status.Passed}
 	}
-	return check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Failed, Reason: v.Reason}
+	return check.Verdict{Constraint: VerdictName, Hard: true, Status: status.Failed, Reason: v.Reason}
 }
 
 // protected reports whether the repository path name matches the protect

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 func TestAdmit(t *testing.T) {
@@ -72,7 +73,7 @@ func TestAdmit(t *testing.T) {
 	if got := (Policy{}).Admit(files(".github/workflows/ci.yml")); !got.Admissible {
 		t.Errorf("without protect globs, %+v", got)
 	}
-	want := check.Verdict{Constraint: VerdictName, Hard: true, Status: check.Failed, Reason: "no"}
+	want := check.Verdict{Constraint: VerdictName, Hard: true, Status: status.Failed, Reason: "no"}
 	if diff := cmp.Diff(want, Verdict{Reason: "no"}.Check()); diff != "" {
 		t.Errorf("Check (-want +got):\n%s", diff)
 	}

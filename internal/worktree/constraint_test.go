@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // The changes constraint judges each result by its own worktree's change,
@@ -29,11 +30,11 @@ func TestConstraint(t *testing.T) {
 		dir  string
 		want check.Verdict
 	}{
-		{good.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: check.Passed}},
-		{bad.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: check.Failed,
+		{good.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Passed}},
+		{bad.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Failed,
 			Reason: `the change touches ci/flow.yml, protected by "ci/**" (changes.protect)`}},
-		{late.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: check.Passed}},
-		{"", check.Verdict{Constraint: "changes", Hard: true, Status: check.Failed,
+		{late.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Passed}},
+		{"", check.Verdict{Constraint: "changes", Hard: true, Status: status.Failed,
 			Reason: "the agent did not work in a worktree of its own, so it changed no code (only command and copilot agents do)"}},
 	}
 	for _, tc := range tests {

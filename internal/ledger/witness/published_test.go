@@ -8,6 +8,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/progress"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // finalComment is optr's final progress comment for a run whose last
@@ -19,7 +20,7 @@ func finalComment(t *testing.T, r *repo, run string, withCheckpoint bool) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := progress.View{RunID: run, Workflow: "issue-1", Status: progress.StatusCompleted, Selected: "a", LedgerHash: head.Hash, Commit: strings.Repeat("c", 40)}
+	v := progress.View{RunID: run, Workflow: "issue-1", Status: status.Completed, Selected: "a", LedgerHash: head.Hash, Commit: strings.Repeat("c", 40)}
 	if withCheckpoint {
 		cp, err := ledger.HeadCheckpoint(r.path, "optr/octo/repo", "")
 		if err != nil {
@@ -69,7 +70,7 @@ func TestPublishedHeads(t *testing.T) {
 		t.Fatalf("the rewritten ledger, hash only: %v", err)
 	}
 	// A comment still running published nothing; a mangled checkpoint is named.
-	if _, ok, err := ParsePublished("u", progress.Comment(progress.View{RunID: "9-1", Status: progress.StatusRunning})); ok || err != nil {
+	if _, ok, err := ParsePublished("u", progress.Comment(progress.View{RunID: "9-1", Status: status.Running})); ok || err != nil {
 		t.Errorf("a running comment published a head: %v %v", ok, err)
 	}
 	mangled := strings.Replace(finalComment(t, r, "8-1", true), "optr/octo/repo\n", "optr/octo/repo\nx\n", 1)
