@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/check"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
-	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -69,15 +67,6 @@ func candidatesFailure(results []*executor.Result) *Failure {
 	}
 	return &Failure{Type: TypeNoAdmissible, Message: "no candidate wrote an admissible report; " + strings.Join(parts, "; "),
 		Hint: hintFor(TypeNoAdmissible), Agent: results[0].Agent}
-}
-
-// choose scores a topic's candidates as select runs score agents.
-func choose(results []*executor.Result, c config.Selection) selection.Result {
-	cands := make([]selection.Candidate, len(results))
-	for i, r := range results {
-		cands[i] = r.Candidate()
-	}
-	return selection.Select(cands, selFor(c))
 }
 
 // hints say, per failure type, what a person can do.

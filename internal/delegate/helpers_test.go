@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/selection"
 )
 
 // harness is a workspace with a datalake and configured agents: command
@@ -93,8 +95,19 @@ func (h *harness) input(p config.Pipeline) Input {
 			a, err := command.New(name, ac, command.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}})
 			return executor.Task{Agent: a, Provider: ac.Provider, Timeout: time.Minute}, err
 		},
-		Exec: executor.Options{MaxParallel: 8, Now: func() time.Time { return clock }},
+		Exec:   executor.Options{MaxParallel: 8, Now: func() time.Time { return clock }},
+		Choose: choose,
 	}
+}
+
+// choose is Input.Choose as the driver makes it (pipeline's
+// Execution.Choose), without a run's spend to settle.
+func choose(_ context.Context, results []*executor.Result, rules config.Selection) selection.Result {
+	cands := make([]selection.Candidate, len(results))
+	for i, r := range results {
+		cands[i] = r.Candidate()
+	}
+	return selection.Select(cands, rules)
 }
 
 // hashTree maps every file under dir to its SHA-256.

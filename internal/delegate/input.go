@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/selection"
 )
 
 // Input is what a delegate run needs from the run driver.
@@ -42,6 +44,11 @@ type Input struct {
 	// pass through the redacting agent: a command specialist's report file
 	// and the messages in errors.jsonl.
 	Redact func(string) string
+	// Choose scores a topic's candidates and chooses among them under
+	// rules (the run's selection rules, on-no-admissible: fail), as the
+	// driver chooses π*: what each cost settled first (the driver's
+	// Execution.Choose). Needed when Pipeline.Candidates > 1.
+	Choose func(ctx context.Context, results []*executor.Result, rules config.Selection) selection.Result
 	// OnProgress, when set, hears the topics' states whenever one changes
 	// (for the progress comment's checklist). It must be safe for
 	// concurrent use.
@@ -77,6 +84,9 @@ func (in *Input) check() error {
 	}
 	if in.Task == nil {
 		errs = append(errs, errors.New("no agent factory (Input.Task)"))
+	}
+	if in.Choose == nil && p.Candidates > 1 {
+		errs = append(errs, errors.New("no selection of a topic's candidates (Input.Choose)"))
 	}
 	if err := datalake.ValidateWorkflow(in.Workflow); err != nil {
 		errs = append(errs, err)

@@ -132,7 +132,7 @@ func Assemble(ctx context.Context, in Input, coordinator *executor.Result, topic
 	i := 0
 	for _, p := range plan {
 		n := len(p.cands)
-		o.Topics = append(o.Topics, r.judge(p, results[i:i+n]))
+		o.Topics = append(o.Topics, r.judge(ctx, p, results[i:i+n]))
 		i += n
 	}
 	r.barrier(nil)

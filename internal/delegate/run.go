@@ -311,7 +311,7 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted, err err
 		if i+n > len(results) {
 			break
 		}
-		r.o.Topics = append(r.o.Topics, r.judge(p, results[i:i+n]))
+		r.o.Topics = append(r.o.Topics, r.judge(ctx, p, results[i:i+n]))
 		i += n
 	}
 	track.final(r.o)
@@ -321,7 +321,7 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted, err err
 // judge decides one topic from its specialists' results and puts the report
 // that counts at the planned path when optr writes it (an LLM's answer, a
 // selected candidate).
-func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
+func (r *runner) judge(ctx context.Context, p planned, results []*executor.Result) TopicResult {
 	tr := TopicResult{N: p.n, Topic: p.topic, Path: slashRel(r.root, p.path), Agents: p.names(), Agent: p.cands[0].name}
 	if err := r.moveReport(p); err != nil {
 		r.errs = append(r.errs, err)
@@ -331,7 +331,7 @@ func (r *runner) judge(p planned, results []*executor.Result) TopicResult {
 	}
 	chosen := results[0]
 	if len(results) > 1 {
-		sel := choose(results, r.in.Config.Selection)
+		sel := r.in.Choose(ctx, results, selFor(r.in.Config.Selection))
 		tr.Selection = &sel
 		chosen = nil
 		for _, res := range results {

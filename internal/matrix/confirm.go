@@ -25,7 +25,8 @@ import (
 // change the selection (π* no longer admissible, or another result now
 // scores best) it is made again, each new deliverable checked the same
 // way, until it lands on a result checked here (or on none). The driver's
-// own selection over the same results then lands there too, so the
+// own selection over the same results (Execution.Choose, with the same
+// spend: the tasks' is charged first) then lands there too, so the
 // checkpoint shows a human the verdicts found here.
 func confirm(ctx context.Context, x *pipeline.Execution, g *Gathered) error {
 	programs := slices.DeleteFunc(slices.Clone(x.Options.Constraints), func(c check.Constraint) bool { return !c.Program })
@@ -40,7 +41,7 @@ func confirm(ctx context.Context, x *pipeline.Execution, g *Gathered) error {
 			return err
 		}
 		cfg := x.Prepared.Spec.Config.Selection
-		name := deliverable(pipeline.Select(g.Results, cfg), cfg)
+		name := deliverable(x.Choose(ctx, g.Results, cfg), cfg)
 		if name == "" || checked[name] {
 			return nil
 		}

@@ -144,6 +144,14 @@ func (m *delegateGather) Run(ctx context.Context, x *pipeline.Execution) error {
 	return m.Mode.Run(ctx, x)
 }
 
+// Candidates implements pipeline.Nominator: the delegation's.
+func (m *delegateGather) Candidates() []*executor.Result {
+	if n, ok := m.Mode.(pipeline.Nominator); ok {
+		return n.Candidates()
+	}
+	return nil
+}
+
 // Conclude implements pipeline.Concluder: the barrier decides.
 func (m *delegateGather) Conclude(rep *pipeline.Report) {
 	if c, ok := m.Mode.(pipeline.Concluder); ok {

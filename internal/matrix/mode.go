@@ -46,6 +46,9 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 		}
 		recheck(ctx, x.Options.Constraints, r)
 	}
+	// What the tasks spent is the run's before anything is chosen: a
+	// choice weighs what each result cost.
+	charge(ctx, x, m.Gathered)
 	if err := confirm(ctx, x, m.Gathered); err != nil {
 		return err
 	}
@@ -70,7 +73,6 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.Gathered); err != nil {
 		return err
 	}
-	charge(ctx, x, m.Gathered)
 	x.Report.Results = m.Gathered.Results
 	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
 	return nil

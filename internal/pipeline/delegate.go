@@ -7,7 +7,6 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/delegate"
 	"github.com/optr-dev/optr/internal/executor"
-	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -48,6 +47,7 @@ func (x *Execution) DelegateInput(pl config.Pipeline) delegate.Input {
 		Task:     x.Task,
 		Exec:     x.Options,
 		Redact:   p.agents.secret.String,
+		Choose:   x.Choose,
 	}
 }
 
@@ -67,9 +67,6 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 	rep.Results = o.Results
 	rep.ModeFields = o.Ledger
 	rep.Details, rep.DetailsText = o.Summary, o.SummaryText
-	// The score table ranks the specialists' reports; the plan is not a
-	// result to select.
-	rep.Selection = selection.Select(candidates(specialists(o)), x.Prepared.Spec.Config.Selection)
 	// Only what the delegation keeps of the spec folder is recorded: the
 	// specialists may write its reports' folder.
 	files, refused, ferr := o.Keep(x.Prepared.agents.secret.String)
@@ -102,11 +99,15 @@ func (m *delegateMode) Conclude(rep *Report) {
 	}
 }
 
-// specialists are the outcome's results without the coordinator's.
-func specialists(o *delegate.Outcome) []*executor.Result {
+// Candidates implements Nominator: the score table ranks the specialists'
+// reports; the plan is not a result to select.
+func (m *delegateMode) Candidates() []*executor.Result {
+	if m.out == nil {
+		return nil
+	}
 	var out []*executor.Result
-	for _, r := range o.Results {
-		if r != o.Coordinator {
+	for _, r := range m.out.Results {
+		if r != m.out.Coordinator {
 			out = append(out, r)
 		}
 	}

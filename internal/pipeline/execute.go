@@ -16,7 +16,6 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
-	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -334,11 +333,10 @@ func resultFile(agent string) string { return filepath.Join(datalake.DirOutputs,
 // agents left in $OPTR_OUTPUT_DIR safe to keep, and completes the report:
 // a watcher's abort, the errors.jsonl lines, the selection.
 func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Execution, stop func()) error {
-	run, rep, spec := x.Report.Run, x.Report, p.Spec
+	run, rep := x.Report.Run, x.Report
 	err := p.mode.Run(ctx, x)
 	x.launch() // a mode that ran no agent
 	stop()
-	p.settleSpend(ctx, rep.Results)
 	if scan, serr := run.SanitizeOutputs(); serr != nil {
 		p.deps.logf("$OPTR_OUTPUT_DIR: %v", serr)
 	} else {
@@ -356,41 +354,16 @@ func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Executio
 		err = nil
 	}
 	if err != nil {
+		// The run stops: its score table still shows what the mode
+		// left, but nothing is delivered, so nothing is scanned.
+		p.selectPiStar(ctx, rep, false)
 		return err
 	}
 	if p.mode.Traits().ErrorLines {
 		p.recordErrors(lake, rep.Results)
 	}
-	if rep.Selection.Rows == nil {
-		if spec.Config.Detection.All {
-			p.scanAll(ctx, rep)
-		}
-		rep.Selection = Select(rep.Results, spec.Config.Selection)
-	}
+	p.selectPiStar(ctx, rep, true)
 	return nil
-}
-
-// Select is the selection the driver makes over results when the mode
-// made none (Report.Selection): the same results give the same π*, so a
-// mode may learn it first (a matrix gather re-checks π* before the
-// driver delivers it).
-func Select(results []*executor.Result, cfg config.Selection) selection.Result {
-	return selection.Select(candidates(results), cfg)
-}
-
-// settleSpend gives each result what was spent for it, once its checks
-// have run. A result that made calls elsewhere (a matrix coordinator)
-// with nothing recorded here has an unknown cost, never 0; a result
-// gathered with its spend was charged by its mode.
-func (p *Prepared) settleSpend(ctx context.Context, results []*executor.Result) {
-	for _, r := range results {
-		s, ok := p.meter.Account(r.Agent)
-		if !ok && len(r.Attempts) > 0 {
-			s = cost.Spend{Unpriced: 1}
-			p.meter.Charge(cost.ForAgent(ctx, r.Agent), s)
-		}
-		r.Spent = &s
-	}
 }
 
 func (p *Prepared) request(outDir string) (req agent.Request) {
@@ -486,15 +459,6 @@ func recoveryHint(r *executor.Result) string {
 		return "the agent cannot work here as configured: add what its error says is missing (a program, a key), then run again"
 	}
 	return "see the agent's output and error in " + out + ", fix the agent or its prompt, then run again"
-}
-
-// candidates are results as selection sees them.
-func candidates(results []*executor.Result) []selection.Candidate {
-	out := make([]selection.Candidate, len(results))
-	for i, r := range results {
-		out[i] = r.Candidate()
-	}
-	return out
 }
 
 func pipelineName(p string) string {

@@ -14,8 +14,9 @@ import (
 // (directory, resolved workflow, watcher). select fans the intent out to
 // every agent; delegate, stages and a matrix gather bring their own. A
 // mode fills x.Report: Results always (the score table and the agent
-// files), Selection when it selects (else the driver selects over
-// Results), and for its own members ModeFields and ExtraFiles. It may
+// files), and for its own members ModeFields and ExtraFiles. It never
+// selects: the driver chooses π* once the mode ran (choose.go), among the
+// results the mode nominates (Nominator; all of them otherwise). It may
 // conclude the run itself through Concluder.
 type Mode interface {
 	// Traits are what the driver and the matrix know of the mode.

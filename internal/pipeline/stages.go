@@ -12,7 +12,6 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/stages"
 	"github.com/optr-dev/optr/internal/status"
 )
@@ -31,6 +30,8 @@ type stagesMode struct {
 	// when a HICCUP checkpoint's Proceed retries it (Retried).
 	startAt int
 	out     *stages.Outcome
+	// results are the stages that ran, as results (stageResults).
+	results []*executor.Result
 }
 
 func (m *stagesMode) Traits() Traits { return m.traits }
@@ -80,12 +81,17 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	rep.ModeFields = o.LedgerFields()
 	lines := board.Lines()
 	rep.Details, rep.DetailsText = stages.Checklist(lines), stages.Text(lines)
-	if last := o.Last(); o.Output != "" && last.Status == status.Completed {
-		rep.Selection = selection.Select(candidates(rep.Results[len(rep.Results)-1:]), cfg.Selection)
-	} else {
-		rep.Selection = selection.Select(nil, cfg.Selection)
-	}
+	m.results = rep.Results
 	return err
+}
+
+// Candidates implements Nominator: the last stage, checked, when the
+// chain completed with an output; none otherwise.
+func (m *stagesMode) Candidates() []*executor.Result {
+	if o := m.out; o == nil || o.Output == "" || o.Last().Status != status.Completed {
+		return nil
+	}
+	return m.results[len(m.results)-1:]
 }
 
 // Conclude implements Concluder: the chain's verdict is the run's status;
@@ -137,7 +143,7 @@ func (m *stagesMode) Retry() (Retry, []checkpoint.Option, bool) {
 // Retried implements Retrier: the chain again, from the stage r retries.
 func (m *stagesMode) Retried(r Retry) Mode {
 	c := *m
-	c.startAt, c.out = r.At, nil
+	c.startAt, c.out, c.results = r.At, nil, nil
 	return &c
 }
 
