@@ -11,7 +11,8 @@ import (
 // NewAzure starts a fake Azure OpenAI resource over HTTPS (the SDK sends
 // Azure keys only over HTTPS; use Client). It serves Chat Completions at
 // <URL>/openai/deployments/<deployment>/chat/completions?api-version=…
-// (URL, the endpoint, ends in /azure) and checks the Api-Key header. Any
+// and the Responses API at <URL>/openai/responses?api-version=… (URL, the
+// endpoint, ends in /azure) and checks the Api-Key header. Any
 // deployment name is accepted; script a 404 for a missing one.
 func NewAzure(t testing.TB) *Server {
 	t.Helper()
@@ -24,11 +25,17 @@ func (azureDialect) name() string                             { return "azure-op
 func (azureDialect) basePath() string                         { return "/azure" }
 func (azureDialect) env() (string, string)                    { return "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT" }
 func (azureDialect) requestIDHeader() string                  { return "apim-request-id" }
-func (azureDialect) prompt(b map[string]any) (string, string) { return messages(b["messages"]) }
+func (azureDialect) prompt(b map[string]any) (string, string) { return openAIDialect{}.prompt(b) }
 
 func (azureDialect) route(r *http.Request, path string) (string, bool) {
+	if r.Method != http.MethodPost || r.URL.Query().Get("api-version") == "" {
+		return "", false
+	}
+	if path == "/openai/responses" {
+		return "", true // the deployment is the body's model
+	}
 	rest, ok := strings.CutPrefix(path, "/openai/deployments/")
-	if !ok || r.Method != http.MethodPost || r.URL.Query().Get("api-version") == "" {
+	if !ok {
 		return "", false
 	}
 	dep, ok := strings.CutSuffix(rest, "/chat/completions")
@@ -50,6 +57,9 @@ var noFilter = map[string]any{
 }
 
 func (azureDialect) success(in Request, rep Reply, id int, u agent.Usage) any {
+	if strings.HasSuffix(in.Path, "/responses") {
+		return responseObject(in, rep, id, u)
+	}
 	return chatCompletion(in, rep, id, u,
 		map[string]any{"prompt_filter_results": []any{map[string]any{"prompt_index": 0, "content_filter_results": noFilter}}},
 		map[string]any{"content_filter_results": noFilter})

@@ -29,3 +29,12 @@ type dialect interface {
 	// requestIDHeader names the header carrying the request id.
 	requestIDHeader() string
 }
+
+// laxDialect is a dialect whose server answers a path it does not serve
+// with its own 404 (an OpenAI-compatible server asked for the Responses
+// API) instead of failing the test.
+type laxDialect interface {
+	dialect
+	// notFound is the body of that 404.
+	notFound() string
+}

@@ -1,6 +1,9 @@
 // Package llmtest runs fake LLM provider servers for tests: OpenAI (the
-// Responses API and Chat Completions), Azure OpenAI (Chat Completions) and
-// Anthropic (the Messages API). Each speaks its provider's real wire format —
+// Responses API and Chat Completions), Azure OpenAI (Chat Completions and
+// the Responses API), Anthropic (the Messages API), Gemini
+// (generateContent and its OpenAI-compatible Chat Completions) and an
+// OpenAI-compatible server that speaks only Chat Completions
+// (NewChatCompletions). Each speaks its provider's real wire format —
 // the success objects the SDKs decode, the error envelopes, the auth headers
 // it checks — under a non-root base path, so that a client building a wrong
 // absolute URL fails the test.

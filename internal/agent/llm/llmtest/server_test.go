@@ -58,19 +58,33 @@ var fakes = []struct {
 	// auth sets the credential headers the fake checks.
 	auth func(h http.Header, key string)
 	body string
+	// refused is the status a wrong key gets (0: 401).
+	refused int
 }{
 	{"openai", NewOpenAI, "/responses",
 		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
-		`{"model": "gpt-4.1", "instructions": "sys", "input": "usr"}`},
+		`{"model": "gpt-4.1", "instructions": "sys", "input": "usr"}`, 0},
 	{"openai-chat", NewOpenAI, "/chat/completions",
 		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
-		`{"model": "gpt-4.1", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`},
+		`{"model": "gpt-4.1", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`, 0},
 	{"azure-openai", NewAzure, "/openai/deployments/dep/chat/completions?api-version=2024-10-21",
 		func(h http.Header, key string) { h.Set("Api-Key", key) },
-		`{"model": "dep", "messages": [{"role": "system", "content": [{"type": "text", "text": "sys"}]}, {"role": "user", "content": "usr"}]}`},
+		`{"model": "dep", "messages": [{"role": "system", "content": [{"type": "text", "text": "sys"}]}, {"role": "user", "content": "usr"}]}`, 0},
 	{"anthropic", NewAnthropic, "/v1/messages",
 		func(h http.Header, key string) { h.Set("X-Api-Key", key); h.Set("Anthropic-Version", "2023-06-01") },
-		`{"model": "claude", "max_tokens": 10, "system": [{"type": "text", "text": "sys"}], "messages": [{"role": "user", "content": [{"type": "text", "text": "usr"}]}]}`},
+		`{"model": "claude", "max_tokens": 10, "system": [{"type": "text", "text": "sys"}], "messages": [{"role": "user", "content": [{"type": "text", "text": "usr"}]}]}`, 0},
+	{"azure-openai-responses", NewAzure, "/openai/responses?api-version=2025-04-01-preview",
+		func(h http.Header, key string) { h.Set("Api-Key", key) },
+		`{"model": "dep", "instructions": "sys", "input": "usr"}`, 0},
+	{"openai-compatible", NewChatCompletions, "/chat/completions",
+		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
+		`{"model": "llama3.2", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`, 0},
+	{"gemini", NewGemini, "/v1beta/models/gemini-2.5-flash:generateContent",
+		func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) },
+		`{"systemInstruction": {"parts": [{"text": "sys"}]}, "contents": [{"role": "user", "parts": [{"text": "usr"}]}]}`, http.StatusBadRequest},
+	{"gemini-chat", NewGemini, "/v1beta/openai/chat/completions",
+		func(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) },
+		`{"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]}`, http.StatusBadRequest},
 }
 
 // post sends the fake's accepted request, with key as the credential.
@@ -108,7 +122,7 @@ func TestAnswersDecode(t *testing.T) {
 			}
 			var got []any
 			switch f.name {
-			case "openai":
+			case "openai", "azure-openai-responses":
 				var r responses.Response
 				err = json.Unmarshal(body, &r)
 				got = []any{r.OutputText(), r.Model, r.Usage.InputTokens, r.Usage.OutputTokens, string(r.Status)}
@@ -116,6 +130,13 @@ func TestAnswersDecode(t *testing.T) {
 				var m anthropic.Message
 				err = json.Unmarshal(body, &m)
 				got = []any{m.Content[0].Text, m.Model, m.Usage.InputTokens, m.Usage.OutputTokens, string(m.StopReason)}
+			case "gemini":
+				var g generateContentResponse
+				err = json.Unmarshal(body, &g)
+				if err == nil && len(g.Candidates) > 0 && len(g.Candidates[0].Content.Parts) > 0 {
+					c := g.Candidates[0]
+					got = []any{c.Content.Parts[0].Text, g.ModelVersion, g.UsageMetadata.PromptTokenCount, g.UsageMetadata.CandidatesTokenCount, c.FinishReason}
+				}
 			default:
 				var c openai.ChatCompletion
 				err = json.Unmarshal(body, &c)
@@ -124,7 +145,7 @@ func TestAnswersDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			stop := map[string]string{"openai": "completed", "anthropic": "end_turn"}[f.name]
+			stop := map[string]string{"openai": "completed", "azure-openai-responses": "completed", "anthropic": "end_turn", "gemini": "STOP"}[f.name]
 			if stop == "" {
 				stop = "stop"
 			}
@@ -151,8 +172,12 @@ func TestWrongKeyIsRefusedWithoutUsingTheScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.StatusCode != http.StatusUnauthorized || !json.Valid(body) {
-				t.Errorf("wrong key: status %d, body %s; want 401 with the provider's JSON error", res.StatusCode, body)
+			want := f.refused
+			if want == 0 {
+				want = http.StatusUnauthorized
+			}
+			if res.StatusCode != want || !json.Valid(body) {
+				t.Errorf("wrong key: status %d, body %s; want %d with the provider's JSON error", res.StatusCode, body, want)
 			}
 			// The scripted reply is still there for the right key.
 			if _, body, err = post(t.Context(), s, f.path, f.body, s.Key, f.auth); err != nil || !bytes.Contains(body, []byte("scripted")) {
@@ -331,5 +356,43 @@ func TestReset(t *testing.T) {
 	s.Script(Reply{Reset: true})
 	if _, _, err := post(t.Context(), s, "/responses", fakes[0].body, s.Key, fakes[0].auth); err == nil {
 		t.Error("a reset connection answered")
+	}
+}
+
+// generateContentResponse is what the Gemini API's generateContent
+// answers, as far as the test reads it (Google's Go SDK is not a
+// dependency of optr).
+type generateContentResponse struct {
+	Candidates []struct {
+		Content struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata struct {
+		PromptTokenCount     int64 `json:"promptTokenCount"`
+		CandidatesTokenCount int64 `json:"candidatesTokenCount"`
+	} `json:"usageMetadata"`
+	ModelVersion string `json:"modelVersion"`
+}
+
+// TestChatOnlyServerAnswersOtherPaths404: the OpenAI-compatible fake
+// answers the Responses API as such servers do, a plain 404, and that is
+// no test failure: it is what the test of a misconfigured client meets.
+func TestChatOnlyServerAnswersOtherPaths404(t *testing.T) {
+	t.Parallel()
+	rec := &recordingTB{TB: t}
+	s := NewChatCompletions(rec)
+	res, body, err := post(t.Context(), s, "/responses", fakes[0].body, s.Key, fakes[0].auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := rec.finish(); res.StatusCode != http.StatusNotFound || string(body) != "404 page not found" || len(errs) > 0 {
+		t.Errorf("status %d body %q errors %q; want a plain 404 and no failure", res.StatusCode, body, errs)
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("recorded %d requests, want 1", n)
 	}
 }
