@@ -57,6 +57,8 @@ var placeholders = []placeholder{
 	{"providers.key-variables", keyVariables},
 	{"providers.base-url-variables", baseURLVariables},
 	{"providers.example-models", exampleModels},
+	{"providers.api", apiAbout},
+	{"providers.apis", func() any { return strings2any(apiNames()) }},
 	{"providers.rules", func() any { return rulesOfProviders(provider.All(), agentKeys()) }},
 	{"byok", func() any { return strings2any(provider.BYOKKinds()) }},
 	{"checks", func() any { return strings2any(CheckKinds()) }},
@@ -220,6 +222,29 @@ func exampleModels() any {
 	return strings2any(models)
 }
 
+// apiAbout describes the api: key: which providers' agents may write it,
+// and each one's default.
+func apiAbout() any {
+	var items []string
+	for _, p := range provider.All() {
+		if p.Uses("api") {
+			items = append(items, fmt.Sprintf("%s: %s (default %s)", p.Name, orList(p.WireNames()), p.APIs[0].Wire))
+		}
+	}
+	return "The wire format the agent's requests use. " + strings.Join(items, "; ") + ". Servers that speak OpenAI's API but not its Responses API (most OpenAI-compatible servers) need chat-completions."
+}
+
+// apiNames are the values some provider's api: key may take.
+func apiNames() []string {
+	var lists [][]string
+	for _, p := range provider.All() {
+		if p.Uses("api") {
+			lists = append(lists, p.WireNames())
+		}
+	}
+	return distinct(lists...)
+}
+
 // rulesOfProviders are the agent rules the registry of providers implies:
 // for each provider, the agent keys it does not use are forbidden and its
 // model (NeedsModel) or run (Program) required. Providers with the same
@@ -362,10 +387,13 @@ func kindKeyDoc(kinds []checkKind, key string) string {
 	return strings.Join(sentences, " ")
 }
 
-// orList joins items as "a, b, or c".
+// orList joins items as "a or b", "a, b, or c".
 func orList(items []string) string {
-	if len(items) < 2 {
+	switch len(items) {
+	case 0, 1:
 		return strings.Join(items, "")
+	case 2:
+		return items[0] + " or " + items[1]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + ", or " + items[len(items)-1]
 }

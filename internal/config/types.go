@@ -39,6 +39,7 @@ const (
 	ProviderAnthropic   = provider.Anthropic
 	ProviderCopilot     = provider.Copilot
 	ProviderAzureOpenAI = provider.AzureOpenAI
+	ProviderGemini      = provider.Gemini
 	ProviderCommand     = provider.Command
 )
 
@@ -68,6 +69,10 @@ type Agent struct {
 	// copilot agent with byok: azure).
 	Deployment string `yaml:"deployment" json:"deployment,omitempty"`
 	APIVersion string `yaml:"api-version" json:"api-version,omitempty"`
+	// API is the wire format the agent's requests use, one its provider's
+	// API speaks (provider.Provider.APIs): responses or chat-completions
+	// for openai and azure-openai. Empty means the provider's first.
+	API string `yaml:"api" json:"api,omitempty"`
 	// Run is the argv of a command agent. Its items may be written as
 	// numbers (run: [sleep, 5]).
 	Run []string `yaml:"run" json:"run,omitempty" config:"scalar"`

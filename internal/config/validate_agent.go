@@ -67,8 +67,11 @@ func (v *validator) agent(key, name string, a Agent) {
 	if a.APIKeyEnv != "" {
 		v.envName(key+".api-key-env", a.APIKeyEnv)
 	}
+	if v.written(key + ".api") {
+		v.enum(key+".api", "api", a.API, p.WireNames())
+	}
 	if v.written(key + ".base-url") {
-		v.baseURL(key+".base-url", a.BaseURL)
+		v.baseURL(key+".base-url", a.BaseURL, p)
 	}
 	v.atLeast(key+".max-tokens", a.MaxTokens, 1)
 }
@@ -114,6 +117,9 @@ func (v *validator) copilot(key string, a Agent) {
 		v.notUsed(key, "copilot agents without byok: azure", "api-version")
 	}
 	endpoint, _ := provider.ForBYOK(a.BYOK)
+	if a.BaseURL != "" {
+		v.doubled(key+".base-url", a.BaseURL, endpoint)
+	}
 	if a.BaseURL == "" {
 		v.ps.add(key+".base-url", "byok: %s needs base-url: the endpoint's base URL, such as %s", a.BYOK, endpoint.ExampleURL)
 	}
@@ -137,13 +143,34 @@ func (v *validator) argv(key string, argv []string, example string) {
 	}
 }
 
-// baseURL checks an endpoint override.
-func (v *validator) baseURL(key, raw string) {
+// baseURL checks an endpoint override of provider p.
+func (v *validator) baseURL(key, raw string, p provider.Provider) {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		v.ps.add(key, "%q is not an absolute http or https URL, such as https://api.example.com/v1", raw)
+		v.ps.add(key, "%q is not an absolute http or https URL, such as %s", raw, pick(p.ExampleURL, "https://api.example.com/v1"))
 	case u.User != nil:
 		v.ps.add(key, "do not put credentials in base-url; name the variable that holds the key in api-key-env")
+	default:
+		v.doubled(key, raw, p)
 	}
+}
+
+// doubled refuses a base URL of provider p that ends in a path p's clients
+// add to it themselves (provider.Provider.Doubled), naming the URL to
+// write instead.
+func (v *validator) doubled(key, raw string, p provider.Provider) {
+	if fixed, ok := p.Doubled(raw); ok {
+		v.ps.add(key, "%q ends in a path the %s client adds itself, so requests would go to a doubled path; write base-url: %s (%s base URLs are written like %s)", raw, p.Title, fixed, p.Title, p.ExampleURL)
+	}
+}
+
+// pick returns the first non-empty value.
+func pick(values ...string) string {
+	for _, s := range values {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }

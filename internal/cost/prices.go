@@ -24,6 +24,8 @@ const PricesChecked = "2026-11-25"
 //     Zone or regional deployment costs more — set prices: for it.
 //   - Anthropic: https://platform.claude.com/docs/en/about-claude/pricing
 //     (Claude Haiku 5.5 at its rate for prompts up to 100k tokens).
+//   - Gemini API: https://ai.google.dev/gemini-api/docs/pricing (the paid
+//     tier's standard rates for prompts up to 200k tokens; text input).
 //   - GitHub Copilot: https://docs.github.com/en/copilot/reference/copilot-billing/models-and-pricing
 //     (data/tables/copilot/models-and-pricing.yml in github/docs). Since
 //     2026-06-01 Copilot bills tokens at these per-model rates in AI
@@ -37,6 +39,7 @@ var Builtin = Table{
 	provider.AzureOpenAI: openAI,
 	provider.Anthropic:   anthropic,
 	provider.Copilot:     copilot,
+	provider.Gemini:      gemini,
 }
 
 var openAI = map[string]Price{
@@ -89,6 +92,14 @@ var anthropic = map[string]Price{
 	"claude-haiku-5-5":  {Input: 0.10, Output: 0.50},
 	"claude-haiku-4-5":  {Input: 1.00, Output: 5.00},
 	"claude-3-5-haiku":  {Input: 0.80, Output: 4.00},
+}
+
+var gemini = map[string]Price{
+	"gemini-3-pro-preview":  {Input: 2.00, Output: 12.00},
+	"gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
+	"gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
+	"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
+	"gemini-2.0-flash":      {Input: 0.10, Output: 0.40},
 }
 
 // copilot holds GitHub's per-token rates for the models Copilot offers,

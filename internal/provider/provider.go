@@ -21,16 +21,29 @@ type Provider struct {
 	Program bool
 	// KeyEnv lists the environment variables an agent's key comes from
 	// when api-key-env names none, in the order they are tried. Their
-	// values are secrets: redact.Names lists them.
+	// values are secrets: redact.Names lists them. Empty for a provider
+	// that needs no key (a local server): then an agent has a key only
+	// when its api-key-env names one.
 	KeyEnv []string
 	// BaseURLEnv is the variable that sets the endpoint when base-url does
-	// not ("" when none does).
+	// not ("" when none does). It is also the variable the provider's own
+	// SDKs and CLIs read (Claude Code ANTHROPIC_BASE_URL, Codex
+	// OPENAI_BASE_URL, Gemini CLI GOOGLE_GEMINI_BASE_URL), with the same
+	// convention as DefaultURL: the model gateway points it at itself.
 	BaseURLEnv string
 	// DefaultURL is the API's base URL when neither base-url nor
 	// BaseURLEnv sets one ("" when there is none: an azure-openai
-	// endpoint is the user's own resource). Its host is in the sandbox's
+	// endpoint is the user's own resource), written as the provider's
+	// clients expect it: with the version for OpenAI's
+	// (https://api.openai.com/v1/), without for Anthropic's and Gemini's,
+	// whose clients add it (Wire.Path). Its host is in the sandbox's
 	// network defaults.
 	DefaultURL string
+	// APIs are the wire formats the provider's API speaks, and where
+	// below its base URL: the model gateway serves each of them. optr's
+	// own agents use the first, or the one an agent's api: key names
+	// when the provider's agents may write api (Keys).
+	APIs []API
 	// ExampleModel is a model id for messages; it is also the model of the
 	// provider's agent in the embedded default config.
 	ExampleModel string
@@ -58,6 +71,27 @@ type Provider struct {
 	// (agent.UnusableComment). Empty means: the first KeyEnv variable, as
 	// a repository secret passed to the step.
 	Setup string
+}
+
+// API returns the wire format of p's API called name (an api: value), or
+// p's first when name is empty.
+func (p Provider) API(name string) (API, bool) {
+	for _, a := range p.APIs {
+		if name == "" || string(a.Wire) == name {
+			return a, true
+		}
+	}
+	return API{}, false
+}
+
+// WireNames returns the names of the wire formats p's API speaks, in
+// order: the values an agent's api: key may take.
+func (p Provider) WireNames() []string {
+	out := make([]string, len(p.APIs))
+	for i, a := range p.APIs {
+		out[i] = string(a.Wire)
+	}
+	return out
 }
 
 // LLM reports whether the provider's agents ask a model (every provider

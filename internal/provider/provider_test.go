@@ -27,9 +27,23 @@ func TestRegistry(t *testing.T) {
 			}
 			continue
 		}
-		// An LLM provider's agents have a key and a model, and say so.
-		if len(p.KeyEnv) == 0 || p.ExampleModel == "" || !p.Uses("model") || !p.Uses("api-key-env") {
-			t.Errorf("provider %s: an LLM provider needs KeyEnv, ExampleModel and the keys model and api-key-env", p.Name)
+		// An LLM provider's agents have a model and may name a key
+		// (KeyEnv may be empty: a local server needs none).
+		if p.ExampleModel == "" || !p.Uses("model") || !p.Uses("api-key-env") {
+			t.Errorf("provider %s: an LLM provider needs ExampleModel and the keys model and api-key-env", p.Name)
+		}
+		// api: chooses among the wire formats: only where there are two
+		// (Gemini's has two, but optr's agents speak one of them).
+		if p.Uses("api") && len(p.APIs) < 2 {
+			t.Errorf("provider %s: its agents may write api: %v, but its API speaks %d wire formats", p.Name, p.Uses("api"), len(p.APIs))
+		}
+		for _, a := range p.APIs {
+			if !slices.Contains(Wires(), a.Wire) {
+				t.Errorf("provider %s: unknown wire format %q", p.Name, a.Wire)
+			}
+		}
+		if len(p.APIs) > 0 && p.DefaultURL == "" && p.BaseURLEnv == "" {
+			t.Errorf("provider %s: an API with no DefaultURL needs a BaseURLEnv", p.Name)
 		}
 		for _, v := range append(slices.Clone(p.KeyEnv), p.BaseURLEnv) {
 			if v != "" && !envName.MatchString(v) {
@@ -128,5 +142,59 @@ func TestAPIHost(t *testing.T) {
 	}
 	if p, _ := Lookup(AzureOpenAI); p.APIHost(func(string) string { return "not a url" }) != "" {
 		t.Error("APIHost of a malformed endpoint is not empty")
+	}
+}
+
+// TestDoubled: a base URL that ends in what a client appends is found,
+// and the URL to write instead is the rest; a right one is left alone.
+func TestDoubled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		provider, base, fixed string
+	}{
+		{Anthropic, "https://proxy.example/v1", "https://proxy.example"},
+		{Anthropic, "https://proxy.example/v1/", "https://proxy.example"},
+		{Anthropic, "https://proxy.example/anthropic/v1/messages", "https://proxy.example/anthropic"},
+		{Anthropic, "https://proxy.example", ""},
+		{Anthropic, "https://proxy.example/anthropic", ""},
+		{OpenAI, "https://api.openai.com/v1", ""},
+		{OpenAI, "http://localhost:11434/v1", ""},
+		{OpenAI, "https://llm.example/v1/responses", "https://llm.example/v1"},
+		{OpenAI, "https://llm.example/v1/chat/completions", "https://llm.example/v1"},
+		{Gemini, "https://generativelanguage.googleapis.com", ""},
+		{Gemini, "https://generativelanguage.googleapis.com/v1beta", "https://generativelanguage.googleapis.com"},
+		{Gemini, "https://gw.example/g/v1beta/openai/", "https://gw.example/g"},
+		{Gemini, "https://gw.example/v1beta/models/gemini-2.5-flash:generateContent", "https://gw.example"},
+		{Copilot, "https://anything.example/v1", ""},
+	}
+	for _, tt := range tests {
+		p, _ := Lookup(tt.provider)
+		fixed, doubled := p.Doubled(tt.base)
+		if fixed != tt.fixed || doubled != (tt.fixed != "") {
+			t.Errorf("%s.Doubled(%q) = %q, %v; want %q", tt.provider, tt.base, fixed, doubled, tt.fixed)
+		}
+	}
+}
+
+// TestAPIs: the default wire format is the first; api: names another.
+func TestAPIs(t *testing.T) {
+	t.Parallel()
+	p, _ := Lookup(OpenAI)
+	if a, ok := p.API(""); !ok || a.Wire != Responses {
+		t.Errorf("openai's default API = %v, %v; want responses", a, ok)
+	}
+	if a, ok := p.API("chat-completions"); !ok || a.Wire != ChatCompletions {
+		t.Errorf("openai's chat-completions = %v, %v", a, ok)
+	}
+	if _, ok := p.API("messages"); ok {
+		t.Error("openai speaks messages")
+	}
+	g, _ := Lookup(Gemini)
+	a, _ := g.API("")
+	if got := a.BaseURL("https://generativelanguage.googleapis.com/"); got != "https://generativelanguage.googleapis.com/v1beta/openai/" {
+		t.Errorf("gemini's Chat Completions base URL = %q", got)
+	}
+	if diff := cmp.Diff([]string{"responses", "chat-completions"}, p.WireNames()); diff != "" {
+		t.Errorf("WireNames (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,7 @@ const (
 	Anthropic   = "anthropic"
 	Copilot     = "copilot"
 	AzureOpenAI = "azure-openai"
+	Gemini      = "gemini"
 	Command     = "command"
 )
 
@@ -32,7 +33,10 @@ var providers = []Provider{
 		ExampleModel: "gpt-4.1",
 		ExampleURL:   "https://api.openai.com/v1",
 		NeedsModel:   true,
-		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens"},
+		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens", "api"},
+		// The Responses API first: OpenAI's own, with strict structured
+		// output; Chat Completions for the servers that speak only it.
+		APIs:         []API{{Wire: Responses}, {Wire: ChatCompletions, Strict: true}},
 		BYOK:         "openai",
 		DefaultAgent: "codex",
 	},
@@ -46,6 +50,7 @@ var providers = []Provider{
 		ExampleURL:   "https://api.anthropic.com",
 		NeedsModel:   true,
 		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens"},
+		APIs:         []API{{Wire: Messages}},
 		BYOK:         "anthropic",
 		DefaultAgent: "claude",
 	},
@@ -79,8 +84,27 @@ var providers = []Provider{
 		ExampleModel: "gpt-4.1",
 		ExampleURL:   "https://my-resource.openai.azure.com",
 		// model or deployment: config's own rule for azure-openai.
-		Keys: []string{"model", "base-url", "api-key-env", "role", "max-tokens", "deployment", "api-version"},
+		Keys: []string{"model", "base-url", "api-key-env", "role", "max-tokens", "deployment", "api-version", "api"},
+		// Chat Completions first: a deployment's, on every GA
+		// api-version; the Responses API needs a 2025 preview one.
+		APIs: []API{{Wire: ChatCompletions}, {Wire: Responses}},
 		BYOK: "azure",
+	},
+	{
+		Name:         Gemini,
+		Title:        "Google Gemini",
+		About:        "the Gemini API",
+		KeyEnv:       []string{"GEMINI_API_KEY"},
+		BaseURLEnv:   "GOOGLE_GEMINI_BASE_URL",
+		DefaultURL:   "https://generativelanguage.googleapis.com/",
+		ExampleModel: "gemini-2.5-flash",
+		ExampleURL:   "https://generativelanguage.googleapis.com",
+		NeedsModel:   true,
+		Keys:         []string{"model", "base-url", "api-key-env", "role", "max-tokens"},
+		// optr's own agents speak Gemini's OpenAI-compatible Chat
+		// Completions (the OpenAI SDK optr has, no second SDK in the
+		// binary); the Gemini CLI speaks generateContent.
+		APIs: []API{{Wire: ChatCompletions, Path: "v1beta/openai/"}, {Wire: GenerateContent}},
 	},
 	{
 		Name:    Command,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/provider"
 	"github.com/optr-dev/optr/internal/sandbox"
 )
 
@@ -23,6 +24,9 @@ type base struct {
 	role      string
 	maxTokens int64
 	timeout   time.Duration
+	// wire is the wire format the agent's requests use ("" for copilot,
+	// whose CLI speaks for it).
+	wire provider.Wire
 	// secret is the API key, redacted from every error message; keyVar names
 	// the variable it came from, for advice in errors.
 	secret string

@@ -84,6 +84,7 @@ func newAPIError(provider string, res *http.Response) *APIError {
 // errorFields reads the error shapes the providers use:
 // {"error": {"message", "type", "code"}} (OpenAI, Azure, OpenAI-compatible endpoints),
 // {"type": "error", "error": {"type", "message"}} (Anthropic),
+// {"error": {"code", "message", "status"}} (Google: the status is the type),
 // {"error": "…"} and {"message": "…"}. Anything else is kept as text.
 func errorFields(body []byte) (typ, code, msg string) {
 	var env struct {
@@ -98,9 +99,10 @@ func errorFields(body []byte) (typ, code, msg string) {
 		Message json.RawMessage `json:"message"`
 		Type    json.RawMessage `json:"type"`
 		Code    json.RawMessage `json:"code"`
+		Status  json.RawMessage `json:"status"`
 	}
 	if json.Unmarshal(env.Error, &inner) == nil {
-		typ, code, msg = scalar(inner.Type), scalar(inner.Code), clip(scalar(inner.Message))
+		typ, code, msg = pick(scalar(inner.Type), scalar(inner.Status)), scalar(inner.Code), clip(scalar(inner.Message))
 		if typ != "" || code != "" || msg != "" {
 			return typ, code, msg
 		}

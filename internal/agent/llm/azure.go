@@ -11,38 +11,48 @@ import (
 
 func init() { register(provider.AzureOpenAI, newAzure) }
 
-// newAzure returns the caller for Azure OpenAI: Chat Completions at
-// <endpoint>/openai/deployments/<deployment>/chat/completions?api-version=…
-// with the key in the api-key header, both produced by the SDK's azure
-// package. azure.WithEndpoint also keeps ambient OPENAI_* settings out.
+// newAzure returns the caller for Azure OpenAI, whose requests name a
+// deployment: Chat Completions at
+// <endpoint>/openai/deployments/<deployment>/chat/completions, or (api:
+// responses) the Responses API at <endpoint>/openai/responses, both with
+// ?api-version=… and the key in the api-key header, as the SDK's azure
+// package writes them. azure.WithEndpoint also keeps ambient OPENAI_*
+// settings out.
 func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	b.model = pick(cfg.Deployment, cfg.Model)
 	if b.model == "" {
 		return nil, badConfig("agent %q (%s): no deployment; add deployment: <name> (or model: <name>) to the agent's config", b.name, cfg.Provider)
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
+	api, err := chooseAPI(b, p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv, false)
 	if err != nil {
 		return nil, err
 	}
 	b.secret, b.keyVar = key, keyVar
-	url, from := endpoint(p, cfg, getenv)
-	if url == "" {
-		return nil, badConfig("agent %q (%s): no endpoint; set %s or base-url to https://<resource>.openai.azure.com", b.name, cfg.Provider, p.BaseURLEnv)
-	}
-	u, err := checkEndpoint(b.name, cfg.Provider, url, from)
+	u, err := baseURL(b.name, p, cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
 	if u.Scheme != "https" {
 		// The SDK sends Azure keys over https only.
-		return nil, badConfig("agent %q (%s): %s is %q: Azure OpenAI endpoints must use https", b.name, cfg.Provider, from, url)
+		return nil, badConfig("agent %q (%s): the endpoint %q is not https: Azure OpenAI endpoints must use https", b.name, cfg.Provider, u.Redacted())
+	}
+	version := DefaultAzureAPIVersion
+	if api.Wire == provider.Responses {
+		version = DefaultAzureResponsesAPIVersion
 	}
 	opts := []option.RequestOption{
-		azure.WithEndpoint(url, pick(cfg.APIVersion, DefaultAzureAPIVersion)),
+		azure.WithEndpoint(u.String(), pick(cfg.APIVersion, version)),
 		azure.WithAPIKey(key),
 		option.WithHTTPClient(b.client),
 		// One retry layer only: package recovery retries, the SDK does not.
 		option.WithMaxRetries(0),
+	}
+	if api.Wire == provider.Responses {
+		return responsesCaller(opts, b.model, b.maxTokens), nil
 	}
 	return chatCaller(openai.NewChatCompletionService(opts...), b.model, b.maxTokens, maxCompletionTokensField, true), nil
 }

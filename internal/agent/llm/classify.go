@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +20,10 @@ import (
 
 // statusOverloaded is Anthropic's "overloaded" status.
 const statusOverloaded = 529
+
+// googleBadKey starts the message with which Google's APIs refuse a key
+// they do not know: status 400 INVALID_ARGUMENT, not 401.
+const googleBadKey = "API key not valid"
 
 // classify turns a failed request into a classified *agent.Error. ctx is the
 // caller's context, attemptCtx the one bounded by the attempt timeout, raw
@@ -72,12 +77,20 @@ func (a *llmAgent) statusError(raw *http.Response) *agent.Error {
 	}
 	class, reason := agent.Fatal, "bad_request"
 	switch {
-	case status == http.StatusUnauthorized:
+	case status == http.StatusUnauthorized, status == http.StatusBadRequest && strings.Contains(apiErr.Message, googleBadKey):
 		reason = "unauthorized"
 		apiErr.Advice = fmt.Sprintf("check the key in %s", a.keyVar)
+		if a.keyVar == "" {
+			apiErr.Advice = "the endpoint wants a key: name the variable that holds it in api-key-env"
+		}
 	case status == http.StatusForbidden:
 		reason = "forbidden"
 		apiErr.Advice = fmt.Sprintf("the key in %s may not use %s", a.keyVar, a.model)
+	case status == http.StatusNotFound && !a.modelNotFound(apiErr):
+		// Nothing at the path: the base URL or the wire format is wrong,
+		// not the model.
+		reason = "not_found"
+		apiErr.Message, apiErr.Advice = "", a.pathAdvice(raw) // the body only says "not found"
 	case status == http.StatusNotFound:
 		reason = "unknown_model"
 		apiErr.Advice = fmt.Sprintf("check that model %q exists and that base-url points at the API", a.model)

@@ -105,7 +105,7 @@ func (s *copilotSetup) setBYOK(cfg config.Agent, getenv func(string) string) err
 	if !ok {
 		return badConfig("agent %q (copilot): byok %q is not one of openai, azure, anthropic", b.name, cfg.BYOK)
 	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, endpoint.KeyEnv[0])
+	key, keyVar, err := apiKey(b.name, cfg, getenv, endpoint.KeyEnv, false)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,14 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/provider"
 )
+
+// NewForProviderForTest is New for a provider that is not in the
+// registry, such as a keyless local server.
+func NewForProviderForTest(name string, p provider.Provider, cfg config.Agent, opts Options) (agent.Agent, error) {
+	return newAgent(name, p, cfg, opts)
+}
 
 // copilotAgentForTest is a copilot agent on Copilot's own models, as
 // newCopilot sets it up with the workflow's token.

@@ -28,6 +28,14 @@ type provider struct {
 	// maxTokens its value for a config without max-tokens.
 	maxTokensField string
 	maxTokens      float64
+	// structured is true when the request holds the model to the answer
+	// schema (a json_schema response format).
+	structured bool
+	// keyVar is the variable the agent's key comes from; echoes is true
+	// when the fake's 401 repeats the key it was given, as OpenAI and
+	// Anthropic do.
+	keyVar string
+	echoes bool
 }
 
 func providers() []provider {
@@ -41,6 +49,23 @@ func providers() []provider {
 			wantAuth:       func(key string) map[string]string { return map[string]string{"Authorization": "Bearer " + key} },
 			maxTokensField: "max_output_tokens",
 			maxTokens:      4096,
+			structured:     true,
+			keyVar:         "OPENAI_API_KEY",
+			echoes:         true,
+		},
+		{
+			// The same provider against a server that speaks only Chat
+			// Completions: another server than OpenAI's gets the
+			// parameters every server takes, and no response format.
+			name:           "openai-chat-completions",
+			newFake:        llmtest.NewChatCompletions,
+			cfg:            config.Agent{Provider: config.ProviderOpenAI, Model: "llama3.2", API: "chat-completions"},
+			path:           "/compat/v1/chat/completions",
+			authHeaders:    []string{"Authorization", "Api-Key", "X-Api-Key"},
+			wantAuth:       func(key string) map[string]string { return map[string]string{"Authorization": "Bearer " + key} },
+			maxTokensField: "max_tokens",
+			maxTokens:      4096,
+			keyVar:         "OPENAI_API_KEY",
 		},
 		{
 			name:           config.ProviderAzureOpenAI,
@@ -51,6 +76,8 @@ func providers() []provider {
 			wantAuth:       func(key string) map[string]string { return map[string]string{"Api-Key": key} },
 			maxTokensField: "max_completion_tokens",
 			maxTokens:      4096,
+			structured:     true,
+			keyVar:         "AZURE_OPENAI_API_KEY",
 		},
 		{
 			name:        config.ProviderAnthropic,
@@ -63,6 +90,21 @@ func providers() []provider {
 			},
 			maxTokensField: "max_tokens",
 			maxTokens:      4096,
+			keyVar:         "ANTHROPIC_API_KEY",
+			echoes:         true,
+		},
+		{
+			// Gemini's OpenAI-compatible Chat Completions, below the
+			// Gemini API's base URL.
+			name:           config.ProviderGemini,
+			newFake:        llmtest.NewGemini,
+			cfg:            config.Agent{Provider: config.ProviderGemini, Model: "gemini-2.5-flash"},
+			path:           "/gemini/v1beta/openai/chat/completions",
+			authHeaders:    []string{"Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key"},
+			wantAuth:       func(key string) map[string]string { return map[string]string{"Authorization": "Bearer " + key} },
+			maxTokensField: "max_tokens",
+			maxTokens:      4096,
+			keyVar:         "GEMINI_API_KEY",
 		},
 	}
 }

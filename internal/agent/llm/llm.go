@@ -23,6 +23,10 @@ const (
 	// when api-version is not configured (the latest GA release of the
 	// inference API; it takes max_completion_tokens and json_schema).
 	DefaultAzureAPIVersion = "2024-10-21"
+	// DefaultAzureResponsesAPIVersion is the api-version of an
+	// azure-openai agent with api: responses when none is configured:
+	// Azure serves the Responses API only on its preview versions.
+	DefaultAzureResponsesAPIVersion = "2025-04-01-preview"
 	// DefaultRole opens the system prompt when the agent has no role.
 	DefaultRole = "You are a careful, expert software engineer. You answer precisely and completely."
 )
@@ -48,13 +52,14 @@ type Options struct {
 // b.keyVar, and returns the caller that sends one request.
 type newCaller func(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error)
 
-// callers holds the constructor of each LLM provider of the registry
-// (package provider), by name; TestEveryLLMProviderHasACaller keeps them in
-// step.
+// callers holds the constructors of the providers that need one of their
+// own (copilot drives a CLI, azure-openai names deployments), by name.
+// Every other LLM provider is built from its registry entry alone
+// (newStandard); TestEveryLLMProviderHasACaller checks that each can be.
 var callers = map[string]newCaller{}
 
-// register adds the constructor of provider name. Each provider's file
-// calls it from its init: one map entry, no work at start-up.
+// register adds the constructor of provider name. Its file calls it from
+// its init: one map entry, no work at start-up.
 func register(name string, c newCaller) { callers[name] = c }
 
 // New returns the agent called name for an LLM provider (openai, anthropic,
@@ -62,6 +67,15 @@ func register(name string, c newCaller) { callers[name] = c }
 // "bad_config" *agent.Error when the provider is not an LLM provider, the
 // key's variable is empty, or an endpoint is missing or malformed.
 func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
+	p, ok := provider.Lookup(cfg.Provider)
+	if !ok || !p.LLM() {
+		return nil, badConfig("agent %q: provider %q is not an LLM provider; use %s", name, cfg.Provider, orList(provider.LLMNames()))
+	}
+	return newAgent(name, p, cfg, opts)
+}
+
+// newAgent is New for the provider p.
+func newAgent(name string, p provider.Provider, cfg config.Agent, opts Options) (agent.Agent, error) {
 	if opts.Getenv == nil {
 		return nil, badConfig("agent %q: llm.Options.Getenv is nil; pass the function that reads the environment", name)
 	}
@@ -88,10 +102,9 @@ func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
-	p, ok := provider.Lookup(cfg.Provider)
-	newCall := callers[cfg.Provider]
-	if !ok || newCall == nil {
-		return nil, badConfig("agent %q: provider %q is not an LLM provider; use %s", name, cfg.Provider, orList(provider.LLMNames()))
+	newCall := callers[p.Name]
+	if newCall == nil {
+		newCall = newStandard
 	}
 	c, err := newCall(&b, p, cfg, opts.Getenv)
 	if err != nil {
@@ -125,17 +138,25 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// apiKey reads the agent's key from api-key-env, else from defaultVar.
-func apiKey(name string, cfg config.Agent, getenv func(string) string, defaultVar string) (key, variable string, err error) {
-	variable = defaultVar
+// apiKey reads the agent's key from api-key-env, else from the first of
+// vars that is set (a provider's KeyEnv). With neither — a provider that
+// needs no key — the agent has none: key and variable are empty. optional
+// lets a key from vars be missing too (an endpoint other than the
+// provider's own, such as a local server, may need none); one that
+// api-key-env names never may.
+func apiKey(name string, cfg config.Agent, getenv func(string) string, vars []string, optional bool) (key, variable string, err error) {
 	if cfg.APIKeyEnv != "" {
-		variable = cfg.APIKeyEnv
+		vars, optional = []string{cfg.APIKeyEnv}, false
 	}
-	key = getenv(variable)
-	if key == "" {
-		return "", variable, badConfig("agent %q (%s): no API key: the environment variable %s is empty; set it (for example from a repository secret) or name another variable with api-key-env", name, cfg.Provider, variable)
+	for _, v := range vars {
+		if key = getenv(v); key != "" {
+			return key, v, nil
+		}
 	}
-	return key, variable, nil
+	if len(vars) == 0 || optional {
+		return "", "", nil
+	}
+	return "", vars[0], badConfig("agent %q (%s): no API key: the environment variable %s is empty; set it (for example from a repository secret) or name another variable with api-key-env", name, cfg.Provider, strings.Join(vars, ", else "))
 }
 
 // endpoint returns the agent's base-url, else the value of the provider's
@@ -143,6 +164,9 @@ func apiKey(name string, cfg config.Agent, getenv func(string) string, defaultVa
 func endpoint(p provider.Provider, cfg config.Agent, getenv func(string) string) (url, from string) {
 	if cfg.BaseURL != "" {
 		return cfg.BaseURL, "base-url"
+	}
+	if p.BaseURLEnv == "" {
+		return "", ""
 	}
 	return getenv(p.BaseURLEnv), p.BaseURLEnv
 }

@@ -8,41 +8,26 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/provider"
 )
 
-func init() { register(provider.Anthropic, newAnthropic) }
-
-// newAnthropic returns the caller for the Messages API. Anthropic has no
-// JSON mode every model supports, so the format is asked for in the system
-// prompt and the answer is read tolerantly.
-func newAnthropic(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
-	if err := requireModel(b.name, cfg); err != nil {
-		return nil, err
-	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
-	if err != nil {
-		return nil, err
-	}
-	b.secret, b.keyVar = key, keyVar
-	baseURL, from := endpoint(p, cfg, getenv)
-	if baseURL == "" {
-		baseURL = p.DefaultURL
-	}
-	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
-		return nil, err
-	}
-	client := anthropic.NewClient(
+// messagesCaller returns the caller that speaks Anthropic's Messages API
+// to baseURL. Anthropic has no JSON mode every model supports, so the
+// format is asked for in the system prompt and the answer is read
+// tolerantly.
+func messagesCaller(b *base, baseURL string) caller {
+	opts := []option.RequestOption{
 		// Skip the SDK's credential chain (ANTHROPIC_API_KEY, _AUTH_TOKEN,
 		// profiles, federation, ANTHROPIC_BASE_URL): the key and URL are ours.
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(baseURL),
-		option.WithAPIKey(key),
 		option.WithHTTPClient(b.client),
 		// One retry layer only: package recovery retries, the SDK does not.
 		option.WithMaxRetries(0),
-	)
+	}
+	if b.secret != "" {
+		opts = append(opts, option.WithAPIKey(b.secret))
+	}
+	client := anthropic.NewClient(opts...)
 	model, maxTokens, timeout := b.model, b.maxTokens, b.timeout
 
 	return func(ctx context.Context, p prompt, raw **http.Response) (completion, error) {
@@ -62,7 +47,7 @@ func newAnthropic(b *base, p provider.Provider, cfg config.Agent, getenv func(st
 			return completion{}, err
 		}
 		return messageCompletion(res), nil
-	}, nil
+	}
 }
 
 // messageCompletion reads a Messages API message object.

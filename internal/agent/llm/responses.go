@@ -12,48 +12,32 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/optr-dev/optr/internal/agent"
-	"github.com/optr-dev/optr/internal/config"
-	"github.com/optr-dev/optr/internal/provider"
 )
 
-// openAIOptions are the openai agent's request options. Services are built from these options alone, never
+// openAIOptions are the request options of an agent that speaks one of
+// OpenAI's wire formats to baseURL, with its key when it has one. Services are built from these options alone, never
 // through openai.NewClient: NewClient starts from DefaultClientOptions, which
 // reads OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and
 // OPENAI_CUSTOM_HEADERS from the process environment, and those would leak
 // into requests (headers) or be the fallback for anything not set here.
 func openAIOptions(b *base, baseURL string) []option.RequestOption {
-	return []option.RequestOption{
+	opts := []option.RequestOption{
 		option.WithBaseURL(baseURL),
-		option.WithAPIKey(b.secret),
 		option.WithHTTPClient(b.client),
 		// One retry layer only: package recovery retries, the SDK does not.
 		option.WithMaxRetries(0),
 	}
+	if b.secret != "" {
+		opts = append(opts, option.WithAPIKey(b.secret))
+	}
+	return opts
 }
 
-func init() { register(provider.OpenAI, newOpenAI) }
-
-// newOpenAI returns the caller for the openai provider: the Responses API
-// with a JSON-schema structured output.
-func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
-	if err := requireModel(b.name, cfg); err != nil {
-		return nil, err
-	}
-	key, keyVar, err := apiKey(b.name, cfg, getenv, p.KeyEnv[0])
-	if err != nil {
-		return nil, err
-	}
-	b.secret, b.keyVar = key, keyVar
-	baseURL, from := endpoint(p, cfg, getenv)
-	if baseURL == "" {
-		baseURL = p.DefaultURL
-	}
-	if _, err := checkEndpoint(b.name, cfg.Provider, baseURL, from); err != nil {
-		return nil, err
-	}
-	svc := responses.NewResponseService(openAIOptions(b, baseURL)...)
-	model, maxTokens := b.model, b.maxTokens
-
+// responsesCaller returns the caller that speaks the Responses API through
+// opts (openAIOptions, or Azure's): the answer held to its JSON schema
+// (answerText), nothing stored on the provider's side.
+func responsesCaller(opts []option.RequestOption, model string, maxTokens int64) caller {
+	svc := responses.NewResponseService(opts...)
 	return func(ctx context.Context, p prompt, raw **http.Response) (completion, error) {
 		var res responseWire
 		_, err := svc.New(ctx, responses.ResponseNewParams{
@@ -61,7 +45,7 @@ func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(strin
 			Instructions:    openai.String(p.system),
 			Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String(p.user)},
 			MaxOutputTokens: openai.Int(maxTokens),
-			// optr keeps its own record; nothing needs to stay on OpenAI's side.
+			// optr keeps its own record; nothing needs to stay on the provider's side.
 			Store: openai.Bool(false),
 			Text:  answerText(),
 		}, option.WithResponseInto(raw), option.WithResponseBodyInto(&res))
@@ -71,7 +55,7 @@ func newOpenAI(b *base, p provider.Provider, cfg config.Agent, getenv func(strin
 		c := res.completion()
 		c.structured = true
 		return c, nil
-	}, nil
+	}
 }
 
 // answerText is the text config of every Responses API request: the

@@ -120,13 +120,15 @@ func TestRunStructuredOutput(t *testing.T) {
 			}
 			body := fake.Requests()[0].Body
 			var format any
-			switch p.name {
-			case "openai":
+			switch {
+			case p.name == "openai":
 				format = dig(body, "text", "format")
-			case "anthropic":
-				// No JSON mode every Claude model supports: the prompt asks.
-				if body["output_config"] != nil {
-					t.Errorf("anthropic request has output_config %v; want the format asked for in the prompt", body["output_config"])
+			case !p.structured:
+				// No JSON mode every model supports: the prompt asks.
+				for _, k := range []string{"output_config", "response_format"} {
+					if body[k] != nil {
+						t.Errorf("%s request has %s %v; want the format asked for in the prompt", p.name, k, body[k])
+					}
 				}
 				return
 			default:
