@@ -43,9 +43,16 @@ show        prints the entries with a header; --kind, --workflow and --last N
 stats       prints the standings of the runs recorded since --since (default
             30d; a span such as 2w or 12h, or a date such as 2026-11-01),
             --by agent (runs, win rate, admissible rate, median and p90 exec
-            time, tokens, cost, cost per win), constraint (pass rate) or
-            workflow (runs, outcomes); --json prints them as JSON, --html
-            FILE writes one self-contained page with charts, over time too.
+            time, tokens, cost, cost per win; and of the pull requests its
+            changes opened: merged, merge rate, median time to merge,
+            reverted, cost per merged change), model (the same per model),
+            constraint (pass rate) or workflow (runs, outcomes); agents
+            rank by merge rate once people merged or closed their changes,
+            by win rate before. --json prints them as JSON, --html FILE
+            writes one self-contained page with charts, over time too. It
+            verifies what it reads (exits 1 naming the line that does not
+            verify); --no-verify reads a broken ledger all the same, and
+            says so.
 checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
             count, RFC 6962 Merkle root), signed as a note with --key FILE or
             $OPTR_LEDGER_KEY.
@@ -70,6 +77,7 @@ type ledgerFlags struct {
 	kind, workflow                      string
 	last, quorum                        int
 	since, by, html                     string
+	noVerify                            bool
 }
 
 func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
@@ -93,8 +101,9 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs.StringVar(&f.workflow, "workflow", "", "show: only entries of this workflow")
 	fs.IntVar(&f.last, "last", 0, "show: only the last N entries (after the other filters)")
 	fs.StringVar(&f.since, "since", "30d", "stats: the runs recorded since then (30d, 2w, 12h, or a date: 2026-11-01)")
-	fs.StringVar(&f.by, "by", standings.ByAgent, "stats: agent, constraint or workflow")
+	fs.StringVar(&f.by, "by", standings.ByAgent, "stats: agent, model, constraint or workflow")
 	fs.StringVar(&f.html, "html", "", "stats: also write the standings as one HTML page into this file")
+	fs.BoolVar(&f.noVerify, "no-verify", false, "stats: do not verify the ledger's lines before counting them (said in the output)")
 	if err := c.parse(fs, ledgerUsage, args); err != nil {
 		return err
 	}
@@ -107,7 +116,7 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	if err := onlyFor(fs, sub, map[string][]string{
 		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"},
 		"show":       {"json", "kind", "workflow", "last"},
-		"stats":      {"json", "since", "by", "html"},
+		"stats":      {"json", "since", "by", "html", "no-verify"},
 		"checkpoint": {"origin", "key"},
 		"prove":      {"origin", "key", "seq", "from"},
 		"keygen":     {"origin", "key"},

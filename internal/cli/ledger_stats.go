@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,8 +28,17 @@ func (c *CLI) ledgerStats(ctx context.Context, f ledgerFlags) error {
 	if files, _ := ledger.Files(f.path); len(files) == 0 {
 		return usageErr(fmt.Errorf("ledger %s does not exist", f.path))
 	}
-	s, err := standings.Read(ctx, ledger.Local(f.path), since, now)
+	read := standings.Read
+	if f.noVerify {
+		read = standings.ReadUnverified
+		fmt.Fprintf(c.Stderr, "optr: %s is not verified (--no-verify): the figures are what its lines say\n", f.path)
+	}
+	s, err := read(ctx, ledger.Local(f.path), since, now)
 	if err != nil {
+		var verr *ledger.VerifyError
+		if errors.As(err, &verr) {
+			err = fmt.Errorf("%w; no figures are shown of a ledger that does not verify: `optr ledger verify --ledger %s` checks all of it, and --no-verify shows them all the same", err, f.path)
+		}
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	if f.html != "" {

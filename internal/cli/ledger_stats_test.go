@@ -124,15 +124,16 @@ func TestLedgerStatsUsage(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	path := statsLedger(t, now)
 	for _, args := range [][]string{
-		{"--by", "model"}, {"--since", "yesterday"}, {"--since", "-3d"}, {"--kind", "run"},
+		{"--by", "modle"}, {"--since", "yesterday"}, {"--since", "-3d"}, {"--kind", "run"},
 	} {
 		got := statsCLI(t, now, append([]string{"ledger", "stats", "--ledger", path}, args...)...)
 		if got.code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s", args, got.code, got.stderr)
 		}
 	}
-	if got := statsCLI(t, now, "ledger", "stats", "--ledger", filepath.Join(t.TempDir(), "none.jsonl")); got.code != ExitUsage {
-		t.Errorf("a missing ledger: exit %d, want 2", got.code)
+	missing := filepath.Join(t.TempDir(), "none.jsonl")
+	if got := statsCLI(t, now, "ledger", "stats", "--ledger", missing); got.code != ExitUsage || !strings.Contains(got.stderr, missing) {
+		t.Errorf("a missing ledger: exit %d, want 2 naming %s\n%s", got.code, missing, got.stderr)
 	}
 	for in, want := range map[string]time.Time{
 		"30d": now.Add(-30 * 24 * time.Hour), "2w": now.Add(-14 * 24 * time.Hour), "12h": now.Add(-12 * time.Hour),
@@ -141,5 +142,51 @@ func TestLedgerStatsUsage(t *testing.T) {
 		if got, err := parseSince(in, now); err != nil || !got.Equal(want) {
 			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
 		}
+	}
+}
+
+// Stats verifies what it reads (issue 37, finding 11): a broken chain, a
+// duplicated key or invalid UTF-8 exits 1 naming the path given and the
+// line, with no figures; --no-verify shows them and says so.
+func TestLedgerStatsVerifies(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct{ name, old, new, want string }{
+		{"broken chain", `"cost_usd":0.02`, `"cost_usd":0.002`, "line 3: hash is"},
+		{"duplicate key", `"selected":"claude"`, `"selected":"claude","selected":"codex"`, "line 3: the line is JSON but not in RFC 8785 canonical form"},
+		{"invalid UTF-8", `"workflow":"issue-b"`, "\"workflow\":\"issue-\xfe\"", "line 3: the line is JSON but not in RFC 8785 canonical form"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "mine.jsonl") // not ledger.jsonl: the error names the path given
+			data, err := os.ReadFile(statsLedger(t, now))
+			if err != nil || !bytes.Contains(data, []byte(tt.old)) {
+				t.Fatalf("statsLedger holds no %s (%v)", tt.old, err)
+			}
+			if err := os.WriteFile(path, bytes.Replace(data, []byte(tt.old), []byte(tt.new), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := statsCLI(t, now, "ledger", "stats", "--ledger", path, "--json")
+			if got.code != ExitFailed || got.stdout != "" || !strings.Contains(got.stderr, "ledger "+path+": "+tt.want) || !strings.Contains(got.stderr, "--no-verify") {
+				t.Fatalf("exit %d; want 1 naming %s and %q, with no figures\nstdout: %s\nstderr: %s", got.code, path, tt.want, got.stdout, got.stderr)
+			}
+			loose := statsCLI(t, now, "ledger", "stats", "--ledger", path, "--no-verify", "--json")
+			var v struct {
+				Verified bool `json:"verified"`
+				Runs     int  `json:"runs"`
+			}
+			if loose.code != 0 || json.Unmarshal([]byte(loose.stdout), &v) != nil || v.Verified || v.Runs != 3 || !strings.Contains(loose.stderr, "not verified (--no-verify)") {
+				t.Errorf("--no-verify: exit %d, %+v\n%s%s", loose.code, v, loose.stdout, loose.stderr)
+			}
+			text := statsCLI(t, now, "ledger", "stats", "--ledger", path, "--no-verify")
+			if !strings.Contains(text.stdout, "not verified (--no-verify)") {
+				t.Errorf("the table does not say it was not verified:\n%s", text.stdout)
+			}
+		})
+	}
+	good := statsCLI(t, now, "ledger", "stats", "--ledger", statsLedger(t, now), "--by", "model", "--json")
+	if good.code != 0 || !strings.Contains(good.stdout, `"verified": true`) || !strings.Contains(good.stdout, `"models": [`) {
+		t.Errorf("--by model: exit %d\n%s%s", good.code, good.stdout, good.stderr)
 	}
 }

@@ -11,12 +11,18 @@ import (
 	"github.com/optr-dev/optr/internal/progress"
 )
 
-// htmlAgents bounds the agents drawn in the charts over time: more lines
-// than colours tell apart help no one (the tables list every agent).
-const htmlAgents = 8
+// palette colours the agents' bars and lines, in order; dashes tell apart
+// the lines of agents past the palette's length (the ninth agent's line
+// is the first's colour, dashed), so every agent is drawn.
+var (
+	palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}
+	dashes  = []string{"", "6 3", "2 3", "9 3 2 3"}
+)
 
-// palette colours the agents' bars and lines, in order.
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}
+// style is the colour and dash pattern of the i-th agent.
+func style(i int) (color, dash string) {
+	return palette[i%len(palette)], dashes[(i/len(palette))%len(dashes)]
+}
 
 // HTML renders the standings as one self-contained page: the tables, bar
 // charts of win rate and cost per agent, and the same over time, day by
@@ -24,14 +30,39 @@ var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#
 // html/template escapes every name the ledger recorded.
 func HTML(s *Standings) ([]byte, error) {
 	page := htmlPage{
-		Window: window(s), Runs: s.Runs, Generated: s.Until.Format(time.RFC3339),
-		Constraints: s.Constraints, Workflows: s.Workflows,
+		Window: window(s), Ranking: ranking(s), Runs: s.Runs, Generated: s.Until.Format(time.RFC3339),
+	}
+	if !s.Verified {
+		page.Unverified = unverified
+	}
+	for _, c := range s.Constraints {
+		c.Constraint = name(c.Constraint)
+		page.Constraints = append(page.Constraints, c)
+	}
+	for _, w := range s.Workflows {
+		w.Workflow = name(w.Workflow)
+		page.Workflows = append(page.Workflows, w)
 	}
 	for i, a := range s.Agents {
-		page.Agents = append(page.Agents, agentRow{Agent: a, Color: palette[i%len(palette)],
+		color, dash := style(i)
+		a.Agent = name(a.Agent) // html/template escapes markup, not control or format characters
+		page.Agents = append(page.Agents, agentRow{Agent: a, Color: color, Dash: dash,
 			WinRate: percent(a.WinRate), Admissible: percent(a.AdmissibleRate), Median: execTime(a.ExecMSMedian), P90: execTime(a.ExecMSP90),
-			Tokens: dash(progress.Thousands(a.Tokens)), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD)})
+			Tokens: dash0(a.Tokens), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD),
+			MergedCell: mergedCell(a), MergeRateCell: rate(a.MergeRate), ToMerge: toMerge(a), PerMerged: perMergedCell(a)})
 	}
+	page.MergeRate = bars("Merge rate by agent (of its changes merged or closed)", page.Agents, func(a Agent) (float64, string, bool) {
+		if a.MergeRate == nil {
+			return 0, "", false
+		}
+		return *a.MergeRate, fmt.Sprintf("%s (%d/%d)", percent(*a.MergeRate), a.Merged, a.Decided()), true
+	})
+	page.PerMerged = bars("Cost per merged change by agent (USD)", page.Agents, func(a Agent) (float64, string, bool) {
+		if a.CostPerMergedUSD == nil {
+			return 0, "", false
+		}
+		return *a.CostPerMergedUSD, cost.FormatUSD(a.CostPerMergedUSD), true
+	})
 	page.WinRate = bars("Win rate by agent", page.Agents, func(a Agent) (float64, string, bool) {
 		return a.WinRate, percent(a.WinRate), true
 	})
@@ -55,21 +86,25 @@ func HTML(s *Standings) ([]byte, error) {
 }
 
 type htmlPage struct {
-	Window, Generated string
-	Runs              int
-	Agents            []agentRow
-	Constraints       []Constraint
-	Workflows         []Workflow
-	WinRate, Cost     *barChart
-	WinRateOverTime   *lineChart
-	CostOverTime      *lineChart
+	Window, Ranking, Generated, Unverified string
+	Runs                                   int
+	Agents                                 []agentRow
+	Constraints                            []Constraint
+	Workflows                              []Workflow
+	MergeRate, PerMerged                   *barChart
+	WinRate, Cost                          *barChart
+	WinRateOverTime                        *lineChart
+	CostOverTime                           *lineChart
 }
 
 type agentRow struct {
 	Agent
-	Color                                                  string
+	Color, Dash                                            string
 	WinRate, Admissible, Median, P90, Tokens, Cost, PerWin string
+	MergedCell, MergeRateCell, ToMerge, PerMerged          string
 }
+
+func dash0(tokens int64) string { return dash(progress.Thousands(tokens)) }
 
 // Chart geometry, in SVG user units.
 const (
@@ -142,24 +177,24 @@ type tick struct {
 }
 
 type series struct {
-	Label, Color, Points string
-	Dots                 []dot
-	LegendY              int
+	Label, Color, Dash, Points string
+	Dots                       []dot
+	LegendY                    int
 }
 
 type dot struct{ X, Y float64 }
 
-// lines is a chart of value per day for the first htmlAgents agents; nil
-// with no day or no value.
+// lines is a chart of value per day for every agent, the legend naming
+// each (the chart grows to hold it); nil with no day or no value.
 func lines(title string, s *Standings, agents []agentRow, unit string, value func(DayAgent) (float64, bool)) *lineChart {
 	if len(s.Days) == 0 {
 		return nil
 	}
-	c := &lineChart{Title: title, Width: chartWidth, Height: lineHeight, PlotLeft: plotLeft, PlotTop: 10,
+	c := &lineChart{Title: title, Width: chartWidth, Height: max(lineHeight, 30+18*len(agents)), PlotLeft: plotLeft, PlotTop: 10,
 		PlotBottom: lineHeight - plotBottom, PlotRight: chartWidth - labelWidth}
 	top := 0.0
 	for _, d := range s.Days {
-		for _, a := range agents[:min(len(agents), htmlAgents)] {
+		for _, a := range agents {
 			if v, ok := value(d.Agents[a.Agent.Agent]); ok {
 				top = max(top, v)
 			}
@@ -189,8 +224,8 @@ func lines(title string, s *Standings, agents []agentRow, unit string, value fun
 		}
 		c.YTicks = append(c.YTicks, tick{Label: label, At: y(top * f)})
 	}
-	for k, a := range agents[:min(len(agents), htmlAgents)] {
-		sr := series{Label: a.Agent.Agent, Color: a.Color, LegendY: c.PlotTop + 10 + 18*k}
+	for _, a := range agents {
+		sr := series{Label: a.Agent.Agent, Color: a.Color, Dash: a.Dash}
 		var pts bytes.Buffer
 		for i, d := range s.Days {
 			v, ok := value(d.Agents[a.Agent.Agent])
@@ -204,6 +239,7 @@ func lines(title string, s *Standings, agents []agentRow, unit string, value fun
 			continue
 		}
 		sr.Points = pts.String()
+		sr.LegendY = c.PlotTop + 10 + 18*len(c.Series)
 		c.Series = append(c.Series, sr)
 	}
 	if len(c.Series) == 0 {
@@ -242,13 +278,15 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; }
 </head>
 <body>
 <h1>optr standings</h1>
-<p>{{.Window}} <span class="note">Made {{.Generated}} by <code>optr ledger stats --html</code>.</span></p>
-{{if not .Runs}}<p>No run was recorded in that time.</p>{{else}}
+<p>{{.Window}} {{.Ranking}} <span class="note">Made {{.Generated}} by <code>optr ledger stats --html</code>.</span></p>
+{{with .Unverified}}<p><strong>{{.}}</strong></p>
+{{end}}{{if not .Runs}}<p>No run was recorded in that time.</p>{{else}}
 <h2>Agents</h2>
 <table>
-<tr><th>Agent</th><th>Runs</th><th>Wins</th><th>Win rate</th><th>Admissible</th><th>Median exec</th><th>p90 exec</th><th>Tokens</th><th>Cost</th><th>Cost per win</th></tr>
-{{range .Agents}}<tr><td><span class="swatch" style="background: {{.Color}}"></span>{{.Agent.Agent}}</td><td>{{.Runs}}</td><td>{{.Selected}}</td><td>{{.WinRate}}</td><td>{{.Admissible}}</td><td>{{.Median}}</td><td>{{.P90}}</td><td>{{.Tokens}}</td><td>{{.Cost}}</td><td>{{.PerWin}}</td></tr>
+<tr><th>Agent</th><th>Runs</th><th>Wins</th><th>Win rate</th><th>Pull requests</th><th>Merged</th><th>Merge rate</th><th>Median to merge</th><th>Reverted</th><th>Cost per merged</th><th>Admissible</th><th>Median exec</th><th>p90 exec</th><th>Tokens</th><th>Cost</th><th>Cost per win</th></tr>
+{{range .Agents}}<tr><td><span class="swatch" style="background: {{.Color}}"></span>{{.Agent.Agent}}</td><td>{{.Runs}}</td><td>{{.Selected}}</td><td>{{.WinRate}}</td><td>{{.PullRequests}}</td><td>{{.MergedCell}}</td><td>{{.MergeRateCell}}</td><td>{{.ToMerge}}</td><td>{{.Reverted}}</td><td>{{.PerMerged}}</td><td>{{.Admissible}}</td><td>{{.Median}}</td><td>{{.P90}}</td><td>{{.Tokens}}</td><td>{{.Cost}}</td><td>{{.PerWin}}</td></tr>
 {{end}}</table>
+{{template "bars" .MergeRate}}{{if not .MergeRate}}<p class="note">No pull request optr opened was merged or closed in that time.</p>{{end}}{{template "bars" .PerMerged}}
 {{template "bars" .WinRate}}{{template "bars" .Cost}}{{if not .Cost}}<p class="note">No agent's cost is known: no price covers its model.</p>{{end}}
 {{template "lines" .WinRateOverTime}}{{template "lines" .CostOverTime}}
 <h2>Constraints</h2>
@@ -274,7 +312,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; }
 <line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotBottom}}" x2="{{.PlotRight}}" y2="{{.PlotBottom}}"></line><line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotTop}}" x2="{{.PlotLeft}}" y2="{{.PlotBottom}}"></line>
 {{range .YTicks}}<text x="{{$.PlotLeft | minus 6}}" y="{{printf "%.1f" .At}}" text-anchor="end">{{.Label}}</text>
 {{end}}{{range .XTicks}}<text x="{{printf "%.1f" .At}}" y="{{$.PlotBottom | plus 18}}" text-anchor="middle">{{.Label}}</text>
-{{end}}{{range .Series}}<polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"></polyline>{{$c := .Color}}{{range .Dots}}<circle cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="3" fill="{{$c}}"></circle>{{end}}
-<rect x="{{$.PlotRight | plus 16}}" y="{{.LegendY | minus 9}}" width="10" height="10" fill="{{.Color}}"></rect><text x="{{$.PlotRight | plus 32}}" y="{{.LegendY}}">{{.Label}}</text>
+{{end}}{{range .Series}}<polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"{{with .Dash}} stroke-dasharray="{{.}}"{{end}}></polyline>{{$c := .Color}}{{range .Dots}}<circle cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="3" fill="{{$c}}"></circle>{{end}}
+<line x1="{{$.PlotRight | plus 10}}" y1="{{.LegendY | minus 4}}" x2="{{$.PlotRight | plus 28}}" y2="{{.LegendY | minus 4}}" stroke="{{.Color}}" stroke-width="2"{{with .Dash}} stroke-dasharray="{{.}}"{{end}}></line><text x="{{$.PlotRight | plus 32}}" y="{{.LegendY}}">{{.Label}}</text>
 {{end}}</svg>
 {{end}}{{end}}`

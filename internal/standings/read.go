@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/outcome"
 )
 
 // emptyOutput is the output_sha256 of a result that produced nothing: it
@@ -20,12 +21,19 @@ const emptyOutput = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b785
 // Standings are the agents', constraints' and workflows' figures over the
 // runs a ledger recorded in a window.
 type Standings struct {
-	// Since and Until bound the window; Runs counts its run entries.
+	// Since and Until bound the window; Runs counts its run entries and
+	// Outcomes its outcomes (merges and closes: a close the same pull
+	// request's merge followed counts as the merge).
 	Since, Until time.Time
 	Runs         int
-	// Agents are sorted by win rate, then runs, then name; Constraints
-	// and Workflows by name.
+	Outcomes     int
+	// Verified says whether the window was verified as it was read (see
+	// Read); false only for ReadUnverified.
+	Verified bool
+	// Agents and Models are ranked (rank); Constraints and Workflows are
+	// sorted by name.
 	Agents      []Agent
+	Models      []Agent
 	Constraints []Constraint
 	Workflows   []Workflow
 	// Days are the agents' figures day by day (UTC), oldest first: the
@@ -33,9 +41,13 @@ type Standings struct {
 	Days []Day
 }
 
-// Agent is one agent's figures.
+// Agent is one agent's figures, or one model's: the figures of every
+// result the model answered, and of the changes it wrote as π*.
 type Agent struct {
-	Agent string `json:"agent"`
+	// Agent is the agent's name (by agent), Model the model's (by model;
+	// "unknown" for results that recorded none).
+	Agent string `json:"agent,omitempty"`
+	Model string `json:"model,omitempty"`
 	// Runs counts the runs it took part in; Selected those whose π* it was.
 	Runs     int     `json:"runs"`
 	Selected int     `json:"selected"`
@@ -56,6 +68,35 @@ type Agent struct {
 	CostUSD       *float64 `json:"cost_usd"`
 	PricedRuns    int      `json:"priced_runs"`
 	CostPerWinUSD *float64 `json:"cost_per_win_usd"`
+
+	// What people did with its changes (architecture §4.19). PullRequests
+	// counts the pull requests its runs opened in the window as π*;
+	// Merged and Closed the merges and closes recorded in it, and
+	// MergeRate is Merged over both (null without either: no outcome
+	// yet). MedianTimeToMergeMS is the median time from opening to merge
+	// (null without a merge); Reverted counts the reverts recorded.
+	PullRequests        int      `json:"pull_requests"`
+	Merged              int      `json:"merged"`
+	Closed              int      `json:"closed"`
+	MergeRate           *float64 `json:"merge_rate"`
+	MedianTimeToMergeMS *int64   `json:"median_time_to_merge_ms"`
+	Reverted            int      `json:"reverted"`
+	// CostPerMergedUSD is what its merged changes cost (each change: every
+	// agent of every run on its pull request) over the merged changes
+	// whose cost is known (PricedMerged of them); null when none is.
+	CostPerMergedUSD *float64 `json:"cost_per_merged_usd"`
+	PricedMerged     int      `json:"priced_merged"`
+}
+
+// Decided counts the agent's changes people merged or closed.
+func (a Agent) Decided() int { return a.Merged + a.Closed }
+
+// Name is the agent's name, or the model's.
+func (a Agent) Name() string {
+	if a.Model != "" {
+		return a.Model
+	}
+	return a.Agent
 }
 
 // Constraint is one constraint's figures: of the outputs checked against
@@ -95,11 +136,15 @@ type runEntry struct {
 	Status      string
 	Constraints []string
 	Results     []runResult
+	// PullRequest is the pull request it opened (Iteration 1) or worked
+	// on; 0 for none.
+	PullRequest, Iteration int
 }
 
 // runResult is what standings read of one of a run's results.
 type runResult struct {
 	Agent        string
+	Model        string
 	Admissible   bool
 	ExecMS       int64
 	Invariants   []string
@@ -117,8 +162,13 @@ type runResult struct {
 // than optr writes reads as its zero value.
 func (r *runEntry) decode(line []byte) {
 	r.Selected, r.Status, r.Constraints, r.Results = "", "", r.Constraints[:0], r.Results[:0]
+	r.PullRequest, r.Iteration = 0, 0
 	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
+		case "pull_request":
+			r.PullRequest = int(v.Int())
+		case "iteration":
+			r.Iteration = int(v.Int())
 		case "selected":
 			r.Selected = v.String()
 		case "status":
@@ -141,6 +191,8 @@ func decodeResult(v gjson.Result) runResult {
 		switch k.Str {
 		case "agent":
 			x.Agent = v.String()
+		case "model":
+			x.Model = v.String()
 		case "admissible":
 			x.Admissible = v.Bool()
 		case "exec_ms":
@@ -171,23 +223,50 @@ func appendStrings(out []string, v gjson.Result) []string {
 	return out
 }
 
-// Read computes the standings of the runs the ledger in st recorded from
-// since to until, reading only the segments that window needs.
+// Read computes the standings of the runs and outcomes the ledger in st
+// recorded from since to until, reading only the segments that window
+// needs, and verifying what it reads (ledger.ReadVerifiedWindow): a
+// window that does not verify is an error naming the file and the line,
+// never figures.
 func Read(ctx context.Context, st ledger.Store, since, until time.Time) (*Standings, error) {
+	return readStandings(ctx, st, since, until, true)
+}
+
+// ReadUnverified is Read without verifying the window (`optr ledger stats
+// --no-verify`): for a ledger known to be broken, whose figures are
+// wanted all the same. Standings.Verified is false.
+func ReadUnverified(ctx context.Context, st ledger.Store, since, until time.Time) (*Standings, error) {
+	return readStandings(ctx, st, since, until, false)
+}
+
+func readStandings(ctx context.Context, st ledger.Store, since, until time.Time, verify bool) (*Standings, error) {
 	acc := newAccumulator()
 	var r runEntry
-	err := ledger.ReadWindow(ctx, st, since, func(e ledger.WindowEntry) error {
-		if e.Kind != ledger.KindRun || e.Time.After(until) {
+	readWindow := ledger.ReadWindow
+	if verify {
+		readWindow = ledger.ReadVerifiedWindow
+	}
+	err := readWindow(ctx, st, since, func(e ledger.WindowEntry) error {
+		if e.Time.After(until) {
 			return nil
 		}
-		r.decode(e.Line)
-		acc.add(e, &r)
+		switch e.Kind {
+		case ledger.KindRun:
+			r.decode(e.Line)
+			acc.add(e, &r)
+		case ledger.KindOutcome:
+			if o, ok := outcome.Decode(e); ok {
+				acc.outcome(o)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the standings: %w", err)
 	}
-	return acc.standings(since.UTC(), until.UTC()), nil
+	s := acc.standings(since.UTC(), until.UTC())
+	s.Verified = verify
+	return s, nil
 }
 
 type agentAcc struct {
@@ -196,19 +275,111 @@ type agentAcc struct {
 	tokens                     int64
 	cost                       float64
 	priced, pricedWins         int
+	// The changes it wrote as π*: pull requests opened; merges (their
+	// times to merge, the cost of those whose cost is known), closes,
+	// reverts.
+	opened, merged, closed, reverted int
+	toMerge                          []int64
+	mergedCost                       float64
+	pricedMerged                     int
 }
 
 type accumulator struct {
 	runs        int
 	agents      map[string]*agentAcc
+	models      map[string]*agentAcc
 	constraints map[string]*Constraint
 	workflows   map[string]*Workflow
 	days        map[string]map[string]DayAgent
+	// outcomes are the window's outcomes by run, at most one of each kind
+	// (the first recorded).
+	outcomes map[string]*runOutcomes
 }
 
+// runOutcomes are the outcomes recorded of the pull request one run
+// opened.
+type runOutcomes struct{ merged, closed, reverted *outcome.Outcome }
+
 func newAccumulator() *accumulator {
-	return &accumulator{agents: map[string]*agentAcc{}, constraints: map[string]*Constraint{},
-		workflows: map[string]*Workflow{}, days: map[string]map[string]DayAgent{}}
+	return &accumulator{agents: map[string]*agentAcc{}, models: map[string]*agentAcc{}, constraints: map[string]*Constraint{},
+		workflows: map[string]*Workflow{}, days: map[string]map[string]DayAgent{}, outcomes: map[string]*runOutcomes{}}
+}
+
+// unknownModel groups the results that recorded no model.
+const unknownModel = "unknown"
+
+func modelOf(m string) string {
+	if m == "" {
+		return unknownModel
+	}
+	return m
+}
+
+// of returns the accumulator of name in m, made on first use.
+func of(m map[string]*agentAcc, name string) *agentAcc {
+	a := m[name]
+	if a == nil {
+		a = &agentAcc{}
+		m[name] = a
+	}
+	return a
+}
+
+// outcome notes an outcome; one of a kind already noted for its run (a
+// duplicate the ledger should not hold) is not counted twice.
+func (a *accumulator) outcome(o outcome.Outcome) {
+	ro := a.outcomes[o.Run]
+	if ro == nil {
+		ro = &runOutcomes{}
+		a.outcomes[o.Run] = ro
+	}
+	var slot **outcome.Outcome
+	switch o.Outcome {
+	case outcome.Merged:
+		slot = &ro.merged
+	case outcome.Closed:
+		slot = &ro.closed
+	default:
+		slot = &ro.reverted
+	}
+	if *slot == nil {
+		*slot = &o
+	}
+}
+
+// settle counts the window's outcomes: a pull request merged counts as
+// merged, whatever closes came before (closed, reopened, merged).
+func (a *accumulator) settle() int {
+	decided := 0
+	for _, ro := range a.outcomes {
+		for _, g := range []struct {
+			m    map[string]*agentAcc
+			name func(outcome.Outcome) string
+		}{
+			{a.agents, func(o outcome.Outcome) string { return o.Agent }},
+			{a.models, func(o outcome.Outcome) string { return modelOf(o.Model) }},
+		} {
+			switch {
+			case ro.merged != nil:
+				x := of(g.m, g.name(*ro.merged))
+				x.merged++
+				x.toMerge = append(x.toMerge, ro.merged.Elapsed.Milliseconds())
+				if c := ro.merged.CostUSD; c != nil {
+					x.mergedCost += *c
+					x.pricedMerged++
+				}
+			case ro.closed != nil:
+				of(g.m, g.name(*ro.closed)).closed++
+			}
+			if ro.reverted != nil {
+				of(g.m, g.name(*ro.reverted)).reverted++
+			}
+		}
+		if ro.merged != nil || ro.closed != nil {
+			decided++
+		}
+	}
+	return decided
 }
 
 func (a *accumulator) add(e ledger.WindowEntry, r *runEntry) {
@@ -231,32 +402,36 @@ func (a *accumulator) add(e ledger.WindowEntry, r *runEntry) {
 		a.days[date] = day
 	}
 	for _, res := range r.Results {
-		ag := a.agents[res.Agent]
-		if ag == nil {
-			ag = &agentAcc{}
-			a.agents[res.Agent] = ag
-		}
 		won := res.Agent != "" && res.Agent == r.Selected
-		ag.runs++
+		for _, ag := range [2]*agentAcc{of(a.agents, res.Agent), of(a.models, modelOf(res.Model))} {
+			ag.runs++
+			if won {
+				ag.selected++
+				if r.PullRequest > 0 && r.Iteration <= 1 {
+					ag.opened++
+				}
+			}
+			if res.Admissible {
+				ag.admissible++
+			}
+			ag.exec = append(ag.exec, res.ExecMS)
+			ag.tokens += res.TokensIn + res.TokensOut
+			if res.CostUSD != nil {
+				ag.cost += *res.CostUSD
+				ag.priced++
+				if won {
+					ag.pricedWins++
+				}
+			}
+		}
 		d := day[res.Agent]
 		d.Runs++
 		if won {
-			ag.selected++
 			d.Selected++
 		}
-		if res.Admissible {
-			ag.admissible++
-		}
-		ag.exec = append(ag.exec, res.ExecMS)
-		ag.tokens += res.TokensIn + res.TokensOut
 		if res.CostUSD != nil {
-			ag.cost += *res.CostUSD
-			ag.priced++
 			d.CostUSD += *res.CostUSD
 			d.Priced++
-			if won {
-				ag.pricedWins++
-			}
 		}
 		day[res.Agent] = d
 		if res.OutputSHA256 == emptyOutput {
@@ -277,29 +452,9 @@ func (a *accumulator) add(e ledger.WindowEntry, r *runEntry) {
 }
 
 func (a *accumulator) standings(since, until time.Time) *Standings {
-	s := &Standings{Since: since, Until: until, Runs: a.runs}
-	for name, ag := range a.agents {
-		x := Agent{Agent: name, Runs: ag.runs, Selected: ag.selected, Admissible: ag.admissible,
-			WinRate: ratio(ag.selected, ag.runs), AdmissibleRate: ratio(ag.admissible, ag.runs), Tokens: ag.tokens, PricedRuns: ag.priced}
-		slices.Sort(ag.exec)
-		x.ExecMSMedian, x.ExecMSP90 = median(ag.exec), nearestRank(ag.exec, 0.9)
-		if ag.priced > 0 {
-			x.CostUSD = ptr(nano(ag.cost))
-			if ag.pricedWins > 0 {
-				x.CostPerWinUSD = ptr(nano(ag.cost / float64(ag.pricedWins)))
-			}
-		}
-		s.Agents = append(s.Agents, x)
-	}
-	slices.SortFunc(s.Agents, func(x, y Agent) int {
-		switch {
-		case x.WinRate != y.WinRate:
-			return cmpFloat(y.WinRate, x.WinRate)
-		case x.Runs != y.Runs:
-			return y.Runs - x.Runs
-		}
-		return strings.Compare(x.Agent, y.Agent)
-	})
+	s := &Standings{Since: since, Until: until, Runs: a.runs, Outcomes: a.settle()}
+	s.Agents = figures(a.agents, func(x *Agent, name string) { x.Agent = name })
+	s.Models = figures(a.models, func(x *Agent, name string) { x.Model = name })
 	for _, c := range a.constraints {
 		c.PassRate = ratio(c.Passed, c.Checked)
 		s.Constraints = append(s.Constraints, *c)
@@ -314,6 +469,64 @@ func (a *accumulator) standings(since, until time.Time) *Standings {
 	}
 	slices.SortFunc(s.Days, func(x, y Day) int { return strings.Compare(x.Date, y.Date) })
 	return s
+}
+
+// figures are the accumulated figures of each name in m, ranked.
+func figures(m map[string]*agentAcc, named func(*Agent, string)) []Agent {
+	var out []Agent
+	for name, ag := range m {
+		x := Agent{Runs: ag.runs, Selected: ag.selected, Admissible: ag.admissible,
+			WinRate: ratio(ag.selected, ag.runs), AdmissibleRate: ratio(ag.admissible, ag.runs), Tokens: ag.tokens, PricedRuns: ag.priced,
+			PullRequests: ag.opened, Merged: ag.merged, Closed: ag.closed, Reverted: ag.reverted, PricedMerged: ag.pricedMerged}
+		named(&x, name)
+		slices.Sort(ag.exec)
+		x.ExecMSMedian, x.ExecMSP90 = median(ag.exec), nearestRank(ag.exec, 0.9)
+		if ag.priced > 0 {
+			x.CostUSD = ptr(nano(ag.cost))
+			if ag.pricedWins > 0 {
+				x.CostPerWinUSD = ptr(nano(ag.cost / float64(ag.pricedWins)))
+			}
+		}
+		if d := ag.merged + ag.closed; d > 0 {
+			x.MergeRate = ptr(ratio(ag.merged, d))
+		}
+		if ag.merged > 0 {
+			slices.Sort(ag.toMerge)
+			m := median(ag.toMerge)
+			x.MedianTimeToMergeMS = &m
+		}
+		if ag.pricedMerged > 0 {
+			x.CostPerMergedUSD = ptr(nano(ag.mergedCost / float64(ag.pricedMerged)))
+		}
+		out = append(out, x)
+	}
+	slices.SortFunc(out, rank)
+	return out
+}
+
+// rank orders agents (or models) as the standings show them: those whose
+// changes people merged or closed first, by merge rate, then by how many
+// of their changes were decided; then the others, by win rate; then by
+// runs, and name. A merge rate of 3 of 4 ranks above 0 of 4, and an
+// agent with outcomes above one without: what people kept says more
+// than what optr selected.
+func rank(x, y Agent) int {
+	switch {
+	case (x.MergeRate == nil) != (y.MergeRate == nil):
+		if x.MergeRate != nil {
+			return -1
+		}
+		return 1
+	case x.MergeRate != nil && *x.MergeRate != *y.MergeRate:
+		return cmpFloat(*y.MergeRate, *x.MergeRate)
+	case x.Decided() != y.Decided():
+		return y.Decided() - x.Decided()
+	case x.WinRate != y.WinRate:
+		return cmpFloat(y.WinRate, x.WinRate)
+	case x.Runs != y.Runs:
+		return y.Runs - x.Runs
+	}
+	return strings.Compare(x.Name(), y.Name())
 }
 
 // ratio is n/d, 0 when d is.
