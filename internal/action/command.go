@@ -15,6 +15,10 @@ const (
 	Abort Command = "abort"
 	// Skip does nothing: the event is not for optr (status=skipped).
 	Skip Command = "skip"
+	// Outcome records what became of the pull request the event is about
+	// (pull_request.closed, architecture §4.19), if optr opened it: no agent
+	// runs, nothing is posted.
+	Outcome Command = "outcome"
 )
 
 // CommentKind is the kind of text an /optr command came in.
@@ -54,6 +58,9 @@ type Trigger struct {
 	Issue int
 	// PullRequest is true when Issue is a pull request.
 	PullRequest bool
+	// Merged says, for Outcome, whether the event reports the pull
+	// request merged; the caller reads what it is now through the API.
+	Merged bool
 	// Iteration is true for /optr run on a pull request (architecture §4.16):
 	// the caller resolves the workflow, intent and constraints from the
 	// pull request optr opened, which Parse cannot see.

@@ -14,6 +14,7 @@ const (
 	EventWorkflowDispatch         = "workflow_dispatch"
 	EventPullRequestReviewComment = "pull_request_review_comment"
 	EventPullRequestReview        = "pull_request_review"
+	EventPullRequest              = "pull_request"
 )
 
 // event is the part of a webhook payload Parse looks at, whatever its type.
@@ -82,6 +83,13 @@ func decodeEvent(name string, payload []byte) (event, error) {
 		}
 		if err == nil && (ev.pull == nil || ev.comment == nil) {
 			err = fmt.Errorf("the payload has no pull request or no review")
+		}
+	case EventPullRequest:
+		var e github.PullRequestEvent
+		err = json.Unmarshal(payload, &e)
+		ev.action, ev.pull, ev.sender = e.GetAction(), e.PullRequest, e.Sender
+		if err == nil && ev.pull == nil {
+			err = fmt.Errorf("the payload has no pull request")
 		}
 	case EventWorkflowDispatch:
 		var e github.WorkflowDispatchEvent

@@ -35,6 +35,10 @@ func FuzzParseEvent(f *testing.F) {
 			if err := datalake.ValidateWorkflow(got.Workflow); err != nil {
 				t.Fatalf("invalid workflow %q let through: %v", got.Workflow, err)
 			}
+		case Outcome:
+			if event != EventPullRequest || !got.PullRequest {
+				t.Fatalf("an outcome of %s, pull request %d", event, got.Issue)
+			}
 		default:
 			t.Fatalf("unknown action %q", got.Command)
 		}

@@ -25,6 +25,9 @@ import (
 //     (the review's body); /optr run there is an Iteration, whose workflow,
 //     intent and constraints the caller resolves from the pull request;
 //   - workflow_dispatch runs;
+//   - pull_request.closed records the pull request's outcome (Outcome):
+//     the caller checks that optr opened it and reads what became of it;
+//     other pull_request events skip;
 //   - every other event skips.
 //
 // The command input forces the action: run runs on any event, taking what
@@ -169,8 +172,14 @@ func decide(t *Trigger, ev event, in Inputs) {
 		t.Iteration = t.Command == Run && t.PullRequest
 	case EventWorkflowDispatch:
 		t.Command = Run
+	case EventPullRequest:
+		if ev.action != "closed" {
+			skip("pull_request.%s: optr reads pull_request events only when one closes, to record its outcome", markdown.OneLine(ev.action, 30))
+			return
+		}
+		t.Command, t.Merged = Outcome, ev.pull.GetMerged()
 	default:
-		skip("the %s event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review and workflow_dispatch", markdown.OneLine(ev.name, 40))
+		skip("the %s event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review, pull_request (closed) and workflow_dispatch", markdown.OneLine(ev.name, 40))
 	}
 }
 

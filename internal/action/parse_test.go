@@ -307,7 +307,41 @@ func TestParse(t *testing.T) {
 			name: "another event skips", event: "push", payload: fixture("workflow_dispatch.json"),
 			want: Trigger{
 				EventName: "push", Sender: "Codertocat", SenderType: "User", Command: Skip,
-				Reason: `the push event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review and workflow_dispatch`,
+				Reason: `the push event does not start optr: it answers issues, issue_comment, pull_request_review_comment, pull_request_review, pull_request (closed) and workflow_dispatch`,
+			},
+		},
+		{
+			// The caller checks that optr opened it and reads what
+			// became of it through the API.
+			name: "a pull request closed", event: "pull_request", payload: fixture("pull_request.closed.json"),
+			want: Trigger{
+				EventName: "pull_request", Command: Outcome, Issue: 2, PullRequest: true, Sender: "Codertocat", SenderType: "User",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
+			},
+		},
+		{
+			name: "a pull request merged by a bot", event: "pull_request",
+			payload: mutated("pull_request.closed.json", func(t *testing.T) func(map[string]any) {
+				return func(m map[string]any) {
+					obj(t, m, "pull_request")["merged"] = true
+					s := obj(t, m, "sender")
+					s["login"], s["type"] = "mergify[bot]", "Bot"
+				}
+			}),
+			want: Trigger{
+				EventName: "pull_request", Command: Outcome, Merged: true, Issue: 2, PullRequest: true, Sender: "mergify[bot]", SenderType: "Bot",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
+			},
+		},
+		{
+			name: "a pull request opened", event: "pull_request",
+			payload: mutated("pull_request.closed.json", func(*testing.T) func(map[string]any) {
+				return func(m map[string]any) { m["action"] = "opened" }
+			}),
+			want: Trigger{
+				EventName: "pull_request", Command: Skip, Reason: "pull_request.opened: optr reads pull_request events only when one closes, to record its outcome",
+				Issue: 2, PullRequest: true, Sender: "Codertocat", SenderType: "User",
+				Title: "Update the README with new information.", Body: "This is a pretty simple change that we need to pull into master.",
 			},
 		},
 	}
@@ -425,7 +459,7 @@ func TestParseEveryFixture(t *testing.T) {
 		if got.Command == Skip && (got.Reason == "" || strings.ContainsAny(got.Reason, "\r\n")) {
 			t.Errorf("%s: skip reason %q", f, got.Reason)
 		}
-		if got.Command != Skip && got.Workflow == "" {
+		if got.Command != Skip && got.Command != Outcome && got.Workflow == "" {
 			t.Errorf("%s: %s without a workflow", f, got.Command)
 		}
 	}

@@ -44,6 +44,9 @@ type Job struct {
 	// committed is the active ledger segment as the last commit-back left
 	// it on the ledger branch.
 	committed []byte
+	// ledgers are the ledger branch's stores, one per branch and path
+	// (ledgerStore).
+	ledgers map[string]*branchLedger
 }
 
 // UsageError is bad input to the Action (inputs, event, config): exit 2.
@@ -109,6 +112,9 @@ func (j *Job) dispatch(ctx context.Context) error {
 	}
 	if trig.Notice != "" {
 		j.log.Notice(trig.Notice)
+	}
+	if trig.Command == action.Outcome { // a fact to record, whoever closed it
+		return j.outcome(ctx, trig)
 	}
 	if trig.IsBot() {
 		j.log.Infof("skipped: the event was sent by a bot (%s); optr never answers bots", trig.Sender)

@@ -69,7 +69,19 @@ func (b *branchLedger) Active(ctx context.Context) (io.ReadCloser, error) {
 		return ledger.InMemory(b.active), nil
 	}
 	data, err := b.read(ctx, b.path)
+	if err == nil && data != nil {
+		b.active = data // read once a job
+	}
 	return ledger.InMemory(data), err
+}
+
+// Name implements ledger.Named: the active segment's path on the branch.
+func (b *branchLedger) Name() string {
+	branch := b.branch
+	if branch == "" {
+		branch = "the default branch"
+	}
+	return b.path + " on " + branch
 }
 
 // Sealed implements ledger.Store.

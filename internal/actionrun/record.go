@@ -68,19 +68,20 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 		Drafts:     drafts,
 		Files:      files,
 		Paths:      local,
+		Known:      j.known(r.branch, ledgerRel),
 	})
 	if err != nil {
 		return pipeline.Recorded{}, fmt.Errorf("commit the ledger to %s: %w", r.branchName(), err)
 	}
 	j.log.Infof("committed %s on %s (%d attempt(s), %d conflict(s), %d request(s))",
 		res.CommitSHA, res.Branch, res.Attempts, res.Conflicts, res.Requests)
-	j.committed = res.Ledger
+	j.committedTo(r.branch, ledgerRel, res)
 	if err := datalake.Replace(rep.Spec.LedgerPath, res.Ledger); err != nil {
 		j.log.Warning("the run is committed, but the workspace ledger could not be updated to the committed one: " + err.Error())
 	}
 	j.keepCheckpoint(res)
 	if res.Moved() {
-		j.witness(ctx, r.branch, rep, res)
+		j.witness(ctx, r.branch, rep.Spec, res)
 	}
 	return pipeline.Recorded{Entries: res.Entries, Commit: res.CommitSHA, Checkpoint: j.checkpoint.text}, nil
 }
@@ -91,8 +92,8 @@ func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, draft
 // the ledger branch in a commit of its own: the size a witness cosigns is
 // known only once the run's commit landed. The cosigned checkpoint
 // becomes the run's checkpoint (the output, the final comment).
-func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, res commitback.Result) {
-	ws := rep.Spec.Config.Ledger.Witnesses
+func (j *Job) witness(ctx context.Context, branch string, spec pipeline.Spec, res commitback.Result) {
+	ws := spec.Config.Ledger.Witnesses
 	if len(ws) == 0 || j.checkpoint.text == "" {
 		return
 	}
@@ -102,15 +103,15 @@ func (j *Job) witness(ctx context.Context, branch string, rep *pipeline.Report, 
 		j.log.Warning("the ledger checkpoint is not signed, so no witness can cosign it")
 		return
 	}
-	cosigned, path := j.cosign(ctx, ws, rep.Spec.Datalake, signed, head, res.Previous.Seq, res.LastTree, res.Ledger)
+	cosigned, path := j.cosign(ctx, ws, spec.Datalake, signed, head, res.Previous.Seq, res.LastTree, res.Ledger)
 	j.checkpoint.text = string(cosigned)
 	if path == "" {
 		return
 	}
-	rel, err := rep.Spec.WorkspacePath(path)
+	rel, err := spec.WorkspacePath(path)
 	if err == nil {
 		var ledgerRel string
-		if ledgerRel, err = rep.Spec.WorkspacePath(rep.Spec.LedgerPath); err == nil {
+		if ledgerRel, err = spec.WorkspacePath(spec.LedgerPath); err == nil {
 			committer := commitback.Committer{Store: j.gh, Sleep: j.Sleep}
 			_, err = committer.Commit(ctx, commitback.Request{
 				Branch:     branch,

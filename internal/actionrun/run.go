@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/action"
 	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/comment"
+	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -60,6 +61,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		}
 	}
 	spec := j.spec(trig, runID, cfg)
+	j.sweepOutcomes(ctx, spec)
 	drv := j.driver(ctx, trig, cfg, spec.LedgerPath, &progressComment{j: j, issue: trig.Issue, title: title(trig)})
 	if it != nil {
 		spec.PullRequest, spec.Iteration = it.pull.Number, it.number
@@ -87,12 +89,47 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 // ledgerStore is the ledger a run's budgets count: the ledger branch's,
 // where runs are committed; the workspace's when they are not (commit:
 // false).
+//
+// A job reads the ledger branch once for everything it reads the ledger
+// for (the outcomes of earlier pull requests, budgets, standings): the
+// store of a branch and path is made once, and a commit-back moves it to
+// what it committed (committed).
 func (j *Job) ledgerStore(branch, ledgerPath string) ledger.Store {
 	rel, err := pipeline.Spec{Dir: j.workspace()}.WorkspacePath(ledgerPath)
 	if !j.in.Commit || err != nil {
 		return ledger.Local(ledgerPath)
 	}
-	return &branchLedger{gh: j.gh, branch: branch, path: rel}
+	key := branch + "\x00" + rel
+	if b := j.ledgers[key]; b != nil {
+		return b
+	}
+	if j.ledgers == nil {
+		j.ledgers = map[string]*branchLedger{}
+	}
+	b := &branchLedger{gh: j.gh, branch: branch, path: rel}
+	j.ledgers[key] = b
+	return b
+}
+
+// known is the active segment of the ledger at ledgerRel on branch as
+// this job last read or committed it (nil when it did neither): a
+// commit-back given it need not download it again (commitback's Known).
+func (j *Job) known(branch, ledgerRel string) []byte {
+	if b := j.ledgers[branch+"\x00"+ledgerRel]; b != nil {
+		return b.active
+	}
+	return j.committed
+}
+
+// committedTo notes a commit-back to branch of the ledger at ledgerRel
+// (repository-relative): the branch's ledger store reads on from it.
+func (j *Job) committedTo(branch, ledgerRel string, res commitback.Result) {
+	j.committed = res.Ledger
+	for _, b := range j.ledgers {
+		if b.path == ledgerRel && (b.branch == branch || b.branch == "" && branch == res.Branch) {
+			b.tip, b.missing, b.active = res.CommitSHA, false, res.Ledger
+		}
+	}
 }
 
 // driver is the Action's pipeline.Driver for trig under cfg, the one for

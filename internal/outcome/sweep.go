@@ -48,10 +48,12 @@ func Close(ctx context.Context, gh GitHub, h *History, number int, source string
 	if err != nil {
 		return Outcome{}, "", err
 	}
-	return closing(ctx, gh, h, pr, source)
+	return CloseRead(ctx, gh, h, pr, source)
 }
 
-func closing(ctx context.Context, gh GitHub, h *History, pr github.PullRequestInfo, source string) (Outcome, string, error) {
+// CloseRead is Close of a pull request already read: who closed it is
+// read when it was not merged.
+func CloseRead(ctx context.Context, gh GitHub, h *History, pr github.PullRequestInfo, source string) (Outcome, string, error) {
 	c := Closing{Pull: pr}
 	if pr.State == "closed" && !pr.Merged {
 		var err error
@@ -107,7 +109,7 @@ func Sweep(ctx context.Context, gh GitHub, h *History, now time.Time) ([]Outcome
 					return out, notes, err
 				}
 			}
-			o, why, err := closing(ctx, gh, h, pr, FromAPI)
+			o, why, err := CloseRead(ctx, gh, h, pr, FromAPI)
 			if err != nil {
 				return out, notes, err
 			}

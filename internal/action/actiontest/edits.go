@@ -1,5 +1,7 @@
 package actiontest
 
+import "github.com/optr-dev/optr/internal/github/githubtest"
+
 // Labeled edits an issues payload (issues.labeled.json, issues.opened.json):
 // issue number carries the label, which sender, a user, just added.
 func Labeled(number int, label, sender string) func(map[string]any) {
@@ -30,4 +32,20 @@ func setSender(p map[string]any, login, typ string) {
 	s := p["sender"].(map[string]any)
 	s["login"] = login
 	s["type"] = typ
+}
+
+// Closed edits a pull_request payload (pull_request.closed.json): pull
+// request number, from branch head of the fake's default repository,
+// closed — merged or not — by sender of senderType ("User", "Bot").
+func Closed(number int, head string, merged bool, sender, senderType string) func(map[string]any) {
+	return func(p map[string]any) {
+		p["action"], p["number"] = "closed", number
+		pr := p["pull_request"].(map[string]any)
+		pr["number"], pr["merged"], pr["state"] = number, merged, "closed"
+		h := pr["head"].(map[string]any)
+		h["ref"], h["label"] = head, "octo-org:"+head
+		h["repo"].(map[string]any)["full_name"] = githubtest.DefaultRepo
+		p["repository"].(map[string]any)["full_name"] = githubtest.DefaultRepo
+		setSender(p, sender, senderType)
+	}
 }
