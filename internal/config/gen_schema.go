@@ -2,7 +2,8 @@
 
 // Command gen_schema writes schema.json from schema.in.json and the
 // registries of check kinds and providers (config.GenerateSchema). Run it
-// with go generate ./internal/config.
+// with go generate ./internal/config; "go run gen_schema.go SOURCE TARGET"
+// reads and writes other files.
 package main
 
 import (
@@ -20,13 +21,17 @@ func main() {
 }
 
 func run() error {
-	source, err := os.ReadFile("schema.in.json")
+	in, out := "schema.in.json", "schema.json"
+	if len(os.Args) == 3 {
+		in, out = os.Args[1], os.Args[2]
+	}
+	source, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	out, err := config.GenerateSchema(source)
+	schema, err := config.GenerateSchema(source)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile("schema.json", out, 0o644)
+	return os.WriteFile(out, schema, 0o644)
 }

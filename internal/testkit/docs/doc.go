@@ -28,7 +28,13 @@
 //     repository, and its #fragment a heading there.
 //   - CONTRIBUTING.md's map of the code has a row for every package and none
 //     for a package that is gone, and every file its recipes ("Where to add
-//     …") name exists.
+//     …") name exists. Its worked examples (a check kind, a provider),
+//     applied as written in a go build overlay, build, regenerate the
+//     schema and pass the tests they name.
+//   - The places that list providers by hand name every provider of the
+//     registry (package provider): the table of providers and endpoints
+//     in docs/configuration.md, the keys in docs/security-model.md and
+//     SECURITY.md, the secrets of .github/workflows/optr-matrix.yml.
 //
 // The package has no code of its own beyond this comment; host/action.yml
 // is held equal to action.yml by scripts/host_test.go.
