@@ -9,6 +9,7 @@ import "strings"
 var (
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}
+	prefers       = []string{PreferFaster, PreferCheaper}
 	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget, TriggerThreat}
 )
 

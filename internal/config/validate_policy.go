@@ -31,6 +31,9 @@ func (v *validator) selection() {
 	}
 	v.names("selection.preference", s.Preference, func(k, n string) { v.agentRef(k, n) })
 	v.enum("selection.on-no-admissible", "on-no-admissible policy", s.OnNoAdmissible, noAdmissibles)
+	if s.Prefer != "" { // unwritten: faster
+		v.enum("selection.prefer", "tie-break", s.Prefer, prefers)
+	}
 }
 
 func (v *validator) checkpoints() {

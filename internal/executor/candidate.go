@@ -9,8 +9,9 @@ import (
 
 // Candidate returns r as selection sees it: whether it has output, whether
 // every hard constraint passed, how many constraints were verified and
-// passed, and its times. Select and delegate runs (a topic's candidate
-// reports) score results through it, so both share one score table.
+// passed, its times, and its cost once Spent is settled (unknown before).
+// Every selection of a run scores results through it (pipeline's choose),
+// so all of them share one score table.
 func (r *Result) Candidate() selection.Candidate {
 	passed, verified := 0, 0
 	for _, v := range r.Checks.Verdicts {
@@ -22,7 +23,7 @@ func (r *Result) Candidate() selection.Candidate {
 			verified++
 		}
 	}
-	return selection.Candidate{
+	c := selection.Candidate{
 		Agent:      r.Agent,
 		HasOutput:  r.HasOutput(),
 		Admissible: r.HasOutput() && r.Checks.Admissible,
@@ -31,4 +32,10 @@ func (r *Result) Candidate() selection.Candidate {
 		TTV:        time.Duration(r.TTVms) * time.Millisecond,
 		Exec:       time.Duration(r.ExecMS) * time.Millisecond,
 	}
+	if r.Spent != nil {
+		if usd, ok := r.Spent.Cost(); ok {
+			c.Cost = &usd
+		}
+	}
+	return c
 }

@@ -3,6 +3,7 @@ package matrix
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/status"
 )
@@ -191,10 +194,64 @@ func TestGatherRerunsCommandChecksOfWhatProceedDelivers(t *testing.T) {
 	}
 }
 
+// cheaperConfig has two command agents that answer in text; only
+// alpha's answer passes the hard command check. Only the checks score, and
+// equal scores go to the cheaper result.
+const cheaperConfig = `agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; printf 'signed off\n'"] }
+  beta:  { provider: command, run: [sh, -c, "cat >/dev/null; printf 'draft\n'"] }
+constraints:
+  signed: { check: command, run: [grep, -q, "signed off"] }
+selection:
+  on-no-admissible: fail
+  prefer: cheaper
+  weights: { invariants: 100, ttv: 0, exec: 0, preference: 0 }
+`
+
+// The gather confirms what the driver will deliver, and so weighs what
+// each result cost before it chooses, as the driver does: beta's
+// result.json was rewritten to say its answer passed the hard command
+// check, which ties it with alpha, and it cost less than alpha. The gather
+// runs beta's check again first, finds it failed, and delivers alpha,
+// checked the same way; the run's total is the tasks' spend. A gather that
+// chose before charging the tasks' spend would see no cost, confirm alpha
+// alone and leave beta's forged verdict standing.
+func TestGatherConfirmsTheCheaperOfATie(t *testing.T) {
+	t.Parallel()
+	spent := func(usd float64) *cost.Spend {
+		return &cost.Spend{Usage: agent.Usage{InputTokens: 100, OutputTokens: 10}, Requests: 1, USD: usd}
+	}
+	rep := gatherEdited(t, cheaperConfig, map[string]func(*TaskResult){
+		"alpha": func(tr *TaskResult) { tr.Result.Spent = spent(0.25) },
+		"beta": func(tr *TaskResult) {
+			tr.Result.Spent = spent(0.01)
+			forgePassed(tr, "signed")
+		},
+	})
+	if rep.Status != status.Completed || rep.Selected != "alpha" {
+		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
+	}
+	beta := rep.Result("beta").Checks
+	if beta.Admissible || len(beta.Verdicts) != 1 || !strings.HasPrefix(beta.Verdicts[0].Reason, "the task recorded passed, the gather found failed: ") {
+		t.Errorf("beta's forged verdict was not overruled: %+v", beta)
+	}
+	if usd, ok := rep.Total().Cost(); !ok || math.Abs(usd-0.26) > 1e-12 {
+		t.Errorf("run total %+v, want the tasks' $0.26", rep.Total())
+	}
+}
+
 // gatherForged runs the tasks of a text run of config, rewrites agent's
 // result.json with forge, gathers them (nothing may be refused) and
 // drives the gathered run to its report.
 func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *pipeline.Report {
+	t.Helper()
+	return gatherEdited(t, config, map[string]func(*TaskResult){agent: forge})
+}
+
+// gatherEdited runs the tasks of a text run of config, rewrites the
+// result.json of each agent edits names with its edit, gathers them
+// (nothing may be refused) and drives the gathered run to its report.
+func gatherEdited(t *testing.T, config string, edits map[string]func(*TaskResult)) *pipeline.Report {
 	t.Helper()
 	ws := t.TempDir()
 	plan, err := makePlan(t, parseConfig(t, config), ws, "")
@@ -203,7 +260,9 @@ func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *
 	}
 	out := t.TempDir()
 	runTasks(t, plan, ws, out)
-	editResult(t, out, agent, forge)
+	for agent, edit := range edits {
+		editResult(t, out, agent, edit)
+	}
 	g, err := Gather(t.Context(), plan, out)
 	if err != nil || len(g.Refused) > 0 {
 		t.Fatalf("Gather = %v, refused %v", err, g.Refused)

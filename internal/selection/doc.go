@@ -15,6 +15,9 @@
 // Only results with output are candidates. π* is the admissible candidate
 // with the highest score; ties go to the shorter execution time, then to the
 // agent name in byte order, so the same inputs always give the same choice.
+// With selection.prefer: cheaper, ties go first to the lower cost (a known
+// cost before an unknown one): the caller settles what each candidate cost
+// before it selects.
 // When no candidate is admissible the policy decides: least-bad takes the
 // best-scoring candidate anyway, fail selects nothing, checkpoint asks a
 // human (the caller raises the checkpoint).

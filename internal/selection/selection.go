@@ -21,6 +21,10 @@ type Candidate struct {
 	Passed, Verified int
 	// TTV is the agent's time-to-value; Exec its measured execution time.
 	TTV, Exec time.Duration
+	// Cost is what the result cost in US dollars, everything spent for it
+	// settled (its attempts, analyses and judges); nil when the cost
+	// cannot be known (an unpriced model, a command agent).
+	Cost *float64
 }
 
 // Row is one line of the score table.
@@ -82,11 +86,11 @@ func Select(cands []Candidate, sel config.Selection) Result {
 		}
 		rows[i] = r
 	}
-	exec := make(map[string]time.Duration, len(cands))
+	byAgent := make(map[string]Candidate, len(cands))
 	for _, c := range cands {
-		exec[c.Agent] = c.Exec
+		byAgent[c.Agent] = c
 	}
-	slices.SortStableFunc(rows, func(a, b Row) int { return compare(a, b, exec) })
+	slices.SortStableFunc(rows, func(a, b Row) int { return compare(a, b, byAgent, sel.Prefer) })
 	res := Result{Rows: rows, Outcome: NoCandidate}
 	for i := range rows {
 		if rows[i].Candidate {
@@ -110,9 +114,10 @@ func Select(cands []Candidate, sel config.Selection) Result {
 }
 
 // compare orders candidates first, admissible ones before the rest, then
-// by score (higher first), execution time (shorter first) and name; so
-// rank 1 is π* whenever anything is admissible.
-func compare(a, b Row, exec map[string]time.Duration) int {
+// by score (higher first), with prefer cheaper by cost (lower first, a
+// known one before an unknown one), then by execution time (shorter first)
+// and name; so rank 1 is π* whenever anything is admissible.
+func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 	if a.Candidate != b.Candidate {
 		if a.Candidate {
 			return -1
@@ -131,13 +136,36 @@ func compare(a, b Row, exec map[string]time.Duration) int {
 		}
 		return 1
 	}
-	if ea, eb := exec[a.Agent], exec[b.Agent]; ea != eb {
+	if prefer == config.PreferCheaper {
+		if c := cheaper(cands[a.Agent].Cost, cands[b.Agent].Cost); c != 0 {
+			return c
+		}
+	}
+	if ea, eb := cands[a.Agent].Exec, cands[b.Agent].Exec; ea != eb {
 		if ea < eb {
 			return -1
 		}
 		return 1
 	}
 	return strings.Compare(a.Agent, b.Agent)
+}
+
+// cheaper orders two costs, lower first, a known one before an unknown
+// one; 0 when neither is lower.
+func cheaper(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	case *a < *b:
+		return -1
+	case *a > *b:
+		return 1
+	}
+	return 0
 }
 
 func fastest(cands []Candidate) (ttv, exec time.Duration) {

@@ -100,3 +100,40 @@ func TestSelectNoConstraintsGivesFullInvariants(t *testing.T) {
 		t.Fatalf("row = %+v", got.Rows[0])
 	}
 }
+
+// With prefer: cheaper, equal scores go to the lower cost, a known cost
+// before an unknown one, and only then to the shorter execution time; with
+// faster (or nothing written) the cost is never read.
+func TestSelectPreferCheaper(t *testing.T) {
+	t.Parallel()
+	usd := func(f float64) *float64 { return &f }
+	// Equal scores: every ratio at the best, so the exec tie-break and the
+	// name would pick "fast".
+	cand := func(name string, exec int, cost *float64) Candidate {
+		return Candidate{Agent: name, HasOutput: true, Admissible: true, TTV: ms(10), Exec: ms(exec), Cost: cost}
+	}
+	weights := config.Weights{Invariants: 40, TTV: 30}
+	tests := []struct {
+		name   string
+		prefer string
+		cands  []Candidate
+		want   string
+	}{
+		{"faster by default", "", []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "fast"},
+		{"faster", config.PreferFaster, []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "fast"},
+		{"cheaper", config.PreferCheaper, []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "cheap"},
+		{"a known cost before an unknown one", config.PreferCheaper, []Candidate{cand("fast", 10, nil), cand("priced", 20, usd(5))}, "priced"},
+		{"equal costs: the shorter time", config.PreferCheaper, []Candidate{cand("slow", 20, usd(0.1)), cand("fast", 10, usd(0.1))}, "fast"},
+		{"both unknown: the shorter time", config.PreferCheaper, []Candidate{cand("slow", 20, nil), cand("fast", 10, nil)}, "fast"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sel := config.Selection{Weights: weights, OnNoAdmissible: config.NoAdmissibleFail, Prefer: tt.prefer}
+			got := Select(tt.cands, sel)
+			if got.Selected != tt.want || got.Rows[0].Score != got.Rows[1].Score {
+				t.Errorf("Selected = %q, want %q (rows %+v)", got.Selected, tt.want, got.Rows)
+			}
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/status"
+)
+
+// report is a specialist's valid report on the topic "hash chains"
+// (architecture §4.9 step 5).
+const report = `---
+report_type: research
+topic: "hash chains"
+findings_count: 2
+recommendations_count: 1
+created_date: 2026-11-23
+status: complete
+---
+# Hash chains
+
+## Summary
+Entries carry the previous hash.
+
+## Findings
+- tampering shows
+- verification is linear
+
+## Recommendations
+1. publish the head
+
+## Sources
+- https://example.com
+`
+
+// TestPreferCheaperInEveryMode: two agents whose results score the same —
+// the same answer, the same checks, a clock that does not move (time to
+// value, measured on another clock, is not weighed) — differ
+// only in what they cost: alpha answers on gpt-4.1, beta on the cheaper
+// gpt-4.1-mini. Faster (the default) tells them apart by execution time,
+// then name, and takes alpha; cheaper takes beta. The choice is the same
+// whether it is π* of a select run or, in a delegation, the report that
+// counts for a topic both wrote (candidates: 2): every selection of a run
+// weighs the cost of what it chooses among, settled before it chooses. A
+// selection made before the run's spend was settled would see no cost and
+// fall back to alpha.
+func TestPreferCheaperInEveryMode(t *testing.T) {
+	t.Parallel()
+	plan := `INVOCATION_PLAN_READY: 1
+[{"topic":"hash chains","focus":"why"}]
+RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
+	for _, prefer := range []string{"", config.PreferFaster, config.PreferCheaper} {
+		want := "alpha"
+		if prefer == config.PreferCheaper {
+			want = "beta"
+		}
+		for _, mode := range []string{config.ModeSelect, config.ModeDelegate} {
+			t.Run(fmt.Sprintf("%s/prefer=%s", mode, prefer), func(t *testing.T) {
+				t.Parallel()
+				srv := llmtest.NewOpenAI(t)
+				srv.SetDefault(llmtest.Reply{Text: llmtest.Answer(report, 10), Usage: agent.Usage{InputTokens: 1000, OutputTokens: 100}})
+				y := fmt.Sprintf(`agents:
+  alpha: { provider: openai, model: gpt-4.1, base-url: %[1]q, max-tokens: 1000 }
+  beta: { provider: openai, model: gpt-4.1-mini, base-url: %[1]q, max-tokens: 1000 }
+  planner: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "%%s\n" "$PLAN"'], env: { PLAN: %[2]q } }
+pipelines:
+  both: { agents: [alpha, beta] }
+  research: { mode: delegate, coordinator: planner, agents: [alpha, beta], candidates: 2, max-topics: 1 }
+selection:
+  weights: { invariants: 40, ttv: 0, exec: 20, preference: 0 }
+  on-no-admissible: fail
+`, srv.URL, plan)
+				if prefer != "" {
+					y += "  prefer: " + prefer + "\n"
+				}
+				cfg, err := config.Parse("prefer.yml", []byte(y))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp := spec(t, cfg, "prefer-1", t.TempDir())
+				sp.Pipeline = map[string]string{config.ModeSelect: "both", config.ModeDelegate: "research"}[mode]
+				frozen := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+				deps := demoDeps()
+				deps.Getenv, deps.Now = srv.Getenv, func() time.Time { return frozen }
+				rep, err := (&Driver{Deps: deps}).Run(t.Context(), sp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Status != status.Completed {
+					t.Fatalf("status %s: %s", rep.Status, rep.Message)
+				}
+				var got string
+				switch mode {
+				case config.ModeSelect:
+					got = rep.Selected
+				case config.ModeDelegate:
+					reports, _ := lastRun(t, sp.LedgerPath).Fields["reports"].([]any)
+					if len(reports) != 1 {
+						t.Fatalf("reports %v, want the one topic's", reports)
+					}
+					got, _ = reports[0].(map[string]any)["agent"].(string)
+					got, _, _ = strings.Cut(got, ".") // the topic's result name: <agent>.<topic's NNN>
+				}
+				if got != want {
+					t.Errorf("chose %q, want %q", got, want)
+				}
+				// Both results are scored the same, and each has its cost.
+				table := rep.Table()
+				if len(table) != 2 || table[0].Score != table[1].Score {
+					t.Fatalf("the results do not tie: %+v", table)
+				}
+				for _, row := range table {
+					if row.CostUSD == nil {
+						t.Errorf("%s has no cost in the table", row.Agent)
+					}
+				}
+			})
+		}
+	}
+}
