@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
@@ -95,19 +96,83 @@ type Progress struct {
 	Tokens int64
 }
 
-// Usage counts the tokens an attempt consumed, as reported by the provider.
+// Usage counts the tokens model calls consumed, as the provider reported
+// them, and the calls whose use nobody reported (architecture §4.17:
+// unknown is never 0).
+//
+// The tokens are the known part. Unknown counts the calls (or the whole
+// attempts of a program optr could not see into) whose use is unknown: a
+// response without usage, a command agent outside the model gateway. A
+// Usage with Unknown calls and no known token is wholly unknown (IsUnknown):
+// it is written as JSON null. Every call a provider reports uses at least
+// one input token, so no known call is lost by that rule.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
+	// InputTokens are the prompt's tokens, those read from the
+	// provider's prompt cache included.
+	InputTokens int64 `json:"input_tokens"`
+	// OutputTokens are the answer's tokens, reasoning included.
 	OutputTokens int64 `json:"output_tokens"`
+	// CachedTokens is the part of InputTokens read from the cache.
+	CachedTokens int64 `json:"cached_tokens,omitempty"`
+	// Unknown counts the calls whose use is not known.
+	Unknown int64 `json:"unknown,omitempty"`
 }
+
+// UnknownUsage is the use of one call, or one attempt, that nobody
+// reported.
+var UnknownUsage = Usage{Unknown: 1}
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CachedTokens: u.CachedTokens + v.CachedTokens, Unknown: u.Unknown + v.Unknown,
+	}
 }
 
-// Total is InputTokens + OutputTokens.
+// Sub returns u without v, a part of it.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens - v.InputTokens, OutputTokens: u.OutputTokens - v.OutputTokens,
+		CachedTokens: u.CachedTokens - v.CachedTokens, Unknown: u.Unknown - v.Unknown,
+	}
+}
+
+// Total is InputTokens + OutputTokens: the known part.
 func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+
+// Known reports whether every call's use is known.
+func (u Usage) Known() bool { return u.Unknown == 0 }
+
+// IsUnknown reports whether nothing of the use is known: some calls went
+// unreported and no token was counted.
+func (u Usage) IsUnknown() bool { return u.Unknown > 0 && u.Total() == 0 }
+
+// usageJSON is Usage's JSON form, without its methods.
+type usageJSON Usage
+
+// MarshalJSON writes null for a wholly unknown use, never zeros; a partly
+// known one is the known part with "unknown": the calls not counted.
+func (u Usage) MarshalJSON() ([]byte, error) {
+	if u.IsUnknown() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(usageJSON(u))
+}
+
+// UnmarshalJSON reads MarshalJSON's form: null is one unknown call.
+func (u *Usage) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*u = UnknownUsage
+		return nil
+	}
+	var v usageJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*u = Usage(v)
+	return nil
+}
 
 // Signal is a line signal a command agent printed (REPORT_CREATED,
 // TASK_ERROR, ERROR_CONTEXT) or a control frame it sent.
@@ -148,4 +213,14 @@ type Response struct {
 	// Network lists every host a sandboxed process of the attempt asked
 	// optr's egress proxy for, reached or refused (architecture §4.14).
 	Network []proxy.Host
+	// Calls are the model requests the attempt made through optr's model
+	// gateway, in order (architecture §4.18); CallsOmitted counts those
+	// past the gateway's bound on one attempt's record, which Usage
+	// still counts.
+	Calls        []Call
+	CallsOmitted int
+	// Metered is the part of Usage already charged to the run's meter as
+	// it happened (the gateway's requests): whoever meters attempts
+	// charges only the rest.
+	Metered Usage
 }

@@ -20,6 +20,11 @@ const (
 	Fatal      Class = "fatal"
 )
 
+// ErrBudgetSpent is wrapped by a failure that the run's budget caused: a
+// call refused because it would pass a cap (architecture §4.17). Recovery
+// starts no further attempt after one.
+var ErrBudgetSpent = errors.New("the run's budget is spent")
+
 // Error is a classified failure of one attempt.
 type Error struct {
 	// Class says how the failure is handled.

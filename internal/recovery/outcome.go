@@ -1,7 +1,6 @@
 package recovery
 
 import (
-	"errors"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -57,7 +56,7 @@ const ReasonFailedChecks = "failed_checks"
 
 // ErrBudgetExhausted is wrapped by Outcome.Err when the run's budget
 // stopped the agent.
-var ErrBudgetExhausted = errors.New("the run's budget is spent")
+var ErrBudgetExhausted = agent.ErrBudgetSpent
 
 // Outcome is what Policy.Run returns: the last response, how the agent's
 // attempts ended, and every attempt on the way.
