@@ -2,12 +2,19 @@ package cost
 
 import (
 	"fmt"
+
+	"github.com/optr-dev/optr/internal/agent"
 	"strconv"
+	"strings"
 )
 
 // Cap is one limit on what may be spent: a budget.* key of the config.
 // The run's own caps count from zero; a day's or a month's count what the
 // ledger recorded in the window before the run started (Before).
+//
+// A cap counts the known part of what was spent: a call whose use or
+// price optr could not know adds nothing to it, and Describe says that
+// such calls were made, so that nobody reads the figure as the whole.
 type Cap struct {
 	// Key is the config key that sets the cap (budget.max-usd-per-day).
 	Key string
@@ -18,8 +25,11 @@ type Cap struct {
 	Tokens bool
 	// Limit is the cap: tokens or US dollars.
 	Limit float64
-	// Before is what the window had spent before this run.
-	Before float64
+	// Before is what the window had spent before this run (its known
+	// part); UnknownBefore counts the earlier runs of the window whose
+	// spend was partly or wholly unknown.
+	Before        float64
+	UnknownBefore int
 }
 
 // Spent is what the window has spent with s, this run's spend, added.
@@ -34,10 +44,49 @@ func (c Cap) Spent(s Spend) float64 {
 // past the cap: nothing more may start.
 func (c Cap) Reached(s Spend) bool { return c.Spent(s) >= c.Limit }
 
+// Passed reports whether spending next on top of s would take the window
+// past the cap, or it is reached already.
+func (c Cap) Passed(s, next Spend) bool { return c.Reached(s) || c.Spent(s.Add(next)) > c.Limit }
+
 // Describe says how the cap stands with s spent by this run:
-// "budget.max-usd-per-day: $5.12 of $5.00 spent today (UTC)".
+// "budget.max-usd-per-day: $5.12 of $5.00 spent today (UTC)", and what
+// it could not count.
 func (c Cap) Describe(s Spend) string {
-	return fmt.Sprintf("%s: %s of %s spent %s", c.Key, c.amount(c.Spent(s)), c.amount(c.Limit), c.Window)
+	d := fmt.Sprintf("%s: %s of %s spent %s", c.Key, c.amount(c.Spent(s)), c.amount(c.Limit), c.Window)
+	if note := c.unknown(s); note != "" {
+		d += " (" + note + ")"
+	}
+	return d
+}
+
+// unknown says what the cap could not count, "" when it counted it all.
+func (c Cap) unknown(s Spend) string {
+	calls := s.Usage.Unknown
+	if !c.Tokens {
+		calls = s.Unknowns()
+	}
+	var parts []string
+	if calls > 0 {
+		parts = append(parts, plural(calls, "call")+" of this run")
+	}
+	if c.UnknownBefore > 0 {
+		parts = append(parts, plural(int64(c.UnknownBefore), "earlier run"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	what := "cost"
+	if c.Tokens {
+		what = "tokens"
+	}
+	return "the known part: " + strings.Join(parts, " and ") + " spent " + what + " optr could not know, not counted"
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
 }
 
 func (c Cap) amount(v float64) string {
@@ -45,4 +94,20 @@ func (c Cap) amount(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64) + " tokens"
 	}
 	return "$" + formatAmount(v)
+}
+
+// CapError is a model call refused because it would take the run past a
+// cap (Meter.Allow).
+type CapError struct {
+	// Spent describes each cap the call would pass, with the figures.
+	Spent []string
+}
+
+// Is makes a CapError an agent.ErrBudgetSpent.
+func (e *CapError) Is(target error) bool { return target == agent.ErrBudgetSpent }
+
+// Error implements error.
+func (e *CapError) Error() string {
+	return "optr's budget for this run is spent: " + strings.Join(e.Spent, "; ") +
+		"; no further model call is allowed. Raise the budget in optr's config (budget:), or wait until the day or month (UTC) is over"
 }

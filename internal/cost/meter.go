@@ -154,6 +154,28 @@ func (m *Meter) Exhausted() bool {
 	return false
 }
 
+// Allow says whether a call expected to spend next may start: an error
+// (a *CapError, with the figures) when a cap is reached already or next
+// would take the run past one. next is an estimate — what the call's
+// prompt alone costs — or nothing when there is none.
+func (m *Meter) Allow(next Spend) error {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var passed []string
+	for _, c := range m.caps {
+		if c.Passed(m.total, next) {
+			passed = append(passed, c.Describe(m.total))
+		}
+	}
+	if len(passed) > 0 {
+		return &CapError{Spent: passed}
+	}
+	return nil
+}
+
 // Spent says how the reached caps stand ("budget.max-tokens: 1234 tokens
 // of 1000 tokens spent this run"), or how every cap stands when none is.
 func (m *Meter) Spent() string {

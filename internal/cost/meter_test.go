@@ -1,6 +1,8 @@
 package cost_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -144,3 +146,77 @@ func TestMeterConcurrent(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// TestUnknownIsNeverZero: a call of unknown use makes the cost and
+// tokens unknown — null when nothing is known, the known part flagged as
+// partial otherwise — and a cap counts the known part and says what it
+// could not count.
+func TestUnknownIsNeverZero(t *testing.T) {
+	t.Parallel()
+	p := cost.NewPricer(map[string]config.Price{"m": {Input: 1, Output: 1}}, nil)
+	rate := cost.Rate{Provider: "openai", Model: "m"}
+	m := cost.NewMeter(p, cost.Cap{Key: "budget.max-usd-per-run", Window: "this run", Limit: 1})
+	ctx := t.Context()
+	m.Call(ctx, "a", rate, "", agent.UnknownUsage, 1)
+	if s := m.Total(); s.USDOrNil() != nil || s.TokensOrNil() != nil || s.Format() != "-" {
+		t.Errorf("only an unknown call: %+v, %s; want nil cost and tokens", s, s.Format())
+	}
+	m.Call(ctx, "a", rate, "", agent.Usage{InputTokens: 1_000_000}, 1)
+	s := m.Total()
+	usd, ok := s.Cost()
+	if ok || usd != 1 || *s.USDOrNil() != 1 || *s.TokensOrNil() != 1_000_000 || s.TokensKnown() || s.Format() != "$1.00+" {
+		t.Errorf("a known and an unknown call: %+v (%s); want the known $1.00 flagged partial", s, s.Format())
+	}
+	if !m.Exhausted() || !strings.Contains(m.Spent(), "$1.00 of $1.00 spent this run (the known part: 1 call of this run spent cost optr could not know, not counted)") {
+		t.Errorf("Spent = %q", m.Spent())
+	}
+	err := m.Allow(cost.Spend{})
+	var capErr *cost.CapError
+	if !errors.As(err, &capErr) || !errors.Is(err, agent.ErrBudgetSpent) || !strings.Contains(err.Error(), "budget.max-usd-per-run") {
+		t.Errorf("Allow = %v", err)
+	}
+}
+
+// TestAllow: a call is allowed while the spend with its estimate stays
+// within every cap, refused once it would pass one.
+func TestAllow(t *testing.T) {
+	t.Parallel()
+	m := cost.NewMeter(cost.Pricer{}, cost.Cap{Key: "budget.max-tokens", Window: "this run", Tokens: true, Limit: 100})
+	if err := m.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 100}}); err != nil {
+		t.Errorf("a call that reaches the cap exactly: %v", err)
+	}
+	if err := m.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 101}}); err == nil {
+		t.Error("a call that would pass the cap was allowed")
+	}
+	var nilMeter *cost.Meter
+	if err := nilMeter.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 1e9}}); err != nil {
+		t.Errorf("a nil meter refused: %v", err)
+	}
+}
+
+// stubAgent answers every attempt with resp.
+type stubAgent struct{ resp agent.Response }
+
+func (s stubAgent) Name() string { return "stub" }
+func (s stubAgent) Run(context.Context, agent.Request) (agent.Response, error) {
+	return s.resp, nil
+}
+
+// TestMeteredSkipsWhatTheGatewayCharged: the part of an attempt's use
+// the gateway charged as its calls ended is not charged again; what is
+// left of an opaque agent's attempt (a call that bypassed the gateway) is
+// unknown.
+func TestMeteredSkipsWhatTheGatewayCharged(t *testing.T) {
+	t.Parallel()
+	m := cost.NewMeter(cost.Pricer{})
+	viaGateway := agent.Usage{InputTokens: 10, OutputTokens: 5}
+	a := cost.Metered(stubAgent{agent.Response{
+		Usage: viaGateway.Add(agent.UnknownUsage), Metered: viaGateway, Calls: []agent.Call{{Usage: viaGateway}},
+	}}, m, cost.Rate{Provider: "command", Opaque: true})
+	if _, err := a.Run(t.Context(), agent.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Agent("stub"); s.Usage != agent.UnknownUsage || s.Requests != 0 {
+		t.Errorf("charged %+v; want only the unknown rest", s)
+	}
+}

@@ -86,12 +86,17 @@ func (p Pricer) Price(r Rate, reported string) (Price, bool) {
 	return Price{}, false
 }
 
-// Spend is the spend of one call at r: priced when a price covers it, else
-// unpriced. A call that reached no model (no tokens, no request) spent
-// nothing, priced or not.
+// Spend is the spend of one call at r (or of an attempt's calls, summed):
+// priced when a price covers it, else unpriced. Calls whose use is unknown
+// (u.Unknown) cost what nobody knows, priced or not; a call that reached
+// no model (no tokens, no request, nothing unknown) spent nothing.
 func (p Pricer) Spend(r Rate, reported string, u agent.Usage, requests int64) Spend {
 	s := Spend{Usage: u, Requests: requests}
-	if u.Total() == 0 && requests == 0 && !r.Opaque {
+	if u.Total() == 0 && (requests == 0 || u.Unknown > 0 || r.Opaque) {
+		// Nothing known to price: no call, or only calls of unknown use.
+		if r.Opaque && u.Unknown == 0 && requests > 0 {
+			s.Usage.Unknown = requests // an opaque agent's calls, unseen
+		}
 		return s
 	}
 	pr, ok := p.Price(r, reported)
@@ -99,6 +104,6 @@ func (p Pricer) Spend(r Rate, reported string, u agent.Usage, requests int64) Sp
 		s.Unpriced = 1
 		return s
 	}
-	s.USD = pr.Of(u, requests)
+	s.USD, s.Priced = pr.Of(u, requests), 1
 	return s
 }
