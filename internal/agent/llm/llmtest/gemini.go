@@ -11,9 +11,10 @@ import (
 
 // NewGemini starts a fake Gemini API. URL (ending in /gemini) is a base
 // URL as GOOGLE_GEMINI_BASE_URL holds it, without a version; below it the
-// fake serves generateContent at
-// /v1beta/models/<model>:generateContent (the key in x-goog-api-key)
-// and Gemini's OpenAI-compatible Chat Completions at
+// fake serves generateContent and streamGenerateContent at
+// /v1beta/models/<model>:<method> (the key in x-goog-api-key; streamed as
+// server-sent events with alt=sse and as a JSON array without, as Google
+// does) and Gemini's OpenAI-compatible Chat Completions at
 // /v1beta/openai/chat/completions (the key as a Bearer token). Errors are
 // Google's envelope {"error": {"code", "message", "status"}}.
 func NewGemini(t testing.TB) *Server {
@@ -59,8 +60,9 @@ func (geminiDialect) route(r *http.Request, path string) (string, bool) {
 		return "", true
 	}
 	rest, ok := strings.CutPrefix(path, "/v1beta/models/")
-	model, ok2 := strings.CutSuffix(rest, ":generateContent")
-	return model, ok && ok2 && model != "" && !strings.Contains(model, "/")
+	model, method, ok2 := strings.Cut(rest, ":")
+	return model, ok && ok2 && model != "" && !strings.Contains(model, "/") &&
+		(method == "generateContent" || method == "streamGenerateContent")
 }
 
 func (geminiDialect) admit(h http.Header, key string) (int, string) {
@@ -74,28 +76,53 @@ func (geminiDialect) success(in Request, rep Reply, id int, u agent.Usage) any {
 	if strings.HasSuffix(in.Path, geminiChatPath) {
 		return chatCompletion(in, rep, id, u, nil, nil)
 	}
-	finish, parts := "STOP", []any{map[string]any{"text": rep.Text}}
+	return geminiChunk(in, rep, id, rep.Text, geminiFinish(rep), u)
+}
+
+// geminiFinish is the finish reason of rep's answer.
+func geminiFinish(rep Reply) string {
 	switch {
 	case rep.Refusal != "":
-		finish, parts = "SAFETY", []any{}
+		return "SAFETY"
 	case rep.Cut:
-		finish = "MAX_TOKENS"
+		return "MAX_TOKENS"
 	}
-	return map[string]any{
-		"candidates": []any{map[string]any{
-			"content":      map[string]any{"parts": parts, "role": "model"},
-			"finishReason": finish,
-			"index":        0,
-		}},
-		"usageMetadata": map[string]any{
+	return "STOP"
+}
+
+// geminiChunk is a GenerateContentResponse: the whole answer, or one chunk
+// of a stream (text, the finish reason on the last, the usage so far). A
+// reply with ToolCalls asks for them as functionCall parts, as Gemini does
+// when it drives a coding agent.
+func geminiChunk(in Request, rep Reply, id int, text, finish string, u agent.Usage) map[string]any {
+	parts := []any{map[string]any{"text": text}}
+	switch {
+	case len(rep.ToolCalls) > 0:
+		parts = parts[:0]
+		for _, c := range rep.ToolCalls {
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": c.Args}})
+		}
+	case rep.Refusal != "":
+		parts = []any{}
+	}
+	cand := map[string]any{"content": map[string]any{"parts": parts, "role": "model"}, "index": 0}
+	if finish != "" {
+		cand["finishReason"] = finish
+	}
+	c := map[string]any{
+		"candidates":   []any{cand},
+		"modelVersion": pick(rep.Model, in.Deployment, in.Model),
+		"responseId":   fmt.Sprintf("resp-%06d", id),
+	}
+	if !rep.NoUsage {
+		c["usageMetadata"] = map[string]any{
 			"promptTokenCount":     u.InputTokens,
 			"candidatesTokenCount": u.OutputTokens,
 			"totalTokenCount":      u.Total(),
 			"promptTokensDetails":  []any{map[string]any{"modality": "TEXT", "tokenCount": u.InputTokens}},
-		},
-		"modelVersion": pick(rep.Model, in.Deployment, in.Model),
-		"responseId":   fmt.Sprintf("resp-%06d", id),
+		}
 	}
+	return c
 }
 
 // failure is Google's error envelope; code is the status name

@@ -18,7 +18,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if json.Unmarshal(raw, &in.Body) == nil {
 		in.Model, _ = in.Body["model"].(string)
 		in.System, in.User = s.d.prompt(in.Body)
+		in.Stream, _ = in.Body["stream"].(bool)
 	}
+	in.Stream = in.Stream || strings.HasSuffix(r.URL.Path, ":streamGenerateContent")
 	rel, under := strings.CutPrefix(r.URL.Path, s.d.basePath())
 	dep, routed := "", false
 	if under {
@@ -94,7 +96,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, in Request, id in
 		if usage == (agent.Usage{}) {
 			usage = agent.Usage{InputTokens: int64(len(in.System)+len(in.User))/4 + 1, OutputTokens: int64(len(rep.Text)+len(rep.Refusal))/4 + 1}
 		}
+		if st, ok := s.d.(streamer); ok && in.Stream {
+			s.writeStream(w, id, rep, st.stream(in, rep, id, usage))
+			return
+		}
 		body = s.d.success(in, rep, id, usage)
+		if m, ok := body.(map[string]any); ok && rep.NoUsage {
+			delete(m, "usage")
+			delete(m, "usageMetadata")
+		}
 	}
 	s.write(w, id, status, rep.Headers, body, rep.Truncate)
 }

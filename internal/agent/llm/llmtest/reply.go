@@ -48,6 +48,12 @@ type Reply struct {
 	// (Chat Completions: message.tool_calls, finish_reason "tool_calls"),
 	// as a model driving a coding agent answers; Text is then ignored.
 	ToolCalls []ToolCall
+	// NoUsage leaves the usage out of the answer (streamed or not), as
+	// some providers' compatible endpoints and proxies do.
+	NoUsage bool
+	// CutStream stops a streamed answer in the middle of an event, after
+	// about half of them, and drops the connection.
+	CutStream bool
 	// Served, when not nil, is closed as soon as the server takes this
 	// reply for a request: a test waits on it to act while the request is
 	// in flight (cancel a hanging call, say) instead of guessing with a
@@ -85,6 +91,9 @@ type Request struct {
 	// Body is the decoded JSON body (numbers as float64); nil when it was
 	// not JSON.
 	Body map[string]any
+	// Stream is true when the request asked for a streamed answer
+	// ("stream": true, Gemini's streamGenerateContent).
+	Stream bool
 	// Received is when the server had read the whole request: a reply's
 	// Delay runs from then.
 	Received time.Time
