@@ -291,7 +291,7 @@ func TestActionIterationOnReview(t *testing.T) {
 		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
 	log := gh.Log(repo, pull.Head)
-	if len(log) < 2 || log[1].SHA != first || !strings.Contains(log[0].Message, "Optr-Run: 6202-1") {
+	if len(log) < 2 || log[1].SHA != first || !strings.HasSuffix(log[0].Message, "\n\nAssisted-by: coder:unknown\nOptr-Run: 6202-1\n") {
 		t.Fatalf("branch log %+v: want a second commit on %s", log, first)
 	}
 	if got, _ := gh.File(repo, pull.Head, "greet.txt"); got != "hello, world\nand the empty input\n" {

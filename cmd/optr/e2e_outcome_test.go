@@ -88,6 +88,14 @@ func TestActionOutcome(t *testing.T) {
 	t.Parallel()
 	gh, pull := openedPull(t, "7101")
 	runEntry := ledgerLines(t, gh)[0]
+	// The change's commit and the pull request name the agent and the
+	// model (a command agent names none).
+	if msg := gh.Log(repo, pull.Head)[0].Message; !strings.HasSuffix(msg, "\n\nAssisted-by: coder:unknown\nOptr-Run: 7101-1\n") {
+		t.Errorf("the change's commit message does not end with the trailers:\n%s", msg)
+	}
+	if !strings.Contains(pull.Body, "written by agent `coder` (its model is not known: `Assisted-by: coder:unknown`)") {
+		t.Errorf("the pull request's body does not name the agent and model:\n%s", pull.Body)
+	}
 	gh.MergePull(repo, pull.Number, "maintainer", "User")
 
 	res := closedEvent(t, gh, "7102", pull.Number, pull.Head, true, "maintainer", "User")

@@ -59,7 +59,7 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	opened, err := changes.OpenPullRequest(ctx, push, patch, changes.PullRequest{
 		Base:    cfg.Base,
 		Branch:  branch,
-		Message: red.String(fmt.Sprintf("%s\n\nThe change of %s, selected by optr run %s of %s.\n\n%s", title, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow, changes.Trailer(rep.Spec.RunID))),
+		Message: red.String(attribution(rep).Message(title, fmt.Sprintf("The change of %s, selected by optr run %s of %s.", rep.Selected, rep.Spec.RunID, rep.Spec.Workflow))),
 		Title:   title,
 		Body:    red.String(d.body(ctx, rep)),
 		Draft:   cfg.Draft,
@@ -70,6 +70,26 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 	}
 	j.log.Notice(fmt.Sprintf("opened pull request #%d from %s into %s: %s", opened.Number, opened.Branch, opened.Base, opened.URL))
 	return pipeline.Delivery{PullRequest: opened.Number, URL: opened.URL, Branch: opened.Branch}, nil
+}
+
+// attribution is who wrote π*'s change: the run, π* and the model it
+// answered with (architecture §4.19).
+func attribution(rep *pipeline.Report) changes.Attribution {
+	a := changes.Attribution{Run: rep.Spec.RunID, Agent: rep.Selected}
+	if r := rep.Result(rep.Selected); r != nil {
+		a.Model = r.Model
+	}
+	return a
+}
+
+// writtenBy names π*'s agent and model for a pull request's body, as its
+// commits' Assisted-by trailer does.
+func writtenBy(rep *pipeline.Report) string {
+	a := attribution(rep)
+	if a.Model == "" {
+		return fmt.Sprintf("agent `%s` (its model is not known: `Assisted-by: %s:%s`)", a.Agent, a.Agent, changes.UnknownModel)
+	}
+	return fmt.Sprintf("agent `%s` with model `%s` (`Assisted-by: %s:%s`)", a.Agent, a.Model, a.Agent, a.Model)
 }
 
 // scores writes what a pull request's body says of rep after its opening
@@ -99,7 +119,7 @@ const maxBodyTable = 50_000
 // for an issue run.
 func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results))
+	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change, written by %s.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results), writtenBy(rep))
 	d.scores(&b, rep, maxBodyTable)
 	if head, err := d.ledgerHead(ctx, rep); err != nil {
 		d.j.log.Warning("could not read the ledger head for the pull request: " + err.Error())

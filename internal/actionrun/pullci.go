@@ -88,8 +88,8 @@ func (d *deliverer) iterate(ctx context.Context, rep *pipeline.Report, patch []b
 		return pipeline.Delivery{}, err
 	}
 	red := d.redactor(rep.Spec.Config)
-	msg := red.String(fmt.Sprintf("optr: iteration %d on #%d (π* = %s)\n\nThe change of %s, selected by optr run %s of %s.\n\n%s",
-		rep.Spec.Iteration, n, rep.Selected, rep.Selected, rep.Spec.RunID, rep.Spec.Workflow, changes.Trailer(rep.Spec.RunID)))
+	msg := red.String(attribution(rep).Message(fmt.Sprintf("optr: iteration %d on #%d (π* = %s)", rep.Spec.Iteration, n, rep.Selected),
+		fmt.Sprintf("The change of %s, selected by optr run %s of %s.", rep.Selected, rep.Spec.RunID, rep.Spec.Workflow)))
 	pushed, err := changes.PushIteration(ctx, push, patch, changes.Iteration{Branch: pull.HeadRef, From: d.from, Message: msg})
 	if err != nil {
 		return pipeline.Delivery{}, err
@@ -111,8 +111,8 @@ func (d *deliverer) iterate(ctx context.Context, rep *pipeline.Report, patch []b
 // the run, its score table and its commit.
 func (d *deliverer) iterationSection(rep *pipeline.Report, pushed changes.Pushed, note string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n\n---\n\n### Iteration %d: optr run `%s`\n\noptr run `%s` selected **%s** (π*) among %d agents and pushed its change as %s%s.",
-		rep.Spec.Iteration, rep.Spec.RunID, rep.Spec.RunID, rep.Selected, len(rep.Results), pushed.Commit, note)
+	fmt.Fprintf(&b, "\n\n---\n\n### Iteration %d: optr run `%s`\n\noptr run `%s` selected **%s** (π*) among %d agents and pushed its change, written by %s, as %s%s.",
+		rep.Spec.Iteration, rep.Spec.RunID, rep.Spec.RunID, rep.Selected, len(rep.Results), writtenBy(rep), pushed.Commit, note)
 	d.scores(&b, rep, maxIterationTable)
 	return b.String()
 }

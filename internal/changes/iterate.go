@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/optr-dev/optr/internal/gitdata"
 	"github.com/optr-dev/optr/internal/github"
@@ -33,8 +34,55 @@ func ParseBranch(branch string) (workflow, runID string, ok bool) {
 // reads the review since optr's last commit, found by it.
 const RunTrailer = "Optr-Run"
 
-// Trailer returns the trailer line for run runID.
-func Trailer(runID string) string { return RunTrailer + ": " + runID }
+// AssistedTrailer is the git trailer that names the agent and the model
+// that wrote a commit's change (architecture §4.19): the Linux kernel's
+// convention for AI-assisted commits, "Assisted-by: AGENT_NAME:MODEL_VERSION"
+// (Documentation/process/coding-assistants.rst).
+const AssistedTrailer = "Assisted-by"
+
+// UnknownModel stands for the model in an Assisted-by trailer when no
+// model is known (a command agent that names none).
+const UnknownModel = "unknown"
+
+// Attribution is who wrote π*'s change: the run that selected it, the
+// agent, and the model it answered with ("" when unknown).
+type Attribution struct {
+	Run, Agent, Model string
+}
+
+// Trailers returns the trailer lines that end the message of every commit
+// optr makes for π*'s change: "Assisted-by: <agent>:<model>" and
+// "Optr-Run: <run id>". The names are kept to one token each (a blank or a
+// control character becomes "-"), so a name cannot add a trailer of its
+// own.
+func (a Attribution) Trailers() string {
+	model := a.Model
+	if strings.TrimSpace(model) == "" {
+		model = UnknownModel
+	}
+	return AssistedTrailer + ": " + token(a.Agent) + ":" + token(model) + "\n" + RunTrailer + ": " + token(a.Run)
+}
+
+// Message is a commit message: subject, a blank line, body (when not
+// empty), a blank line and a's trailers.
+func (a Attribution) Message(subject, body string) string {
+	msg := strings.TrimSpace(subject) + "\n\n"
+	if body = strings.TrimSpace(body); body != "" {
+		msg += body + "\n\n"
+	}
+	return msg + a.Trailers() + "\n"
+}
+
+// token is s as one trailer token: blanks and control characters become
+// "-".
+func token(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return '-'
+		}
+		return r
+	}, s)
+}
 
 // HasTrailer reports whether a commit message carries a RunTrailer line.
 func HasTrailer(message string) bool {

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -26,9 +27,9 @@ func TestPushIteration(t *testing.T) {
 	_, s, gh := setup(t)
 	ctx := t.Context()
 	patch := greetPatch(t)
-	from := s.Commit(repoName, "optr/w/run-1", map[string]string{"bye.txt": "goodbye\n"}, "optr's first change\n\n"+Trailer("run-1"))
+	from := s.Commit(repoName, "optr/w/run-1", map[string]string{"bye.txt": "goodbye\n"}, Attribution{Run: "run-1", Agent: "coder"}.Message("optr's first change", ""))
 
-	got, err := PushIteration(ctx, gh, patch, Iteration{Branch: "optr/w/run-1", From: from, Message: "second\n\n" + Trailer("run-2")})
+	got, err := PushIteration(ctx, gh, patch, Iteration{Branch: "optr/w/run-1", From: from, Message: Attribution{Run: "run-2", Agent: "coder", Model: "m"}.Message("second", "")})
 	if err != nil || got.Parent != from || got.Rebased || s.Head(repoName, "optr/w/run-1") != got.Commit {
 		t.Fatalf("PushIteration = %+v, %v; head %s", got, err, s.Head(repoName, "optr/w/run-1"))
 	}
@@ -98,6 +99,39 @@ func TestParseBranch(t *testing.T) {
 	for _, b := range []string{"main", "optr/issue-7", "optr/issue-7/1/2", "optr/../1", "feature/optr/x/1", "optr/W/1"} {
 		if _, _, ok := ParseBranch(b); ok {
 			t.Errorf("ParseBranch(%q) accepted", b)
+		}
+	}
+}
+
+// A commit's message ends with the trailers git reads: Assisted-by names
+// the agent and the model (unknown when none is known), Optr-Run the run;
+// a name cannot add a trailer of its own.
+func TestAttributionTrailers(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a    Attribution
+		want string
+	}{
+		{Attribution{Run: "123-1", Agent: "codex", Model: "gpt-5-codex"}, "subject\n\nbody\n\nAssisted-by: codex:gpt-5-codex\nOptr-Run: 123-1\n"},
+		{Attribution{Run: "123-1", Agent: "claude-code"}, "subject\n\nbody\n\nAssisted-by: claude-code:unknown\nOptr-Run: 123-1\n"},
+		{Attribution{Run: "123-1", Agent: "x\nSigned-off-by: mallory", Model: "m 1"}, "subject\n\nbody\n\nAssisted-by: x-Signed-off-by:-mallory:m-1\nOptr-Run: 123-1\n"},
+	} {
+		msg := tt.a.Message("subject", "body")
+		if msg != tt.want {
+			t.Errorf("%+v: message %q, want %q", tt.a, msg, tt.want)
+		}
+		if !HasTrailer(msg) {
+			t.Errorf("HasTrailer(%q) is false", msg)
+		}
+		// git reads exactly these two trailers.
+		cmd := exec.Command("git", "interpret-trailers", "--parse")
+		cmd.Stdin = strings.NewReader(msg)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git interpret-trailers: %v", err)
+		}
+		if want := tt.want[strings.Index(tt.want, "Assisted-by"):]; string(out) != want {
+			t.Errorf("git reads the trailers %q, want %q", out, want)
 		}
 	}
 }
