@@ -215,3 +215,58 @@ func BenchmarkRecommend(b *testing.B) {
 		}
 	}
 }
+
+// What people did with the changes of the agent Proceed would deliver
+// turns a recommendation the past decisions leave open (none made, or a
+// tie), and says why in numbers; it never overrides a clear history or
+// the config, whose reasons gain the numbers.
+func TestRecommendWithTrack(t *testing.T) {
+	t.Parallel()
+	const (
+		P = ActionProceed
+		S = ActionSkip
+	)
+	closedMostly := Track{Agent: "codex", Merged: 1, Closed: 3}
+	mergedMostly := Track{Agent: "claude", Merged: 4, Closed: 1}
+	for _, tt := range []struct {
+		name          string
+		actions       []Action
+		configDefault int
+		track         Track
+		want          int
+		why           string
+	}{
+		{"no history, mostly closed", nil, 0, closedMostly, 2, "Skip — codex's pull requests: 1 of 4 merged lately"},
+		{"no history, mostly merged", nil, 0, mergedMostly, 1, "Proceed — claude's pull requests: 4 of 5 merged lately"},
+		{"no history, even", nil, 0, Track{Agent: "codex", Merged: 2, Closed: 2}, 1, whyDefault},
+		{"no history, no track", nil, 0, Track{}, 1, whyDefault},
+		{"a tie, mostly closed", []Action{P, S}, 0, closedMostly, 2, "Skip — chosen as often as Proceed in the last 2 NO_ADMISSIBLE checkpoints (1 each); codex's pull requests: 1 of 4 merged lately"},
+		{"a tie, mostly merged", []Action{S, P}, 0, mergedMostly, 1, "Proceed — chosen as often as Skip in the last 2 NO_ADMISSIBLE checkpoints (1 each); claude's"},
+		{"history says Proceed", []Action{P, P, S}, 0, closedMostly, 1, "Proceed — chosen in 2 of the last 3 NO_ADMISSIBLE checkpoints; codex's pull requests: 1 of 4 merged lately"},
+		{"the config says Proceed", nil, 1, closedMostly, 1, whyConfig + "; codex's pull requests: 1 of 4 merged lately"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var r io.Reader
+			if tt.actions != nil {
+				r = bytes.NewReader(ledgerOf(t, 0, history(t, TriggerNoAdmissible, 300, tt.actions...)...))
+			}
+			n, why, err := RecommendWith(r, TriggerNoAdmissible, StandardOptions(TriggerNoAdmissible), tt.configDefault, tt.track)
+			if err != nil || n != tt.want || !strings.HasPrefix(why, tt.why) {
+				t.Errorf("RecommendWith = %d, %q, %v; want %d, %q", n, why, err, tt.want, tt.why)
+			}
+			cp := withTrigger(t, "9-1", 1, TriggerNoAdmissible)
+			cp.Recommended, cp.Recommendation = n, why
+			if err := cp.Validate(); err != nil {
+				t.Errorf("the recommendation does not validate: %v", err)
+			}
+		})
+	}
+	long := Track{Agent: strings.Repeat("a-very-long-agent-name-", 10), Merged: 0, Closed: 9}
+	n, why, _ := RecommendWith(bytes.NewReader(ledgerOf(t, 0, history(t, TriggerNoAdmissible, 400, P, S)...)), TriggerNoAdmissible, StandardOptions(TriggerNoAdmissible), 0, long)
+	cp := withTrigger(t, "9-1", 1, TriggerNoAdmissible)
+	cp.Recommended, cp.Recommendation = n, why
+	if err := cp.Validate(); err != nil {
+		t.Errorf("a long agent name makes a recommendation that does not validate: %v", err)
+	}
+}

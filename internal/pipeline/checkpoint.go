@@ -103,7 +103,7 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 	}
 	// A damaged ledger still yields a recommendation (from the config or
 	// the default); the damage is verify's to report, not the pause's.
-	n, why, err := checkpoint.Recommend(history, rep.Trigger, cp.Options, fallback)
+	n, why, err := checkpoint.RecommendWith(history, rep.Trigger, cp.Options, fallback, rep.track())
 	if n == 0 {
 		return cp, fmt.Errorf("recommend an option: %w", err)
 	}
@@ -116,6 +116,21 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 	cp.State = state
 	rep.CheckpointID = cp.ID
 	return cp, nil
+}
+
+// track is what people did with the pull requests of the agent whose
+// result Proceed takes: π*, or the best-scoring result when nothing was
+// selected (architecture §4.19).
+func (rep *Report) track() checkpoint.Track {
+	agent := rep.Selected
+	if agent == "" {
+		agent = rep.Selection.Best
+	}
+	r, ok := rep.records[agent]
+	if !ok || agent == "" {
+		return checkpoint.Track{}
+	}
+	return checkpoint.Track{Agent: agent, Merged: r.Merged, Closed: r.Closed}
 }
 
 // filesUnder lists the run's files in its folder dir, relative to the

@@ -42,6 +42,7 @@ func (p *Prepared) choose(ctx context.Context, results []*executor.Result, rules
 	cands := make([]selection.Candidate, len(results))
 	for i, r := range results {
 		cands[i] = r.Candidate()
+		cands[i].Kept = p.records[r.Agent]
 	}
 	return selection.Select(cands, rules)
 }

@@ -56,6 +56,9 @@ type Report struct {
 	// the run.
 	aborted   error
 	concluder Mode
+	// records are what people did with each agent's pull requests lately
+	// (Prepared.records): a checkpoint's recommendation weighs them.
+	records map[string]selection.Record
 	// raised counts the checkpoints the run raised; retry is where the
 	// last one's Proceed carries the run on (nil: Proceed selects).
 	raised int
@@ -119,7 +122,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode,
+	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode, records: p.records,
 		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
 	x, stop, err := p.execution(ctx, rep)
 	if err != nil {

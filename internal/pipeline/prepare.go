@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox"
+	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/worktree"
 )
 
@@ -41,6 +42,10 @@ type Prepared struct {
 	// when agents do not change code); their files are deleted in the
 	// background until Settle.
 	changes *codeChanges
+	// records are what people did with each agent's pull requests lately
+	// (Driver.loadRecords): ties of scores go to the agent whose changes
+	// they kept.
+	records map[string]selection.Record
 }
 
 // Settle waits until the run's worktrees, discarded when its agents were

@@ -91,6 +91,7 @@ type SelectionFile struct {
 	Selected    string                     `json:"selected"`
 	Outcome     selection.Outcome          `json:"outcome"`
 	Best        string                     `json:"best,omitempty"`
+	TieBreak    string                     `json:"tie_break,omitempty"`
 	Policy      string                     `json:"on_no_admissible"`
 	Weights     config.Weights             `json:"weights"`
 	Constraints []ConstraintInfo           `json:"constraints"`
@@ -189,7 +190,7 @@ func (rep *Report) writeDecision() error {
 func (rep *Report) SelectionFile() SelectionFile {
 	sf := SelectionFile{
 		Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
-		Selected: rep.Selected, Outcome: rep.Selection.Outcome, Best: rep.Selection.Best,
+		Selected: rep.Selected, Outcome: rep.Selection.Outcome, Best: rep.Selection.Best, TieBreak: rep.Selection.TieBreak,
 		Policy: rep.Spec.Config.Selection.OnNoAdmissible, Weights: rep.Spec.Config.Selection.Weights,
 		Table: rep.Table(), Verdicts: map[string][]check.Verdict{}, Message: rep.Message, Detection: rep.Detection,
 	}

@@ -19,7 +19,7 @@ func (rep *Report) View() progress.View {
 		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
 		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
 		Details:     rep.Details,
-		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL,
+		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL, TieBreak: rep.Selection.TieBreak,
 		SandboxNotes: rep.SandboxNotes,
 	}
 	for _, c := range rep.ConstraintInfo {

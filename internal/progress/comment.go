@@ -55,6 +55,7 @@ func Comment(v View) string {
 				b.WriteString("\n" + moreRows(left, v.ResultPath))
 			}
 		}
+		b.WriteString(TieBreakLine(v.TieBreak))
 		b.WriteString(UnverifiedLine(v.Unverified))
 		footer := footer(v)
 		room := comment.MaxBody - utf8.RuneCountInString(b.String()) - utf8.RuneCountInString(footer) - reserve

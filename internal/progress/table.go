@@ -21,7 +21,16 @@ func Table(v View) string {
 	if s == "" {
 		return ""
 	}
-	return s + DetectionLines(v.Detection) + UnverifiedLine(v.Unverified)
+	return s + TieBreakLine(v.TieBreak) + DetectionLines(v.Detection) + UnverifiedLine(v.Unverified)
+}
+
+// TieBreakLine says how outcomes broke a tie of scores; "" when they did
+// not. The text names agents, so it is shown inline, escaped.
+func TieBreakLine(why string) string {
+	if why == "" {
+		return ""
+	}
+	return "\n**Tie**: " + markdown.Inline(why, cellLimit*2) + "\n"
 }
 
 // UnverifiedLine says which constraints nothing checked, and why they

@@ -53,6 +53,10 @@ type View struct {
 	PullRequestURL string
 	// CheckpointID names the checkpoint a paused run waits on.
 	CheckpointID string
+	// TieBreak says in numbers how what people did with the agents' pull
+	// requests broke a tie of scores (architecture §4.19); empty when it
+	// did not.
+	TieBreak string
 	// Unverified names the constraints the intent asked for that nothing
 	// checks: not defined in the config, and no judge agent (architecture §4.8).
 	Unverified []string

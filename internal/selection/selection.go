@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -25,6 +26,33 @@ type Candidate struct {
 	// settled (its attempts, analyses and judges); nil when the cost
 	// cannot be known (an unpriced model, a command agent).
 	Cost *float64
+	// Kept is what people did with the agent's changes lately: it breaks
+	// a tie of scores (architecture §4.19).
+	Kept Record
+}
+
+// Record is what people did with an agent's pull requests lately: how
+// many they merged and how many they closed unmerged.
+type Record struct {
+	Merged, Closed int
+}
+
+// Decided is how many of the agent's pull requests were merged or closed.
+func (r Record) Decided() int { return r.Merged + r.Closed }
+
+// kept is the share of the agent's changes people keep, as a tie-break
+// weighs it: the merge rate with one merge and one close added (Laplace's
+// rule), so 3 of 3 merged (0.8) is above no outcome yet (0.5), which is
+// above 0 of 2 (0.25), and 10 of 10 above 1 of 1.
+func (r Record) kept() float64 { return float64(r.Merged+1) / float64(r.Decided()+2) }
+
+// String says the record in words: "merged 3 of 4", "no pull request
+// merged or closed".
+func (r Record) String() string {
+	if r.Decided() == 0 {
+		return "no pull request merged or closed"
+	}
+	return fmt.Sprintf("merged %d of %d", r.Merged, r.Decided())
 }
 
 // Row is one line of the score table.
@@ -66,6 +94,10 @@ type Result struct {
 	// Best is the best-scoring candidate whatever its admissibility (what
 	// "Proceed" on a NO_ADMISSIBLE checkpoint would take).
 	Best string `json:"best,omitempty"`
+	// TieBreak says, when the agent ranked first (π*, or Best) tied on
+	// score with another and what people did with their changes decided
+	// between them, why in numbers; empty otherwise.
+	TieBreak string `json:"tie_break,omitempty"`
 }
 
 // Select scores cands with the given weights and preference list and picks
@@ -101,6 +133,11 @@ func Select(cands []Candidate, sel config.Selection) Result {
 		return res
 	}
 	res.Best = bestScore(rows)
+	first := res.Best
+	if rows[0].Admissible {
+		first = rows[0].Agent
+	}
+	res.TieBreak = tieBreak(rows, first, byAgent, sel.Prefer)
 	if rows[0].Admissible {
 		res.Selected, res.Outcome = rows[0].Agent, Admissible
 		return res
@@ -113,10 +150,44 @@ func Select(cands []Candidate, sel config.Selection) Result {
 	return res
 }
 
+// tieBreak says why first ranks above the candidates of its admissibility
+// that tied with it on score, when their records differ: "codex tied with
+// claude at 72.50 and ranks first on what people did with their pull
+// requests lately: codex's merged 3 of 4, claude's merged 0 of 2". Empty
+// when first tied with none, or only with agents of the same record (the
+// time or the name broke the tie).
+func tieBreak(rows []Row, first string, cands map[string]Candidate, prefer string) string {
+	kept := func(agent string) Record { return cands[agent].Kept }
+	costTied := func(agent string) bool {
+		return prefer != config.PreferCheaper || cheaper(cands[agent].Cost, cands[first].Cost) == 0
+	}
+	var lead Row
+	for _, r := range rows {
+		if r.Agent == first {
+			lead = r
+		}
+	}
+	var names, records []string
+	for _, r := range rows {
+		if r.Agent != first && r.Candidate && r.Admissible == lead.Admissible && r.Score == lead.Score && costTied(r.Agent) &&
+			kept(r.Agent).kept() != kept(first).kept() {
+			names = append(names, r.Agent)
+			records = append(records, fmt.Sprintf("%s's %s", r.Agent, kept(r.Agent)))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s tied with %s at %.2f and ranks first on what people did with their pull requests lately: %s's %s, %s",
+		first, strings.Join(names, ", "), lead.Score, first, kept(first), strings.Join(records, ", "))
+}
+
 // compare orders candidates first, admissible ones before the rest, then
 // by score (higher first), with prefer cheaper by cost (lower first, a
-// known one before an unknown one), then by execution time (shorter first)
-// and name; so rank 1 is π* whenever anything is admissible.
+// known one before an unknown one), then by what people did with the
+// agent's changes (Record.kept, higher first), then by execution time
+// (shorter first) and name; so rank 1 is π* whenever anything is
+// admissible.
 func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 	if a.Candidate != b.Candidate {
 		if a.Candidate {
@@ -140,6 +211,12 @@ func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 		if c := cheaper(cands[a.Agent].Cost, cands[b.Agent].Cost); c != 0 {
 			return c
 		}
+	}
+	if ka, kb := cands[a.Agent].Kept.kept(), cands[b.Agent].Kept.kept(); ka != kb {
+		if ka > kb {
+			return -1
+		}
+		return 1
 	}
 	if ea, eb := cands[a.Agent].Exec, cands[b.Agent].Exec; ea != eb {
 		if ea < eb {

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -137,3 +138,68 @@ func TestSelectPreferCheaper(t *testing.T) {
 		})
 	}
 }
+
+// A tie of scores goes to the agent whose changes people merged, not to
+// one whose changes they closed, whatever the names and the order (and
+// before the execution time); the choice says why in numbers. Evidence
+// counts: no outcome yet stands between mostly merged and mostly closed.
+func TestSelectTieBreakByOutcomes(t *testing.T) {
+	t.Parallel()
+	tied := func(name string, merged, closed int) Candidate {
+		return Candidate{Agent: name, HasOutput: true, Admissible: true, TTV: ms(10), Exec: ms(10), Kept: Record{Merged: merged, Closed: closed}}
+	}
+	for _, tt := range []struct {
+		name  string
+		cands []Candidate
+		want  string
+		why   string
+	}{
+		{"merged over closed", []Candidate{tied("alpha", 0, 2), tied("beta", 3, 1)}, "beta",
+			"beta tied with alpha at 90.00 and ranks first on what people did with their pull requests lately: beta's merged 3 of 4, alpha's merged 0 of 2"},
+		{"merged over no outcome", []Candidate{tied("alpha", 0, 0), tied("beta", 2, 0)}, "beta", "no pull request merged or closed"},
+		{"no outcome over closed", []Candidate{tied("alpha", 0, 3), tied("beta", 0, 0)}, "beta", "alpha's merged 0 of 3"},
+		{"more evidence", []Candidate{tied("alpha", 1, 0), tied("beta", 9, 0)}, "beta", "merged 9 of 9"},
+		{"same record: the name", []Candidate{tied("beta", 1, 1), tied("alpha", 1, 1)}, "alpha", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, order := range [][]Candidate{tt.cands, {tt.cands[1], tt.cands[0]}} {
+				got := Select(order, defaults)
+				if got.Selected != tt.want || !strings.Contains(got.TieBreak, tt.why) || (tt.why == "") != (got.TieBreak == "") {
+					t.Errorf("Selected %q (tie break %q); want %q, saying %q", got.Selected, got.TieBreak, tt.want, tt.why)
+				}
+			}
+		})
+	}
+	// A faster agent whose changes were closed does not win a tie of
+	// scores against a slower one whose changes were merged; nor does
+	// either over a higher score.
+	fast, slow := tied("fast", 0, 2), tied("slow", 2, 0)
+	slow.Exec = ms(10) // equal exec ratios need equal times: both the fastest
+	if got := Select([]Candidate{fast, slow}, defaults); got.Selected != "slow" {
+		t.Errorf("tie went to %q, want slow: merges before execution time", got.Selected)
+	}
+	better := tied("closer", 0, 5)
+	worse := tied("merger", 5, 0)
+	worse.Passed, worse.Verified = 1, 2
+	better.Passed, better.Verified = 2, 2
+	if got := Select([]Candidate{better, worse}, defaults); got.Selected != "closer" || got.TieBreak != "" {
+		t.Errorf("outcomes outweighed a score: %+v", got)
+	}
+	// Among results none of which is admissible, the one "Proceed" takes.
+	a, b := tied("a", 0, 2), tied("b", 2, 0)
+	a.Admissible, b.Admissible = false, false
+	if got := Select([]Candidate{a, b}, defaults); got.Best != "b" || got.TieBreak == "" {
+		t.Errorf("Best = %q (%q); want b", got.Best, got.TieBreak)
+	}
+	// prefer: cheaper is the user's own tie-break: cost decides first,
+	// and outcomes are not said to.
+	cheap, dear := tied("cheap", 0, 3), tied("dear", 3, 0)
+	cheap.Cost, dear.Cost = f(0.01), f(0.5)
+	sel := defaults
+	sel.Prefer = config.PreferCheaper
+	if got := Select([]Candidate{dear, cheap}, sel); got.Selected != "cheap" || got.TieBreak != "" {
+		t.Errorf("prefer cheaper: %q (%q); want cheap, the cost deciding", got.Selected, got.TieBreak)
+	}
+}
+func f(v float64) *float64 { return &v }
