@@ -1,10 +1,15 @@
-// Package llm implements agent.Agent for the language-model providers:
-// openai (the Responses API), azure-openai (Chat Completions,
-// OpenAI-compatible) and anthropic (the Messages API), each through its
-// official SDK; and copilot, GitHub Copilot through the Copilot CLI, which
-// the official Go SDK (github.com/github/copilot-sdk/go) starts and drives
-// over JSON-RPC, on Copilot's own models with a GitHub token or on a BYOK
-// endpoint (openai, azure, anthropic) with its key.
+// Package llm implements agent.Agent for the language-model providers of
+// the registry (package provider). A provider is built from its registry
+// entry (standard.go): the wire format its agents speak — the Responses
+// API or Chat Completions through OpenAI's official SDK, the Messages API
+// through Anthropic's — its key and its endpoint; any server that speaks
+// one of them (an OpenAI-compatible one, Gemini's Chat Completions) needs
+// nothing more. Two providers have constructors of their own:
+// azure-openai (deployments and api-version, through the OpenAI SDK's
+// azure package) and copilot, GitHub Copilot through the Copilot CLI,
+// which the official Go SDK (github.com/github/copilot-sdk/go) starts and
+// drives over JSON-RPC, on Copilot's own models with a GitHub token or on
+// a BYOK endpoint (openai, azure, anthropic) with its key.
 //
 // One Run is one attempt and one HTTP request: the SDKs' own retries are
 // switched off (WithMaxRetries(0)), and the Copilot CLI's model requests
@@ -31,6 +36,7 @@
 // never from the process environment the SDKs would otherwise read, so a
 // stray OPENAI_API_KEY or OPENAI_BASE_URL cannot redirect a configured agent.
 // Keys never appear in an error message. Which variables a provider's key
-// and endpoint come from by default is the registry's (package provider);
-// each provider's file registers its constructor (see register).
+// and endpoint come from by default, and the wire formats its API speaks,
+// are the registry's (package provider). A 404 says whether the model is
+// missing or nothing is served at the path (notfound.go).
 package llm

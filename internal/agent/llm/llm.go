@@ -62,8 +62,8 @@ var callers = map[string]newCaller{}
 // its init: one map entry, no work at start-up.
 func register(name string, c newCaller) { callers[name] = c }
 
-// New returns the agent called name for an LLM provider (openai, anthropic,
-// copilot or azure-openai). It fails with a Fatal
+// New returns the agent called name for an LLM provider of the registry
+// (provider.LLMNames). It fails with a Fatal
 // "bad_config" *agent.Error when the provider is not an LLM provider, the
 // key's variable is empty, or an endpoint is missing or malformed.
 func New(name string, cfg config.Agent, opts Options) (agent.Agent, error) {
