@@ -46,8 +46,9 @@ type Input struct {
 	Redact func(string) string
 	// Choose scores a topic's candidates and chooses among them under
 	// rules (the run's selection rules, on-no-admissible: fail), as the
-	// driver chooses π*: what each cost settled first (the driver's
-	// Execution.Choose). Needed when Pipeline.Candidates > 1.
+	// driver chooses π*: each one's verdicts and cost settled first (the
+	// driver's Execution.Choose). Needed when Pipeline.Candidates > 1;
+	// with one candidate, a report is judged once Choose settled it.
 	Choose func(ctx context.Context, results []*executor.Result, rules config.Selection) selection.Result
 	// OnProgress, when set, hears the topics' states whenever one changes
 	// (for the progress comment's checklist). It must be safe for

@@ -330,7 +330,12 @@ func (r *runner) judge(ctx context.Context, p planned, results []*executor.Resul
 		return tr
 	}
 	chosen := results[0]
-	if len(results) > 1 {
+	switch {
+	case len(results) == 1 && r.in.Choose != nil:
+		// Nothing to choose, but the one report is judged with its
+		// verdicts settled as a candidate's are (detection.all).
+		r.in.Choose(ctx, results, selFor(r.in.Config.Selection))
+	case len(results) > 1:
 		sel := r.in.Choose(ctx, results, selFor(r.in.Config.Selection))
 		tr.Selection = &sel
 		chosen = nil

@@ -39,6 +39,10 @@ func (m *coordinatorMode) Run(ctx context.Context, x *pipeline.Execution) error 
 	return err
 }
 
+// Candidates implements pipeline.Nominator: the plan is not a result to
+// select.
+func (m *coordinatorMode) Candidates() []*executor.Result { return nil }
+
 // planDelegate runs the coordinator of prep (prepared on a scratch
 // datalake) and fills plan's coordinator, topics and tasks: one per
 // specialist invocation.
@@ -116,6 +120,10 @@ func (m *topicMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	}
 	return err
 }
+
+// Candidates implements pipeline.Nominator: a task chooses nothing (see
+// TaskMode's).
+func (m *topicMode) Candidates() []*executor.Result { return nil }
 
 // delegateGather is the gather's mode for a delegation: the tasks' agent
 // files and escalations as GatherMode adds them, then the delegation

@@ -3,6 +3,7 @@ package matrix
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -237,6 +239,38 @@ func TestGatherConfirmsTheCheaperOfATie(t *testing.T) {
 	}
 	if usd, ok := rep.Total().Cost(); !ok || math.Abs(usd-0.26) > 1e-12 {
 		t.Errorf("run total %+v, want the tasks' $0.26", rep.Total())
+	}
+}
+
+// The gather judges every result with the threat scan of detection.all
+// before it chooses what to confirm, as the driver does before it
+// chooses π*: alpha's answer passes the hard command check but carries a
+// token, so it is blocked; beta's result.json was rewritten to say its
+// answer passed. The gather confirms beta, finds its check failed, and
+// delivers nothing. A gather that scanned only after it confirmed would
+// confirm alpha, and the driver would then deliver beta's forged answer.
+func TestGatherScansBeforeItConfirms(t *testing.T) {
+	t.Parallel()
+	config := fmt.Sprintf(`agents:
+  alpha: { provider: command, run: [sh, -c, "cat >/dev/null; printf 'signed off: _authToken=%s\n'"] }
+  beta:  { provider: command, run: [sh, -c, "cat >/dev/null; printf 'draft\n'"] }
+constraints:
+  signed: { check: command, run: [grep, -q, "signed off"] }
+selection: { on-no-admissible: fail }
+detection: { all: true, on-finding: block }
+`, tokentest.NPMToken(4))
+	rep := gatherForged(t, config, "beta", func(tr *TaskResult) { forgePassed(tr, "signed") })
+	if rep.Status != status.Failed || rep.Selected != "" {
+		t.Fatalf("status %s, selected %q, want nothing delivered: %s", rep.Status, rep.Selected, rep.Message)
+	}
+	alpha := rep.Result("alpha").Checks
+	if alpha.Admissible || !slices.Contains(alpha.HardFailed, pipeline.DetectionConstraint) {
+		t.Errorf("alpha's token was not found: %+v", alpha)
+	}
+	beta := rep.Result("beta").Checks
+	if i := slices.IndexFunc(beta.Verdicts, func(v check.Verdict) bool { return v.Constraint == "signed" }); beta.Admissible || i < 0 ||
+		!strings.HasPrefix(beta.Verdicts[i].Reason, "the task recorded passed, the gather found failed: ") {
+		t.Errorf("beta's forged verdict was not overruled: %+v", beta)
 	}
 }
 

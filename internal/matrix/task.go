@@ -44,6 +44,12 @@ func (m TaskMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	return err
 }
 
+// Candidates implements pipeline.Nominator: a task chooses nothing. The
+// gather chooses, over every task's result, and settles each one itself
+// (detection.all's threat scan among it): a task's result carries only the
+// plan's checks.
+func (TaskMode) Candidates() []*executor.Result { return nil }
+
 // TaskRun is what RunTask did.
 type TaskRun struct {
 	// Task is the task that ran; Dir its folder, ready for upload.

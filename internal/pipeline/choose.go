@@ -14,8 +14,10 @@ import (
 // the mode nominates, and the choices a mode makes among its agents'
 // results before the run ends — a delegation's candidates for one topic,
 // a gather confirming the result it will deliver — through
-// Execution.Choose. Each settles what its results cost before it scores
-// them, so the same results give the same choice in every mode.
+// Execution.Choose. Each settles its results first — their verdicts (the
+// threat scan, with detection.all) and then what they cost, the scan's
+// calls included — so the same results give the same choice in every
+// mode, and a choice made early is the one the driver makes later.
 
 // Nominator is a Mode whose π* is chosen among some of its results only:
 // a delegation's specialists (its coordinator's plan is not a result to
@@ -30,14 +32,18 @@ type Nominator interface {
 // Choose scores results and chooses the best admissible one under rules
 // (the run's selection rules, or a mode's variant of them): the one way a
 // mode chooses among its agents' results, so that its choices weigh what
-// π*'s does. What each result cost is settled first.
+// π*'s does. Each result's verdicts and cost are settled first.
 func (x *Execution) Choose(ctx context.Context, results []*executor.Result, rules config.Selection) selection.Result {
-	return x.Prepared.choose(ctx, results, rules)
+	return x.Prepared.choose(ctx, x.Report, results, rules, true)
 }
 
-// choose settles what results cost and then scores them and chooses
+// choose settles results — with scan and detection.all, their threat
+// verdicts (scanAll); then what they cost — and scores them and chooses
 // among them under rules.
-func (p *Prepared) choose(ctx context.Context, results []*executor.Result, rules config.Selection) selection.Result {
+func (p *Prepared) choose(ctx context.Context, rep *Report, results []*executor.Result, rules config.Selection, scan bool) selection.Result {
+	if scan && p.Spec.Config.Detection.All {
+		p.scanAll(ctx, rep, results)
+	}
 	p.settleSpend(ctx, results)
 	cands := make([]selection.Candidate, len(results))
 	for i, r := range results {
@@ -47,19 +53,17 @@ func (p *Prepared) choose(ctx context.Context, results []*executor.Result, rules
 	return selection.Select(cands, rules)
 }
 
-// selectPiStar makes the run's selection once its mode ran: every result's
-// spend settled, with scan the threat scan of every candidate when
-// detection.all asks for it (a blocked one is not admissible), then π*
-// chosen among the mode's candidates.
+// selectPiStar makes the run's selection once its mode ran: π* chosen
+// among the mode's candidates, each settled first (with scan, the threat
+// scan detection.all asks for: a blocked one is not admissible), and every
+// other result's spend settled too.
 func (p *Prepared) selectPiStar(ctx context.Context, rep *Report, scan bool) {
-	p.settleSpend(ctx, rep.Results)
 	cands := rep.Results
 	if n, ok := p.mode.(Nominator); ok {
 		cands = n.Candidates()
-	} else if scan && p.Spec.Config.Detection.All {
-		p.scanAll(ctx, rep)
 	}
-	rep.Selection = p.choose(ctx, cands, p.Spec.Config.Selection)
+	rep.Selection = p.choose(ctx, rep, cands, p.Spec.Config.Selection, scan)
+	p.settleSpend(ctx, rep.Results)
 }
 
 // settleSpend gives each result what was spent for it, once its checks

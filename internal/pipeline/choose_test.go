@@ -2,13 +2,16 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -122,4 +125,87 @@ selection:
 			})
 		}
 	}
+}
+
+// TestDetectionAllInADelegation: with detection.all every report a
+// delegation weighs is scanned before it is weighed, as π*'s candidates
+// are in a select run. alpha, which a tie gives the topic (a clock that
+// does not move, then the name), writes a token into its report; with
+// candidates: 2 beta's clean report counts for the topic, and with alpha
+// alone the topic fails, the scan's finding its reason.
+func TestDetectionAllInADelegation(t *testing.T) {
+	t.Parallel()
+	plan := `INVOCATION_PLAN_READY: 1
+[{"topic":"hash chains","focus":"why"}]
+RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
+	leaky := strings.Replace(report, "Entries carry the previous hash.", "Entries carry the previous hash; publish with _authToken="+tokentest.NPMToken(5)+".", 1)
+	for _, tt := range []struct {
+		name       string
+		agents     string
+		candidates int
+		status     status.Status
+		agent      string
+	}{
+		{"two candidates", "[alpha, beta]", 2, status.Completed, "beta"},
+		{"one", "[alpha]", 1, status.Failed, "alpha"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			alpha, beta := llmtest.NewOpenAI(t), llmtest.NewOpenAI(t)
+			alpha.SetDefault(llmtest.Reply{Text: llmtest.Answer(leaky, 10)})
+			beta.SetDefault(llmtest.Reply{Text: llmtest.Answer(report, 10)})
+			cfg, err := config.Parse("all.yml", []byte(fmt.Sprintf(`agents:
+  alpha: { provider: openai, model: gpt-4.1, base-url: %q, api-key-env: ALPHA_KEY, max-tokens: 1000 }
+  beta: { provider: openai, model: gpt-4.1, base-url: %q, api-key-env: BETA_KEY, max-tokens: 1000 }
+  planner: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "%%s\n" "$PLAN"'], env: { PLAN: %q } }
+pipelines:
+  research: { mode: delegate, coordinator: planner, agents: %s, candidates: %d, max-topics: 1 }
+selection: { on-no-admissible: fail, weights: { invariants: 40, ttv: 0, exec: 20, preference: 0 } }
+detection: { all: true, on-finding: block }
+`, alpha.URL, beta.URL, plan, tt.agents, tt.candidates)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := spec(t, cfg, "all-1", t.TempDir())
+			sp.Pipeline = "research"
+			deps := demoDeps()
+			keys := map[string]string{"ALPHA_KEY": alpha.Key, "BETA_KEY": beta.Key}
+			frozen := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+			deps.Getenv, deps.Now = func(k string) string { return keys[k] }, func() time.Time { return frozen }
+			rep, err := (&Driver{Deps: deps}).Run(t.Context(), sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Status != tt.status {
+				t.Fatalf("status %s, want %s: %s", rep.Status, tt.status, rep.Message)
+			}
+			reports, _ := lastRun(t, sp.LedgerPath).Fields["reports"].([]any)
+			if len(reports) != 1 {
+				t.Fatalf("reports %v, want the one topic's", reports)
+			}
+			got := reports[0].(map[string]any)
+			if agent, _, _ := strings.Cut(fmt.Sprint(got["agent"]), "."); agent != tt.agent {
+				t.Errorf("the topic's report is %v's, want %s's", got["agent"], tt.agent)
+			}
+			blocked := rep.Result(fmt.Sprint(got["agent"]))
+			if tt.status == status.Failed && (blocked == nil || !slices.Contains(blocked.Checks.HardFailed, DetectionConstraint)) {
+				t.Errorf("the failed topic's report did not fail %s: %+v", DetectionConstraint, blocked)
+			}
+			for _, r := range rep.Results[1:] { // the specialists', each scanned once
+				if n := countVerdicts(r.Checks.Verdicts, DetectionConstraint); n != 1 {
+					t.Errorf("%s has %d %s verdicts, want 1", r.Agent, n, DetectionConstraint)
+				}
+			}
+		})
+	}
+}
+
+func countVerdicts(vs []check.Verdict, constraint string) int {
+	n := 0
+	for _, v := range vs {
+		if v.Constraint == constraint {
+			n++
+		}
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
@@ -10,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/detect"
+	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -63,15 +65,12 @@ func (p *Prepared) NewScanner() (*Scanner, error) {
 	return &Scanner{Config: cfg, Detector: d}, nil
 }
 
-// Scan scans the result of agentName in rep: its output (streamed from
-// its spool file when it has one) and its patch (verified against the
+// Scan scans the result r of the run rep: its output (streamed from its
+// spool file when it has one) and its patch (verified against the
 // recorded patch_sha256) when agents change code. A patch that cannot be
 // read is a finding: what cannot be looked at is not delivered unseen.
-func (s *Scanner) Scan(ctx context.Context, rep *Report, agentName string) (*Detection, error) {
-	r := rep.result(agentName)
-	if r == nil {
-		return nil, fmt.Errorf("no result of %s to scan", agentName)
-	}
+func (s *Scanner) Scan(ctx context.Context, rep *Report, r *executor.Result) (*Detection, error) {
+	agentName := r.Agent
 	in := detect.Input{Intent: rep.Spec.Intent}
 	in.Output, _ = r.Excerpt(detect.MaxPromptPart)
 	if r.OutputFile != nil {
@@ -125,7 +124,11 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 	if rep.Detection = rep.scanned[name]; rep.Detection == nil { // all: true scanned it already
 		s, err := p.NewScanner()
 		if err == nil {
-			rep.Detection, err = s.Scan(ctx, rep, name)
+			if r := rep.result(name); r != nil {
+				rep.Detection, err = s.Scan(ctx, rep, r)
+			} else {
+				err = fmt.Errorf("no result of %s to scan", name)
+			}
 		}
 		if err != nil {
 			rep.Detection = &Detection{Agent: name, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}
@@ -201,26 +204,39 @@ func joinMessage(a, b string) string {
 // candidate's checks.
 const DetectionConstraint = "detection"
 
-// scanAll scans every result with output before selection
-// (detection.all): a result with findings that would not be delivered
-// (on-finding checkpoint or block) fails the hard DetectionConstraint and
-// is not admissible; with warn it passes, its findings kept for π*'s
-// verdict. The scans are kept, so π*'s is not made twice.
-func (p *Prepared) scanAll(ctx context.Context, rep *Report) {
-	s, err := p.NewScanner()
+// scanAll scans every result of results with output before it is chosen
+// among (detection.all), once per run: a result with findings that would
+// not be delivered (on-finding checkpoint or block) fails the hard
+// DetectionConstraint and is not admissible; with warn it passes, its
+// findings kept for π*'s verdict. The verdict is this process's own: one
+// a result brought along (a matrix task's result.json, written by a job
+// that ran the agent's code) is replaced. The scans are kept, so none is
+// made twice.
+func (p *Prepared) scanAll(ctx context.Context, rep *Report, results []*executor.Result) {
+	var (
+		s   *Scanner
+		err error
+	)
 	block := rep.Spec.Config.Detection.OnFinding != config.OnFindingWarn
-	rep.scanned = map[string]*Detection{}
-	for _, r := range rep.Results {
-		if !r.HasOutput() {
+	for _, r := range results {
+		if !r.HasOutput() || rep.scanned[r.Agent] != nil {
 			continue
+		}
+		if s == nil && err == nil {
+			s, err = p.NewScanner()
 		}
 		var det *Detection
 		if err == nil {
-			det, err = s.Scan(ctx, rep, r.Agent)
+			det, err = s.Scan(ctx, rep, r)
 		}
 		if err != nil {
 			det = &Detection{Agent: r.Agent, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}
-			err = nil
+			if s != nil {
+				err = nil // the next result may scan; a scanner that could not be made cannot
+			}
+		}
+		if rep.scanned == nil {
+			rep.scanned = map[string]*Detection{}
 		}
 		rep.scanned[r.Agent] = det
 		v := check.Verdict{Constraint: DetectionConstraint, Hard: true, Status: status.Passed, Reason: "threat detection found nothing"}
@@ -230,7 +246,10 @@ func (p *Prepared) scanAll(ctx context.Context, rep *Report) {
 				v.Status = status.Failed
 			}
 		}
-		r.Checks = check.Summarize(append(r.Checks.Verdicts, v))
+		verdicts := slices.DeleteFunc(slices.Clone(r.Checks.Verdicts), func(v check.Verdict) bool { return v.Constraint == DetectionConstraint })
+		r.Checks = check.Summarize(append(verdicts, v))
 	}
-	rep.ConstraintInfo = append(rep.ConstraintInfo, ConstraintInfo{Name: DetectionConstraint, Hard: true, Verified: true})
+	if !slices.ContainsFunc(rep.ConstraintInfo, func(c ConstraintInfo) bool { return c.Name == DetectionConstraint }) {
+		rep.ConstraintInfo = append(rep.ConstraintInfo, ConstraintInfo{Name: DetectionConstraint, Hard: true, Verified: true})
+	}
 }
