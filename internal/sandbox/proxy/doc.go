@@ -7,7 +7,13 @@
 // Each sandboxed process gets a Session: the proxy serves that process's
 // own listener (inside its network namespace, or a loopback port only it
 // may connect to), so everything a Session records — every host reached
-// or refused, and how often — belongs to that one agent or check.
+// or refused, and how often — belongs to that one agent or check. "How
+// often" is in HTTP requests: plain HTTP in absolute form, and a
+// tunnel's requests when it carries plain HTTP (its requests are then
+// served one by one); a TLS tunnel, whose requests the proxy cannot see,
+// is counted as a tunnel. Every request and every piece of data is a sign
+// of life the Session's traffic function hears (ServeWith), and a
+// streamed answer is passed on as it comes.
 //
 // What it refuses: a host not listed; an IP address not listed; a listed
 // name that resolves to a private, loopback, link-local or unspecified

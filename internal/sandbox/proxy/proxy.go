@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,8 +74,14 @@ type checkedKey struct{}
 
 // Serve serves ln, one sandboxed process's listener, until the returned
 // Session is closed.
-func (p *Proxy) Serve(ln net.Listener) *Session {
-	s := &Session{p: p}
+func (p *Proxy) Serve(ln net.Listener) *Session { return p.ServeWith(ln, nil) }
+
+// ServeWith is Serve with traffic, when not nil, told of every request
+// and every piece of data an answer or a tunnel carries: the process's
+// signs of life (a watcher's, architecture §4.14). It may be called from
+// several goroutines.
+func (p *Proxy) ServeWith(ln net.Listener, traffic func()) *Session {
+	s := &Session{p: p, traffic: traffic}
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		MaxHeaderBytes:    MaxHeaderBytes,
@@ -196,7 +204,7 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	up, err := s.p.dial(r.Context(), addrs)
 	if err != nil {
-		s.record(host, port, "")
+		s.count(host, port, "", 0, 0)
 		http.Error(w, "sandbox: "+err.Error(), http.StatusBadGateway)
 		return
 	}
@@ -211,7 +219,6 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		up.Close()
 		return
 	}
-	s.record(host, port, "")
 	if !s.track(client) {
 		client.Close()
 		up.Close()
@@ -223,18 +230,63 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		up.Close()
 		return
 	}
-	pipe(client, buf.Reader, up)
+	// What the client sends first tells a TLS tunnel, whose requests the
+	// proxy cannot see, from plain HTTP (Gemini CLI tunnels its http://
+	// base URL), which it serves request by request: network.requests
+	// counts HTTP requests, not tunnels.
+	first, err := buf.Reader.Peek(1)
+	switch {
+	case err != nil:
+		s.count(host, port, "", 0, 0)
+		client.Close()
+		up.Close()
+	case first[0] != tlsHandshake:
+		// Its requests are forwarded one by one, over connections of the
+		// proxy's pool (to the addresses checked), not this one.
+		up.Close()
+		s.plainTunnel(client, buf.Reader, host, port, addrs)
+	default:
+		s.tunnel(host, port)
+		s.pipe(client, buf.Reader, up)
+	}
 }
 
+// tlsHandshake is the first byte of a TLS connection: a handshake record.
+const tlsHandshake = 0x16
+
 // pipe copies both ways until either side ends, then closes both.
-func pipe(client net.Conn, fromClient io.Reader, up net.Conn) {
+func (s *Session) pipe(client net.Conn, fromClient io.Reader, up net.Conn) {
 	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, fromClient); closeWrite(up); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(client, up); closeWrite(client); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(alivenessWriter{up, s}, fromClient); closeWrite(up); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(alivenessWriter{client, s}, up); closeWrite(client); done <- struct{}{} }()
 	<-done
 	<-done
 	client.Close()
 	up.Close()
+}
+
+// plainTunnel serves the plain HTTP a client sends through its tunnel to
+// host:port: every request bounded as the proxy bounds its own, counted,
+// and forwarded to addrs, the addresses allow checked.
+func (s *Session) plainTunnel(client net.Conn, br *bufio.Reader, host string, port int, addrs []netip.AddrPort) {
+	ln := newConnListener(&readerConn{Conn: client, r: br})
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			target := *r.URL
+			target.Scheme, target.Host = "http", net.JoinHostPort(host, strconv.Itoa(port))
+			s.record(host, port, "")
+			s.send(w, r, &target, addrs)
+		}),
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				ln.Close()
+			}
+		},
+	}
+	_ = srv.Serve(ln)
 }
 
 func closeWrite(c net.Conn) {
@@ -266,7 +318,15 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record(host, port, "")
+	s.send(w, r, r.URL, addrs)
+}
+
+// send forwards r to target, dialling addrs, and streams the answer back:
+// each piece flushed as it comes, so a model's streamed answer reaches the
+// agent as it is written.
+func (s *Session) send(w http.ResponseWriter, r *http.Request, target *url.URL, addrs []netip.AddrPort) {
 	out := r.Clone(context.WithValue(r.Context(), checkedKey{}, addrs))
+	out.URL = target
 	out.RequestURI = ""
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
@@ -287,5 +347,21 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	flusher, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			s.alive()
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }

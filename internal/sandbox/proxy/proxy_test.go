@@ -377,3 +377,114 @@ func TestMergeKeepsTheBound(t *testing.T) {
 		t.Errorf("a000: %+v, want its requests added up", got[1])
 	}
 }
+
+// network.requests counts HTTP requests, not tunnels: the requests of a
+// tunnel that carries plain HTTP (Gemini CLI tunnels its http:// base
+// URL) one by one, a TLS tunnel, whose requests the proxy cannot see, as a
+// tunnel.
+func TestRequestsAreHTTPRequestsNotTunnels(t *testing.T) {
+	t.Parallel()
+	up, port := echoServer(t)
+	var signs atomic.Int64
+	pol, err := NewPolicy([]string{up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(pol, resolver{}).ServeWith(ln, func() { signs.Add(1) })
+
+	// Three requests on one tunnel, kept alive between them.
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", up, up)
+	br := bufio.NewReader(c)
+	if resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	for i := range 3 {
+		fmt.Fprintf(c, "GET /n%d HTTP/1.1\r\nHost: %s\r\n\r\n", i, up)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("upstream saw GET /n%d", i); string(b) != want {
+			t.Fatalf("request %d through the tunnel: %q, want %q", i, b, want)
+		}
+	}
+	c.Close()
+
+	// A TLS tunnel: its first byte is a handshake record.
+	tlsUp := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "tls") }))
+	t.Cleanup(tlsUp.Close)
+	pol2, _ := NewPolicy([]string{tlsUp.Listener.Addr().String()})
+	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
+	s2 := New(pol2, resolver{}).Serve(ln2)
+	client := tlsUp.Client()
+	client.Transport.(*http.Transport).Proxy = http.ProxyURL(mustURL(t, "http://"+ln2.Addr().String()))
+	for range 2 {
+		resp, err := client.Get(tlsUp.URL + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "tls" {
+			t.Fatalf("through the TLS tunnel: %q", b)
+		}
+	}
+	client.CloseIdleConnections()
+
+	if diff := cmp.Diff([]Host{{Host: "127.0.0.1", Port: port, Allowed: true, Requests: 3}}, s.Close()); diff != "" {
+		t.Errorf("plain tunnel (-want +got):\n%s", diff)
+	}
+	tlsPort := tlsUp.Listener.Addr().(*net.TCPAddr).Port
+	if diff := cmp.Diff([]Host{{Host: "127.0.0.1", Port: tlsPort, Allowed: true, Tunnels: 1}}, s2.Close()); diff != "" {
+		t.Errorf("TLS tunnel (-want +got):\n%s", diff)
+	}
+	if signs.Load() < 4 {
+		t.Errorf("traffic heard %d signs of life for 3 requests and their answers", signs.Load())
+	}
+}
+
+// A streamed answer reaches the client as it is written, event by
+// event, through a plain HTTP request and a tunnel alike: the upstream
+// writes its second event only once the client has read the first.
+func TestStreamedAnswersAreFlushed(t *testing.T) {
+	t.Parallel()
+	next := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: one\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-next:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, "data: two\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	_, addr := start(t, []string{srv.Listener.Addr().String()}, resolver{})
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(t, "http://"+addr))}}
+	resp, err := client.Get(srv.URL + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != "data: one\n" {
+		t.Fatalf("first event: %q %v", line, err)
+	}
+	close(next)
+	rest, _ := io.ReadAll(br)
+	if string(rest) != "\ndata: two\n\n" {
+		t.Fatalf("the rest: %q", rest)
+	}
+}

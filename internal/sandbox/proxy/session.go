@@ -3,6 +3,7 @@ package proxy
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strconv"
@@ -12,10 +13,16 @@ import (
 // Host is one host:port a process asked the proxy for: what
 // agent-outputs/<agent>.json records under "network".
 type Host struct {
-	Host     string `json:"host"`
-	Port     int    `json:"port"`
-	Allowed  bool   `json:"allowed"`
-	Requests int    `json:"requests"`
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	Allowed bool   `json:"allowed"`
+	// Requests counts the HTTP requests for the host: those sent to the
+	// proxy (a refused CONNECT included) and those inside a tunnel that
+	// carried plain HTTP.
+	Requests int `json:"requests"`
+	// Tunnels counts the TLS tunnels (CONNECT) opened to the host, whose
+	// requests the proxy cannot see.
+	Tunnels int `json:"tunnels,omitempty"`
 	// Reason says why it was refused; for the entry of OtherHosts, which
 	// hosts it counts.
 	Reason string `json:"reason,omitempty"`
@@ -38,6 +45,9 @@ var otherHostsReason = fmt.Sprintf("the requests to every host past the first %d
 type Session struct {
 	p   *Proxy
 	srv *serverState
+	// traffic, when set, hears every request and every piece of an
+	// answer or a tunnel's data: signs of life of the process.
+	traffic func()
 
 	mu      sync.Mutex
 	hosts   map[string]*Host
@@ -48,7 +58,14 @@ type Session struct {
 }
 
 // record counts one request for host:port.
-func (s *Session) record(host string, port int, reason string) {
+func (s *Session) record(host string, port int, reason string) { s.count(host, port, reason, 1, 0) }
+
+// tunnel counts one TLS tunnel to host:port.
+func (s *Session) tunnel(host string, port int) { s.count(host, port, "", 0, 1) }
+
+// count adds requests and tunnels to host:port's entry.
+func (s *Session) count(host string, port int, reason string, requests, tunnels int) {
+	s.alive()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hosts == nil {
@@ -61,20 +78,40 @@ func (s *Session) record(host string, port int, reason string) {
 	h, ok := s.hosts[k]
 	switch {
 	case !ok && len(s.hosts) == MaxHosts:
-		if s.other.Requests == 0 {
+		if s.other.Host == "" {
 			s.other = Host{Host: OtherHosts, Allowed: true, Reason: otherHostsReason}
 		}
-		s.other.Requests++
+		s.other.Requests += requests
+		s.other.Tunnels += tunnels
 		s.other.Allowed = s.other.Allowed && reason == ""
 		return
 	case !ok:
 		h = &Host{Host: host, Port: port, Allowed: true}
 		s.hosts[k] = h
 	}
-	h.Requests++
+	h.Requests += requests
+	h.Tunnels += tunnels
 	if reason != "" {
 		h.Allowed, h.Reason = false, reason
 	}
+}
+
+// alive reports a sign of life of the process.
+func (s *Session) alive() {
+	if s.traffic != nil {
+		s.traffic()
+	}
+}
+
+// alivenessWriter reports every write through it as a sign of life.
+type alivenessWriter struct {
+	w io.Writer
+	s *Session
+}
+
+func (a alivenessWriter) Write(p []byte) (int, error) {
+	a.s.alive()
+	return a.w.Write(p)
 }
 
 // track keeps a hijacked connection to close with the session; false when
@@ -111,7 +148,7 @@ func (s *Session) Close() []Host {
 	for _, h := range s.hosts {
 		out = append(out, *h)
 	}
-	if s.other.Requests > 0 {
+	if s.other.Host != "" {
 		out = append(out, s.other)
 	}
 	s.mu.Unlock()
@@ -162,6 +199,7 @@ func Merge(hosts, more []Host) []Host {
 			k := net.JoinHostPort(m.Host, strconv.Itoa(m.Port))
 			if i, ok := at[k]; ok {
 				out[i].Requests += m.Requests
+				out[i].Tunnels += m.Tunnels
 				if !m.Allowed {
 					out[i].Allowed, out[i].Reason = false, m.Reason
 				}
@@ -177,6 +215,7 @@ func Merge(hosts, more []Host) []Host {
 			other, out = len(out), append(out, Host{Host: OtherHosts, Allowed: true, Reason: otherHostsReason})
 		}
 		out[other].Requests += m.Requests
+		out[other].Tunnels += m.Tunnels
 		out[other].Allowed = out[other].Allowed && m.Allowed
 	}
 	sortHosts(out)
