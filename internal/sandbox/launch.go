@@ -34,6 +34,14 @@ type Process struct {
 	Env []string
 	// PassEnv names variables copied from optr's environment (pass-env).
 	PassEnv []string
+	// Program is the program it runs, as its command line names it: what
+	// it needs to read besides itself (its package, where its links on
+	// PATH lead: program.Install) is readable to it.
+	Program string
+	// Traffic, when set, hears every request it sends through the proxy
+	// and every piece of data that comes back: signs of life for a
+	// watcher. It may be called from several goroutines.
+	Traffic func()
 }
 
 // Launch is one process of a Run: its environment and directories, then
@@ -42,7 +50,8 @@ type Launch struct {
 	r       *Run
 	p       Process
 	env     []string
-	dir     string // its HOME and TMPDIR, removed by Finish
+	dir     string   // its HOME and TMPDIR, removed by Finish
+	install []string // what its program needs to read (installOf)
 	ln      net.Listener
 	session *proxy.Session
 	// delegated is closed once a delegated start (Delegate) is over;
@@ -88,7 +97,7 @@ func (r *Run) Command(p Process) (*Launch, error) {
 	e = append(e,
 		"HOME="+l.dir, "TMPDIR="+l.dir,
 		"HTTPS_PROXY="+proxyURL, "HTTP_PROXY="+proxyURL, "https_proxy="+proxyURL, "http_proxy="+proxyURL,
-		"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+		"NO_PROXY="+r.noProxy(), "no_proxy="+r.noProxy(),
 	)
 	if r.uid >= 0 {
 		// The repositories it reads belong to another user: git would
@@ -102,6 +111,12 @@ func (r *Run) Command(p Process) (*Launch, error) {
 		}
 	}
 	l.env = dedupe(append(e, p.Env...))
+	l.install = installOf(p, l.env)
+	if r.uid >= 0 {
+		for _, d := range l.install {
+			searchable(d)
+		}
+	}
 	return l, nil
 }
 
@@ -158,9 +173,39 @@ func (l *Launch) serve(ln net.Listener) {
 		ln = l.ln
 	}
 	if ln != nil {
-		l.session = l.r.proxy.Serve(ln)
+		l.session = l.r.proxy.ServeWith(ln, l.p.Traffic)
 		l.ln = nil
 	}
+}
+
+// loopbackNames are the names of this machine a process reaches directly,
+// not through the proxy (NO_PROXY): its own servers, such as a test's.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// noProxy is NO_PROXY: the loopback names, but none that sandbox.network
+// lists. A listed loopback host is one the process must reach through the
+// proxy: inside its network namespace (or under Landlock's TCP rules)
+// nothing else is there, and every CLI obeys NO_PROXY — a listed
+// localhost endpoint dialled directly is never reached.
+func (r *Run) noProxy() string {
+	var keep []string
+	for _, name := range loopbackNames {
+		listed := false
+		for _, h := range r.s.Hosts {
+			host := h
+			if hp, _, err := net.SplitHostPort(h); err == nil {
+				host = hp
+			}
+			if strings.EqualFold(strings.Trim(host, "[]"), name) {
+				listed = true
+				break
+			}
+		}
+		if !listed {
+			keep = append(keep, name)
+		}
+	}
+	return strings.Join(keep, ",")
 }
 
 // startError is the StartError of a launch that failed.
@@ -180,7 +225,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 
 // Finish ends the process's proxy session and removes its HOME and
 // TMPDIR. It returns every host the process asked for, and the first
-// refusal as an error (a *proxy.RefusedError), which fails the process.
+// refusal as an error (a *proxy.RefusedError): the caller decides what a
+// refusal makes of the process (an agent's is recorded, not a failure;
+// a command check's fails the check).
 func (l *Launch) Finish() ([]proxy.Host, error) {
 	var hosts []proxy.Host
 	var refused error

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/optr-dev/optr/internal/program"
 	"github.com/optr-dev/optr/internal/sandbox/env"
 	"github.com/optr-dev/optr/internal/sandbox/launcher"
 )
@@ -20,6 +21,23 @@ var systemDirs = []string{
 // devices may be written and given ioctls: the bit buckets, the random
 // sources and terminals.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// installOf is what the program a process runs needs to read besides
+// itself (program.Install), found on the PATH of env: an npm .bin entry
+// on PATH links into its package, which may be under a home directory or
+// /tmp.
+func installOf(p Process, environ []string) []string {
+	if p.Program == "" {
+		return nil
+	}
+	path, _ := env.Lookup(environ, "PATH")
+	prog, err := program.Resolve(p.Program, p.Dir, path)
+	if err != nil {
+		return nil
+	}
+	dirs, _ := program.Install(prog)
+	return dirs
+}
 
 // rules are the Landlock rules of the launch.
 func (l *Launch) rules() *launcher.FSRules {
@@ -38,6 +56,7 @@ func (l *Launch) rules() *launcher.FSRules {
 			}
 		}
 	}
+	read = append(read, l.install...)
 	read = append(read, l.r.s.Read...)
 	read = append(read, l.p.Read...)
 	if l.p.Dir != "" {
