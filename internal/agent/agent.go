@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
 )
@@ -223,4 +224,8 @@ type Response struct {
 	// it happened (the gateway's requests): whoever meters attempts
 	// charges only the rest.
 	Metered Usage
+	// Session is what a preset's CLI said of its run in its event stream
+	// (architecture §4.18): its turns, tool calls, and the use and cost it
+	// reported itself; nil for other agents.
+	Session *preset.Session
 }

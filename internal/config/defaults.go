@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/provider"
 )
 
@@ -54,7 +55,15 @@ func applyDefaults(c *Config, written func(key string) bool) {
 
 	for _, name := range c.AgentNames {
 		a, k := c.Agents[name], "agents."+name
-		if unset(k + ".timeout") {
+		pr, isPreset := preset.Lookup(a.Preset)
+		if a.Preset != "" && unset(k+".provider") {
+			a.Provider = ProviderCommand
+		}
+		switch {
+		case !unset(k + ".timeout"):
+		case isPreset && a.Provider == ProviderCommand:
+			a.Timeout = Duration(pr.Timeout)
+		default:
 			a.Timeout = Duration(defaultAgentTimeout)
 		}
 		if unset(k + ".attempt-timeout") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optr-dev/optr/internal/lazyregexp"
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/provider"
 )
 
@@ -70,6 +71,8 @@ var placeholders = []placeholder{
 	{"triggers", func() any { return strings2any(triggers) }},
 	{"changes.modes", func() any { return strings2any(ChangesModes) }},
 	{"sandbox.modes", func() any { return strings2any(SandboxModes) }},
+	{"presets", func() any { return strings2any(preset.Names()) }},
+	{"presets.about", presetsAbout},
 	{"detection.on-finding", func() any { return strings2any(OnFindings) }},
 }
 
@@ -268,9 +271,6 @@ func rulesOfProviders(providers []provider.Provider, agentKeys []string) []any {
 		if p.NeedsModel {
 			r.required = append(r.required, "model")
 		}
-		if p.Program {
-			r.required = append(r.required, "run")
-		}
 		if len(r.forbid)+len(r.required) == 0 {
 			continue
 		}
@@ -292,6 +292,16 @@ func rulesOfProviders(providers []provider.Provider, agentKeys []string) []any {
 		out = append(out, ifThen("provider", match, r.required, r.forbid, nil))
 	}
 	return out
+}
+
+// presetsAbout lists the presets and the CLI each runs, for the
+// description of preset.
+func presetsAbout() any {
+	var items []string
+	for _, p := range preset.All() {
+		items = append(items, fmt.Sprintf("%s (%s, npm %s)", p.Name, p.Title, p.Package))
+	}
+	return strings.Join(items, ", ")
 }
 
 // checksAbout lists the check kinds and what passes each, for the

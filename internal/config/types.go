@@ -90,6 +90,10 @@ type Agent struct {
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
 	// AttemptTimeout bounds one attempt (default: Timeout).
 	AttemptTimeout Duration `yaml:"attempt-timeout" json:"attempt-timeout,omitempty"`
+	// Preset names what a command agent runs: a coding-agent CLI with the
+	// settings it needs headless (package preset), such as claude-code.
+	// It makes provider command; run, env, model and timeout override it.
+	Preset string `yaml:"preset" json:"preset,omitempty"`
 }
 
 // Constraint configures one named constraint.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/provider"
 )
 
@@ -41,7 +42,7 @@ func (v *validator) agent(key, name string, a Agent) {
 		}
 	}
 	if p.Program {
-		v.argv(key+".run", a.Run, "./agent.sh")
+		v.program(key, a)
 		for _, env := range sortedKeys(a.Env) {
 			k := key + ".env." + env
 			v.envName(k, env)
@@ -126,6 +127,36 @@ func (v *validator) copilot(key string, a Agent) {
 	if a.Model == "" {
 		v.ps.add(key+".model", "byok: %s needs a model: the model id the endpoint serves, such as %s", a.BYOK, endpoint.ExampleModel)
 	}
+}
+
+// program checks what runs for a command agent: its preset, or its run.
+// A preset's agent may write run (its own command line), env, model (the
+// CLI's model flag) and timeout over the preset's; without a preset, run
+// is required and model has no use.
+func (v *validator) program(key string, a Agent) {
+	if a.Preset == "" {
+		v.argv(key+".run", a.Run, "./agent.sh")
+		v.notUsed(key, "command agents without a preset (a preset passes it to its CLI: "+oneOf(preset.Names())+")", "model")
+		return
+	}
+	if !v.enum(key+".preset", "preset", a.Preset, preset.Names()) {
+		return
+	}
+	switch {
+	case v.written(key+".run") && len(a.Run) == 0:
+		v.ps.add(key+".run", "run is empty: remove it to run the preset's command line, or give yours as a list, such as [%s]", strings.Join(presetArgv(a.Preset), ", "))
+	case v.written(key + ".run"):
+		v.argv(key+".run", a.Run, a.Preset)
+	}
+	if p, _ := preset.Lookup(a.Preset); p.NeedsModel && a.Model == "" {
+		v.ps.add(key+".model", "preset %s needs a model: the model id its provider serves, such as gpt-5", a.Preset)
+	}
+}
+
+// presetArgv is the command line of the preset called name.
+func presetArgv(name string) []string {
+	p, _ := preset.Lookup(name)
+	return p.Argv(nil, "")
 }
 
 // argv checks a command line written at key.

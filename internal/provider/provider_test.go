@@ -22,8 +22,10 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("provider %s: no Title or no Keys", p.Name)
 		}
 		if p.Program {
-			if len(p.KeyEnv) > 0 || p.BaseURLEnv != "" || p.BYOK != "" || p.DefaultAgent != "" || p.Uses("model") {
-				t.Errorf("provider %s runs a program: it has no key, endpoint, BYOK, default agent or model", p.Name)
+			// A model is a preset's CLI's (its model flag), never the
+			// provider's.
+			if len(p.KeyEnv) > 0 || p.BaseURLEnv != "" || p.BYOK != "" || p.DefaultAgent != "" || (p.Uses("model") && !p.Uses("preset")) {
+				t.Errorf("provider %s runs a program: it has no key, endpoint, BYOK, default agent, or model but a preset's", p.Name)
 			}
 			continue
 		}

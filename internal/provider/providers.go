@@ -111,6 +111,6 @@ var providers = []Provider{
 		Title:   "a command",
 		About:   "any executable: Claude Code, Codex CLI, aider, a script",
 		Program: true,
-		Keys:    []string{"run", "env", "pass-env"},
+		Keys:    []string{"preset", "run", "env", "pass-env", "model"},
 	},
 }
