@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/redact"
 	"github.com/optr-dev/optr/internal/sandbox"
 )
@@ -72,6 +73,8 @@ type Agent struct {
 	passEnv []string
 	timeout time.Duration
 	opts    Options
+	// preset is the CLI's preset, nil for a plain command.
+	preset *preset.Preset
 }
 
 var _ agent.Agent = (*Agent)(nil)
@@ -82,10 +85,19 @@ func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
 	if cfg.Provider != "" && cfg.Provider != config.ProviderCommand {
 		return nil, fmt.Errorf("agents.%s: provider is %q, not %q", name, cfg.Provider, config.ProviderCommand)
 	}
-	if len(cfg.Run) == 0 || cfg.Run[0] == "" {
-		return nil, fmt.Errorf("agents.%s.run is empty: give the command to run as a list, e.g. run: [claude, -p]", name)
+	argv, env := cfg.Run, cfg.Env
+	var pre *preset.Preset
+	if cfg.Preset != "" {
+		p, ok := preset.Lookup(cfg.Preset)
+		if !ok {
+			return nil, fmt.Errorf("agents.%s.preset: %q is not a preset (the presets are %s)", name, cfg.Preset, strings.Join(preset.Names(), ", "))
+		}
+		pre, argv, env = &p, p.Argv(cfg.Run, cfg.Model), p.Environ(cfg.Env)
 	}
-	for k, v := range cfg.Env {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("agents.%s.run is empty: give the command to run as a list, e.g. run: [./agent.sh], or a preset, e.g. preset: claude-code", name)
+	}
+	for k, v := range env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
 			return nil, fmt.Errorf("agents.%s.env: %q is not a valid environment variable (no '=' or NUL in names, no NUL in values)", name, k)
 		}
@@ -108,11 +120,12 @@ func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
 	}
 	return &Agent{
 		name:    name,
-		argv:    append([]string(nil), cfg.Run...),
-		env:     maps.Clone(cfg.Env),
+		argv:    slices.Clone(argv),
+		env:     maps.Clone(env),
 		passEnv: slices.Clone(cfg.PassEnv),
 		timeout: timeout,
 		opts:    opts,
+		preset:  pre,
 	}, nil
 }
 

@@ -39,7 +39,7 @@ func (a *Agent) ownVars(req agent.Request) []string {
 		"OPTR_STAGE="+req.Stage,
 		"OPTR_CONSTRAINTS="+strings.Join(req.Constraints, ","),
 		"OPTR_HINT="+req.Hint,
-		"OPTR_OUTPUT_DIR="+req.OutputDir,
+		"OPTR_OUTPUT_DIR="+outputDir(req),
 		"OPTR_TOPIC="+req.Topic,
 		"OPTR_REPORT_PATH="+req.ReportPath,
 		"OPTR_NEXT_STAGE="+req.NextStage,
@@ -61,10 +61,15 @@ func withoutEmptyFeedback(env []string, req agent.Request) []string {
 func (a *Agent) process(req agent.Request) sandbox.Process {
 	p := sandbox.Process{
 		Name: a.name, Dir: req.Dir, WriteDir: req.Worktree != "",
-		Env: a.ownVars(req), PassEnv: a.passEnv,
+		Env: a.ownVars(req), PassEnv: a.passEnv, Program: a.argv[0],
 	}
-	if req.OutputDir != "" {
-		p.Write = append(p.Write, req.OutputDir)
+	if req.Progress != nil {
+		// Its requests through the proxy are signs of life: a CLI that
+		// waits on a model's answer writes nothing meanwhile.
+		p.Traffic = func() { req.Progress(agent.Progress{}) }
+	}
+	if dir := outputDir(req); dir != "" {
+		p.Write = append(p.Write, dir)
 	}
 	if req.ReportPath != "" {
 		p.Write = append(p.Write, filepath.Dir(req.ReportPath))
@@ -75,6 +80,20 @@ func (a *Agent) process(req agent.Request) sandbox.Process {
 		}
 	}
 	return p
+}
+
+// outputDir is OPTR_OUTPUT_DIR: the request's output directory made
+// absolute, so that an agent working in another directory (its own
+// repository) writes there and not into its change.
+func outputDir(req agent.Request) string {
+	if req.OutputDir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(req.OutputDir)
+	if err != nil {
+		return req.OutputDir
+	}
+	return abs
 }
 
 // dedupe keeps one entry per variable: the last value, at the place of the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/frames"
 	"github.com/optr-dev/optr/internal/sandbox"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
 )
 
@@ -29,8 +32,13 @@ var errOutputTooLarge = errors.New("stdout passed its limit")
 // Systematic "output_too_large" past MaxOutput, and Systematic
 // "exit_status" (or the code of the last ERROR frame) on a non-zero exit.
 // An ERROR frame fails an attempt that exits 0 too (reason: its code, else
-// "error_frame"); it is also in the Signals. When ctx ends first, Run returns ctx's error and the caller
-// decides. The Response always holds what was captured.
+// "error_frame"); it is also in the Signals. When ctx ends first, Run
+// returns ctx's error and the caller decides. The Response always holds
+// what was captured.
+//
+// A connection the sandbox refused fails nothing by itself: it is in
+// Response.Network, and a failed attempt's message names the refused
+// hosts first, as the likely cause.
 func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
 	resp := agent.Response{ExitCode: -1}
 	env := a.environ(req)
@@ -42,6 +50,14 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		}
 		defer launch.Finish()
 		env = withoutEmptyFeedback(launch.Env(), req)
+	}
+	var pre *presetRun
+	if a.preset != nil {
+		var err error
+		if pre, env, err = a.startPreset(env, launch); err != nil {
+			return resp, &agent.Error{Class: agent.Fatal, Reason: "preset", Err: err}
+		}
+		defer pre.close()
 	}
 	path, err := program.Resolve(a.argv[0], req.Dir, getenv(env, "PATH"))
 	if err != nil {
@@ -74,6 +90,11 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(req.Intent)
 	cmd.Stdout = progressWriter{w: parser, progress: req.Progress}
+	if pre != nil {
+		// A preset's CLI writes events; its answer, read from them, is
+		// the output.
+		cmd.Stdout = progressWriter{w: pre, progress: req.Progress}
+	}
 	cmd.Stderr = progressWriter{w: stderr, progress: req.Progress}
 	grp := procgroup.New(cmd, a.opts.KillGrace)
 
@@ -95,6 +116,16 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 	waitErr := cmd.Wait()
 	leftovers := errors.Is(waitErr, exec.ErrWaitDelay)
 	grp.Finish()
+	if pre != nil {
+		session, kept, err := pre.finish(outputDir(req), a.name)
+		if err != nil {
+			log.Warn("the transcript of a preset's CLI could not be kept", "error", err)
+		} else if kept != "" {
+			log.Debug("kept the transcript of a preset's CLI", "file", kept)
+		}
+		resp.Session = &session
+		_, _ = parser.Write([]byte(session.Answer))
+	}
 	_ = parser.Close() // a spool.Writer never fails a write
 	kept, err := stdout.Close()
 	if err != nil {
@@ -113,15 +144,12 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		log.Warn("command agent left processes holding stdout or stderr open after it ended; they were killed", "waited", a.opts.KillGrace)
 	}
 	if launch != nil {
-		var refused error
-		resp.Network, refused = launch.Finish()
-		if refused != nil && ctx.Err() == nil {
-			// What the sandbox stopped fails the attempt, whatever the
-			// program made of the refusal.
-			return resp, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: refused}
-		}
+		// A refused connection is recorded (resp.Network), never a failure
+		// by itself: real agents phone home and carry on when refused
+		// (architecture §4.14).
+		resp.Network, _ = launch.Finish()
 	}
-	return resp, a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col)
+	return resp, refusedFirst(a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col), resp.Network)
 }
 
 // start starts cmd, through launch when the attempt is sandboxed.
@@ -175,7 +203,46 @@ func (a *Agent) failure(ctx, attemptCtx context.Context, waitErr error, leftover
 		}
 		said = fmt.Sprintf("; its last ERROR frame said %s", strings.TrimSpace(e.Code+" "+e.Message))
 	}
+	if s := resp.Session; said == "" && s != nil && s.Error != "" {
+		said = "; it reported: " + strings.TrimSpace(s.Error)
+	}
 	return agent.Errorf(agent.Systematic, reason, "%s %s%s%s", a.argv[0], how, said, stderrNote(resp.Stderr))
+}
+
+// maxRefusedNamed bounds the refused hosts a failure names.
+const maxRefusedNamed = 3
+
+// refusedFirst puts the hosts the sandbox refused the attempt before the
+// failure err, as its likely cause: an agent that could not reach its
+// model fails by its exit status or timeout, and its stderr rarely says
+// why. err is returned as it is when it is nil, not an *agent.Error, or
+// nothing was refused.
+func refusedFirst(err error, network []proxy.Host) error {
+	var ae *agent.Error
+	if err == nil || !errors.As(err, &ae) {
+		return err
+	}
+	var refused []string
+	for _, h := range network {
+		if h.Allowed {
+			continue
+		}
+		if len(refused) == maxRefusedNamed {
+			refused = append(refused, "…")
+			break
+		}
+		where := h.Host
+		if h.Host != proxy.OtherHosts {
+			where = net.JoinHostPort(h.Host, strconv.Itoa(h.Port))
+		}
+		refused = append(refused, fmt.Sprintf("%s (%s)", where, h.Reason))
+	}
+	if len(refused) == 0 {
+		return err
+	}
+	return &agent.Error{Class: ae.Class, Reason: ae.Reason, Status: ae.Status, RetryAfter: ae.RetryAfter,
+		Err: fmt.Errorf("the sandbox refused its connections to %s, the likely cause: list what the agent must reach in sandbox.network; %w",
+			strings.Join(refused, ", "), ae.Err)}
 }
 
 // maxNote bounds the stderr quoted in an error message.
