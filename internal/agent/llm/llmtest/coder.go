@@ -8,10 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/lazyregexp"
 )
 
 // Wire is a wire format a Coder speaks.
@@ -374,8 +375,8 @@ func exampleOf(schema map[string]any) any {
 
 // workdirPatterns find the agent's working directory in what the CLI told
 // its model (Claude Code's environment section).
-var workdirPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`Primary working directory: ([^\s\\]+)`),
-	regexp.MustCompile(`Current working directory: ([^\s\\]+)`),
-	regexp.MustCompile(`<cwd>([^<]+)</cwd>`),
+var workdirPatterns = []*lazyregexp.Regexp{
+	lazyregexp.New(`Primary working directory: ([^\s\\]+)`),
+	lazyregexp.New(`Current working directory: ([^\s\\]+)`),
+	lazyregexp.New(`<cwd>([^<]+)</cwd>`),
 }

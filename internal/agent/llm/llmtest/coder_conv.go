@@ -102,7 +102,7 @@ func hasKey(parts any, key string) bool {
 func (c conversation) workdir() string {
 	raw, _ := json.Marshal(c.body)
 	for _, re := range workdirPatterns {
-		if m := re.FindSubmatch(raw); m != nil {
+		if m := re.Regexp().FindSubmatch(raw); m != nil {
 			return string(m[1])
 		}
 	}
