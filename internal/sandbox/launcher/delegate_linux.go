@@ -1,10 +1,13 @@
 package launcher
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,9 +46,11 @@ type Delegation struct {
 	// Env is added to the environment the library gives it.
 	Env []string
 
-	dir string
-	ln  *net.UnixListener
-	req shimRequest
+	dir   string
+	ln    *net.UnixListener
+	req   shimRequest
+	conn  *net.UnixConn
+	lines *bufio.Reader
 }
 
 // Delegate prepares the confined start of program by a library: spec and
@@ -79,9 +84,9 @@ func Delegate(program string, spec Spec, p Process) (*Delegation, error) {
 // Started waits until the shim the library started connects, hands it the
 // program and its confinement, and returns what Launch.Started returns:
 // the namespace's listening socket, for the proxy, or why the launch
-// failed (an *Error). A library that never starts the shim keeps it
-// waiting until ctx ends or Close.
-func (d *Delegation) Started(ctx context.Context) (net.Listener, error) {
+// failed (an *Error). Then call Watch, or Close. A library that never
+// starts the shim keeps it waiting until ctx ends or Close.
+func (d *Delegation) Started(ctx context.Context) (ln net.Listener, err error) {
 	stop := context.AfterFunc(ctx, func() { _ = d.ln.SetDeadline(time.Now()) })
 	conn, err := d.ln.AcceptUnix()
 	stop()
@@ -92,7 +97,11 @@ func (d *Delegation) Started(ctx context.Context) (net.Listener, error) {
 		}
 		return nil, fmt.Errorf("sandbox shim: the program's library did not start it: %w", err)
 	}
-	defer conn.Close()
+	defer func() {
+		if err != nil {
+			conn.Close()
+		}
+	}()
 	if err := samePeer(conn); err != nil {
 		return nil, err
 	}
@@ -110,14 +119,39 @@ func (d *Delegation) Started(ctx context.Context) (net.Listener, error) {
 		return nil, errors.New("sandbox shim: the shim ended before it answered")
 	}
 	ln, lerr := listenerFrom(oob[:oobn])
+	first, rest, _ := bytes.Cut(buf[:n], []byte("\n"))
 	var r child.Reply
-	if err := json.Unmarshal(buf[:n], &r); err != nil {
-		return closeAll(ln, fmt.Errorf("sandbox shim: unreadable answer %q: %w", buf[:n], err))
+	if err := json.Unmarshal(first, &r); err != nil {
+		return closeAll(ln, fmt.Errorf("sandbox shim: unreadable answer %q: %w", first, err))
 	}
 	if !r.OK {
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}
-	return ln, lerr
+	if lerr != nil {
+		return nil, lerr
+	}
+	d.conn = conn
+	d.lines = bufio.NewReader(io.MultiReader(bytes.NewReader(bytes.Clone(rest)), conn))
+	return ln, nil
+}
+
+// Watch calls fn with each thing the program's seccomp layer refuses,
+// until the shim ends. Call it once after Started succeeded.
+func (d *Delegation) Watch(fn func(Event)) {
+	if d.conn == nil {
+		return
+	}
+	defer d.conn.Close()
+	for {
+		line, err := d.lines.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		var r child.Reply
+		if json.Unmarshal(line, &r) == nil && r.Event != nil {
+			fn(*r.Event)
+		}
+	}
 }
 
 // samePeer refuses a connection from a process of another user.
@@ -142,7 +176,8 @@ func samePeer(conn *net.UnixConn) error {
 	return nil
 }
 
-// Close releases the delegation's socket and directory.
+// Close releases the delegation's listening socket and directory (a
+// Watch ends with the shim).
 func (d *Delegation) Close() {
 	d.ln.Close()
 	os.RemoveAll(d.dir)

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // abi is this kernel's Landlock ABI; tests that need Landlock skip
@@ -175,7 +177,7 @@ func hostServer(t *testing.T) string {
 // In a namespace of its own, the program reaches the parent's listener on
 // 127.0.0.1:<port> and nothing on the host's loopback.
 func TestNamespaceReachesOnlyTheProxy(t *testing.T) {
-	if err := Probe(t.Context(), Spec{Net: NetNamespace, ProxyPort: 3128}, Process{NewNet: true, UID: -1}); err != nil {
+	if _, err := Probe(t.Context(), Spec{Net: NetNamespace, ProxyPort: 3128}, Process{NewNet: true, UID: -1}); err != nil {
 		t.Skipf("no user and network namespaces here: %v", err)
 	}
 	host := hostServer(t)
@@ -276,5 +278,76 @@ func TestLauncherRunsWithOneP(t *testing.T) {
 	}
 	if strings.Contains(program, "GOMAXPROCS") || !strings.Contains(program, "PATH=/usr/bin:/bin") {
 		t.Errorf("the program's environment is %q, want only what it was given", program)
+	}
+}
+
+// unprivilegedVar makes the test binary an unprivileged optr: it makes
+// itself non-dumpable, as optr does, and starts a program through a
+// launcher in a user and network namespace of its own.
+const unprivilegedVar = "LAUNCHER_TEST_UNPRIVILEGED"
+
+func unprivilegedLaunch() int {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Println("dumpable:", err)
+		return 1
+	}
+	ctx := context.Background()
+	spec := Spec{Net: NetNamespace, ProxyPort: 3128}
+	p := Process{NewNet: true, UID: -1}
+	if _, err := Probe(ctx, spec, p); err != nil {
+		fmt.Println("probe:", err)
+		return 1
+	}
+	cmd := exec.Command("/bin/sh", "-c", "id -u; grep CapEff /proc/self/status")
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	l, err := Wrap(cmd, spec, p)
+	if err != nil {
+		fmt.Println("wrap:", err)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		fmt.Println("start:", err)
+		return 1
+	}
+	ln, err := l.Started(ctx)
+	if err != nil {
+		cmd.Wait()
+		fmt.Println("started:", err)
+		return 1
+	}
+	ln.Close()
+	go l.Watch(func(Event) {})
+	if err := cmd.Wait(); err != nil {
+		fmt.Println("wait:", err, out.String())
+		return 1
+	}
+	fmt.Print(out.String())
+	return 0
+}
+
+// A non-root, non-dumpable optr starts a launcher in a user and network
+// namespace of its own: the launcher maps its ids itself (optr may not
+// write the maps of a child of a non-dumpable process), and the program
+// runs as optr's uid with no capability.
+func TestUnprivilegedOptrStartsANamespacedLauncher(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the test becomes an unprivileged user: it runs as root")
+	}
+	if _, err := Probe(t.Context(), Spec{Net: NetNamespace, ProxyPort: 3128}, Process{NewNet: true, UID: 65534, GID: 65534}); err != nil {
+		t.Skipf("no user and network namespaces for an unprivileged user here: %v", err)
+	}
+	p := Process{UID: 65534, GID: 65534}
+	cmd := exec.CommandContext(t.Context(), selfFor(t, p))
+	cmd.Env = []string{unprivilegedVar + "=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if want := "65534\nCapEff:\t0000000000000000\n"; string(out) != want {
+		t.Errorf("the program said %q, want %q", out, want)
 	}
 }

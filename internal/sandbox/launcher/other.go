@@ -33,14 +33,28 @@ func (e *Error) Error() string { return e.Stage + ": " + e.Msg }
 // Wrap fails outside Linux.
 func Wrap(*exec.Cmd, Spec, Process) (*Launch, error) { return nil, ErrUnsupported }
 
+// Capabilities are what a launcher can enforce: nothing outside Linux.
+type Capabilities struct {
+	ABI       int
+	NoSeccomp string
+}
+
 // Started fails outside Linux.
 func (*Launch) Started(context.Context) (net.Listener, error) { return nil, ErrUnsupported }
+
+// Watch does nothing outside Linux.
+func (*Launch) Watch(func(Event)) {}
+
+// Capabilities is nothing outside Linux.
+func (*Launch) Capabilities() Capabilities { return Capabilities{} }
 
 // Close does nothing outside Linux.
 func (*Launch) Close() {}
 
 // Probe fails outside Linux.
-func Probe(context.Context, Spec, Process) error { return ErrUnsupported }
+func Probe(context.Context, Spec, Process) (Capabilities, error) {
+	return Capabilities{}, ErrUnsupported
+}
 
 // Delegation is the confined start of a program a library starts.
 type Delegation struct {
@@ -53,6 +67,9 @@ func Delegate(string, Spec, Process) (*Delegation, error) { return nil, ErrUnsup
 
 // Started fails outside Linux.
 func (*Delegation) Started(context.Context) (net.Listener, error) { return nil, ErrUnsupported }
+
+// Watch does nothing outside Linux.
+func (*Delegation) Watch(func(Event)) {}
 
 // Close does nothing outside Linux.
 func (*Delegation) Close() {}

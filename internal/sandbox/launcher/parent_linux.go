@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,6 +38,18 @@ type Launch struct {
 	progs programs
 	ctl   *net.UnixConn
 	child *os.File
+	// lines reads the launcher's messages after its first; caps is what
+	// the launcher said it can enforce.
+	lines *bufio.Reader
+	caps  Capabilities
+}
+
+// Capabilities are what a launcher can enforce on this machine, as it
+// reports in every message: its Landlock ABI (0: none) and, when it
+// cannot install the seccomp layer, why.
+type Capabilities struct {
+	ABI       int
+	NoSeccomp string
 }
 
 // Error is a launch the launcher could not carry out: Stage says which
@@ -108,9 +121,12 @@ var launcherEnv = []string{Marker + "=" + fmt.Sprint(child.ControlFD), "GOMAXPRO
 // apply sets the namespaces and credentials of p on sys and spec. A root
 // optr needs no user namespace for a network namespace of the launcher's
 // own; the launcher stays root and starts the program as p's user. An
-// unprivileged optr creates a user namespace too, its uid and gid mapped
-// to themselves, and hands the launcher CAP_NET_ADMIN there as an
-// ambient capability, which the launcher clears before it starts the program.
+// unprivileged optr creates a user namespace too and hands the launcher,
+// as ambient capabilities there, CAP_NET_ADMIN (for the loopback
+// interface) and what it needs to map its own uid and gid to themselves
+// (spec.Maps): optr may not write the maps itself, since it is
+// non-dumpable and so are the /proc files of the child it forks. The
+// launcher clears them before it starts the program.
 func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 	spec.UID, spec.GID = -1, -1
 	if os.Geteuid() == 0 {
@@ -123,14 +139,12 @@ func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 		return
 	}
 	if p.NewNet {
-		uid, gid := os.Getuid(), os.Getgid()
 		sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		sys.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN, unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID}
 		// An unprivileged process may not let a namespace drop the groups
-		// it was given: its agents keep its supplementary groups.
-		sys.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
-		sys.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
+		// it was given: its agents keep its supplementary groups (the
+		// seccomp layer keeps them from the sockets those groups open).
+		spec.Maps = &IDs{UID: os.Getuid(), GID: os.Getgid()}
 	}
 }
 
@@ -138,10 +152,16 @@ func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 // waits until the launcher confined itself and started the program (nil),
 // or says why it could not (*Error). With NetNamespace the listener is
 // the socket the launcher listens on inside the namespace: the proxy
-// serves it. The caller kills the process group on an error.
-func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
+// serves it. Then call Watch (or Close): the launcher reports there what
+// its seccomp layer refused. The caller kills the process group on an
+// error.
+func (l *Launch) Started(ctx context.Context) (ln net.Listener, err error) {
 	l.child.Close()
-	defer l.ctl.Close()
+	defer func() {
+		if err != nil || l.spec.Probe {
+			l.ctl.Close()
+		}
+	}()
 	stop := context.AfterFunc(ctx, func() { _ = l.ctl.SetDeadline(time.Now()) })
 	defer stop()
 	if err := json.NewEncoder(l.ctl).Encode(l.spec); err != nil {
@@ -161,6 +181,7 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 	if r.Stage == "build" || r.Build != l.spec.Build {
 		return closeAll(ln, l.otherBuild(r.Build))
 	}
+	l.caps = Capabilities{ABI: r.ABI, NoSeccomp: r.NoSeccomp}
 	if !r.OK {
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}
@@ -170,21 +191,59 @@ func (l *Launch) Started(ctx context.Context) (net.Listener, error) {
 	if l.spec.Net == NetNamespace && ln == nil {
 		return nil, errors.New("launcher: no listening socket came back from the namespace")
 	}
-	// The launcher closes the control socket once the program runs;
-	// anything sent first says why it failed.
-	more, err := io.ReadAll(io.LimitReader(l.ctl, 64<<10))
-	if err != nil && ctx.Err() != nil {
-		return closeAll(ln, ctx.Err())
+	if l.spec.Probe {
+		return ln, nil
 	}
-	if msg := bytes.TrimSpace(append(rest, more...)); len(msg) > 0 {
-		var r child.Reply
-		if json.Unmarshal(msg, &r) != nil {
-			r = child.Reply{Stage: "exec", Error: string(msg)}
-		}
+	// Then Running, or why the program could not be started.
+	l.lines = bufio.NewReader(io.MultiReader(bytes.NewReader(bytes.Clone(rest)), l.ctl))
+	r, err = l.next()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return closeAll(ln, ctx.Err())
+	case err != nil:
+		return closeAll(ln, fmt.Errorf("launcher: the sandbox launcher ended before the program started: %w", err))
+	case !r.Running:
 		return closeAll(ln, &Error{Stage: r.Stage, Msg: r.Error})
 	}
 	return ln, nil
 }
+
+// next reads the launcher's next message.
+func (l *Launch) next() (child.Reply, error) {
+	var r child.Reply
+	line, err := l.lines.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return r, errors.New("launcher: a message too long")
+		}
+		return r, err
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return r, fmt.Errorf("launcher: unreadable message %q: %w", line, err)
+	}
+	return r, nil
+}
+
+// Watch calls fn with each thing the launcher's seccomp layer refuses,
+// until the launcher ends; then it releases the control socket. Call it
+// once after Started succeeded (it returns when the program and all it
+// started have ended), or Close instead.
+func (l *Launch) Watch(fn func(Event)) {
+	defer l.ctl.Close()
+	for {
+		r, err := l.next()
+		if err != nil {
+			return
+		}
+		if r.Event != nil {
+			fn(*r.Event)
+		}
+	}
+}
+
+// Capabilities is what the launcher said it can enforce, once it
+// answered (Started).
+func (l *Launch) Capabilities() Capabilities { return l.caps }
 
 // otherBuild is the error of a launcher of another build: it followed
 // nothing in the Spec (or, should it have, the caller kills it).
@@ -193,7 +252,8 @@ func (l *Launch) otherBuild(theirs string) error {
 		Why: fmt.Sprintf("it is from another build (the launcher is %q, optr %q)", theirs, l.spec.Build)}
 }
 
-// Close releases the launch's sockets when cmd.Start failed.
+// Close releases the launch's sockets when cmd.Start failed, or instead
+// of Watch.
 func (l *Launch) Close() {
 	l.child.Close()
 	l.ctl.Close()
@@ -243,17 +303,18 @@ func listenerFrom(oob []byte) (net.Listener, error) {
 }
 
 // Probe starts the launcher as spec and p say, up to the exec, which it
-// skips: nil means this kernel lets optr launch that way.
-func Probe(ctx context.Context, spec Spec, p Process) error {
+// skips: nil means this kernel lets optr launch that way. It also returns
+// what the launcher can enforce here (known when it answered at all).
+func Probe(ctx context.Context, spec Spec, p Process) (Capabilities, error) {
 	spec.Probe = true
 	cmd := exec.CommandContext(ctx, "/bin/true") // replaced by the launcher; never run
 	l, err := Wrap(cmd, spec, p)
 	if err != nil {
-		return err
+		return Capabilities{}, err
 	}
 	if err := cmd.Start(); err != nil {
 		l.Close()
-		return err
+		return Capabilities{}, err
 	}
 	ln, err := l.Started(ctx)
 	if ln != nil {
@@ -261,7 +322,7 @@ func Probe(ctx context.Context, spec Spec, p Process) error {
 	}
 	werr := cmd.Wait()
 	if err != nil {
-		return err
+		return l.caps, err
 	}
-	return werr
+	return l.caps, werr
 }

@@ -73,8 +73,16 @@ func shim(sock string) int {
 		fmt.Fprintf(os.Stderr, "optr sandbox shim: answer optr: %v\n", err)
 		_ = cmd.Process.Kill()
 	}
-	conn.Close()
+	// What the launcher's seccomp layer refuses goes on to optr, until
+	// the launcher ends.
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		l.Watch(func(e Event) { _ = shimReply(conn, child.Reply{Event: &e}, nil) })
+	}()
 	err = cmd.Wait()
+	<-watched
+	conn.Close()
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			return 128 + int(ws.Signal())
@@ -95,13 +103,14 @@ func shimFail(conn *net.UnixConn, stage string, err error) int {
 	return 126
 }
 
-// shimReply sends r with ln's descriptor attached, when there is one; the
-// descriptor and ln are closed here.
+// shimReply sends r, a line, with ln's descriptor attached, when there is
+// one; the descriptor and ln are closed here.
 func shimReply(conn *net.UnixConn, r child.Reply, ln net.Listener) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
 	var oob []byte
 	if ln != nil {
 		f, err := ln.(*net.TCPListener).File()

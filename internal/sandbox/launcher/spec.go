@@ -16,3 +16,12 @@ type Spec = child.Spec
 
 // FSRules are the paths the program may use.
 type FSRules = child.FSRules
+
+// SeccompRules are what the seccomp layer lets through.
+type SeccompRules = child.SeccompRules
+
+// IDs are a user's uid and gid.
+type IDs = child.IDs
+
+// Event is something the seccomp layer refused.
+type Event = child.Event

@@ -10,7 +10,7 @@ import (
 // Protocol is the version of the Spec and Reply as this build writes and
 // reads them. Change it with any change to either that an older launcher
 // would misread.
-const Protocol = 1
+const Protocol = 2
 
 // Build identifies this build of the launcher protocol: the Protocol, the
 // Go toolchain, the main module's version, the build tags, and the VCS

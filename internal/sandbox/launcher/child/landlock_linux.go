@@ -2,6 +2,7 @@ package child
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -14,6 +15,26 @@ import (
 var configs = []landlock.Config{
 	{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
+}
+
+// maxABI, set at link time (-ldflags "-X
+// github.com/optr-dev/optr/internal/sandbox/launcher/child.maxABI=4"),
+// caps the Landlock ABI the launcher reports and enforces: how the tests
+// reproduce a kernel with an older Landlock (GitHub's Ubuntu 24.04
+// runners: 6.8, ABI 4) on a newer one.
+var maxABI string
+
+// landlockABI is the Landlock ABI this launcher enforces: the kernel's,
+// capped by maxABI; 0 without Landlock.
+func landlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		return 0
+	}
+	if limit, err := strconv.Atoi(maxABI); err == nil && limit < v {
+		return max(limit, 0)
+	}
+	return v
 }
 
 // ruleset is a Landlock ruleset built and not yet enforced; fd -1 is none.

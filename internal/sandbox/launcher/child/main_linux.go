@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -36,23 +38,30 @@ func Main() int {
 	// started from it too; the thread is never unlocked.
 	runtime.LockOSThread()
 	parent := os.Getppid()
-	ctl := os.NewFile(ControlFD, "control")
+	abi := landlockABI()
+	ctl := &control{f: os.NewFile(ControlFD, "control"), abi: abi}
 	unix.CloseOnExec(ControlFD)
-	spec, stage, err := readSpec(ctl)
+	spec, stage, err := readSpec(ctl.f)
 	if err != nil {
-		return fail(ctl, stage, err)
+		return ctl.fail(stage, err)
+	}
+	spec.ABI = min(spec.ABI, abi)
+	if spec.Maps != nil {
+		if err := writeMaps(*spec.Maps); err != nil {
+			return ctl.fail("maps", err)
+		}
 	}
 	var lfd = -1
 	if spec.Net == NetNamespace {
 		if lfd, err = listenInNamespace(spec.ProxyPort); err != nil {
-			return fail(ctl, "net", err)
+			return ctl.fail("net", err)
 		}
 	}
 	// The ruleset is built while the launcher may still open every path
 	// it names (as root, before it becomes the unprivileged user).
 	rs, err := newRuleset(spec)
 	if err != nil {
-		return fail(ctl, "landlock", err)
+		return ctl.fail("landlock", err)
 	}
 	// Privileges held for the namespace's set-up go before anything the
 	// program could use them for: an ambient capability by clearing it;
@@ -63,25 +72,37 @@ func Main() int {
 	// apply it to each (Go's AllThreadsSyscall), milliseconds per agent.
 	if spec.UID >= 0 && spec.Probe {
 		if err := dropTo(spec.UID, spec.GID); err != nil {
-			return fail(ctl, "user", err)
+			return ctl.fail("user", err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fail(ctl, "caps", fmt.Errorf("clear ambient capabilities: %w", err))
+		return ctl.fail("caps", fmt.Errorf("clear ambient capabilities: %w", err))
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(ctl, "landlock", fmt.Errorf("set no_new_privs: %w", err))
+		return ctl.fail("landlock", fmt.Errorf("set no_new_privs: %w", err))
 	}
 	if err := rs.enforce(); err != nil {
-		return fail(ctl, "landlock", err)
+		return ctl.fail("landlock", err)
+	}
+	// The seccomp layer last: from here on this thread's connect and
+	// signal calls are the supervisor's to answer.
+	notifyFD := -1
+	if spec.Seccomp != nil && !off("seccomp") {
+		notifyFD, err = installLayer(spec.Seccomp.Signals)
+		switch {
+		case err != nil && spec.Probe:
+			ctl.noSeccomp = err.Error()
+		case err != nil:
+			return ctl.fail("seccomp", err)
+		}
 	}
 	var sup *supervisor
 	if !spec.Probe {
 		if sup, err = newSupervisor(parent); err != nil {
-			return fail(ctl, "reaper", err)
+			return ctl.fail("reaper", err)
 		}
 	}
-	if err := send(Reply{OK: true}, lfd); err != nil {
+	if err := ctl.send(Reply{OK: true}, lfd); err != nil {
 		return 125 // the parent is gone or broke the protocol: run nothing
 	}
 	if lfd >= 0 {
@@ -89,6 +110,11 @@ func Main() int {
 	}
 	if spec.Probe {
 		return 0
+	}
+	if notifyFD >= 0 {
+		// On a thread of its own, which the filter (installed on this
+		// thread only) does not apply to.
+		go newNotifier(notifyFD, spec, ctl.event).serve()
 	}
 	// Started from this locked thread: the program inherits its
 	// confinement. It dies with the launcher (parent-death signal).
@@ -98,14 +124,18 @@ func Main() int {
 	}
 	pid, err := syscall.ForkExec(spec.Path, spec.Args, &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: sys})
 	if err != nil {
-		_ = send(Reply{Error: fmt.Sprintf("exec %s: %v", spec.Path, err), Stage: "exec"}, -1)
+		_ = ctl.send(Reply{Error: fmt.Sprintf("exec %s: %v", spec.Path, err), Stage: "exec"}, -1)
 		if errors.Is(err, syscall.ENOENT) {
 			return 127
 		}
 		return 126
 	}
-	ctl.Close() // the end of file tells the parent the program runs
-	return sup.run(pid)
+	// The parent now reads what the seccomp layer refused, until the
+	// launcher ends.
+	_ = ctl.send(Reply{Running: true}, -1)
+	status := sup.run(pid)
+	runtime.KeepAlive(ctl) // its file, descriptor 3, stays open to the end
+	return status
 }
 
 // dropTo makes every thread of the launcher uid:gid with no
@@ -160,16 +190,29 @@ func (l *limited) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// control is the launcher's end of the control socket. Its messages go
+// out whole, one at a time: the main thread's and the seccomp
+// supervisor's.
+type control struct {
+	f         *os.File
+	mu        sync.Mutex
+	abi       int
+	noSeccomp string
+}
+
 // fail reports err on the control socket and returns the exit status.
-func fail(ctl *os.File, stage string, err error) int {
-	_ = send(Reply{Error: err.Error(), Stage: stage}, -1)
+func (c *control) fail(stage string, err error) int {
+	_ = c.send(Reply{Error: err.Error(), Stage: stage}, -1)
 	return 125
 }
 
-// send writes r, with this launcher's Build and fd attached when it is
-// not -1, in one message.
-func send(r Reply, fd int) error {
-	r.Build = Build()
+// event reports what the seccomp layer refused.
+func (c *control) event(e Event) { _ = c.send(Reply{Event: &e}, -1) }
+
+// send writes r, with this launcher's Build and what it can enforce, and
+// fd attached when it is not -1, in one message.
+func (c *control) send(r Reply, fd int) error {
+	r.Build, r.ABI, r.NoSeccomp = Build(), c.abi, c.noSeccomp
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -178,5 +221,27 @@ func send(r Reply, fd int) error {
 	if fd >= 0 {
 		oob = unix.UnixRights(fd)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return unix.Sendmsg(ControlFD, append(b, '\n'), oob, nil, 0)
+}
+
+// writeMaps maps ids to themselves in the launcher's user namespace,
+// which its parent created without maps (an unprivileged optr, being
+// non-dumpable, may not write them: its children's /proc files are
+// root's). The launcher holds CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID
+// in that namespace, as ambient capabilities its parent gave it; writing
+// "deny" to setgroups first is what lets an unprivileged user map its
+// gid, and keeps the groups it has.
+func writeMaps(ids IDs) error {
+	for _, w := range []struct{ file, text string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/gid_map", strconv.Itoa(ids.GID) + " " + strconv.Itoa(ids.GID) + " 1\n"},
+		{"/proc/self/uid_map", strconv.Itoa(ids.UID) + " " + strconv.Itoa(ids.UID) + " 1\n"},
+	} {
+		if err := os.WriteFile(w.file, []byte(w.text), 0); err != nil {
+			return fmt.Errorf("map the user namespace: %w", err)
+		}
+	}
+	return nil
 }
