@@ -37,6 +37,7 @@ func (l *Launch) Delegate(ctx context.Context, program string) (path string, env
 			return
 		}
 		l.serve(ln)
+		l.watch(d.Watch)
 	}()
 	return d.Path, append(slices.Clip(l.env), d.Env...), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,12 +54,16 @@ type Launch struct {
 	dir     string   // its HOME and TMPDIR, removed by Finish
 	install []string // what its program needs to read (installOf)
 	ln      net.Listener
+	port    int // ln's port, when the process has no namespace
 	session *proxy.Session
 	// delegated is closed once a delegated start (Delegate) is over;
 	// delegation and delegateErr are what it left.
 	delegated   chan struct{}
 	delegation  *launcher.Delegation
 	delegateErr error
+	// watched is closed once the launcher's reports of what its seccomp
+	// layer refused are all in the session (the launcher ended).
+	watched chan struct{}
 }
 
 // Command prepares p: a HOME and TMPDIR of its own and its environment.
@@ -80,19 +85,18 @@ func (r *Run) Command(p Process) (*Launch, error) {
 		l.Finish()
 		return nil, err
 	}
-	port := ProxyPort
 	if r.layers.Net != "netns" {
-		// Landlock's TCP rules (or nothing) instead of a namespace: a
-		// loopback port of this process's own, the only one it may
-		// connect to.
+		// The seccomp layer, Landlock's TCP rule or nothing instead of a
+		// namespace: a loopback port of this process's own, the only
+		// address it may connect to.
 		ln, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
 			l.Finish()
 			return nil, fmt.Errorf("sandbox: listen for %s's proxy: %w", p.Name, err)
 		}
-		l.ln, port = ln, ln.Addr().(*net.TCPAddr).Port
+		l.ln, l.port = ln, ln.Addr().(*net.TCPAddr).Port
 	}
-	proxyURL := "http://127.0.0.1:" + strconv.Itoa(port)
+	proxyURL := l.Endpoint()
 	e := env.Base(r.s.Environ)
 	e = append(e,
 		"HOME="+l.dir, "TMPDIR="+l.dir,
@@ -123,6 +127,27 @@ func (r *Run) Command(p Process) (*Launch, error) {
 // Env is the process's whole environment.
 func (l *Launch) Env() []string { return l.env }
 
+// Endpoint is the one address the process may connect to, as a URL:
+// its own session of the egress proxy (HTTPS_PROXY and HTTP_PROXY), which
+// serves the model gateway too. It is 127.0.0.1:ProxyPort inside the
+// process's network namespace, else a loopback port of its own; the
+// seccomp layer lets connect reach nothing else. "" with the sandbox off.
+func (l *Launch) Endpoint() string {
+	if l.r.Off() {
+		return ""
+	}
+	return "http://" + l.endpointAddr()
+}
+
+// endpointAddr is Endpoint's host:port.
+func (l *Launch) endpointAddr() string {
+	port := ProxyPort
+	if l.port != 0 {
+		port = l.port
+	}
+	return "127.0.0.1:" + strconv.Itoa(port)
+}
+
 // Start starts cmd (Path, Args, Dir and Env set; its SysProcAttr, from
 // package procgroup, kept) confined, and serves its proxy. On an error
 // the process was never started, or was killed and reaped: do not Wait.
@@ -147,7 +172,40 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 		return startError(err)
 	}
 	l.serve(ln)
+	l.watch(launch.Watch)
 	return nil
+}
+
+// watch records, in the process's session, what its seccomp layer
+// refused, as watch reports it until the launcher ends.
+func (l *Launch) watch(watch func(func(launcher.Event))) {
+	l.watched = make(chan struct{})
+	session := l.session
+	go func() {
+		defer close(l.watched)
+		watch(func(e launcher.Event) {
+			if session != nil {
+				host, port := refusedAt(e)
+				session.Refuse(host, port, e.Reason)
+			}
+		})
+	}()
+}
+
+// refusedAt is where a refused event went, as a network record names
+// it: a host and port; a Unix socket ("unix:/path", "unix:@name"), port
+// 0; a signal's target process ("pid:1234", "pgid:56"), port 0.
+func refusedAt(e launcher.Event) (string, int) {
+	switch {
+	case e.Kind == "signal" && e.Target < 0:
+		return "pgid:" + strconv.Itoa(-e.Target), 0
+	case e.Kind == "signal":
+		return "pid:" + strconv.Itoa(e.Target), 0
+	}
+	if ap, err := netip.ParseAddrPort(e.Addr); err == nil {
+		return ap.Addr().Unmap().String(), int(ap.Port())
+	}
+	return e.Addr, 0
 }
 
 // confinement is the launcher's Spec and Process for l.
@@ -160,10 +218,37 @@ func (l *Launch) confinement() (launcher.Spec, launcher.Process) {
 	switch r.layers.Net {
 	case "netns":
 		spec.Net = launcher.NetNamespace
-	case "landlock":
-		spec.Net, spec.ProxyPort = launcher.NetLandlock, l.ln.Addr().(*net.TCPAddr).Port
+	case "seccomp", "landlock-tcp":
+		if r.abi >= 4 {
+			// Landlock's TCP rule: the layer itself, or the second one
+			// behind the seccomp layer.
+			spec.Net, spec.ProxyPort = launcher.NetLandlock, l.port
+		}
+	}
+	if r.seccomp {
+		spec.Seccomp = &launcher.SeccompRules{UnixDirs: l.ownDirs(), Signals: r.abi < 6}
+		if r.layers.Net != "netns" {
+			spec.Seccomp.Connect = []string{l.endpointAddr()}
+		}
 	}
 	return spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid}
+}
+
+// ownDirs are the directories only this process writes (its HOME and
+// TMPDIR, its own repository), symbolic links resolved: a Unix socket its
+// user bound there is one it may connect to. Not OPTR_OUTPUT_DIR, which
+// the run's agents share.
+func (l *Launch) ownDirs() []string {
+	dirs := []string{l.dir}
+	if l.p.WriteDir && l.p.Dir != "" {
+		dirs = append(dirs, l.p.Dir)
+	}
+	for i, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs[i] = real
+		}
+	}
+	return dirs
 }
 
 // serve serves the proxy on ln, the listener the launcher handed back
@@ -217,6 +302,11 @@ func startError(err error) *StartError {
 	return &StartError{Err: err}
 }
 
+// UnrecordedHost is the network record's entry saying that it may be
+// incomplete: where the run's net layer is landlock-tcp or none, bytes
+// could leave without the proxy, which records what it sees only.
+const UnrecordedHost = "(direct connections)"
+
 // StartError is a process the sandbox could not start confined.
 type StartError struct{ Err error }
 
@@ -237,12 +327,20 @@ func (l *Launch) Finish() ([]proxy.Host, error) {
 		l.delegated = nil
 		refused = l.delegateErr
 	}
+	if l.watched != nil {
+		<-l.watched // the launcher ended: Finish comes after Wait
+		l.watched = nil
+	}
 	if l.session != nil {
 		hosts = l.session.Close()
 		if refused == nil {
 			refused = l.session.Refused()
 		}
 		l.session = nil
+		if !l.r.layers.NetComplete() {
+			hosts = append(hosts, proxy.Host{Host: UnrecordedHost, Allowed: true,
+				Reason: "net " + l.r.layers.Net + ": connections that did not go through the proxy are not seen, so this list may be incomplete"})
+		}
 	}
 	if l.ln != nil {
 		l.ln.Close()

@@ -15,11 +15,19 @@ type Platform struct {
 	// namespace of its own (NoNetNS says why not).
 	NetNS   bool
 	NoNetNS string
+	// Seccomp reports whether the launcher can install the seccomp layer
+	// (NoSeccomp says why not).
+	Seccomp   bool
+	NoSeccomp string
 	// Root reports whether optr runs as root; Unprivileged whether it can
 	// then run processes as UnprivilegedUID (NoUser says why not).
 	Root         bool
 	Unprivileged bool
 	NoUser       string
+	// Groups are the supplementary groups of optr's user, which a
+	// process optr starts keeps when optr is not root (the kernel lets
+	// only root drop them).
+	Groups []int
 }
 
 // UnprivilegedUID and UnprivilegedGID are the user and group agents and

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
 	"github.com/optr-dev/optr/internal/sandbox/launcher"
@@ -17,52 +16,59 @@ import (
 // replace it to see the probes' order.
 var probeLaunch = launcher.Probe
 
+// probe asks the launcher what it can enforce here. The launcher is the
+// one that enforces, so its answer counts, not optr's own view: each
+// probe is a launcher started and ended, about 10 ms that every
+// sandboxed run waits for before its first agent, so the two probes run
+// at once — the base one (the seccomp layer, Landlock's ABI, and as root
+// the unprivileged user) and the namespace's (as that user). Only when
+// the user cannot be had are both probed again as optr's own user, which
+// agents then run as.
 func probe(ctx context.Context) (Platform, error) {
-	var p Platform
-	if v, err := ll.LandlockGetABIVersion(); err != nil || v < 1 {
-		p.NoLandlock = fmt.Sprintf("the kernel does not offer Landlock (%v); it needs Linux 5.13 or newer with landlock in the lsm= boot list", err)
-	} else {
-		p.ABI = v
+	p := Platform{Root: os.Geteuid() == 0}
+	if !p.Root {
+		p.Groups, _ = os.Getgroups()
 	}
-	p.Root = os.Geteuid() == 0
 	proc := launcher.Process{UID: -1}
 	if p.Root {
 		proc = launcher.Process{UID: UnprivilegedUID, GID: UnprivilegedGID}
 	}
-	// Each probe is a launcher started and ended, about 10 ms that every
-	// sandboxed run waits for before its first agent: the user's probe
-	// and the namespace's (as that user) run at once. Only when the user
-	// cannot be had is the namespace probed again, as optr's own user,
-	// which agents then run as.
-	var userErr error
-	var wg sync.WaitGroup
-	if p.Root {
-		wg.Go(func() { userErr = probeLaunch(ctx, launcher.Spec{}, proc) })
-	}
-	netErr := probeNet(ctx, proc)
-	wg.Wait()
+	caps, baseErr, netErr := probeBoth(ctx, proc)
 	// A launcher optr will not use says nothing about the kernel: no
 	// layer is given up for it, the run stops.
-	for _, err := range []error{userErr, netErr} {
+	for _, err := range []error{baseErr, netErr} {
 		if ue := (*launcher.UnusableError)(nil); errors.As(err, &ue) {
 			return p, err
 		}
 	}
+	if ctx.Err() != nil {
+		return p, ctx.Err()
+	}
 	if p.Root {
-		if userErr != nil {
+		if baseErr != nil {
+			p.NoUser = fmt.Sprintf("could not start a process as uid %d: %v", UnprivilegedUID, baseErr)
+			caps, baseErr, netErr = probeBoth(ctx, launcher.Process{UID: -1})
 			if ctx.Err() != nil {
 				return p, ctx.Err()
 			}
-			p.NoUser = fmt.Sprintf("could not start a process as uid %d: %v", UnprivilegedUID, userErr)
-			netErr = probeNet(ctx, launcher.Process{UID: -1})
 		} else {
 			p.Unprivileged = true
 		}
 	}
+	p.ABI = caps.ABI
+	if p.ABI < 1 {
+		p.ABI = 0
+		p.NoLandlock = "the kernel does not offer Landlock; it needs Linux 5.13 or newer with landlock in the lsm= boot list"
+	}
+	switch {
+	case baseErr != nil:
+		p.NoSeccomp = fmt.Sprintf("the launcher could not start: %v", baseErr)
+	case caps.NoSeccomp != "":
+		p.NoSeccomp = caps.NoSeccomp
+	default:
+		p.Seccomp = true
+	}
 	if netErr != nil {
-		if ctx.Err() != nil {
-			return p, ctx.Err()
-		}
 		p.NoNetNS = fmt.Sprintf("the kernel refused a user and network namespace (%v): in Docker the default seccomp profile forbids them; on Ubuntu 24.04 AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)", netErr)
 	} else {
 		p.NetNS = true
@@ -70,10 +76,22 @@ func probe(ctx context.Context) (Platform, error) {
 	return p, nil
 }
 
+// probeBoth runs the base probe and the namespace's at once, as proc.
+func probeBoth(ctx context.Context, proc launcher.Process) (caps launcher.Capabilities, baseErr, netErr error) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		caps, baseErr = probeLaunch(ctx, launcher.Spec{Seccomp: &launcher.SeccompRules{}}, proc)
+	})
+	netErr = probeNet(ctx, proc)
+	wg.Wait()
+	return caps, baseErr, netErr
+}
+
 // probeNet probes a launcher of proc in a network namespace of its own.
 func probeNet(ctx context.Context, proc launcher.Process) error {
 	proc.NewNet = true
-	return probeLaunch(ctx, launcher.Spec{Net: launcher.NetNamespace, ProxyPort: ProxyPort}, proc)
+	_, err := probeLaunch(ctx, launcher.Spec{Net: launcher.NetNamespace, ProxyPort: ProxyPort}, proc)
+	return err
 }
 
 // nonDumpable makes optr non-dumpable: its /proc files (environ, mem,

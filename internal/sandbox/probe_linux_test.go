@@ -15,7 +15,9 @@ import (
 func fakeProbes(t *testing.T, launch func(ctx context.Context, spec launcher.Spec, p launcher.Process) error) {
 	t.Helper()
 	old := probeLaunch
-	probeLaunch = launch
+	probeLaunch = func(ctx context.Context, spec launcher.Spec, p launcher.Process) (launcher.Capabilities, error) {
+		return launcher.Capabilities{ABI: 4}, launch(ctx, spec, p)
+	}
 	t.Cleanup(func() { probeLaunch = old })
 }
 

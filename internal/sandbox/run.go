@@ -14,26 +14,6 @@ import (
 // HTTPS_PROXY=http://127.0.0.1:3128 there.
 const ProxyPort = 3128
 
-// Layers is what a run enforces, as the ledger's run entry records it
-// (`sandbox`).
-type Layers struct {
-	// Mode is sandbox.mode: auto, strict or off.
-	Mode string `json:"mode"`
-	// Env is "built" (by construction) or "inherited" (mode off).
-	Env string `json:"env"`
-	// FS is "landlock-vN" or "none".
-	FS string `json:"fs"`
-	// Net is "netns", "landlock" or "none".
-	Net string `json:"net"`
-	// User is "unprivileged" or "same".
-	User string `json:"user"`
-}
-
-// String is the one line a run's log and step summary show.
-func (l Layers) String() string {
-	return fmt.Sprintf("sandbox (%s): env %s, fs %s, net %s, user %s", l.Mode, l.Env, l.FS, l.Net, l.User)
-}
-
 // Run is the sandbox of one optr run. It is safe for concurrent use once
 // started.
 type Run struct {
@@ -42,6 +22,7 @@ type Run struct {
 	layers   Layers
 	notes    []string
 	abi      int
+	seccomp  bool
 	uid, gid int
 	proxy    *proxy.Proxy
 }
@@ -53,7 +34,7 @@ func New(s Settings) *Run {
 	if mode == "" {
 		mode = config.SandboxAuto
 	}
-	return &Run{s: s, uid: -1, gid: -1, layers: Layers{Mode: mode, Env: "built", FS: "none", Net: "none", User: "same"}}
+	return &Run{s: s, uid: -1, gid: -1, layers: Layers{Mode: mode, Env: "built", FS: "none", Net: "none", Scope: "none", User: "same"}}
 }
 
 // Start probes the machine and decides the layers; unless mode is off it
@@ -80,46 +61,16 @@ func (r *Run) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	off := func(layer, why string) string {
-		if s.Unavailable[layer] != "" {
-			return s.Unavailable[layer]
-		}
-		return why
-	}
-	if why := off("fs", plat.NoLandlock); why == "" {
-		r.abi = plat.ABI
-		r.layers.FS = fmt.Sprintf("landlock-v%d", plat.ABI)
-	} else {
-		r.notes = append(r.notes, "fs not confined: "+why)
-	}
-	switch whyNS := off("net", plat.NoNetNS); {
-	case whyNS == "":
-		r.layers.Net = "netns"
-	case r.abi >= 4 && s.Unavailable["net"] == "":
-		r.layers.Net = "landlock"
-		note := "net confined by Landlock's TCP rules, not a namespace (" + whyNS + "): TCP connects reach only the proxy"
-		if r.abi < 10 {
-			note += "; UDP, MPTCP and raw sockets are not confined (Landlock ABI < 10)"
-		}
-		r.notes = append(r.notes, note)
-	default:
-		r.notes = append(r.notes, "net not confined: "+whyNS+"; agents are only asked to use the proxy (HTTPS_PROXY)")
-	}
-	if plat.Root {
-		if why := off("user", plat.NoUser); why == "" {
-			r.uid, r.gid = UnprivilegedUID, UnprivilegedGID
-			r.layers.User = "unprivileged"
-		} else {
-			r.notes = append(r.notes, "user not changed: optr runs as root and "+why)
-		}
+	d := decide(plat, s, r.layers.Mode)
+	r.layers, r.notes, r.abi, r.seccomp = d.layers, d.notes, d.abi, d.seccomp
+	if r.layers.User == "unprivileged" {
+		r.uid, r.gid = UnprivilegedUID, UnprivilegedGID
 	}
 	if pol.Any() {
 		r.notes = append(r.notes, `sandbox.network is "*": agents may reach any public host through the proxy (each is recorded)`)
 	}
-	if r.layers.Mode == config.SandboxStrict {
-		if missing := r.missing(plat.Root); len(missing) > 0 {
-			return &StrictError{Missing: missing, Notes: r.notes}
-		}
+	if r.layers.Mode == config.SandboxStrict && len(d.missing) > 0 {
+		return &StrictError{Missing: d.missing}
 	}
 	if err := nonDumpable(); err != nil {
 		return fmt.Errorf("make optr non-dumpable: %w", err)
@@ -128,31 +79,18 @@ func (r *Run) Start(ctx context.Context) error {
 	return nil
 }
 
-// StrictError is strict mode refusing a machine that cannot enforce every
-// layer.
+// StrictError is strict mode refusing a machine on which a promise of
+// the sandbox does not hold (architecture §4.14): egress only through the
+// proxy, files confined, processes scoped, no Unix socket but optr's and
+// their own, and, as root, an unprivileged user.
 type StrictError struct {
-	// Missing are the layers that cannot be enforced; Notes say why.
-	Missing, Notes []string
+	// Missing are the promises that do not hold, each "layer: reason".
+	Missing []string
 }
 
 func (e *StrictError) Error() string {
-	return fmt.Sprintf("sandbox.mode is strict, but this machine cannot enforce %s: %s; no agent was started. Run where the kernel allows it, or set sandbox.mode: auto to run with what it allows",
-		strings.Join(e.Missing, ", "), strings.Join(e.Notes, "; "))
-}
-
-// missing lists the layers strict mode requires and the run lacks.
-func (r *Run) missing(root bool) []string {
-	var m []string
-	if r.layers.FS == "none" {
-		m = append(m, "fs")
-	}
-	if r.layers.Net == "none" {
-		m = append(m, "net")
-	}
-	if root && r.layers.User != "unprivileged" {
-		m = append(m, "user")
-	}
-	return m
+	return "sandbox.mode is strict, but on this machine " + strings.Join(e.Missing, "; ") +
+		"; no agent was started. Run where the kernel allows these layers, or set sandbox.mode: auto to run with what it allows (the log and the ledger then say what held)"
 }
 
 // Layers says what the run enforces.

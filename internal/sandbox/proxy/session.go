@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -114,6 +115,12 @@ func (a alivenessWriter) Write(p []byte) (int, error) {
 	return a.w.Write(p)
 }
 
+// Refuse records a refusal made elsewhere than in the proxy — by the
+// seccomp layer, of a connection that did not go through the proxy (host
+// and port), a Unix socket (host "unix:…", port 0) or a signal — as a
+// request refused for reason.
+func (s *Session) Refuse(host string, port int, reason string) { s.record(host, port, reason) }
+
 // track keeps a hijacked connection to close with the session; false when
 // the session is closed already.
 func (s *Session) track(c net.Conn) bool {
@@ -180,7 +187,14 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("sandbox: connect to %s refused (%s)", net.JoinHostPort(e.Host, strconv.Itoa(e.Port)), e.Reason)
+	target, verb := e.Host, "connect to"
+	switch {
+	case e.Port > 0:
+		target = net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+	case strings.HasPrefix(e.Host, "pid:"), strings.HasPrefix(e.Host, "pgid:"):
+		verb = "signal to"
+	}
+	return fmt.Sprintf("sandbox: %s %s refused (%s)", verb, target, e.Reason)
 }
 
 // Merge adds the records of more to hosts: requests add up, a refusal
