@@ -146,7 +146,7 @@ func (s *supervisor) watchParent(pid, pidfd int) {
 func endAll() {
 	for {
 		for _, pid := range children() {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			kill(pid, syscall.SIGKILL)
 		}
 		var ws syscall.WaitStatus
 		_, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -154,6 +154,21 @@ func endAll() {
 			return // ECHILD: nothing is left
 		}
 	}
+}
+
+// kill sends sig to pid from a thread other than the main one, and
+// waits: the main thread carries the seccomp layer, which with Signals
+// hands its kill to the supervisor; syscall.Kill is a raw system call,
+// which keeps the launcher's one P (GOMAXPROCS=1), so the supervisor
+// could never run to answer it. (The main goroutine is locked to the main
+// thread: no other goroutine runs there.)
+func kill(pid int, sig syscall.Signal) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = syscall.Kill(pid, sig)
+	}()
+	<-done
 }
 
 // children lists the launcher's children: the children file of its main
@@ -208,7 +223,7 @@ func exitStatus(ws syscall.WaitStatus) int {
 	switch sig {
 	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGALRM, syscall.SIGUSR1, syscall.SIGUSR2:
 		signal.Reset(sig)
-		_ = syscall.Kill(os.Getpid(), sig)
+		kill(os.Getpid(), sig)
 		// The signal is delivered to this process at once; in case it is
 		// blocked on this thread, fall through to the shell's convention.
 	}
