@@ -6,6 +6,7 @@ require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/creack/pty v1.1.24
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/github/copilot-sdk/go v1.0.14
 	github.com/goccy/go-yaml v1.19.2
@@ -14,7 +15,9 @@ require (
 	github.com/gowebpki/jcs v1.0.2
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/mattn/go-runewidth v0.0.21
+	github.com/moby/profiles/seccomp v0.3.0
 	github.com/openai/openai-go/v3 v3.95.0
+	github.com/opencontainers/runtime-spec v1.2.1
 	github.com/pelletier/go-toml/v2 v2.2.3
 	github.com/rhysd/actionlint v1.7.12
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -10,8 +10,9 @@ import (
 
 // optrBin is the binary under test, built once by TestMain the way users
 // build it, so the end-to-end tests exercise exactly what ships; beside
-// it, launcherBin, the sandbox launcher optr starts from there.
-var optrBin, launcherBin string
+// it, launcherBin, the sandbox launcher optr starts from there; and
+// adversaryBin, the adversarial agent's tool (testdata/adversary).
+var optrBin, launcherBin, adversaryBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "optr-e2e-")
@@ -19,9 +20,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Every user may run them: the fields run optr as another user.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	optrBin = filepath.Join(dir, "optr")
 	launcherBin = filepath.Join(dir, "optr-sandbox-launcher")
-	build := exec.Command("go", "build", "-o", dir, ".", "../optr-sandbox-launcher")
+	adversaryBin = filepath.Join(dir, "adversary")
+	build := exec.Command("go", "build", "-o", dir, ".", "../optr-sandbox-launcher", "./testdata/adversary")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build optr and its sandbox launcher:", err)

@@ -90,21 +90,24 @@ sandbox: { mode: %[2]s }
 `
 
 // loopbackService is a secret service on the host's loopback; it counts
-// every request that reached it.
-func loopbackService(t *testing.T) (string, *atomic.Int64) {
+// every request that reached it, and those over MPTCP (path /mptcp-…).
+func loopbackService(t *testing.T) (addr string, hits, mptcp *atomic.Int64) {
 	t.Helper()
-	var hits atomic.Int64
+	hits, mptcp = new(atomic.Int64), new(atomic.Int64)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
+		if strings.HasPrefix(r.URL.Path, "/mptcp-") {
+			mptcp.Add(1)
+		}
 		fmt.Fprint(w, "service secret")
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String(), &hits
+	return ln.Addr().String(), hits, mptcp
 }
 
 // hostile is a workspace and an environment for the adversary, and what
@@ -112,7 +115,8 @@ func loopbackService(t *testing.T) (string, *atomic.Int64) {
 type hostile struct {
 	ws, outside, mark string
 	env               map[string]string
-	hits              *atomic.Int64
+	service           string // the loopback service's address
+	hits, mptcp       *atomic.Int64
 }
 
 func newHostile(t *testing.T, dir, ws, mode string) *hostile {
@@ -132,8 +136,8 @@ func newHostile(t *testing.T, dir, ws, mode string) *hostile {
 		}
 	}
 	write(filepath.Join(h.outside, ".git-credentials"), "https://x:"+fileToken+"@github.com\n")
-	addr, hits := loopbackService(t)
-	h.hits = hits
+	addr, hits, mptcp := loopbackService(t)
+	h.service, h.hits, h.mptcp = addr, hits, mptcp
 	// What the scripts need to know is written into them: none of it
 	// reaches a sandboxed process's environment.
 	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],

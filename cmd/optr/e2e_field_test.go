@@ -1,0 +1,486 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/testkit/fieldtest"
+)
+
+// The routes of issue 34 the adversary adds in the field: UDP, DNS, an
+// ICMP ping socket, MPTCP, an abstract socket, a socket standing in for
+// docker.sock (its group is optr's user's), a signal to a process of
+// optr's user standing in for the runner's worker, TCP to the proxy's
+// port on another address (the agent reads the port from HTTPS_PROXY; the
+// test then listens there), and, last, a signal to optr itself. The tool
+// exits 0 when a route got through; the listeners say what arrived.
+const fieldRoutes = `T=$TOOL
+$T udp $UDP $SECRET && leak udp
+$T dns $DNS $SECRET && leak dns
+$T icmp 127.0.0.1 $SECRET && leak icmp
+$T mptcp $SERVICE $SECRET && leak mptcp
+$T unix @$ABSTRACT $SECRET && leak abstract
+$T unix $DOCKERSOCK $SECRET && leak docker-sock
+$T kill $VICTIM 9 && leak signal-runner
+if [ -n "$OPTR_AGENT" ]; then
+  read -r _ < "$MARK/elsewhere.fifo"
+  $T tcp 127.0.0.2:${HTTPS_PROXY##*:} $SECRET && leak proxy-port-elsewhere
+fi
+`
+
+// fieldLast is the adversary's last attempt: it sends optr SIGKILL.
+const fieldLast = `[ -n "$OPTR_AGENT" ] && $T kill-optr 0 9 && leak signal-optr
+`
+
+// The users of the non-root fields: optr's, and the group that owns the
+// stand-in for docker.sock, which optr's user is in.
+const (
+	fieldUID    = 2001
+	fieldGID    = 2001
+	socketGroup = 2002
+)
+
+// field is one environment the adversarial test runs optr in.
+type field struct {
+	name string
+	env  fieldtest.Env
+	// ldflags build the field's launcher (Landlock capped at ABI 4).
+	ldflags string
+	// net is the layer that holds egress there.
+	net string
+	// off is how the protection is taken away: "seccomp" (a launcher
+	// built without its seccomp layer) or "mode" (sandbox.mode off); leaks
+	// are the routes that must then get through, and strict the layer
+	// strict mode then refuses ("" when it is not run).
+	off    string
+	leaks  []string
+	strict string
+}
+
+const abi4 = "-X github.com/optr-dev/optr/internal/sandbox/launcher/child.maxABI=4"
+
+const seccompOff = "-X github.com/optr-dev/optr/internal/sandbox/launcher/child.disabled=seccomp"
+
+// fields are the four environments of issue 34.
+var fields = []field{{
+	// (a) CI's machine: root, namespaces. The namespace, Landlock and the
+	// unprivileged user hold; with the sandbox off every route is open.
+	// (HTTPS_PROXY is not set then: the proxy's port is no route.)
+	name: "root-namespaces", net: "netns", off: "mode",
+	leaks: []string{"udp", "dns", "mptcp", "abstract", "docker-sock", "signal-runner", "signal-optr"},
+}, {
+	// (b) The container action: Docker's default seccomp profile and
+	// capabilities applied to optr (no namespace). Without the seccomp
+	// layer, Landlock's TCP rule (ABI 7 here) lets the proxy's port on
+	// any address through, and UDP, DNS and MPTCP.
+	name: "docker", env: fieldtest.Env{Docker: true}, net: "seccomp", off: "seccomp",
+	leaks: []string{"udp", "dns", "mptcp", "proxy-port-elsewhere"}, strict: "net",
+}, {
+	// (c) A non-root optr in the group that owns the socket, user
+	// namespaces granted: the namespace holds the network (the launcher
+	// maps its own ids), but not Unix sockets by path.
+	name: "nonroot-userns", env: fieldtest.Env{UID: fieldUID, GID: fieldGID, Groups: []int{socketGroup}},
+	net: "netns", off: "seccomp", leaks: []string{"docker-sock"}, strict: "scope",
+}, {
+	// (d) The hosted runner: non-root, in the socket's group, user
+	// namespaces refused, Landlock capped at ABI 4 (kernel 6.8). Without
+	// the seccomp layer everything but the files is open.
+	name: "runner-abi4", env: fieldtest.Env{UID: fieldUID, GID: fieldGID, Groups: []int{socketGroup}, NoUserNS: true},
+	ldflags: abi4, net: "seccomp", off: "seccomp",
+	leaks:  []string{"udp", "dns", "mptcp", "abstract", "docker-sock", "signal-runner", "proxy-port-elsewhere", "signal-optr"},
+	strict: "net",
+}}
+
+// TestAdversaryInTheField (issue 34): the adversary tries every route in
+// each environment, through the binary. With every protection nothing
+// reaches a listener, no signal lands, and strict mode runs; with the
+// protection taken away the routes it holds are open and strict mode
+// refuses, naming the layer.
+func TestAdversaryInTheField(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the fields are reproduced as root (fieldtest)")
+	}
+	for _, f := range fields {
+		t.Run(f.name, func(t *testing.T) {
+			bin, err := launcherBuild(f.ldflags)
+			if err != nil {
+				t.Fatalf("build the field's launcher: %v", err)
+			}
+			t.Run("protected", func(t *testing.T) {
+				h := newFieldHostile(t, f, "strict")
+				run := h.run(t, bin)
+				if run.code == 2 || !strings.Contains(run.log, "sandbox (strict):") {
+					t.Fatalf("strict refused to run (exit %d) where every layer holds:\n%s", run.code, run.log)
+				}
+				if !strings.Contains(run.log, "net "+f.net+",") {
+					t.Errorf("the log does not say net %s:\n%s", f.net, run.log)
+				}
+				if leaks := h.fieldLeaks(t, run); len(leaks) > 0 {
+					t.Errorf("the adversary got through: %v\n%s", leaks, run.log)
+				}
+				record := findFile(t, filepath.Join(h.ws, ".optr"), "adversary.json")
+				for _, want := range []string{`"allowed": false`, `"host": "unix:`} {
+					if !strings.Contains(record, want) {
+						t.Errorf("the adversary's network record lacks %s:\n%s", want, record)
+					}
+				}
+			})
+			t.Run("unprotected", func(t *testing.T) {
+				b, mode := bin, "auto"
+				if f.off == "mode" {
+					mode = "off"
+				} else if b, err = launcherBuild(strings.TrimSpace(f.ldflags + " " + seccompOff)); err != nil {
+					t.Fatalf("build the launcher without its seccomp layer: %v", err)
+				}
+				h := newFieldHostile(t, f, mode)
+				run := h.run(t, b)
+				leaks := h.fieldLeaks(t, run)
+				for _, want := range f.leaks {
+					if !slices.Contains(leaks, want) {
+						t.Errorf("without the protection %s should get through; got %v: the test proves nothing\n%s", want, leaks, run.log)
+					}
+				}
+				if f.strict == "" {
+					return
+				}
+				h = newFieldHostile(t, f, "strict")
+				run = h.run(t, b)
+				if run.code != 2 || !strings.Contains(run.log, "sandbox.mode is strict, but on this machine "+f.strict+": ") {
+					t.Errorf("strict ran without the seccomp layer (exit %d), want exit 2 naming %s:\n%s", run.code, f.strict, run.log)
+				}
+			})
+		})
+	}
+}
+
+// launcherBuilds are optr's executable beside a launcher built with
+// ldflags, by ldflags ("" is the launcher as shipped).
+var launcherBuilds sync.Map
+
+// launcherBuild is optr (a hard link to the binary under test) with a
+// launcher built with ldflags beside it: optr finds its launcher there,
+// and the build identity ignores link flags.
+func launcherBuild(ldflags string) (string, error) {
+	if ldflags == "" {
+		return optrBin, nil
+	}
+	type built struct {
+		once sync.Once
+		bin  string
+		err  error
+	}
+	v, _ := launcherBuilds.LoadOrStore(ldflags, &built{})
+	b := v.(*built)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp(filepath.Dir(optrBin), "launcher-")
+		if err == nil {
+			err = os.Chmod(dir, 0o755)
+		}
+		if err != nil {
+			b.err = err
+			return
+		}
+		build := exec.Command("go", "build", "-o", dir+"/", "-ldflags", ldflags, "../optr-sandbox-launcher")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("%v: %s", err, out)
+			return
+		}
+		b.bin = filepath.Join(dir, "optr")
+		b.err = os.Link(optrBin, b.bin)
+	})
+	return b.bin, b.err
+}
+
+// fieldHostile is hostile with the field's routes and listeners.
+type fieldHostile struct {
+	*hostile
+	f        field
+	dir      string
+	secret   string
+	udp, dns *packets
+	abstract *conns
+	sock     *conns
+	victim   *exec.Cmd
+	// elsewhere is the listener on 127.0.0.2 at the agent's proxy port,
+	// once the agent asked for it.
+	elsewhere atomic.Pointer[conns]
+}
+
+// packets counts datagrams that carry a secret.
+type packets struct {
+	addr string
+	n    atomic.Int64
+}
+
+// conns counts connections.
+type conns struct {
+	addr string
+	n    atomic.Int64
+}
+
+func listenPackets(t *testing.T, secret string) *packets {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	p := &packets{addr: pc.LocalAddr().String()}
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, _, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if bytes.Contains(buf[:n], []byte(secret)) {
+				p.n.Add(1)
+			}
+		}
+	}()
+	return p
+}
+
+func listenConns(t *testing.T, network, addr string) *conns {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	c := &conns{addr: addr}
+	if network == "tcp" {
+		c.addr = ln.Addr().String()
+	}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.n.Add(1)
+			conn.Close()
+		}
+	}()
+	return c
+}
+
+// newFieldHostile is the adversary's workspace, tools, listeners and
+// victim for f, in sandbox mode.
+func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
+	t.Helper()
+	dir := t.TempDir()
+	// optr's user and the agents' reach their directories.
+	for d := dir; d != "/" && d != filepath.Clean(os.TempDir()); d = filepath.Dir(d) {
+		_ = os.Chmod(d, 0o755)
+	}
+	ws := filepath.Join(dir, "workspace")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &fieldHostile{hostile: newHostile(t, dir, ws, mode), f: f, dir: dir, secret: "fieldsecret" + strconv.Itoa(os.Getpid())}
+	h.udp = listenPackets(t, h.secret)
+	h.dns = listenPackets(t, h.secret)
+	abstract := "optr-e2e-" + strconv.Itoa(os.Getpid()) + "-" + f.name + "-" + mode
+	h.abstract = listenConns(t, "unix", "@"+abstract)
+	sockDir := filepath.Join(dir, "run")
+	if err := os.Mkdir(sockDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.sock = listenConns(t, "unix", filepath.Join(sockDir, "docker.sock"))
+	// The runner's worker: a process of optr's user (of an agent's, where
+	// optr is root).
+	victimUID := 65534
+	if f.env.UID != 0 {
+		victimUID = f.env.UID
+	}
+	h.victim = exec.Command("/bin/sleep", "300")
+	h.victim.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: &syscall.Credential{Uid: uint32(victimUID), Gid: uint32(victimUID)}}
+	if err := h.victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.victim.Process.Kill(); h.victim.Wait() })
+	// A daemon of the adversary that outlived an optr the adversary
+	// killed (with the protection off): it left with setsid, so its group
+	// is its own.
+	t.Cleanup(func() {
+		for _, pid := range taggedProcs("adversary-daemon-" + h.mark) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+
+	tools := filepath.Join(dir, "tools")
+	tool := filepath.Join(tools, "adversary")
+	b, err := os.ReadFile(adversaryBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tool, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(h.mark, "elsewhere.fifo")
+	if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(fifo, 0o666)
+	script := strings.Replace(adversary, "DONE=$(mktemp -u)", fieldRoutes+"DONE=$(mktemp -u)", 1)
+	script = strings.Replace(script, "echo adversary done", fieldLast+"echo adversary done", 1)
+	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],
+		"$OUTSIDE", h.outside, "$WS", ws, "$SERVICE", h.service, "$MARK", h.mark, "$TOOL", tool,
+		"$UDP", h.udp.addr, "$DNS", h.dns.addr, "$ABSTRACT", abstract, "$DOCKERSOCK", h.sock.addr,
+		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret)
+	if err := os.WriteFile(filepath.Join(tools, "adversary.sh"), []byte(known.Replace(script)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f.env.UID != 0 {
+		err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, f.env.UID, f.env.GID)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The stand-in for docker.sock: root's, its group optr's user's (root's
+	// where optr is root), as Docker's is.
+	group := 0
+	if f.env.UID != 0 {
+		group = socketGroup
+	}
+	if err := os.Chown(h.sock.addr, 0, group); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(h.sock.addr, 0o660); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// fieldRun is one optr run in a field.
+type fieldRun struct {
+	log    string
+	code   int
+	killed bool // optr ended by SIGKILL: the adversary's signal landed
+}
+
+// run runs bin as runCLI does, in the field, answering the agent's
+// request for a listener elsewhere on its proxy's port.
+func (h *fieldHostile) run(t *testing.T, bin string) fieldRun {
+	t.Helper()
+	cmd := h.start(t, h.dir, bin)
+	h.f.env.Wrap(t, cmd)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	fifo := filepath.Join(h.mark, "elsewhere.fifo")
+	stopElsewhere := func() {}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		// Opening to write returns once the agent opened it to read: it
+		// runs, and its environment says its proxy's port.
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if port := agentProxyPort(); port != "" {
+			ln, err := net.Listen("tcp", "127.0.0.2:"+port)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c := &conns{addr: ln.Addr().String()}
+			h.elsewhere.Store(c)
+			go func() {
+				defer ln.Close()
+				for {
+					conn, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.n.Add(1)
+					conn.Close()
+				}
+			}()
+			t.Cleanup(func() { ln.Close() })
+			stopElsewhere = func() { ln.Close() }
+		}
+		f.WriteString("go\n")
+	}()
+	err := cmd.Run()
+	// An agent that never asked (strict refused, or the run ended): the
+	// writer is let go.
+	if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		<-answered
+		r.Close()
+	}
+	stopElsewhere() // its port may be the next run's (3128 in a namespace)
+	run := fieldRun{log: out.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		run.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			run.killed = true
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// agentProxyPort is the port of HTTPS_PROXY in the environment of the
+// running adversary agent, "" when there is none.
+func agentProxyPort() string {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		b = append([]byte{0}, b...)
+		if err != nil || !bytes.Contains(b, []byte("\x00OPTR_AGENT=adversary\x00")) {
+			continue
+		}
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "HTTPS_PROXY="); ok {
+				return v[strings.LastIndexByte(v, ':')+1:]
+			}
+		}
+	}
+	return ""
+}
+
+// fieldLeaks are hostile's leaks and the field's routes that got through:
+// what reached a listener, a signal that landed.
+func (h *fieldHostile) fieldLeaks(t *testing.T, run fieldRun) []string {
+	t.Helper()
+	leaks := h.leaks(t)
+	for route, n := range map[string]int64{"udp": h.udp.n.Load(), "dns": h.dns.n.Load(), "mptcp": h.mptcp.Load(),
+		"abstract": h.abstract.n.Load(), "docker-sock": h.sock.n.Load()} {
+		if n > 0 && !slices.Contains(leaks, route) {
+			leaks = append(leaks, route)
+		}
+	}
+	if e := h.elsewhere.Load(); e != nil && e.n.Load() > 0 && !slices.Contains(leaks, "proxy-port-elsewhere") {
+		leaks = append(leaks, "proxy-port-elsewhere")
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(h.victim.Process.Pid) + "/stat"); err != nil || strings.Contains(string(b), ") Z ") {
+		leaks = append(leaks, "signal-runner")
+	}
+	if run.killed && !slices.Contains(leaks, "signal-optr") {
+		leaks = append(leaks, "signal-optr")
+	}
+	return leaks
+}
