@@ -57,12 +57,37 @@ func Comment(v View) string {
 		}
 		b.WriteString(TieBreakLine(v.TieBreak))
 		b.WriteString(UnverifiedLine(v.Unverified))
+		b.WriteString(sandboxLines(v))
 		footer := footer(v)
 		room := comment.MaxBody - utf8.RuneCountInString(b.String()) - utf8.RuneCountInString(footer) - reserve
 		b.WriteString(result(v, room))
 		b.WriteString(footer)
 	}
 	return comment.Fit(b.String(), v.ResultPath)
+}
+
+// maxSandboxNotes bounds the sandbox notes a comment shows.
+const maxSandboxNotes = 8
+
+// sandboxLines is what the run's sandbox held (architecture §4.14): its one
+// line, and what did not hold, folded.
+func sandboxLines(v View) string {
+	if v.Sandbox == "" {
+		return ""
+	}
+	s := "\n" + markdown.Inline(v.Sandbox, 200) + "\n"
+	if len(v.SandboxNotes) == 0 {
+		return s
+	}
+	s += "<details><summary>What the sandbox did not hold here</summary>\n\n"
+	for i, n := range v.SandboxNotes {
+		if i == maxSandboxNotes {
+			s += fmt.Sprintf("- and %d more (the job log has them all)\n", len(v.SandboxNotes)-i)
+			break
+		}
+		s += "- " + markdown.Inline(n, 600) + "\n"
+	}
+	return s + "\n</details>\n"
 }
 
 var statusIcon = map[status.Status]string{

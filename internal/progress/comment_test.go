@@ -258,3 +258,22 @@ func TestCommentLinksThePullRequest(t *testing.T) {
 		t.Errorf("a run without a pull request names one:\n%s", body)
 	}
 }
+
+// The comment of a finished run says what the sandbox held, and folds
+// what it did not (architecture §4.14); a running one does not yet.
+func TestCommentSaysWhatTheSandboxHeld(t *testing.T) {
+	v := View{RunID: "r1", Workflow: "w", Status: status.Completed,
+		Sandbox:      "sandbox (auto): env built, fs landlock-v4, net landlock-tcp, scope none, user same",
+		SandboxNotes: []string{"net held only by Landlock's TCP rule", "scope not held"}}
+	body := Comment(v)
+	checkStructure(t, v, body)
+	for _, want := range []string{"\nsandbox (auto): env built, fs landlock-v4, net landlock-tcp", "<summary>What the sandbox did not hold here</summary>", "- scope not held\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the comment lacks %q:\n%s", want, body)
+		}
+	}
+	v.Status = status.Running
+	if body := Comment(v); strings.Contains(body, "sandbox (auto)") {
+		t.Errorf("a running comment shows the sandbox line:\n%s", body)
+	}
+}
