@@ -112,6 +112,14 @@ func guarded(t *testing.T, where, text, header string) {
 		if !optr {
 			continue
 		}
+		if pr, ok := strings.CutPrefix(strings.TrimSpace(job.If), "github.event_name == 'pull_request'"); ok && !strings.Contains(pr, "||") {
+			// A job for pull_request events alone: optr records the
+			// outcome of its own pull requests, found by their branch.
+			if !strings.Contains(pr, "startsWith(github.event.pull_request.head.ref, 'optr/')") {
+				t.Errorf("%s: job %s runs optr on every pull request that closes: its if: lacks startsWith(github.event.pull_request.head.ref, 'optr/')", where, name)
+			}
+			continue
+		}
 		for _, g := range guard {
 			if issues && strings.Contains(g, "label") || comments && strings.Contains(g, "comment") {
 				if !strings.Contains(job.If, g) {
