@@ -31,6 +31,11 @@ type SyntheticOptions struct {
 	// result's status, attempts, tokens and cost (the copilot agent's cost
 	// unknown, as a model no price covers leaves it).
 	Spend bool
+	// Outcomes makes every run open a pull request (its results naming
+	// their models) and every other entry the outcome of the run just
+	// before it (architecture §4.19): merged three times in four, else
+	// closed. n entries are then n/2 pull requests.
+	Outcomes bool
 }
 
 // WriteSyntheticWith is WriteSynthetic with entries shaped by o.
@@ -59,6 +64,7 @@ func WriteSyntheticWith(w io.Writer, n int, o SyntheticOptions) (Head, error) {
 
 var (
 	synthAgents      = [3]string{"claude", "codex", "copilot"}
+	synthModels      = [3]string{"claude-sonnet-4-5", "gpt-5-codex", "gpt-5"}
 	synthConstraints = []string{"json", "max-length", "no-secrets", "tests-pass"}
 	synthEpoch       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 )
@@ -67,6 +73,8 @@ var (
 type synth struct {
 	rng  *rand.Rand
 	opts SyntheticOptions
+	// last is the last run made, whose outcome may follow it.
+	last synthRun
 }
 
 func newSynth() *synth { return &synth{rng: rand.New(rand.NewPCG(1, 2))} }
@@ -81,6 +89,19 @@ type synthRun struct {
 	spend   bool
 	tokens  int64
 	costUSD float64
+	// pull is the pull request the run opened (SyntheticOptions.Outcomes),
+	// 0 for none; outcome, when set, makes the entry that pull request's
+	// outcome instead of a run.
+	pull    int64
+	outcome *synthOutcome
+}
+
+// synthOutcome is the outcome entry of a synthetic run's pull request.
+type synthOutcome struct {
+	what, agent, model, commit string
+	at                         time.Time
+	openMS                     int64
+	costUSD                    *float64
 }
 
 // synthResult mirrors what the executor records for one agent. The JSON
@@ -93,6 +114,7 @@ type synthResult struct {
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
 	ExecMS       int64    `json:"exec_ms"`
 	Invariants   []string `json:"invariants"`
+	Model        string   `json:"model,omitempty"`
 	OutputSHA256 string   `json:"output_sha256"`
 	Score        float64  `json:"score"`
 	Status       string   `json:"status,omitempty"`
@@ -110,6 +132,9 @@ func (g *synth) hex(n int) string {
 }
 
 func (g *synth) next(i int) synthRun {
+	if g.opts.Outcomes && i%2 == 1 {
+		return g.outcomeOf(i, g.last)
+	}
 	r := synthRun{
 		run:         strconv.Itoa(9000000000+i) + "-1",
 		workflow:    "issue-" + strconv.Itoa(i%997),
@@ -151,13 +176,60 @@ func (g *synth) next(i int) synthRun {
 				r.costUSD += usd
 			}
 		}
+		if g.opts.Outcomes {
+			res.Model = synthModels[k]
+		}
 		r.results[k] = res
 	}
+	if g.opts.Outcomes {
+		r.pull = int64(i/2 + 1)
+	}
+	g.last = r
 	return r
+}
+
+// outcomeOf is entry i: the outcome of run r's pull request.
+func (g *synth) outcomeOf(i int, r synthRun) synthRun {
+	o := &synthOutcome{what: "merged", agent: r.selected, openMS: int64(60_000 + g.rng.IntN(3*24*3600_000))}
+	if g.rng.IntN(4) == 0 || r.selected == "" {
+		o.what = "closed"
+	} else {
+		o.commit = g.hex(40)
+	}
+	for k, res := range r.results {
+		if res.Agent == r.selected {
+			o.model = synthModels[k]
+		}
+	}
+	if r.spend && r.selected != "copilot" {
+		usd := r.costUSD
+		o.costUSD = &usd
+	}
+	out := synthRun{run: r.run, workflow: r.workflow, pull: r.pull, outcome: o,
+		time: synthEpoch.Add(time.Duration(i)*time.Second + time.Duration(g.rng.IntN(1000))*time.Millisecond)}
+	if g.opts.Time != nil {
+		out.time = g.opts.Time(i)
+	}
+	o.at = out.time.Add(-time.Minute).Truncate(time.Second)
+	return out
 }
 
 // draft is the same entry as a Draft, for Chain.
 func (r synthRun) draft() Draft {
+	if o := r.outcome; o != nil {
+		f := map[string]any{"agent": o.agent, "at": o.at.UTC().Format(time.RFC3339), "by": "maintainer", "by_type": "User",
+			"iterations": int64(1), "open_ms": o.openMS, "outcome": o.what, "pull_request": r.pull, "source": "event"}
+		if o.model != "" {
+			f["model"] = o.model
+		}
+		if o.commit != "" {
+			f["commit"] = o.commit
+		}
+		if o.costUSD != nil {
+			f["change_cost_usd"] = *o.costUSD
+		}
+		return Draft{Kind: KindOutcome, Run: r.run, Workflow: r.workflow, Time: r.time, Fields: f}
+	}
 	d := Draft{
 		Kind: KindRun, Run: r.run, Workflow: r.workflow, Time: r.time,
 		Fields: map[string]any{
@@ -172,6 +244,9 @@ func (r synthRun) draft() Draft {
 		d.Fields["mode"], d.Fields["status"] = "select", "completed"
 		d.Fields["tokens"], d.Fields["cost_usd"] = r.tokens, r.costUSD
 	}
+	if r.pull > 0 {
+		d.Fields["pull_request"], d.Fields["iteration"] = r.pull, int64(1)
+	}
 	return d
 }
 
@@ -181,6 +256,9 @@ func (r synthRun) draft() Draft {
 // benchmark. The output is held to Chain's by TestSyntheticMatchesChain.
 // It returns the line, the scratch buffer for reuse, and the new head.
 func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next Head) {
+	if r.outcome != nil {
+		return r.appendOutcome(buf, head)
+	}
 	seq := head.Seq + 1
 	// The entry without its hash: the members before "hash", then the rest.
 	b := append(buf, `{"commit":"`...)
@@ -196,13 +274,23 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	cut := len(b)
 	b = append(b, `"intent_sha256":"`...)
 	b = append(b, r.intent...)
-	b = append(b, `","kind":"run",`...)
+	b = append(b, `",`...)
+	if r.pull > 0 {
+		b = append(b, `"iteration":1,`...)
+	}
+	b = append(b, `"kind":"run",`...)
 	if r.spend {
 		b = append(b, `"mode":"select",`...)
 	}
 	b = append(b, `"prev":"`...)
 	b = append(b, head.prevHash()...)
-	b = append(b, `","results":[`...)
+	b = append(b, `",`...)
+	if r.pull > 0 {
+		b = append(b, `"pull_request":`...)
+		b = strconv.AppendInt(b, r.pull, 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"results":[`...)
 	for k, res := range r.results {
 		if k > 0 {
 			b = append(b, ',')
@@ -224,6 +312,11 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 		b = strconv.AppendInt(b, res.ExecMS, 10)
 		b = append(b, `,"invariants":`...)
 		b = appendStrings(b, res.Invariants)
+		if res.Model != "" {
+			b = append(b, `,"model":"`...)
+			b = append(b, res.Model...)
+			b = append(b, '"')
+		}
 		b = append(b, `,"output_sha256":"`...)
 		b = append(b, res.OutputSHA256...)
 		b = append(b, `","score":`...)
@@ -261,8 +354,13 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	b = append(b, `,"workflow":"`...)
 	b = append(b, r.workflow...)
 	b = append(b, `"}`...)
-	noHash := len(b)
+	return spliceHash(b, cut, seq)
+}
 
+// spliceHash hashes the entry b (without its hash member, which goes at
+// cut) and returns its line, the scratch buffer and the new head.
+func spliceHash(b []byte, cut int, seq int64) (line, scratch []byte, next Head) {
+	noHash := len(b)
 	sum := sha256.Sum256(b)
 	hashHex := hex.EncodeToString(sum[:])
 	// The line: the same bytes with the hash member spliced in at cut.
@@ -273,6 +371,51 @@ func (r synthRun) appendLine(buf []byte, head Head) (line, scratch []byte, next 
 	b = append(b, b[cut:noHash]...)
 	b = append(b, '\n')
 	return b[noHash:], b, Head{Seq: seq, Hash: hashHex}
+}
+
+// appendOutcome is appendLine of an outcome entry.
+func (r synthRun) appendOutcome(buf []byte, head Head) (line, scratch []byte, next Head) {
+	o, seq := r.outcome, head.Seq+1
+	b := append(buf, `{"agent":"`...)
+	b = append(b, o.agent...)
+	b = append(b, `","at":"`...)
+	b = o.at.UTC().AppendFormat(b, time.RFC3339)
+	b = append(b, `","by":"maintainer","by_type":"User",`...)
+	if o.costUSD != nil {
+		b = append(b, `"change_cost_usd":`...)
+		b = appendNumber(b, *o.costUSD)
+		b = append(b, ',')
+	}
+	if o.commit != "" {
+		b = append(b, `"commit":"`...)
+		b = append(b, o.commit...)
+		b = append(b, `",`...)
+	}
+	cut := len(b)
+	b = append(b, `"iterations":1,"kind":"outcome",`...)
+	if o.model != "" {
+		b = append(b, `"model":"`...)
+		b = append(b, o.model...)
+		b = append(b, `",`...)
+	}
+	b = append(b, `"open_ms":`...)
+	b = strconv.AppendInt(b, o.openMS, 10)
+	b = append(b, `,"outcome":"`...)
+	b = append(b, o.what...)
+	b = append(b, `","prev":"`...)
+	b = append(b, head.prevHash()...)
+	b = append(b, `","pull_request":`...)
+	b = strconv.AppendInt(b, r.pull, 10)
+	b = append(b, `,"run":"`...)
+	b = append(b, r.run...)
+	b = append(b, `","seq":`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"source":"event","time":"`...)
+	b = r.time.UTC().AppendFormat(b, timeLayout)
+	b = append(b, `","workflow":"`...)
+	b = append(b, r.workflow...)
+	b = append(b, `"}`...)
+	return spliceHash(b, cut, seq)
 }
 
 // appendNumber appends a non-negative number of at most a few thousand:

@@ -15,7 +15,7 @@ func TestSyntheticMatchesChain(t *testing.T) {
 	at := func(i int) time.Time {
 		return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 37 * time.Second)
 	}
-	for name, o := range map[string]SyntheticOptions{"plain": {}, "spend": {Spend: true, Time: at}} {
+	for name, o := range map[string]SyntheticOptions{"plain": {}, "spend": {Spend: true, Time: at}, "outcomes": {Spend: true, Outcomes: true, Time: at}, "outcomes, no spend": {Outcomes: true}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			syntheticMatchesChain(t, o)
@@ -72,6 +72,23 @@ func TestSyntheticVerifies(t *testing.T) {
 		if diff := cmp.Diff(Summary{Entries: int64(n), Head: head}, got); diff != "" {
 			t.Errorf("n=%d: summary (-want +got):\n%s", n, diff)
 		}
+	}
+}
+
+// A synthetic ledger with outcomes verifies: each follows its run.
+func TestSyntheticOutcomesVerify(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	head, err := WriteSyntheticWith(&buf, 5000, SyntheticOptions{Spend: true, Outcomes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(buf.Bytes(), []byte(`"kind":"outcome"`)); n != 2500 {
+		t.Errorf("%d outcomes in 5000 entries, want 2500", n)
+	}
+	got, err := Verify(&buf)
+	if err != nil || got.Head != head {
+		t.Fatalf("Verify: %+v, %v", got, err)
 	}
 }
 

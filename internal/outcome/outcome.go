@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -128,26 +129,28 @@ func (o Outcome) Draft(now time.Time) ledger.Draft {
 // Decode reads an outcome entry's line (its common members in e, as
 // ledger.ReadWindow gives them). A member of another type than optr
 // writes reads as its zero value; ok is false when the line records no
-// outcome optr knows.
+// outcome optr knows. The line is read in place (a window reads many), and
+// each string kept is a copy: the outcome outlives the line's buffer.
 func Decode(e ledger.WindowEntry) (o Outcome, ok bool) {
 	if e.Kind != ledger.KindOutcome {
 		return Outcome{}, false
 	}
 	o.Run, o.Workflow = e.Run, e.Workflow
-	gjson.ParseBytes(e.Line).ForEach(func(k, v gjson.Result) bool {
+	str := func(v gjson.Result) string { return strings.Clone(v.String()) }
+	gjson.Parse(unsafe.String(unsafe.SliceData(e.Line), len(e.Line))).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case memberPull:
 			o.PullRequest = int(v.Int())
 		case memberOutcome:
-			o.Outcome = v.String()
+			o.Outcome = str(v)
 		case memberAgent:
-			o.Agent = v.String()
+			o.Agent = str(v)
 		case memberModel:
-			o.Model = v.String()
+			o.Model = str(v)
 		case memberBy:
-			o.By = v.String()
+			o.By = str(v)
 		case memberByType:
-			o.ByType = v.String()
+			o.ByType = str(v)
 		case memberAt:
 			o.At, _ = time.Parse(time.RFC3339, v.String())
 		case memberOpenMS, memberAfterMerge:
@@ -160,11 +163,11 @@ func Decode(e ledger.WindowEntry) (o Outcome, ok bool) {
 				o.CostUSD = &usd
 			}
 		case memberCommit:
-			o.Commit = v.String()
+			o.Commit = str(v)
 		case memberSource:
-			o.Source = v.String()
+			o.Source = str(v)
 		case memberHow:
-			o.How = v.String()
+			o.How = str(v)
 		}
 		return true
 	})

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -160,21 +161,26 @@ type runResult struct {
 // is enough: a month of runs is read several times faster than with
 // encoding/json, which decodes every member. A member of another type
 // than optr writes reads as its zero value.
+//
+// The line is read in place, not copied into a string (gjson.ParseBytes
+// would copy every line, most of it hashes): the few short strings r
+// keeps (names, a status) are cloned, and the invariants, only compared,
+// point into the line, valid until the next one.
 func (r *runEntry) decode(line []byte) {
 	r.Selected, r.Status, r.Constraints, r.Results = "", "", r.Constraints[:0], r.Results[:0]
 	r.PullRequest, r.Iteration = 0, 0
-	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line))).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "pull_request":
 			r.PullRequest = int(v.Int())
 		case "iteration":
 			r.Iteration = int(v.Int())
 		case "selected":
-			r.Selected = v.String()
+			r.Selected = strings.Clone(v.String())
 		case "status":
-			r.Status = v.String()
+			r.Status = strings.Clone(v.String())
 		case "constraints":
-			r.Constraints = appendStrings(r.Constraints, v)
+			r.Constraints = appendStrings(r.Constraints, v, true)
 		case "results":
 			v.ForEach(func(_, res gjson.Result) bool {
 				r.Results = append(r.Results, decodeResult(res))
@@ -190,15 +196,15 @@ func decodeResult(v gjson.Result) runResult {
 	v.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "agent":
-			x.Agent = v.String()
+			x.Agent = strings.Clone(v.String())
 		case "model":
-			x.Model = v.String()
+			x.Model = strings.Clone(v.String())
 		case "admissible":
 			x.Admissible = v.Bool()
 		case "exec_ms":
 			x.ExecMS = v.Int()
 		case "invariants":
-			x.Invariants = appendStrings(nil, v)
+			x.Invariants = appendStrings(nil, v, false)
 		case "output_sha256":
 			x.OutputSHA256 = v.String()
 		case "tokens_in":
@@ -215,9 +221,15 @@ func decodeResult(v gjson.Result) runResult {
 	return x
 }
 
-func appendStrings(out []string, v gjson.Result) []string {
+// appendStrings appends the strings of the array v, cloned when clone
+// says (see decode).
+func appendStrings(out []string, v gjson.Result, clone bool) []string {
 	v.ForEach(func(_, s gjson.Result) bool {
-		out = append(out, s.String())
+		str := s.String()
+		if clone {
+			str = strings.Clone(str)
+		}
+		out = append(out, str)
 		return true
 	})
 	return out
@@ -297,8 +309,15 @@ type accumulator struct {
 }
 
 // runOutcomes are the outcomes recorded of the pull request one run
-// opened.
-type runOutcomes struct{ merged, closed, reverted *outcome.Outcome }
+// opened: what standings count of each.
+type runOutcomes struct{ merged, closed, reverted *counted }
+
+// counted is what standings count of one outcome.
+type counted struct {
+	agent, model string
+	elapsedMS    int64
+	costUSD      *float64
+}
 
 func newAccumulator() *accumulator {
 	return &accumulator{agents: map[string]*agentAcc{}, models: map[string]*agentAcc{}, constraints: map[string]*Constraint{},
@@ -333,7 +352,7 @@ func (a *accumulator) outcome(o outcome.Outcome) {
 		ro = &runOutcomes{}
 		a.outcomes[o.Run] = ro
 	}
-	var slot **outcome.Outcome
+	var slot **counted
 	switch o.Outcome {
 	case outcome.Merged:
 		slot = &ro.merged
@@ -343,7 +362,7 @@ func (a *accumulator) outcome(o outcome.Outcome) {
 		slot = &ro.reverted
 	}
 	if *slot == nil {
-		*slot = &o
+		*slot = &counted{agent: o.Agent, model: modelOf(o.Model), elapsedMS: o.Elapsed.Milliseconds(), costUSD: o.CostUSD}
 	}
 }
 
@@ -354,25 +373,25 @@ func (a *accumulator) settle() int {
 	for _, ro := range a.outcomes {
 		for _, g := range []struct {
 			m    map[string]*agentAcc
-			name func(outcome.Outcome) string
+			name func(*counted) string
 		}{
-			{a.agents, func(o outcome.Outcome) string { return o.Agent }},
-			{a.models, func(o outcome.Outcome) string { return modelOf(o.Model) }},
+			{a.agents, func(c *counted) string { return c.agent }},
+			{a.models, func(c *counted) string { return c.model }},
 		} {
 			switch {
 			case ro.merged != nil:
-				x := of(g.m, g.name(*ro.merged))
+				x := of(g.m, g.name(ro.merged))
 				x.merged++
-				x.toMerge = append(x.toMerge, ro.merged.Elapsed.Milliseconds())
-				if c := ro.merged.CostUSD; c != nil {
+				x.toMerge = append(x.toMerge, ro.merged.elapsedMS)
+				if c := ro.merged.costUSD; c != nil {
 					x.mergedCost += *c
 					x.pricedMerged++
 				}
 			case ro.closed != nil:
-				of(g.m, g.name(*ro.closed)).closed++
+				of(g.m, g.name(ro.closed)).closed++
 			}
 			if ro.reverted != nil {
-				of(g.m, g.name(*ro.reverted)).reverted++
+				of(g.m, g.name(ro.reverted)).reverted++
 			}
 		}
 		if ro.merged != nil || ro.closed != nil {
