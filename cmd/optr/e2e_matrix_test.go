@@ -416,6 +416,11 @@ func changesRepo(r *runner) { checkoutCommit(r, changesFiles) }
 func checkoutCommit(r *runner, files map[string]string) {
 	for p, c := range files {
 		r.File(p, c)
+		if !strings.HasSuffix(p, ".sh") { // File makes every file executable; a checkout's data files are not
+			if err := os.Chmod(filepath.Join(r.Workspace, p), 0o644); err != nil {
+				r.t.Fatal(err)
+			}
+		}
 	}
 	r.sh("git init -q -b main . && git add -A && " +
 		"GIT_AUTHOR_DATE=2026-11-23T09:00:00Z GIT_COMMITTER_DATE=2026-11-23T09:00:00Z " +

@@ -47,7 +47,7 @@ func TestBuiltin(t *testing.T) {
 		[2]string{"web/package.json", "{\n  \"scripts\": {\"postinstall\": \"node x.js\"}\n}\n"},
 	) + "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..2222222\nGIT binary patch\nliteral 3\nKcmZ>Y%Kx\n\nliteral 0\nHcmV?d00001\n\n"
 	output := "Done. I used [redacted:github-pat] and [redacted] to log in.\nsecond line\n"
-	got, err := Builtin(strings.NewReader(output), []byte(patch))
+	got, err := Builtin(t.Context(), strings.NewReader(output), []byte(patch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestBuiltin(t *testing.T) {
 		{DetectorSecrets, "github-pat", "", 1, "a token-shaped string (redacted)"},
 		{DetectorSecrets, "known-secret", "", 1, "the value of one of optr's secret variables (redacted)"},
 		{DetectorSecrets, "github-pat", "config/deploy.py", 3, "a secret by gitleaks' rule github-pat"},
-		{DetectorAutomation, "workflow", ".github/workflows/ci.yml", 0, "the change touches a GitHub Actions workflow or action, which runs with the repository's permissions"},
+		{DetectorAutomation, "workflow", ".github/workflows/ci.yml", 0, "the change touches " + kindNames[KindWorkflow]},
 		{DetectorExecutable, "executable-file", "scripts/install.sh", 0, "the change adds an executable file (mode 100755)"},
 		{DetectorFetchRun, "fetch-and-run", "scripts/install.sh", 1, "the change fetches code from the network and runs it"},
 		{DetectorEncoded, "encoded-blob", "data/blob.txt", 1, "the change adds a run of 400 base64 or hex characters, which can hide code or data"},
@@ -72,10 +72,10 @@ func TestBuiltin(t *testing.T) {
 	}
 	// A token the output still holds (redaction is the datalake's; a
 	// caller may hand over raw text) is found, on its line.
-	if got, _ := Builtin(strings.NewReader("first\nthe token "+pat+"\n"), nil); len(got) != 1 || got[0].Rule != "github-pat" || got[0].Line != 2 {
+	if got, _ := Builtin(t.Context(), strings.NewReader("first\nthe token "+pat+"\n"), nil); len(got) != 1 || got[0].Rule != "github-pat" || got[0].Line != 2 {
 		t.Errorf("a token in the output: %v", got)
 	}
-	if got, _ := Builtin(strings.NewReader("a plain answer about keys and tokens\n"), []byte(patchOf([2]string{"main.go", "package main\n\nfunc main() {}\n"}))); len(got) != 0 {
+	if got, _ := Builtin(t.Context(), strings.NewReader("a plain answer about keys and tokens\n"), []byte(patchOf([2]string{"main.go", "package main\n\nfunc main() {}\n"}))); len(got) != 0 {
 		t.Errorf("an ordinary result has findings: %v", got)
 	}
 }

@@ -24,6 +24,10 @@ const maxReason = 300
 // agentTimeout bounds one question to the LLM detector.
 const agentTimeout = 5 * time.Minute
 
+// scanTimeout bounds the built-in detectors' time on one result, beside
+// their work bound (Limits): past it the scan stops with a finding.
+const scanTimeout = 2 * time.Minute
+
 // Detector scans a result: the built-in detectors, then the LLM detector
 // when there is one. The zero value runs the built-ins alone.
 type Detector struct {
@@ -57,7 +61,9 @@ func (d Detector) Detect(ctx context.Context, in Input) (Result, error) {
 	if full == nil {
 		full = strings.NewReader(in.Output)
 	}
-	found, err := Builtin(full, in.Patch)
+	sctx, cancel := context.WithTimeout(ctx, scanTimeout)
+	found, err := Builtin(sctx, full, in.Patch)
+	cancel()
 	res := Result{Findings: found}
 	if d.Agent != nil {
 		f, usage := d.ask(ctx, in)

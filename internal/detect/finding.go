@@ -2,6 +2,8 @@ package detect
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -16,6 +18,8 @@ const (
 	DetectorEncoded    = "encoded"    // a long encoded blob
 	DetectorFetchRun   = "fetch-run"  // code fetched and run (curl … | sh)
 	DetectorAgent      = "agent"      // the LLM detector (detection.agent)
+	DetectorNetwork    = "network"    // a connection the sandbox refused
+	DetectorScan       = "scan"       // the scan itself: what it could not scan or list
 )
 
 // Finding is one threat a detector found: what, where and why — never the
@@ -45,7 +49,7 @@ func (f Finding) String() string {
 	if f.Line > 0 {
 		where = fmt.Sprintf("%s line %d", where, f.Line)
 	}
-	if f.Path == "" && f.Line == 0 && f.Detector == DetectorAgent {
+	if f.Path == "" && f.Line == 0 && (f.Detector == DetectorAgent || f.Detector == DetectorNetwork || f.Detector == DetectorScan) {
 		where = "the result"
 	}
 	return fmt.Sprintf("%s/%s in %s: %s", f.Detector, f.Rule, where, f.Reason)
@@ -83,4 +87,16 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Usage is the LLM detector's token use, zero without one.
 	Usage agent.Usage `json:"usage"`
+}
+
+// Refused is the finding for connections an agent's sandbox refused to
+// host:port (architecture §4.14): a detection finding on that agent's
+// result, never a failure by itself.
+func Refused(host string, port, requests int) Finding {
+	what := "a connection"
+	if requests > 1 {
+		what = fmt.Sprintf("%d connections", requests)
+	}
+	return Finding{DetectorNetwork, "refused-connection", "", 0,
+		fmt.Sprintf("the sandbox refused %s to %s, which sandbox.network does not allow", what, net.JoinHostPort(host, strconv.Itoa(port)))}
 }

@@ -20,8 +20,10 @@ import (
 func leakyChange(t *testing.T, policy string) (*Driver, Spec, string) {
 	t.Helper()
 	ws := gittest.Repo(t, changesBase)
+	// The token is the agent's own, not one optr gave it (that change would
+	// be refused at capture): token-shaped strings are detection's to judge.
 	cfg, err := config.Parse("leaky.yml", []byte(`agents:
-  leaky: { provider: command, pass-env: [FAKE_NPM], run: [sh, -c, 'cat >/dev/null; printf "//registry.npmjs.org/:_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
+  leaky: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "//registry.npmjs.org/:_authToken=%s\n" "`+tokentest.NPMToken(1)+`" > registry.conf; echo done'] }
 changes: { mode: apply }
 detection: { on-finding: `+policy+` }
 `))
@@ -29,7 +31,6 @@ detection: { on-finding: `+policy+` }
 		t.Fatal(err)
 	}
 	spec, deps := changesSpec(t, cfg, ws)
-	deps.Environ = append(deps.Environ, "FAKE_NPM="+tokentest.NPMToken(1))
 	return &Driver{Deps: deps, Deliverer: ApplyChange{}}, spec, ws
 }
 
@@ -66,11 +67,11 @@ func TestDetectionOnFinding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Status != tt.status || rep.Delivery.Applied != tt.applied || !strings.Contains(rep.Message, "secrets/npm-access-token in .npmrc line 1") {
+			if rep.Status != tt.status || rep.Delivery.Applied != tt.applied || !strings.Contains(rep.Message, "secrets/npm-access-token in registry.conf line 1") {
 				t.Fatalf("run %s, applied %v: %s", rep.Status, rep.Delivery.Applied, rep.Message)
 			}
-			if _, err := os.Stat(ws + "/.npmrc"); (err == nil) != tt.applied {
-				t.Errorf("the workspace has .npmrc: %v, want %v", err == nil, tt.applied)
+			if _, err := os.Stat(ws + "/registry.conf"); (err == nil) != tt.applied {
+				t.Errorf("the workspace has registry.conf: %v, want %v", err == nil, tt.applied)
 			}
 			if tt.status == status.Paused {
 				if rep.Trigger != checkpoint.TriggerThreat {
@@ -83,7 +84,7 @@ func TestDetectionOnFinding(t *testing.T) {
 			if det["verdict"] != tt.verdict || len(findings) != 1 {
 				t.Fatalf("ledger detection %v", det)
 			}
-			want := map[string]any{"detector": "secrets", "rule": "npm-access-token", "path": ".npmrc", "line": int64(1), "reason": "a secret by gitleaks' rule npm-access-token"}
+			want := map[string]any{"detector": "secrets", "rule": "npm-access-token", "path": "registry.conf", "line": int64(1), "reason": "a secret by gitleaks' rule npm-access-token"}
 			got := findings[0].(map[string]any)
 			for k, v := range want {
 				if got[k] != v {
@@ -133,8 +134,8 @@ func TestDetectionThreatCheckpoint(t *testing.T) {
 			if rep.Status != tt.status || rep.Delivery.Applied != tt.applied {
 				t.Fatalf("after option %d: %s, applied %v: %s", tt.option, rep.Status, rep.Delivery.Applied, rep.Message)
 			}
-			if _, err := os.Stat(ws + "/.npmrc"); (err == nil) != tt.applied {
-				t.Errorf("the workspace has .npmrc: %v, want %v", err == nil, tt.applied)
+			if _, err := os.Stat(ws + "/registry.conf"); (err == nil) != tt.applied {
+				t.Errorf("the workspace has registry.conf: %v, want %v", err == nil, tt.applied)
 			}
 			if det := detectionOf(t, rep); det["verdict"] != tt.verdict {
 				t.Errorf("verdict %v, want %s", det["verdict"], tt.verdict)
@@ -164,7 +165,7 @@ func TestDetectionAll(t *testing.T) {
 	t.Parallel()
 	ws := gittest.Repo(t, changesBase)
 	cfg, err := config.Parse("all.yml", []byte(`agents:
-  leaky: { provider: command, pass-env: [FAKE_NPM], run: [sh, -c, 'cat >/dev/null; printf "_authToken=%s\n" "$FAKE_NPM" > .npmrc; echo done'] }
+  leaky: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "_authToken=%s\n" "`+tokentest.NPMToken(3)+`" > registry.conf; echo done'] }
   clean: { provider: command, run: [sh, -c, 'cat >/dev/null; echo "hello, world" > greet.txt; echo done'] }
 selection: { preference: [leaky, clean] }
 changes: { mode: apply }
@@ -174,7 +175,6 @@ detection: { all: true }
 		t.Fatal(err)
 	}
 	spec, deps := changesSpec(t, cfg, ws)
-	deps.Environ = append(deps.Environ, "FAKE_NPM="+tokentest.NPMToken(3))
 	rep, err := (&Driver{Deps: deps, Deliverer: ApplyChange{}}).Run(t.Context(), spec)
 	if err != nil {
 		t.Fatal(err)

@@ -2,14 +2,12 @@ package secretscan
 
 import (
 	"fmt"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
-
-	toml "github.com/pelletier/go-toml/v2"
-	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 // maxReach bounds how far from its keyword a match is looked for when the
@@ -17,12 +15,11 @@ import (
 // an 8192-bit RSA key in PEM is about 6.4 KiB.
 const maxReach = 8 << 10
 
-// rule is one of gitleaks' rules. Its expressions are compiled, with
-// gitleaks' own loader (config.ViperConfig.Translate, one rule at a
-// time), the first time a text needs them.
+// rule is one of gitleaks' rules. Its expressions are compiled the first
+// time a text needs them.
 type rule struct {
 	id    string
-	index int // in set.vc.Rules
+	index int // in set.file.Rules
 	// reach is the longest a match of the rule's expression can be, in
 	// bytes (maxReach when unbounded): a match holds one of the rule's
 	// keywords, so it lies within reach of it.
@@ -47,38 +44,56 @@ type rule struct {
 	// keyword is a common word ("password", "secret", "ey") cheap.
 	multiline bool
 	keywords  bool // the rule has keywords: run it only near one
-	// required are strings every match holds, and minWidth the fewest
-	// bytes a match has (required.go): a window without one of them, or
-	// shorter, is not searched.
-	required []literal
+	// required are sets of strings every match holds one of, and
+	// minWidth the fewest bytes a match has (required.go): a window
+	// without one of a set's, or shorter, is not searched.
+	required []oneOf
 	minWidth int
+	// anchor is the expression tried at each keyword first (anchorOf),
+	// "" when the rule has none.
+	anchor string
 
 	shapeOnce sync.Once
 	shapeErr  error
 
 	once     sync.Once
-	compiled config.Rule
+	compiled compiledRule
 	err      error
+}
+
+// compiledRule is a rule as gitleaks' loader builds it (its config.Rule):
+// the expressions compiled, the allowlists that apply to it (its own, and
+// the global ones that target it).
+type compiledRule struct {
+	regex, path *regexp.Regexp
+	// anchored is the rule's anchor compiled, nil without one.
+	anchored    *regexp.Regexp
+	secretGroup int
+	entropy     float64
+	skipReport  bool
+	allowlists  []*allowlist
 }
 
 // set is gitleaks' default rule set, decoded once per process.
 type set struct {
-	vc     config.ViperConfig
+	file   *ruleFile
+	lists  [][]*fileAllowlist // per rule, the allowlists that apply to it
 	rules  []*rule
 	kw     *keywords
 	always []*rule // rules with an expression and no keyword: run on every text
 	paths  []*rule // path-only rules
 
-	globalOnce sync.Once
-	global     []*config.Allowlist
-	globalErr  error
+	globalLists []*fileAllowlist
+	globalOnce  sync.Once
+	global      []*allowlist
+	globalErr   error
 }
 
 // rules returns the rule set; the embedded file is gitleaks' own and is
 // checked by this package's tests, so a failure to load it is a broken
 // build, not a condition to handle.
 var rules = sync.OnceValue(func() *set {
-	s, err := load(config.DefaultConfig)
+	s, err := load(gitleaksTOML)
 	if err != nil {
 		panic(fmt.Sprintf("secretscan: gitleaks' rule set does not load: %v", err))
 	}
@@ -91,30 +106,28 @@ var rules = sync.OnceValue(func() *set {
 // on its first redaction.
 func Load() { rules() }
 
-// load decodes a gitleaks config. It decodes the TOML into gitleaks'
-// config.ViperConfig with go-toml, the parser viper itself uses, instead
-// of through viper: the same result (TestDecodeAsViper) in 3 ms instead
-// of 20 ms and 2.3 MiB, paid by every run that redacts anything.
+// load decodes and checks a gitleaks rule file; its expressions are
+// compiled when first needed (compile). gitleaks' own loader
+// (config.ViperConfig, read through viper) is not linked:
+// TestLoaderAgreesWithGitleaks holds this one to its results.
 func load(file string) (*set, error) {
-	s := &set{}
-	dec := toml.NewDecoder(strings.NewReader(file))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s.vc); err != nil {
-		return nil, fmt.Errorf("decode gitleaks.toml: %w", err)
+	f, err := decodeRuleFile(file)
+	if err != nil {
+		return nil, err
 	}
-	s.kw = newKeywords()
-	for i, vr := range s.vc.Rules {
+	perRule, global, err := checkRuleFile(f)
+	if err != nil {
+		return nil, err
+	}
+	s := &set{file: f, lists: perRule, globalLists: global, kw: newKeywords()}
+	for i, vr := range f.Rules {
 		r := &rule{id: vr.ID, index: i, keywords: len(vr.Keywords) > 0}
 		switch {
-		case vr.Regex == "" && vr.Path != "":
+		case vr.Regex == "":
 			r.pathOnly = true
 			s.paths = append(s.paths, r)
-		case vr.Regex == "":
-			return nil, fmt.Errorf("rule %s has neither regex nor path", vr.ID)
-		default:
-			if !r.keywords {
-				s.always = append(s.always, r)
-			}
+		case !r.keywords:
+			s.always = append(s.always, r)
 		}
 		s.rules = append(s.rules, r)
 		if !r.pathOnly {
@@ -131,61 +144,86 @@ func load(file string) (*set, error) {
 // atStart): on first use, as the parse costs most of loading.
 func (s *set) shape(r *rule) error {
 	r.shapeOnce.Do(func() {
-		vr := s.vc.Rules[r.index]
+		vr := s.file.Rules[r.index]
 		re, err := syntax.Parse(vr.Regex, syntax.Perl)
 		if err != nil {
 			r.shapeErr = fmt.Errorf("rule %s: %w", r.id, err)
 			return
 		}
 		r.reach, r.multiline = maxWidth(re), spansLines(re)
-		r.required, r.minWidth = requiredLiterals(re.Simplify()), minWidth(re.Simplify())
+		r.required, r.minWidth = requiredSets(re.Simplify()), minWidth(re.Simplify())
+		if r.keywords && !r.multiline {
+			r.anchor, _ = anchorOf(re, vr.Keywords)
+		}
 		if r.keywords && !strings.HasPrefix(vr.ID, "generic") {
 			secret := secretOf(re, vr.SecretGroup)
-			r.atStart = startsWithKeyword(secret, vr.Keywords)
+			// The match must start where the secret does, but for what
+			// may match nothing (lob-api-key's secret follows "lob … =").
+			rest := dropOptionalStart(re)
+			r.atStart = startsWithKeyword(secret, vr.Keywords) && rest != nil && startsWithKeyword(rest, vr.Keywords)
 			r.token = r.atStart || holdsKeyword(secret, vr.Keywords)
 		}
 	})
 	return r.shapeErr
 }
 
-// compile returns the rule as gitleaks' loader builds it.
-func (s *set) compile(r *rule) (config.Rule, error) {
+// compile returns the rule as gitleaks' loader builds it, refusing what
+// that loader refuses (an expression that does not compile, a secret
+// group the expression does not have).
+func (s *set) compile(r *rule) (compiledRule, error) {
 	r.once.Do(func() {
-		defer func() {
-			if p := recover(); p != nil { // gitleaks compiles with MustCompile
-				r.err = fmt.Errorf("rule %s does not compile: %v", r.id, p)
-			}
-		}()
-		// Translate writes into the rule it is given (it lower-cases the
-		// keywords in place): give it a copy, as other rules' shapes are
-		// read concurrently.
-		vr := s.vc.Rules[r.index]
-		vr.Keywords, vr.Tags, vr.Allowlists = slices.Clone(vr.Keywords), slices.Clone(vr.Tags), slices.Clone(vr.Allowlists)
-		one := config.ViperConfig{Rules: append(s.vc.Rules[:0:0], vr)}
-		cfg, err := one.Translate()
-		if err != nil {
-			r.err = fmt.Errorf("rule %s: %w", r.id, err)
-			return
+		if !r.pathOnly {
+			_ = s.shape(r) // the anchor; a rule that does not parse fails below
 		}
-		r.compiled = cfg.Rules[r.id]
+		vr := s.file.Rules[r.index]
+		c := compiledRule{secretGroup: vr.SecretGroup, entropy: vr.Entropy, skipReport: vr.SkipReport}
+		var err error
+		if vr.Regex != "" {
+			if c.regex, err = regexp.Compile(vr.Regex); err != nil {
+				r.err = fmt.Errorf("rule %s: %w", r.id, err)
+				return
+			}
+			if vr.SecretGroup > c.regex.NumSubexp() {
+				r.err = fmt.Errorf("%s: invalid regex secret group %d, max regex secret group %d", r.id, vr.SecretGroup, c.regex.NumSubexp())
+				return
+			}
+			if r.anchor != "" {
+				if c.anchored, err = regexp.Compile(r.anchor); err != nil {
+					r.err = fmt.Errorf("rule %s: its anchor %s: %w", r.id, r.anchor, err)
+					return
+				}
+			}
+		}
+		if vr.Path != "" {
+			if c.path, err = regexp.Compile(vr.Path); err != nil {
+				r.err = fmt.Errorf("rule %s: path: %w", r.id, err)
+				return
+			}
+		}
+		for _, a := range s.lists[r.index] {
+			l, err := compileAllowlist(a)
+			if err != nil {
+				r.err = fmt.Errorf("rule %s: allowlist: %w", r.id, err)
+				return
+			}
+			c.allowlists = append(c.allowlists, l)
+		}
+		r.compiled = c
 	})
 	return r.compiled, r.err
 }
 
 // allowlists returns the rule set's global allowlists, compiled once.
-func (s *set) allowlists() ([]*config.Allowlist, error) {
+func (s *set) allowlists() ([]*allowlist, error) {
 	s.globalOnce.Do(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				s.globalErr = fmt.Errorf("the global allowlist does not compile: %v", p)
+		for _, a := range s.globalLists {
+			l, err := compileAllowlist(a)
+			if err != nil {
+				s.global, s.globalErr = nil, fmt.Errorf("the global allowlist: %w", err)
+				return
 			}
-		}()
-		// gitleaks.toml still writes its global allowlist in the old
-		// [allowlist] form, which its own loader reads through AllowList.
-		//lint:ignore SA1019 the library's own rule file uses this form
-		g := config.ViperConfig{AllowList: s.vc.AllowList, Allowlists: s.vc.Allowlists}
-		cfg, err := g.Translate()
-		s.global, s.globalErr = cfg.Allowlists, err
+			s.global = append(s.global, l)
+		}
 	})
 	return s.global, s.globalErr
 }
