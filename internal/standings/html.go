@@ -3,9 +3,10 @@ package standings
 import (
 	"bytes"
 	"fmt"
-	"html/template"
-	"sync"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/progress"
@@ -27,7 +28,7 @@ func style(i int) (color, dash string) {
 // HTML renders the standings as one self-contained page: the tables, bar
 // charts of win rate and cost per agent, and the same over time, day by
 // day — inline SVG and CSS, no script, nothing fetched from anywhere.
-// html/template escapes every name the ledger recorded.
+// Every name the ledger recorded is escaped (esc).
 func HTML(s *Standings) ([]byte, error) {
 	page := htmlPage{
 		Window: window(s), Ranking: ranking(s), Runs: s.Runs, Generated: s.Until.Format(time.RFC3339),
@@ -45,7 +46,7 @@ func HTML(s *Standings) ([]byte, error) {
 	}
 	for i, a := range s.Agents {
 		color, dash := style(i)
-		a.Agent = name(a.Agent) // html/template escapes markup, not control or format characters
+		a.Agent = name(a.Agent) // esc escapes markup, not control or format characters
 		page.Agents = append(page.Agents, agentRow{Agent: a, Color: color, Dash: dash,
 			WinRate: percent(a.WinRate), Admissible: percent(a.AdmissibleRate), Median: execTime(a.ExecMSMedian), P90: execTime(a.ExecMSP90),
 			Tokens: dash0(a.Tokens), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD),
@@ -79,9 +80,7 @@ func HTML(s *Standings) ([]byte, error) {
 		return d.CostUSD, d.Priced > 0
 	})
 	var b bytes.Buffer
-	if err := pageTemplate().Execute(&b, page); err != nil {
-		return nil, fmt.Errorf("render the standings page: %w", err)
-	}
+	page.write(&b)
 	return b.Bytes(), nil
 }
 
@@ -248,17 +247,145 @@ func lines(title string, s *Standings, agents []agentRow, unit string, value fun
 	return c
 }
 
-// pageTemplate is parsed on first use, not at every start of optr.
-var pageTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Funcs(template.FuncMap{
-		"minus":    func(d, x int) int { return x - d },
-		"plus":     func(d, x int) int { return x + d },
-		"mul100":   func(r float64) float64 { return 100 * r },
-		"outcomes": outcomes,
-	}).Parse(pageSource))
-})
+// The page is written by hand rather than with html/template: executing
+// a template calls reflect's Method, and a binary from which that call
+// can be reached keeps every exported method of every type it has — 10
+// MB of optr's 53 (the stripped binary's size is bounded at 40 MiB). Every
+// text from the ledger goes through esc, which escapes as html/template
+// does (TestEscAsTemplate; page.golden.html holds the page it wrote).
 
-const pageSource = `<!doctype html>
+// esc escapes s for an HTML element's text or a quoted attribute's value,
+// as html/template's htmlEscaper does.
+func esc(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case 0:
+			b.WriteRune(utf8.RuneError)
+		case '"':
+			b.WriteString("&#34;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '+':
+			b.WriteString("&#43;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// f1 is a number with one decimal, as the page draws coordinates.
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// write writes the page.
+func (p htmlPage) write(b *bytes.Buffer) {
+	w := func(parts ...string) {
+		for _, s := range parts {
+			b.WriteString(s)
+		}
+	}
+	w(pageHead, "<p>", esc(p.Window), " ", esc(p.Ranking), ` <span class="note">Made `, esc(p.Generated), " by <code>optr ledger stats --html</code>.</span></p>\n")
+	if p.Unverified != "" {
+		w("<p><strong>", esc(p.Unverified), "</strong></p>\n")
+	}
+	if p.Runs == 0 {
+		w("<p>No run was recorded in that time.</p>\n</body>\n</html>\n\n")
+		return
+	}
+	w("\n<h2>Agents</h2>\n<table>\n<tr><th>Agent</th><th>Runs</th><th>Wins</th><th>Win rate</th><th>Pull requests</th><th>Merged</th><th>Merge rate</th><th>Median to merge</th><th>Reverted</th><th>Cost per merged</th><th>Admissible</th><th>Median exec</th><th>p90 exec</th><th>Tokens</th><th>Cost</th><th>Cost per win</th></tr>\n")
+	for _, a := range p.Agents {
+		w(`<tr><td><span class="swatch" style="background: `, a.Color, `"></span>`, esc(a.Agent.Agent), "</td><td>", strconv.Itoa(a.Runs), "</td><td>", strconv.Itoa(a.Selected),
+			"</td><td>", esc(a.WinRate), "</td><td>", strconv.Itoa(a.PullRequests), "</td><td>", esc(a.MergedCell), "</td><td>", esc(a.MergeRateCell),
+			"</td><td>", esc(a.ToMerge), "</td><td>", strconv.Itoa(a.Reverted), "</td><td>", esc(a.PerMerged),
+			"</td><td>", esc(a.Admissible), "</td><td>", esc(a.Median), "</td><td>", esc(a.P90), "</td><td>", esc(a.Tokens),
+			"</td><td>", esc(a.Cost), "</td><td>", esc(a.PerWin), "</td></tr>\n")
+	}
+	w("</table>\n")
+	p.MergeRate.write(b)
+	if p.MergeRate == nil {
+		w(`<p class="note">No pull request optr opened was merged or closed in that time.</p>`)
+	}
+	p.PerMerged.write(b)
+	w("\n")
+	p.WinRate.write(b)
+	p.Cost.write(b)
+	if p.Cost == nil {
+		w(`<p class="note">No agent's cost is known: no price covers its model.</p>`)
+	}
+	w("\n")
+	p.WinRateOverTime.write(b)
+	p.CostOverTime.write(b)
+	w("\n<h2>Constraints</h2>\n")
+	if len(p.Constraints) > 0 {
+		w("<table>\n<tr><th>Constraint</th><th>Checked</th><th>Passed</th><th>Pass rate</th></tr>\n")
+		for _, c := range p.Constraints {
+			w("<tr><td>", esc(c.Constraint), "</td><td>", strconv.Itoa(c.Checked), "</td><td>", strconv.Itoa(c.Passed), "</td><td>", f1(100*c.PassRate), "%</td></tr>\n")
+		}
+		w("</table>")
+	} else {
+		w(`<p class="note">No output was checked against a constraint.</p>`)
+	}
+	w("\n<h2>Workflows</h2>\n<table>\n<tr><th>Workflow</th><th>Runs</th><th>Outcomes</th></tr>\n")
+	for _, wf := range p.Workflows {
+		w("<tr><td>", esc(wf.Workflow), "</td><td>", strconv.Itoa(wf.Runs), "</td><td>", esc(outcomes(wf.Outcomes)), "</td></tr>\n")
+	}
+	w("</table>\n\n</body>\n</html>\n\n")
+}
+
+// svgOpen opens a chart's SVG element under its heading.
+func svgOpen(b *bytes.Buffer, title string, width, height int) {
+	fmt.Fprintf(b, "<h2>%s</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
+		esc(title), width, height, width, height, esc(title))
+}
+
+func (c *barChart) write(b *bytes.Buffer) {
+	if c == nil {
+		return
+	}
+	svgOpen(b, c.Title, int(c.Width), c.Height)
+	for _, r := range c.Bars {
+		fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end">%s</text><rect x="%d" y="%d" width="%s" height="22" fill="%s"></rect><text x="%s" y="%d">%s</text>`+"\n",
+			c.LabelWidth-8, r.TextY, esc(r.Label), c.LabelWidth, r.Y, f1(r.Width), esc(r.Color), f1(r.ValueX), r.TextY, esc(r.Value))
+	}
+	b.WriteString("</svg>\n")
+}
+
+func (c *lineChart) write(b *bytes.Buffer) {
+	if c == nil {
+		return
+	}
+	svgOpen(b, c.Title, c.Width, c.Height)
+	fmt.Fprintf(b, `<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"></line><line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"></line>`+"\n",
+		c.PlotLeft, c.PlotBottom, c.PlotRight, c.PlotBottom, c.PlotLeft, c.PlotTop, c.PlotLeft, c.PlotBottom)
+	for _, t := range c.YTicks {
+		fmt.Fprintf(b, `<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", c.PlotLeft-6, f1(t.At), esc(t.Label))
+	}
+	for _, t := range c.XTicks {
+		fmt.Fprintf(b, `<text x="%s" y="%d" text-anchor="middle">%s</text>`+"\n", f1(t.At), c.PlotBottom+18, esc(t.Label))
+	}
+	for _, s := range c.Series {
+		dash := ""
+		if s.Dash != "" {
+			dash = ` stroke-dasharray="` + esc(s.Dash) + `"`
+		}
+		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s></polyline>`, esc(s.Points), esc(s.Color), dash)
+		for _, d := range s.Dots {
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"></circle>`, f1(d.X), f1(d.Y), esc(s.Color))
+		}
+		fmt.Fprintf(b, "\n"+`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s></line><text x="%d" y="%d">%s</text>`+"\n",
+			c.PlotRight+10, s.LegendY-4, c.PlotRight+28, s.LegendY-4, esc(s.Color), dash, c.PlotRight+32, s.LegendY, esc(s.Label))
+	}
+	b.WriteString("</svg>\n")
+}
+
+const pageHead = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -278,41 +405,4 @@ svg text { font: 12px system-ui, sans-serif; fill: #1b1f24; }
 </head>
 <body>
 <h1>optr standings</h1>
-<p>{{.Window}} {{.Ranking}} <span class="note">Made {{.Generated}} by <code>optr ledger stats --html</code>.</span></p>
-{{with .Unverified}}<p><strong>{{.}}</strong></p>
-{{end}}{{if not .Runs}}<p>No run was recorded in that time.</p>{{else}}
-<h2>Agents</h2>
-<table>
-<tr><th>Agent</th><th>Runs</th><th>Wins</th><th>Win rate</th><th>Pull requests</th><th>Merged</th><th>Merge rate</th><th>Median to merge</th><th>Reverted</th><th>Cost per merged</th><th>Admissible</th><th>Median exec</th><th>p90 exec</th><th>Tokens</th><th>Cost</th><th>Cost per win</th></tr>
-{{range .Agents}}<tr><td><span class="swatch" style="background: {{.Color}}"></span>{{.Agent.Agent}}</td><td>{{.Runs}}</td><td>{{.Selected}}</td><td>{{.WinRate}}</td><td>{{.PullRequests}}</td><td>{{.MergedCell}}</td><td>{{.MergeRateCell}}</td><td>{{.ToMerge}}</td><td>{{.Reverted}}</td><td>{{.PerMerged}}</td><td>{{.Admissible}}</td><td>{{.Median}}</td><td>{{.P90}}</td><td>{{.Tokens}}</td><td>{{.Cost}}</td><td>{{.PerWin}}</td></tr>
-{{end}}</table>
-{{template "bars" .MergeRate}}{{if not .MergeRate}}<p class="note">No pull request optr opened was merged or closed in that time.</p>{{end}}{{template "bars" .PerMerged}}
-{{template "bars" .WinRate}}{{template "bars" .Cost}}{{if not .Cost}}<p class="note">No agent's cost is known: no price covers its model.</p>{{end}}
-{{template "lines" .WinRateOverTime}}{{template "lines" .CostOverTime}}
-<h2>Constraints</h2>
-{{if .Constraints}}<table>
-<tr><th>Constraint</th><th>Checked</th><th>Passed</th><th>Pass rate</th></tr>
-{{range .Constraints}}<tr><td>{{.Constraint}}</td><td>{{.Checked}}</td><td>{{.Passed}}</td><td>{{printf "%.1f%%" (mul100 .PassRate)}}</td></tr>
-{{end}}</table>{{else}}<p class="note">No output was checked against a constraint.</p>{{end}}
-<h2>Workflows</h2>
-<table>
-<tr><th>Workflow</th><th>Runs</th><th>Outcomes</th></tr>
-{{range .Workflows}}<tr><td>{{.Workflow}}</td><td>{{.Runs}}</td><td>{{outcomes .Outcomes}}</td></tr>
-{{end}}</table>
-{{end}}
-</body>
-</html>
-{{define "bars"}}{{if .}}<h2>{{.Title}}</h2>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Bars}}<text x="{{$.LabelWidth | minus 8}}" y="{{.TextY}}" text-anchor="end">{{.Label}}</text><rect x="{{$.LabelWidth}}" y="{{.Y}}" width="{{printf "%.1f" .Width}}" height="22" fill="{{.Color}}"></rect><text x="{{printf "%.1f" .ValueX}}" y="{{.TextY}}">{{.Value}}</text>
-{{end}}</svg>
-{{end}}{{end}}
-{{define "lines"}}{{if .}}<h2>{{.Title}}</h2>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
-<line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotBottom}}" x2="{{.PlotRight}}" y2="{{.PlotBottom}}"></line><line class="axis" x1="{{.PlotLeft}}" y1="{{.PlotTop}}" x2="{{.PlotLeft}}" y2="{{.PlotBottom}}"></line>
-{{range .YTicks}}<text x="{{$.PlotLeft | minus 6}}" y="{{printf "%.1f" .At}}" text-anchor="end">{{.Label}}</text>
-{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .At}}" y="{{$.PlotBottom | plus 18}}" text-anchor="middle">{{.Label}}</text>
-{{end}}{{range .Series}}<polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"{{with .Dash}} stroke-dasharray="{{.}}"{{end}}></polyline>{{$c := .Color}}{{range .Dots}}<circle cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="3" fill="{{$c}}"></circle>{{end}}
-<line x1="{{$.PlotRight | plus 10}}" y1="{{.LegendY | minus 4}}" x2="{{$.PlotRight | plus 28}}" y2="{{.LegendY | minus 4}}" stroke="{{.Color}}" stroke-width="2"{{with .Dash}} stroke-dasharray="{{.}}"{{end}}></line><text x="{{$.PlotRight | plus 32}}" y="{{.LegendY}}">{{.Label}}</text>
-{{end}}</svg>
-{{end}}{{end}}`
+`

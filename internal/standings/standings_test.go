@@ -3,6 +3,7 @@ package standings
 import (
 	"bytes"
 	"encoding/json"
+	htmltemplate "html/template"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -250,4 +251,20 @@ func TestChartsRenderInMermaid(t *testing.T) {
 	agents[len(agents)-1].MergeRate, agents[len(agents)-1].CostPerMergedUSD = f(0.25), f(1.5)
 	mermaidtest.Check(t, append(diagrams, WinRateChart(agents, "a week"), CostChart(agents, "a week"),
 		MergeRateChart(agents, "a week"), CostPerMergedChart(agents, "a week"))...)
+}
+
+// The page escapes what the ledger recorded exactly as html/template
+// would, in an element's text and in a quoted attribute.
+func TestEscAsTemplate(t *testing.T) {
+	t.Parallel()
+	tmpl := htmltemplate.Must(htmltemplate.New("x").Parse(`<td>{{.}}</td><text aria-label="{{.}}">`))
+	for _, s := range []string{"plain", `<script>alert("x")</script>`, "a+b & c's", "nul\x00byte", "ünïcode ✓", "'\"<>&+"} {
+		var want strings.Builder
+		if err := tmpl.Execute(&want, s); err != nil {
+			t.Fatal(err)
+		}
+		if got := "<td>" + esc(s) + `</td><text aria-label="` + esc(s) + `">`; got != want.String() {
+			t.Errorf("esc(%q):\n got %s\nwant %s", s, got, want.String())
+		}
+	}
 }
