@@ -18,10 +18,10 @@ type span struct {
 // of text, whose head is context a pattern may need (a token's prefix, a
 // word boundary), and only those that end past from are kept, cut to
 // start there at the earliest.
-func (r *Redactor) spans(text string, from int) []span {
+func (r *Redactor) spans(st *state, text string, from int) []span {
 	var out []span
-	if r.frags != nil {
-		r.frags.find(text[from:], func(s, e int) {
+	if st.frags != nil {
+		st.frags.find(text[from:], func(s, e int) {
 			out = append(out, span{from + s, from + e, Placeholder})
 		})
 	}

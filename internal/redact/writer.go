@@ -64,14 +64,16 @@ func (w *Writer) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		w.started = true
-		w.hold = 1
-		if w.r.frags != nil {
-			w.hold = w.r.frags.longest
-		}
-		if w.r.tokens {
-			w.hold = max(w.hold, 2*secretscan.Reach()+64)
-		}
 	}
+	// What is held back: the longest needle (values the Redactor learns
+	// meanwhile make it longer), and a token's reach either side.
+	if st := w.r.state(); st.frags != nil {
+		w.hold = max(w.hold, st.frags.longest)
+	}
+	if w.r.tokens {
+		w.hold = max(w.hold, 2*secretscan.Reach()+64)
+	}
+	w.hold = max(w.hold, 1)
 	if len(w.buf)-w.seen >= w.hold+block {
 		w.pass(false)
 	}
@@ -108,7 +110,7 @@ func (w *Writer) pass(final bool) {
 		limit -= w.hold
 	}
 	pos := w.seen
-	for _, sp := range w.r.spans(text, w.seen) {
+	for _, sp := range w.r.spans(w.r.state(), text, w.seen) {
 		if sp.start >= limit {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/patch"
 	"github.com/optr-dev/optr/internal/redact"
 )
 
@@ -167,8 +168,8 @@ func (t *Tree) Capture(ctx context.Context, lim Limits) (ch Change, err error) {
 	if err := addNumstat(files, num); err != nil {
 		return fail(err)
 	}
-	if lim.Redactor.Holds(string(patch)) {
-		return refuse("the change contains the value of a secret from the environment (or 8 bytes or more of one); it is never stored or pushed")
+	if lim.Redactor.Holds(string(patch)) || lim.Redactor.HoldsAcross(addedLines(patch)) {
+		return refuse("the change contains the value of a secret optr was given (8 bytes or more of it, encoded or cut into pieces across lines and files); it is never stored or pushed")
 	}
 	ch.Patch, ch.PatchSHA256, ch.Files = patch, SHA256Hex(patch), files
 	for _, f := range files {
@@ -463,4 +464,16 @@ func addNumstat(files []FileStat, out []byte) error {
 		f.Added, f.Removed = a, d
 	}
 	return nil
+}
+
+// addedLines are the lines patch adds, in order across its files: where
+// a secret cut into pieces would lie.
+func addedLines(p []byte) []string {
+	var out []string
+	for _, f := range patch.Parse(p) {
+		for _, l := range f.Added {
+			out = append(out, l.Text)
+		}
+	}
+	return out
 }

@@ -214,3 +214,41 @@ func TestPatchPathsListsBothSidesOfARename(t *testing.T) {
 		t.Errorf("rebased rename: %s", d)
 	}
 }
+
+// Issue 37 findings 2 and 3: a secret optr was given is refused in a
+// change however the agent carries it — encoded (base64, base64url, hex,
+// reversed), cut into pieces under 8 bytes across lines and files, or
+// spelt as joined strings. The control, the same changes from a capture
+// whose Redactor does not know the value, goes through: the protection is
+// what refuses them.
+func TestCaptureRefusesSecretsInPieces(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-E2EpiecesKEY-0123456789abcdef"
+	for name, script := range map[string]string{
+		"base64":           `printf 'cfg: %s\n' "$(printf '{"k":"%s"}' "$KEY" | base64 -w0)" > enc.txt`,
+		"base64url":        `printf '%s' "x$KEY" | base64 -w0 | tr '+/' '-_' > enc.txt`,
+		"hex":              `printf '%s' "$KEY" | od -An -tx1 | tr -d ' \n' > enc.txt`,
+		"reversed":         `printf '%s\n' "$KEY" | rev > enc.txt`,
+		"lines of 5 bytes": `printf '%s' "$KEY" | fold -w5 > pieces.txt`,
+		"across files":     `printf '%s' "$KEY" | cut -c1-7 > a1.txt; printf '%s' "$KEY" | cut -c8-14 > a2.txt; printf '%s' "$KEY" | cut -c15- > a3.txt`,
+		"joined strings":   `printf 'k = "%s" + "%s" + "%s"\n' "$(printf %s "$KEY" | cut -c1-6)" "$(printf %s "$KEY" | cut -c7-12)" "$(printf %s "$KEY" | cut -c13-)" > join.py`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, known := range []bool{true, false} {
+				repo := newRepo(t, map[string]string{"a.txt": "a\n"})
+				tr := add(t, start(t, repo, "run-1"), "agent")
+				sh(t, tr.Dir(), "KEY="+key+"; "+script)
+				lim := Limits{}
+				if known {
+					lim.Redactor = redact.New(key)
+				}
+				ch := capture(t, tr, lim)
+				refused := strings.Contains(ch.Refused, "contains the value of a secret")
+				if refused != known {
+					t.Errorf("known %v: refused %v (%q); patch:\n%s", known, refused, ch.Refused, ch.Patch)
+				}
+			}
+		})
+	}
+}
