@@ -10,18 +10,17 @@ import (
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
-// detectionConfig has one coding agent: leaky writes the token in
-// $FAKE_NPM (a variable optr does not know to be secret) into .npmrc,
-// clean writes an ordinary file.
+// detectionConfig has one coding agent: leakyCoder writes a token of its
+// own (not one optr gave it, which the capture would refuse) into
+// .npmrc, clean writes an ordinary file.
 const detectionConfig = `agents:
-  coder: { provider: command, pass-env: [FAKE_NPM, NPM_TOKEN, ANTHROPIC_API_KEY], run: [sh, agents/coder.sh] }
+  coder: { provider: command, pass-env: [ANTHROPIC_API_KEY], run: [sh, agents/coder.sh] }
 changes: { mode: pull-request }
 `
 
-const leakyCoder = `cat >/dev/null
-printf '//registry.npmjs.org/:_authToken=%s\n' "$FAKE_NPM" > .npmrc
-echo "configured the registry"
-`
+func leakyCoder(token string) string {
+	return "cat >/dev/null\nprintf '//registry.npmjs.org/:_authToken=%s\\n' '" + token + "' > .npmrc\necho \"configured the registry\"\n"
+}
 
 const cleanCoder = `cat >/dev/null
 echo 'hello, world' > greet.txt
@@ -62,7 +61,6 @@ func detectionRun(t *testing.T, runID, coder, config, pipeline string, env map[s
 func TestActionThreatDetection(t *testing.T) {
 	t.Parallel()
 	token := tokentest.NPMToken(1)
-	env := map[string]string{"FAKE_NPM": token}
 	scan := secretScan(t, token)
 	everywhere := func(res result, gh *githubtest.Server) {
 		t.Helper()
@@ -85,7 +83,7 @@ func TestActionThreatDetection(t *testing.T) {
 
 	t.Run("checkpoint", func(t *testing.T) {
 		t.Parallel()
-		res, gh := detectionRun(t, "4101", leakyCoder, detectionConfig, "", env)
+		res, gh := detectionRun(t, "4101", leakyCoder(token), detectionConfig, "", nil)
 		if res.code != 0 || res.outputs["status"] != "paused" || res.outputs["pull-request"] != "" {
 			t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 		}
@@ -104,7 +102,7 @@ func TestActionThreatDetection(t *testing.T) {
 
 	t.Run("warn", func(t *testing.T) {
 		t.Parallel()
-		res, gh := detectionRun(t, "4102", leakyCoder, detectionConfig+"detection: { on-finding: warn }\n", "", env)
+		res, gh := detectionRun(t, "4102", leakyCoder(token), detectionConfig+"detection: { on-finding: warn }\n", "", nil)
 		if res.code != 0 || res.outputs["status"] != "completed" || res.outputs["pull-request"] == "" {
 			t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 		}

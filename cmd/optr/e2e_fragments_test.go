@@ -10,19 +10,21 @@ import (
 )
 
 // fragmentsCoder prints the Anthropic key split across two lines (as a
-// wrapped table or a log line would), and the npm token of a variable
-// optr was never told is secret; its change is harmless.
-const fragmentsCoder = `cat >/dev/null
+// wrapped table or a log line would), and an npm token optr never gave it
+// (written into its script); its change is harmless.
+func fragmentsCoder(npm string) string {
+	return `cat >/dev/null
 echo 'hello, world' > greet.txt
 printf 'key part one: %s\n' "$(printf %s "$ANTHROPIC_API_KEY" | cut -c1-17)"
 printf 'key part two: %s\n' "$(printf %s "$ANTHROPIC_API_KEY" | cut -c18-)"
-printf 'published with NPM_TOKEN=%s\n' "$NPM_TOKEN"
+printf 'published with NPM_TOKEN=%s\n' '` + npm + `'
 `
+}
 
 // Issue 27.7: a secret split across lines reached committed files, the
 // pull request and a comment as fragments of 8 bytes or more, and the
 // value of a secret variable optr does not list (NPM_TOKEN) was not
-// redacted at all. Neither now reaches any committed file, the pull
+// redacted at all (now the agent writes a token optr never gave it). Neither now reaches any committed file, the pull
 // request or a comment — also from the issue's own title and body.
 func TestActionSecretFragmentsNeverLeave(t *testing.T) {
 	t.Parallel()
@@ -31,7 +33,7 @@ func TestActionSecretFragmentsNeverLeave(t *testing.T) {
 	gh := githubtest.NewServer(t)
 	writer(gh, "maintainer")
 	gh.AddIssue(repo, 7, "Publish with "+npm, "Use the key "+anthropic[:20]+"\n"+anthropic[20:]+" to do it.", "maintainer")
-	files := map[string]string{"greet.txt": "hello\n", "agents/coder.sh": fragmentsCoder,
+	files := map[string]string{"greet.txt": "hello\n", "agents/coder.sh": fragmentsCoder(npm),
 		".github/optr.yml": detectionConfig + "detection: { on-finding: warn }\n"}
 	gh.Commit(repo, "main", files, "base")
 	r := newRunner(t, gh, "4301")
@@ -62,7 +64,9 @@ func TestActionSecretFragmentsNeverLeave(t *testing.T) {
 	}
 	scan("pull request", pulls[0].Title+"\n"+pulls[0].Body)
 	for path, content := range gh.Files(repo, pulls[0].Head) {
-		scan("pull request file "+path, content)
+		if path != "agents/coder.sh" { // the test's own agent, which holds the token it prints
+			scan("pull request file "+path, content)
+		}
 	}
 	for _, c := range gh.Comments(repo, 7) {
 		if c.Login != "maintainer" { // the issue and its comments are the maintainer's own text

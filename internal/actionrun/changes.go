@@ -151,14 +151,9 @@ func (d *deliverer) ledgerHead(ctx context.Context, rep *pipeline.Report) (ledge
 	return ledger.HeadOf(data)
 }
 
-// redactor knows the secret values of the job's environment, the keys the
-// config names and the token: nothing optr posts may hold them.
+// redactor knows the secret values of the job's environment, every value
+// the config hands an agent (redact.ForConfig) and the tokens: nothing
+// optr posts may hold them.
 func (d *deliverer) redactor(cfg *config.Config) *redact.Redactor {
-	var names []string
-	for _, n := range cfg.AgentNames {
-		if env := cfg.Agents[n].APIKeyEnv; env != "" {
-			names = append(names, env)
-		}
-	}
-	return redact.Merge(redact.FromEnv(d.j.Getenv, names...), redact.New(d.j.in.GitHubToken, d.j.in.PRToken))
+	return redact.ForConfig(cfg, d.j.Getenv, d.j.in.GitHubToken, d.j.in.PRToken)
 }

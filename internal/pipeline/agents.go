@@ -105,17 +105,11 @@ type logWriter func(string)
 
 func (w logWriter) Write(p []byte) (int, error) { w(string(p)); return len(p), nil }
 
-// secrets is the redactor of a run: the known secret variables and every
-// api-key-env the config names, as the run's environment holds them.
+// secrets is the redactor of a run: every value the run hands an agent
+// or a check (redact.ForConfig), as the run's environment holds them.
 func secrets(cfg *config.Config, getenv func(string) string) *redact.Redactor {
 	if getenv == nil {
 		return nil
 	}
-	var names []string
-	for _, n := range cfg.AgentNames {
-		if env := cfg.Agents[n].APIKeyEnv; env != "" {
-			names = append(names, env)
-		}
-	}
-	return redact.FromEnv(getenv, names...)
+	return redact.ForConfig(cfg, getenv)
 }
