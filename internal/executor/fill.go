@@ -31,6 +31,7 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 	}
 	r.Raw, r.RawFile, r.Stderr, r.Signals = resp.Raw, nil, resp.Stderr, resp.Signals
 	r.Network = proxy.Merge(r.Network, resp.Network)
+	r.Session = resp.Session
 	r.Model = t.Model
 	if resp.Model != "" {
 		r.Model = resp.Model

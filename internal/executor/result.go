@@ -11,6 +11,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox/proxy"
 	"github.com/optr-dev/optr/internal/spool"
@@ -65,6 +66,10 @@ type Result struct {
 	// Network is every host the agent's sandboxed processes asked the
 	// egress proxy for, reached or refused (architecture §4.14).
 	Network []proxy.Host `json:"network,omitempty"`
+	// Session is what a preset's CLI said of its last launch's last
+	// attempt in its event stream: turns, tool calls, the use and cost it
+	// reported itself (architecture §4.18); nil for other agents.
+	Session *preset.Session `json:"session,omitempty"`
 	// EscalationReason says why recovery gave up, when it did.
 	EscalationReason string             `json:"escalation_reason,omitempty"`
 	Analysis         *recovery.Analysis `json:"analysis,omitempty"`

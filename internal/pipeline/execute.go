@@ -208,6 +208,9 @@ func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	if sandboxErr != nil {
 		return nil, inputErr(sandboxErr) // strict: before any agent spends a token
 	}
+	if err := p.programsRun(); err != nil {
+		return nil, inputErr(err)
+	}
 	p.deps.logf("%s", p.sandbox.Layers())
 	for _, n := range p.sandbox.Notes() {
 		p.deps.logf("sandbox: %s", n)

@@ -138,3 +138,23 @@ func orDefault(v, def int) int {
 
 // Name returns the agent's configured name.
 func (a *Agent) Name() string { return a.name }
+
+// CanRun says, before any agent starts, why the command agent name
+// (configured by cfg) could not start its program in dir as it would
+// run: under sbx (nil: unsandboxed, in environ). The error names the
+// agent's key and what to change; nil means it can start.
+func CanRun(name string, cfg config.Agent, dir string, sbx *sandbox.Run, environ []string) error {
+	a, err := New(name, cfg, Options{Environ: environ, Sandbox: sbx})
+	if err != nil {
+		return err
+	}
+	req := agent.Request{Dir: dir}
+	p := a.process(req)
+	if sbx == nil {
+		p.Env = a.environ(req)
+	}
+	if err := sbx.CanRun(p); err != nil {
+		return fmt.Errorf("agents.%s: %s cannot run: %w", name, a.argv[0], err)
+	}
+	return nil
+}

@@ -133,3 +133,39 @@ func edited(calls []llmtest.CoderCall) bool {
 	}
 	return false
 }
+
+// A telemetry host the sandbox refuses does not fail an agent that did
+// its work: Codex CLI run without the preset's analytics and plugins
+// switches calls home, is refused, carries on, and succeeds; the
+// refusals are in its network record.
+func TestRefusedTelemetryDoesNotFailTheAgent(t *testing.T) {
+	t.Parallel()
+	cli := agentcli.Get(t, preset.Codex)
+	coder := llmtest.NewCoder(t, llmtest.WireResponses, "done", llmtest.Edit{Path: "hello.txt", Content: "hi\n"})
+	environ := []string{"PATH=" + cli.Bin + ":/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}
+	sbx := sandbox.New(sandbox.Settings{Mode: config.SandboxAuto, Hosts: []string{coder.Host()}, Environ: environ})
+	if err := sbx.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a := newAgent(t, config.Agent{Preset: preset.Codex, Model: "gpt-5-codex", Env: coder.Env(),
+		Run: []string{"codex", "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}},
+		Options{Environ: environ, Sandbox: sbx})
+	work := gitRepo(t)
+	resp, err := a.Run(t.Context(), agent.Request{Intent: "Write hello.txt.", Dir: work, Worktree: work, OutputDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var refused []string
+	for _, h := range resp.Network {
+		if !h.Allowed {
+			refused = append(refused, h.Host)
+		}
+	}
+	if len(refused) == 0 {
+		t.Fatalf("nothing was refused: %+v; the test needs Codex CLI to call home", resp.Network)
+	}
+	if got, _ := os.ReadFile(filepath.Join(work, "hello.txt")); string(got) != "hi\n" || resp.Output != "done" {
+		t.Errorf("hello.txt %q, output %q: the agent's work is lost", got, resp.Output)
+	}
+	t.Logf("refused and recorded: %v", refused)
+}

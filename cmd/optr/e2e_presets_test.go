@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
+	"github.com/optr-dev/optr/internal/preset"
+	"github.com/optr-dev/optr/internal/testkit/agentcli"
+)
+
+// presetsConfig runs the three coding-agent CLIs by their presets, as the
+// docs show them, each against its own fake model (reached through the
+// proxy: sandbox.network lists the fakes' loopback addresses), with a
+// command check that only the right change passes.
+const presetsConfig = `agents:
+  claude: { preset: claude-code, env: %[1]s }
+  codex: { preset: codex, model: gpt-5-codex, env: %[2]s }
+  gemini: { preset: gemini-cli, env: %[3]s }
+constraints:
+  greeting:
+    check: command
+    run: [sh, -c, 'test "$(cat greeting.txt)" = "hello, world"']
+changes: { mode: apply }
+selection: { on-no-admissible: fail }
+sandbox: { mode: %[4]s, network: [%[5]s] }
+`
+
+// installed are the CLIs the test runs, with the Coders' wire formats.
+var presetWires = []struct {
+	agent, preset string
+	wire          llmtest.Wire
+}{
+	{"claude", preset.ClaudeCode, llmtest.WireMessages},
+	{"codex", preset.Codex, llmtest.WireResponses},
+	{"gemini", preset.GeminiCLI, llmtest.WireGemini},
+}
+
+// TestPresetsThroughTheBinary runs optr as users do, with the real Claude
+// Code, Codex CLI and Gemini CLI from npm by their presets, as root and as
+// a user, with the sandbox's auto and strict modes: each CLI edits the
+// repository through its own tools, the check admits the right change
+// (Gemini CLI's), and optr applies it. Each agent's event stream is read
+// (turns, tool calls) and kept as its transcript; each reached its model
+// through the proxy, one request a call, and nothing was refused.
+func TestPresetsThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	clis := map[string]agentcli.CLI{}
+	for _, w := range presetWires {
+		clis[w.agent] = agentcli.Get(t, w.preset)
+	}
+	for _, user := range []string{"root", "user"} {
+		for _, mode := range []string{"auto", "strict"} {
+			t.Run(user+"/"+mode, func(t *testing.T) {
+				if os.Geteuid() != 0 {
+					if user == "user" {
+						t.Skip("the test runs optr as another user only when it runs as root")
+					}
+				}
+				dir := t.TempDir()
+				ws := filepath.Join(dir, "workspace")
+				bins := make([]string, 0, len(presetWires))
+				coders := map[string]*llmtest.Coder{}
+				envs := make([]any, 0, 5)
+				var hosts []string
+				for _, w := range presetWires {
+					content := "hello there\n"
+					if w.agent == "gemini" {
+						content = "hello, world\n"
+					}
+					c := llmtest.NewCoder(t, w.wire, w.agent+" changed the greeting", llmtest.Edit{Path: "greeting.txt", Content: content})
+					coders[w.agent] = c
+					b, _ := json.Marshal(c.Env())
+					envs = append(envs, string(b))
+					hosts = append(hosts, `"`+c.Host()+`"`)
+					bins = append(bins, clis[w.agent].Bin)
+				}
+				if user == "user" {
+					// The user cannot pass into root's home: the CLIs are
+					// linked, file by file, into a directory of the test.
+					bins = bins[:0]
+					for _, w := range presetWires {
+						bins = append(bins, linkTree(t, clis[w.agent].Dir, filepath.Join(dir, "npm", w.preset)))
+					}
+				}
+				envs = append(envs, mode, strings.Join(hosts, ", "))
+				if err := os.MkdirAll(filepath.Join(ws, ".github"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				write := func(p, s string) {
+					if err := os.WriteFile(filepath.Join(ws, p), []byte(s), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				write(".github/optr.yml", fmt.Sprintf(presetsConfig, envs...))
+				write("greeting.txt", "hello\n")
+				gitInit(t, ws)
+				cmd := exec.Command(optrBin, "run", "--intent", "Make the greeting say hello, world.", "--interactive", "never", "--json")
+				cmd.Dir = ws
+				cmd.Env = []string{"PATH=" + strings.Join(bins, ":") + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8"}
+				if user == "user" {
+					// Its own temporary directory: /tmp/optr-worktrees may be
+					// root's from an earlier run.
+					tmp := filepath.Join(dir, "tmp")
+					if err := os.Mkdir(tmp, 0o700); err != nil {
+						t.Fatal(err)
+					}
+					cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+					asUser(t, cmd, dir)
+				}
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				log := stdout.String() + stderr.String()
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				if mode == "strict" && ee != nil && ee.ExitCode() == 2 && strings.Contains(log, "sandbox.mode is strict") {
+					t.Skipf("this machine cannot enforce every layer for %s: %s", user, log)
+				}
+				if err != nil {
+					for _, w := range presetWires {
+						var res struct{ Error string }
+						_ = json.Unmarshal([]byte(findFile(t, filepath.Join(ws, ".optr"), w.agent+".json")), &res)
+						log += "\n" + w.agent + ": " + res.Error
+					}
+					t.Fatalf("optr run: %v\n%s", err, log)
+				}
+				var out struct {
+					Status   string `json:"status"`
+					Selected string `json:"selected"`
+				}
+				if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Status != "completed" || out.Selected != "gemini" {
+					t.Fatalf("status %q selected %q (%v), want gemini's change\n%s", out.Status, out.Selected, err, log)
+				}
+				if got, _ := os.ReadFile(filepath.Join(ws, "greeting.txt")); string(got) != "hello, world\n" {
+					t.Errorf("greeting.txt after the run = %q, want π*'s change applied", got)
+				}
+				lake := filepath.Join(ws, ".optr")
+				for _, w := range presetWires {
+					var res struct {
+						Status  string `json:"status"`
+						Session *struct {
+							Format    string `json:"format"`
+							Turns     int    `json:"turns"`
+							ToolCalls int    `json:"tool_calls"`
+						} `json:"session"`
+						Network []struct {
+							Host     string `json:"host"`
+							Port     int    `json:"port"`
+							Allowed  bool   `json:"allowed"`
+							Requests int    `json:"requests"`
+						} `json:"network"`
+					}
+					if err := json.Unmarshal([]byte(findFile(t, lake, w.agent+".json")), &res); err != nil {
+						t.Fatalf("%s's result: %v", w.agent, err)
+					}
+					if res.Session == nil || res.Session.Turns < 1 || res.Session.ToolCalls < 1 {
+						t.Errorf("%s: session %+v, want its turns and tool calls read from its stream", w.agent, res.Session)
+					}
+					calls := len(coders[w.agent].Calls())
+					reached := 0
+					for _, h := range res.Network {
+						if !h.Allowed {
+							t.Errorf("%s: %s:%d was refused", w.agent, h.Host, h.Port)
+						}
+						if fmt.Sprintf("%s:%d", h.Host, h.Port) == coders[w.agent].Host() {
+							reached = h.Requests
+						}
+					}
+					if calls < 2 || reached != calls {
+						t.Errorf("%s: its model had %d calls, the proxy counted %d requests to it: %+v", w.agent, calls, reached, res.Network)
+					}
+					if tr := findFile(t, lake, "transcript.jsonl"); !strings.HasPrefix(tr, "{") {
+						t.Errorf("no transcript kept")
+					}
+				}
+				if _, err := os.Stat(filepath.Join(lake, "checkpoints")); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the run paused at a checkpoint (%v)\n%s", err, log)
+				}
+			})
+		}
+	}
+}
+
+// linkTree makes dst a copy of the directory src whose files are hard
+// links (links and directories made anew), and returns its
+// node_modules/.bin: an npm install another user can reach.
+func linkTree(t *testing.T, src, dst string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-al", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -al %s: %v\n%s", src, err, out)
+	}
+	return filepath.Join(dst, "node_modules", ".bin")
+}
+
+// testUID is the user the test runs optr as: not root, in no group of
+// root's.
+const testUID = 1000
+
+// asUser runs cmd as testUID, with home its HOME, and gives that user
+// what optr needs: home, the workspace in it, and the binaries.
+func asUser(t *testing.T, cmd *exec.Cmd, home string) {
+	t.Helper()
+	err := filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(p, string(filepath.Separator)+"npm"+string(filepath.Separator)) {
+			return nil // the linked CLIs stay root's, readable by everyone
+		}
+		return os.Lchown(p, testUID, testUID)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := home; d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			_ = os.Chmod(d, fi.Mode().Perm()|0o001)
+		}
+	}
+	_ = os.Chmod(filepath.Dir(optrBin), 0o755)
+	as := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testUID, Gid: testUID}}
+	// The chown changed every file's ctime: the index is refreshed, as
+	// the user's own checkout would be.
+	refresh := exec.Command("git", "update-index", "-q", "--refresh")
+	refresh.Dir, refresh.SysProcAttr, refresh.Env = cmd.Dir, as, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	if out, err := refresh.CombinedOutput(); err != nil {
+		t.Fatalf("git update-index: %v\n%s", err, out)
+	}
+	cmd.SysProcAttr = as
+}
+
+// TestRunRefusesAProgramTheSandboxCannotRead: a command agent whose
+// program lies outside what a sandboxed process reads is refused before
+// any agent starts — exit 2, naming the agent and sandbox.read — never an
+// attempt that fails and a checkpoint that asks whether to proceed. Listed
+// in sandbox.read, it runs.
+func TestRunRefusesAProgramTheSandboxCannotRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ws, outside := filepath.Join(dir, "workspace"), filepath.Join(dir, "outside")
+	for _, d := range []string{ws, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(outside, "agent.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch \"$OPTR_OUTPUT_DIR/started\"\necho fine\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, read := range []string{"", outside} {
+		cfg := fmt.Sprintf("agents:\n  outsider: { provider: command, run: [%s] }\nsandbox: { mode: auto, read: [%s] }\n", script, read)
+		if err := os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(optrBin, "run", "--config", "optr.yml", "--intent", "Say fine.", "--interactive", "never")
+		cmd.Dir = ws
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		started, _ := filepath.Glob(filepath.Join(ws, ".optr", "workflows", "*", "runs", "*", "agent-files", "started"))
+		if read != "" {
+			if code != 0 || len(started) != 1 {
+				t.Errorf("with sandbox.read: exit %d, started %v\n%s", code, started, out)
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(string(out), "agents.outsider") || !strings.Contains(string(out), "add "+outside+" to sandbox.read") {
+			t.Errorf("exit %d, want 2 naming agents.outsider and the fix:\n%s", code, out)
+		}
+		if len(started) > 0 || strings.Contains(string(out), "checkpoint") {
+			t.Errorf("the agent started, or the run paused:\n%s", out)
+		}
+	}
+}
