@@ -15,6 +15,10 @@
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
 //	   the same run with the sandbox off (direct);
+//	S2 what the seccomp layer adds to a connect (its supervisor connects for
+//	   the program and puts the socket in its place): 1,000 connects to a
+//	   loopback listener through the launcher with and without the layer
+//	   (goal ≤ 0.2 ms; Linux);
 //	P2 optr ledger verify time (with its tree files) / openssl dgst -sha256
 //	   time on the same bytes of a 1M-entry ledger in the layout the Action
 //	   keeps, 8 MiB sealed segments (goal ≤ 1.5), and verify's peak RSS
@@ -116,7 +120,7 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8, P9 and P13")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, S1, S2, M1, C1)")
 	recent := flag.Int("recent", 20_000, "P13: the entries of the last 30 days (of -entries): half of them runs that opened a pull request, half those pull requests' outcomes")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
@@ -160,6 +164,7 @@ func run(ctx context.Context) error {
 			return llmFanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
 		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
+		{[]string{"S2"}, func() ([]row, error) { return supervisedConnect(ctx, dir, 1000, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
 		{[]string{"P12"}, func() ([]row, error) { return contentionRows(ctx, []int{1, 8, 32}, *p12Runs, *p12Latency) }},
