@@ -12,15 +12,24 @@
 //     pass-env:);
 //   - fs: Landlock lets it write only its own directories and read the
 //     system, PATH, the tool cache and sandbox.read;
-//   - net: its only way out is the proxy (package proxy), in a network
-//     namespace of its own, else by Landlock's TCP rules;
+//   - net: its only way out is the proxy (package proxy; Endpoint), held
+//     by a network namespace of its own, else by the launcher's seccomp
+//     layer (its connects go only to the proxy), else by Landlock's TCP
+//     rule alone (the proxy's port on any address: not enough for strict);
+//   - scope: no signal and no Unix socket outside its own — Landlock from
+//     ABI 6 (signals, abstract sockets) and 9 (sockets by path), the
+//     seccomp layer below that;
 //   - user: when optr runs as root it runs as an unprivileged user that
-//     owns its directories; optr itself is made non-dumpable, so nothing
-//     reads its environment or memory through /proc.
+//     owns its directories, with no supplementary group; optr itself is
+//     made non-dumpable, so nothing reads its environment or memory
+//     through /proc.
 //
-// Package launcher applies the confinement in the child (a re-exec of
-// optr itself) so that every descendant inherits it. mode auto enforces
-// what the platform allows and Layers and Notes say what was not; strict
-// refuses (New fails) when a layer cannot be enforced; off runs processes
-// as before, with optr's environment, and says so.
+// What the machine allows is the launcher's to say (Probe); decide turns
+// it into Layers. Package launcher applies the confinement in the child
+// (optr-sandbox-launcher, or optr itself again) so that every descendant
+// inherits it, and reports what its seccomp layer refused, which goes
+// into the process's network record. mode auto enforces what the platform
+// allows and Layers and Notes say what was not; strict refuses (Start
+// fails) unless every promise holds; off runs processes as before, with
+// optr's environment, and says so.
 package sandbox

@@ -21,14 +21,17 @@
 // forks execs optr itself, the launcher, which confines itself and starts
 // the program: every descendant of the program — a forked daemon, a
 // setsid child, a double fork — inherits the namespaces, the Landlock
-// domain and no_new_privs, none of which can be shed, and, the launcher
-// being a child subreaper, ends with it (package child says how and why).
+// domain, the seccomp filter and no_new_privs, none of which can be shed,
+// and, the launcher being a child subreaper, ends with it (package child
+// says how and why).
 //
 // The control socket (fd 3 in the launcher, close-on-exec there) carries
-// the Spec from the parent, the launcher's answer (with the listening
-// socket of its network namespace), and, when the program could not be
-// started, why: the launcher closes it once the program runs, so the
-// parent learns the outcome without a race.
+// the Spec from the parent; the launcher's answers, one JSON line each,
+// every one with its build and what it can enforce (Capabilities): that
+// it is confined (with the listening socket of its network namespace),
+// then that the program runs or why it could not be started; then what
+// its seccomp layer refuses (Watch), until the launcher ends and closes
+// it. The parent learns each outcome without a race.
 //
 // The launcher runs from the init function of package child, which this
 // package imports, so every binary that links this package — optr, the

@@ -7,15 +7,19 @@
 //
 //  1. finds itself in the namespaces its parent asked the kernel for (a
 //     user and network namespace of its own when the network is confined
-//     that way), reads the Spec from the control socket (fd 3) and, in a
+//     that way), reads the Spec from the control socket (fd 3), maps its
+//     own ids in a user namespace an unprivileged optr created and, in a
 //     network namespace, brings up the loopback interface and listens on
 //     127.0.0.1:<proxy port> there for the parent's proxy;
-//  2. clears its ambient capabilities, sets no_new_privs and enforces the
-//     Landlock ruleset on its own, locked main thread;
+//  2. clears its ambient capabilities, sets no_new_privs, enforces the
+//     Landlock ruleset and installs the seccomp layer (seccomp_linux.go)
+//     on its own, locked main thread, whose connect and signal calls a
+//     supervisor on another thread then answers (notify_linux.go);
 //  3. starts the program from that same thread — as the unprivileged user
 //     the Spec names, when optr runs as root — so that the program and
-//     every descendant inherit the namespaces, the Landlock domain and
-//     no_new_privs, none of which can be shed;
+//     every descendant inherit the namespaces, the Landlock domain, the
+//     seccomp filter and no_new_privs, none of which can be shed, and
+//     reports on the control socket what the seccomp layer refuses;
 //  4. stays the program's parent until every descendant has ended (see
 //     supervise): the launcher is a child subreaper, so nothing the
 //     program starts outlives it, not even a process that left with
