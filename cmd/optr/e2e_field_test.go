@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,75 +205,15 @@ func launcherBuild(ldflags string) (string, error) {
 // fieldHostile is hostile with the field's routes and listeners.
 type fieldHostile struct {
 	*hostile
-	f        field
-	dir      string
-	secret   string
-	udp, dns *packets
-	abstract *conns
-	sock     *conns
-	victim   *exec.Cmd
+	f                  field
+	dir                string
+	secret             string
+	udp, dns, abstract *fieldtest.Counter
+	sock               *fieldtest.Counter
+	victim             *exec.Cmd
 	// elsewhere is the listener on 127.0.0.2 at the agent's proxy port,
 	// once the agent asked for it.
-	elsewhere atomic.Pointer[conns]
-}
-
-// packets counts datagrams that carry a secret.
-type packets struct {
-	addr string
-	n    atomic.Int64
-}
-
-// conns counts connections.
-type conns struct {
-	addr string
-	n    atomic.Int64
-}
-
-func listenPackets(t *testing.T, secret string) *packets {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	p := &packets{addr: pc.LocalAddr().String()}
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			n, _, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if bytes.Contains(buf[:n], []byte(secret)) {
-				p.n.Add(1)
-			}
-		}
-	}()
-	return p
-}
-
-func listenConns(t *testing.T, network, addr string) *conns {
-	t.Helper()
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	c := &conns{addr: addr}
-	if network == "tcp" {
-		c.addr = ln.Addr().String()
-	}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.n.Add(1)
-			conn.Close()
-		}
-	}()
-	return c
+	elsewhere atomic.Pointer[fieldtest.Counter]
 }
 
 // newFieldHostile is the adversary's workspace, tools, listeners and
@@ -291,15 +230,15 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 		t.Fatal(err)
 	}
 	h := &fieldHostile{hostile: newHostile(t, dir, ws, mode), f: f, dir: dir, secret: "fieldsecret" + strconv.Itoa(os.Getpid())}
-	h.udp = listenPackets(t, h.secret)
-	h.dns = listenPackets(t, h.secret)
+	h.udp = fieldtest.ListenPackets(t, h.secret)
+	h.dns = fieldtest.ListenPackets(t, h.secret)
 	abstract := "optr-e2e-" + strconv.Itoa(os.Getpid()) + "-" + f.name + "-" + mode
-	h.abstract = listenConns(t, "unix", "@"+abstract)
+	h.abstract = fieldtest.ListenConns(t, "unix", "@"+abstract)
 	sockDir := filepath.Join(dir, "run")
 	if err := os.Mkdir(sockDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h.sock = listenConns(t, "unix", filepath.Join(sockDir, "docker.sock"))
+	h.sock = fieldtest.ListenConns(t, "unix", filepath.Join(sockDir, "docker.sock"))
 	// The runner's worker: a process of optr's user (of an agent's, where
 	// optr is root).
 	victimUID := 65534
@@ -340,7 +279,7 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 	script = strings.Replace(script, "echo adversary done", fieldLast+"echo adversary done", 1)
 	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],
 		"$OUTSIDE", h.outside, "$WS", ws, "$SERVICE", h.service, "$MARK", h.mark, "$TOOL", tool,
-		"$UDP", h.udp.addr, "$DNS", h.dns.addr, "$ABSTRACT", abstract, "$DOCKERSOCK", h.sock.addr,
+		"$UDP", h.udp.Addr, "$DNS", h.dns.Addr, "$ABSTRACT", abstract, "$DOCKERSOCK", h.sock.Addr,
 		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret)
 	if err := os.WriteFile(filepath.Join(tools, "adversary.sh"), []byte(known.Replace(script)), 0o644); err != nil {
 		t.Fatal(err)
@@ -362,10 +301,10 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 	if f.env.UID != 0 {
 		group = socketGroup
 	}
-	if err := os.Chown(h.sock.addr, 0, group); err != nil {
+	if err := os.Chown(h.sock.Addr, 0, group); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(h.sock.addr, 0o660); err != nil {
+	if err := os.Chmod(h.sock.Addr, 0o660); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -399,26 +338,9 @@ func (h *fieldHostile) run(t *testing.T, bin string) fieldRun {
 		}
 		defer f.Close()
 		if port := agentProxyPort(); port != "" {
-			ln, err := net.Listen("tcp", "127.0.0.2:"+port)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			c := &conns{addr: ln.Addr().String()}
+			c := fieldtest.ListenConns(t, "tcp", "127.0.0.2:"+port)
 			h.elsewhere.Store(c)
-			go func() {
-				defer ln.Close()
-				for {
-					conn, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					c.n.Add(1)
-					conn.Close()
-				}
-			}()
-			t.Cleanup(func() { ln.Close() })
-			stopElsewhere = func() { ln.Close() }
+			stopElsewhere = c.Close
 		}
 		f.WriteString("go\n")
 	}()
@@ -467,13 +389,13 @@ func agentProxyPort() string {
 func (h *fieldHostile) fieldLeaks(t *testing.T, run fieldRun) []string {
 	t.Helper()
 	leaks := h.leaks(t)
-	for route, n := range map[string]int64{"udp": h.udp.n.Load(), "dns": h.dns.n.Load(), "mptcp": h.mptcp.Load(),
-		"abstract": h.abstract.n.Load(), "docker-sock": h.sock.n.Load()} {
+	for route, n := range map[string]int64{"udp": h.udp.N(), "dns": h.dns.N(), "mptcp": h.mptcp.Load(),
+		"abstract": h.abstract.N(), "docker-sock": h.sock.N()} {
 		if n > 0 && !slices.Contains(leaks, route) {
 			leaks = append(leaks, route)
 		}
 	}
-	if e := h.elsewhere.Load(); e != nil && e.n.Load() > 0 && !slices.Contains(leaks, "proxy-port-elsewhere") {
+	if e := h.elsewhere.Load(); e != nil && e.N() > 0 && !slices.Contains(leaks, "proxy-port-elsewhere") {
 		leaks = append(leaks, "proxy-port-elsewhere")
 	}
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(h.victim.Process.Pid) + "/stat"); err != nil || strings.Contains(string(b), ") Z ") {

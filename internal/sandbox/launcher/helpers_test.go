@@ -18,12 +18,8 @@ func asError(err error, target **Error) bool { return errors.As(err, target) }
 const helperVar = "LAUNCHER_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(routesVar); spec != "" {
-		tryRoutes(spec)
-		os.Exit(0)
-	}
-	if os.Getenv(unprivilegedVar) != "" {
-		os.Exit(unprivilegedLaunch())
+	if code, ok := helperMode(); ok {
+		os.Exit(code)
 	}
 	if addr := os.Getenv(helperVar); addr != "" {
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)

@@ -53,9 +53,9 @@ type Capabilities struct {
 }
 
 // Error is a launch the launcher could not carry out: Stage says which
-// step ("spec", "net", "user", "caps", "landlock", "reaper", "exec"), Msg
-// the launcher's words. A launcher from another build is an
-// *UnusableError instead.
+// step ("spec", "maps", "net", "user", "caps", "landlock", "seccomp",
+// "reaper", "exec"), Msg the launcher's words. A launcher from another
+// build is an *UnusableError instead.
 type Error struct {
 	Stage, Msg string
 }
@@ -211,11 +211,8 @@ func (l *Launch) Started(ctx context.Context) (ln net.Listener, err error) {
 // next reads the launcher's next message.
 func (l *Launch) next() (child.Reply, error) {
 	var r child.Reply
-	line, err := l.lines.ReadSlice('\n')
+	line, err := readLine(l.lines)
 	if err != nil {
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return r, errors.New("launcher: a message too long")
-		}
 		return r, err
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
@@ -224,18 +221,49 @@ func (l *Launch) next() (child.Reply, error) {
 	return r, nil
 }
 
+// readLine reads one line of at most the reader's buffer; a longer one is
+// read to its end and dropped, an error that does not end the stream.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = r.ReadSlice('\n')
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, errLongLine
+}
+
+// errLongLine is a message longer than any the launcher sends.
+var errLongLine = errors.New("launcher: a message too long")
+
 // Watch calls fn with each thing the launcher's seccomp layer refuses,
 // until the launcher ends; then it releases the control socket. Call it
 // once after Started succeeded (it returns when the program and all it
-// started have ended), or Close instead.
+// started have ended), or Close instead. It reads to the end whatever
+// comes: a launcher whose reports went unread would block the program's
+// next refused call.
 func (l *Launch) Watch(fn func(Event)) {
 	defer l.ctl.Close()
+	watch(l.lines, fn)
+}
+
+// watch reads replies from lines and calls fn with their events, until
+// the stream ends.
+func watch(lines *bufio.Reader, fn func(Event)) {
 	for {
-		r, err := l.next()
+		line, err := readLine(lines)
+		if errors.Is(err, errLongLine) {
+			continue
+		}
 		if err != nil {
 			return
 		}
-		if r.Event != nil {
+		var r child.Reply
+		if json.Unmarshal(line, &r) == nil && r.Event != nil {
 			fn(*r.Event)
 		}
 	}

@@ -11,13 +11,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/optr-dev/optr/internal/testkit/fieldtest"
 )
 
 // routesVar makes the test binary try every route out of the seccomp
@@ -194,80 +195,25 @@ func tryRoutes(spec string) {
 	}())
 }
 
-// counter is a listener that counts the connections or datagrams it
-// receives.
-type counter struct {
-	addr string
-	n    atomic.Int64
-}
-
-// listenTCP counts connections to addr, answering answer when set.
-func listenTCP(t *testing.T, addr, answer string) *counter {
+// proxyListener answers every connection with "from the proxy".
+func proxyListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	c := &counter{addr: ln.Addr().String()}
 	go func() {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			if answer != "" {
-				conn.Write([]byte(answer))
-			} else {
-				c.n.Add(1)
-			}
+			conn.Write([]byte("from the proxy\n"))
 			conn.Close()
 		}
 	}()
-	return c
-}
-
-// listenUnix counts connections to a Unix socket (name "@x": abstract).
-func listenUnix(t *testing.T, name string) *counter {
-	t.Helper()
-	ln, err := net.Listen("unix", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	c := &counter{addr: name}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.n.Add(1)
-			conn.Close()
-		}
-	}()
-	return c
-}
-
-// listenUDP counts datagrams.
-func listenUDP(t *testing.T) *counter {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	c := &counter{addr: pc.LocalAddr().String()}
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			if _, _, err := pc.ReadFrom(buf); err != nil {
-				return
-			}
-			c.n.Add(1)
-		}
-	}()
-	return c
+	return ln.Addr().String()
 }
 
 // victim is a process outside the launcher, in a process group of its
@@ -374,12 +320,12 @@ func selfFor(t *testing.T, p Process) string {
 // Unix socket and its own child still work. Without the layer the same
 // program reaches them all, so the test can fail.
 func TestSeccompLayer(t *testing.T) {
-	proxy := listenTCP(t, "127.0.0.1:0", "from the proxy\n")
-	_, port, _ := net.SplitHostPort(proxy.addr)
-	other := listenTCP(t, "127.0.0.2:"+port, "")
-	udp := listenUDP(t)
+	proxy := proxyListener(t)
+	_, port, _ := net.SplitHostPort(proxy)
+	other := fieldtest.ListenConns(t, "tcp", "127.0.0.2:"+port)
+	udp := fieldtest.ListenPackets(t, "")
 	abstract := "optr-launcher-test-" + strconv.Itoa(os.Getpid())
-	abs := listenUnix(t, "@"+abstract)
+	abs := fieldtest.ListenConns(t, "unix", "@"+abstract)
 	// Directories every user may enter, a socket every user may connect
 	// to: only the layer stands between the program and it.
 	base := t.TempDir()
@@ -392,11 +338,11 @@ func TestSeccompLayer(t *testing.T) {
 	}
 	os.Chmod(base, 0o755)
 	os.Chmod(filepath.Dir(base), 0o755)
-	sock := listenUnix(t, filepath.Join(outside, "docker.sock"))
-	os.Chmod(sock.addr, 0o777)
-	planted := listenUnix(t, filepath.Join(own, "planted.sock"))
-	os.Chmod(planted.addr, 0o777)
-	counters := map[string]*counter{"tcp-other/mptcp": other, "udp": udp, "abstract": abs, "unix": sock}
+	sock := fieldtest.ListenConns(t, "unix", filepath.Join(outside, "docker.sock"))
+	os.Chmod(sock.Addr, 0o777)
+	planted := fieldtest.ListenConns(t, "unix", filepath.Join(own, "planted.sock"))
+	os.Chmod(planted.Addr, 0o777)
+	counters := map[string]*fieldtest.Counter{"tcp-other/mptcp": other, "udp": udp, "abstract": abs, "unix": sock}
 
 	type run struct {
 		name  string
@@ -414,15 +360,15 @@ func TestSeccompLayer(t *testing.T) {
 		layer := rn.layer
 		t.Run(rn.name, func(t *testing.T) {
 			for _, c := range counters {
-				c.n.Store(0)
+				c.Reset()
 			}
 			os.Remove(filepath.Join(own, "link.sock"))
 			v := victim(t)
-			tg := targets{Proxy: proxy.addr, Other: other.addr, UDP: udp.addr, Abstract: abstract,
-				Unix: sock.addr, Own: own, Planted: planted.addr, Victim: v.Process.Pid}
+			tg := targets{Proxy: proxy, Other: other.Addr, UDP: udp.Addr, Abstract: abstract,
+				Unix: sock.Addr, Own: own, Planted: planted.Addr, Victim: v.Process.Pid}
 			spec := Spec{}
 			if layer {
-				spec.Seccomp = &SeccompRules{Connect: []string{proxy.addr}, UnixDirs: []string{own}, Signals: true}
+				spec.Seccomp = &SeccompRules{Connect: []string{proxy}, UnixDirs: []string{own}, Signals: true}
 			}
 			got, events := routes(t, tg, spec, rn.proc)
 			for _, r := range []string{"tcp-proxy", "unix-own", "kill-own-child"} {
@@ -434,10 +380,10 @@ func TestSeccompLayer(t *testing.T) {
 				"unix-dgram", "io_uring", "abstract", "unix-path", "unix-symlink", "kill", "tgkill", "kill-group", "kill-all", "setown"}
 			// A socket in the program's directory that another user bound
 			// (a hard link to the Docker socket, say) is not its own.
-			if rn.proc.UID >= 0 && (got["unix-planted"] == "ok" || planted.n.Load() > 0) {
+			if rn.proc.UID >= 0 && (got["unix-planted"] == "ok" || planted.N() > 0) {
 				t.Errorf("unix-planted: %q: a socket another user bound in the program's directory was reached", got["unix-planted"])
 			}
-			planted.n.Store(0)
+			planted.Reset()
 			if !layer {
 				// What the kernel itself allows a root program here; the
 				// rest (vsock, raw sockets in a container) it may refuse.
@@ -446,9 +392,9 @@ func TestSeccompLayer(t *testing.T) {
 						t.Errorf("without the layer %s: %q, want ok: the test proves nothing", r, got[r])
 					}
 				}
-				if other.n.Load() == 0 || udp.n.Load() == 0 || abs.n.Load() == 0 || sock.n.Load() == 0 || alive(v) {
+				if other.N() == 0 || udp.N() == 0 || abs.N() == 0 || sock.N() == 0 || alive(v) {
 					t.Errorf("without the layer the listeners heard tcp %d, udp %d, abstract %d, unix %d, the victim alive %v: the test proves nothing",
-						other.n.Load(), udp.n.Load(), abs.n.Load(), sock.n.Load(), alive(v))
+						other.N(), udp.N(), abs.N(), sock.N(), alive(v))
 				}
 				return
 			}
@@ -458,7 +404,7 @@ func TestSeccompLayer(t *testing.T) {
 				}
 			}
 			for name, c := range counters {
-				if n := c.n.Load(); n > 0 {
+				if n := c.N(); n > 0 {
 					t.Errorf("%s: the listener heard %d", name, n)
 				}
 			}
@@ -475,7 +421,7 @@ func TestSeccompLayer(t *testing.T) {
 				}
 			}
 			all := strings.Join(seen, "\n")
-			for _, want := range []string{"connect " + other.addr, "connect unix:@" + abstract, "connect unix:" + sock.addr, "signal " + strconv.Itoa(v.Process.Pid), "signal -" + strconv.Itoa(v.Process.Pid), "signal -1"} {
+			for _, want := range []string{"connect " + other.Addr, "connect unix:@" + abstract, "connect unix:" + sock.Addr, "signal " + strconv.Itoa(v.Process.Pid), "signal -" + strconv.Itoa(v.Process.Pid), "signal -1"} {
 				if !strings.Contains(all, want) {
 					t.Errorf("no event for %s in:\n%s", want, all)
 				}

@@ -12,5 +12,6 @@
 // thread and executes the program in its place, so the program and all
 // it starts live under them. Docker's profile comes from
 // github.com/moby/profiles/seccomp (what Docker ships, not a guess),
-// compiled to a filter with the launcher's own assembler.
+// compiled to a filter with the launcher's own assembler. Counters are
+// the listeners an adversarial test puts where nothing may arrive.
 package fieldtest
