@@ -16,6 +16,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/testkit/agentcli"
+	"github.com/optr-dev/optr/internal/testkit/fieldtest"
 )
 
 // presetsConfig runs the three coding-agent CLIs by their presets, as the
@@ -46,8 +47,10 @@ var presetWires = []struct {
 }
 
 // TestPresetsThroughTheBinary runs optr as users do, with the real Claude
-// Code, Codex CLI and Gemini CLI from npm by their presets, as root and as
-// a user, with the sandbox's auto and strict modes: each CLI edits the
+// Code, Codex CLI and Gemini CLI from npm by their presets, as root, as
+// a user, and as the container action (root under Docker's default
+// seccomp profile: no namespace, the CLIs' connections made by the seccomp
+// layer's supervisor), with the sandbox's auto and strict modes: each CLI edits the
 // repository through its own tools, the check admits the right change
 // (Gemini CLI's), and optr applies it. Each agent's event stream is read
 // (turns, tool calls) and kept as its transcript; each reached its model
@@ -58,12 +61,12 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 	for _, w := range presetWires {
 		clis[w.agent] = agentcli.Get(t, w.preset)
 	}
-	for _, user := range []string{"root", "user"} {
+	for _, user := range []string{"root", "user", "docker"} {
 		for _, mode := range []string{"auto", "strict"} {
 			t.Run(user+"/"+mode, func(t *testing.T) {
 				if os.Geteuid() != 0 {
-					if user == "user" {
-						t.Skip("the test runs optr as another user only when it runs as root")
+					if user != "root" {
+						t.Skip("the test runs optr as another user, or in Docker's field, only when it runs as root")
 					}
 				}
 				dir := t.TempDir()
@@ -117,6 +120,9 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 					cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 					asUser(t, cmd, dir)
 				}
+				if user == "docker" {
+					fieldtest.Env{Docker: true}.Wrap(t, cmd)
+				}
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
@@ -139,6 +145,9 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 				var out struct {
 					Status   string `json:"status"`
 					Selected string `json:"selected"`
+				}
+				if user == "docker" && !strings.Contains(log, ", net seccomp,") {
+					t.Errorf("in Docker's field the seccomp layer should hold the network:\n%s", log)
 				}
 				if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Status != "completed" || out.Selected != "gemini" {
 					t.Fatalf("status %q selected %q (%v), want gemini's change\n%s", out.Status, out.Selected, err, log)
