@@ -302,3 +302,42 @@ func TestRunRefusesAProgramTheSandboxCannotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestARefusedHostIsAFindingNotAFailure: an agent that calls home, is
+// refused, and answers anyway succeeds and is selected; the refusal is in
+// its network record, named in the score table, and a finding of threat
+// detection on its result (delivered here with detection.on-finding:
+// warn).
+func TestARefusedHostIsAFindingNotAFailure(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	cfg := `agents:
+  phoner:
+    provider: command
+    run: [sh, -c, 'cat >/dev/null; curl -s -o /dev/null https://telemetry.example/ping; echo "the answer"']
+detection: { on-finding: warn }
+sandbox: { mode: auto }
+`
+	if err := os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(optrBin, "run", "--config", "optr.yml", "--intent", "Answer.", "--interactive", "never")
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + ws}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("optr run: %v\n%s", err, out)
+	}
+	for _, want := range []string{"refused telemetry.example:443", "network/refused", "phoner tried to reach telemetry.example:443"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the run's output lacks %q:\n%s", want, out)
+		}
+	}
+	res := findFile(t, filepath.Join(ws, ".optr"), "phoner.json")
+	if !strings.Contains(res, `"status": "succeeded"`) || !strings.Contains(res, `"host": "telemetry.example"`) {
+		t.Errorf("phoner's result:\n%s", res)
+	}
+	if ledger := findFile(t, filepath.Join(ws, ".optr"), "ledger.jsonl"); !strings.Contains(ledger, `"detector":"network"`) || !strings.Contains(ledger, `"verdict":"warn"`) {
+		t.Errorf("the ledger's detection:\n%s", ledger)
+	}
+}

@@ -94,7 +94,8 @@ func (s *Scanner) Scan(ctx context.Context, rep *Report, r *executor.Result) (*D
 	if err != nil {
 		return nil, err
 	}
-	return &Detection{Agent: agentName, Verdict: detect.Clean, Findings: append(res.Findings, unread...), Usage: res.Usage}, nil
+	findings := append(append(res.Findings, unread...), refusals(r)...)
+	return &Detection{Agent: agentName, Verdict: detect.Clean, Findings: findings, Usage: res.Usage}, nil
 }
 
 // candidate is the result a run would deliver: π*, or for a paused run

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +37,13 @@ func (rep *Report) View() progress.View {
 			v.Detection.Findings = append(v.Detection.Findings, f.String())
 		}
 	}
-	noResult := map[string]string{} // agent → why it gave no result
+	noResult := map[string]string{}  // agent → why it gave no result
+	refused := map[string][]string{} // agent → the hosts the sandbox refused it
 	for _, r := range rep.Results {
+		if r.Status == status.Succeeded {
+			// A failed agent's error names what was refused first.
+			refused[r.Agent] = refusedHosts(r)
+		}
 		if r.Status != status.Succeeded {
 			noResult[r.Agent] = r.Error
 		}
@@ -50,7 +56,7 @@ func (rep *Report) View() progress.View {
 	}
 	for _, t := range rep.Table() {
 		v.Table = append(v.Table, progress.Row{
-			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: t.Failed,
+			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: append(slices.Clip(t.Failed), refused[t.Agent]...),
 			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
 			Error: noResult[t.Agent],
 		})
