@@ -68,11 +68,13 @@ type progressLog struct {
 	mu     sync.Mutex
 	bytes  int
 	frames []string
+	calls  int
 }
 
 func (p *progressLog) report(pr agent.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.calls++
 	p.bytes += pr.Bytes
 	if pr.Frame != "" {
 		p.frames = append(p.frames, pr.Frame)

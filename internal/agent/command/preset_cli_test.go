@@ -1,6 +1,9 @@
 package command
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +171,34 @@ func TestRefusedTelemetryDoesNotFailTheAgent(t *testing.T) {
 		t.Errorf("hello.txt %q, output %q: the agent's work is lost", got, resp.Output)
 	}
 	t.Logf("refused and recorded: %v", refused)
+}
+
+// Traffic through the proxy is a sign of life: an agent that writes
+// nothing while it waits on its model is not stuck. The script's requests
+// are heard, though its stdout stays empty until the end.
+func TestProxyTrafficIsProgress(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
+	t.Cleanup(srv.Close)
+	host := srv.Listener.Addr().String()
+	environ := []string{"PATH=" + testPath}
+	sbx := sandbox.New(sandbox.Settings{Mode: config.SandboxAuto, Hosts: []string{host}, Environ: environ})
+	if err := sbx.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a := newAgent(t, config.Agent{Run: []string{"sh", "-c", "for i in 1 2 3; do curl -sf http://" + host + "/ >/dev/null || exit 7; done"}},
+		Options{Environ: environ, Sandbox: sbx})
+	var progress progressLog
+	resp, err := a.Run(t.Context(), agent.Request{Dir: t.TempDir(), Progress: progress.report})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, resp.Stderr)
+	}
+	progress.mu.Lock()
+	defer progress.mu.Unlock()
+	if progress.bytes != 0 || progress.calls < 3 {
+		t.Errorf("%d signs of life, %d output bytes; want one a request at least, no output", progress.calls, progress.bytes)
+	}
+	if len(resp.Network) != 1 || resp.Network[0].Requests != 3 {
+		t.Errorf("network = %+v, want 3 requests", resp.Network)
+	}
 }
