@@ -1,11 +1,15 @@
 package command
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 )
 
 func TestNew(t *testing.T) {
@@ -91,5 +95,51 @@ func TestStderrNote(t *testing.T) {
 	}
 	if len(got) > maxNote+64 {
 		t.Fatalf("note has %d bytes, want about %d", len(got), maxNote)
+	}
+}
+
+// A preset's agent runs the preset's command line with the model flag
+// added, and its own env over the preset's; run replaces the command
+// line; an unknown preset is refused naming the known ones.
+func TestNewWithPreset(t *testing.T) {
+	t.Parallel()
+	a, err := New("claude", config.Agent{Preset: "claude-code", Model: "m", Env: map[string]string{"DISABLE_AUTOUPDATER": "0"}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "-p", "--permission-mode", "acceptEdits", "--output-format", "stream-json", "--verbose", "--model", "m"}
+	if !slices.Equal(a.argv, want) || a.env["DISABLE_AUTOUPDATER"] != "0" || a.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] != "1" || a.preset == nil {
+		t.Errorf("argv %q env %v", a.argv, a.env)
+	}
+	a, err = New("codex", config.Agent{Preset: "codex", Run: []string{"/opt/codex", "exec", "--json"}}, Options{})
+	if err != nil || !slices.Equal(a.argv, []string{"/opt/codex", "exec", "--json"}) {
+		t.Errorf("run over the preset: %q %v", a.argv, err)
+	}
+	if _, err := New("x", config.Agent{Preset: "aider"}, Options{}); err == nil || !strings.Contains(err.Error(), "claude-code, codex, gemini-cli, copilot-cli") {
+		t.Errorf("unknown preset: %v", err)
+	}
+}
+
+// A failed attempt's message names the hosts the sandbox refused it
+// first, as the likely cause; class and reason stay the failure's.
+func TestRefusedFirst(t *testing.T) {
+	t.Parallel()
+	fail := agent.Errorf(agent.Systematic, "exit_status", "claude exited with status 1; stderr was empty")
+	net := []proxy.Host{
+		{Host: "api.example.com", Port: 443, Allowed: true, Requests: 2},
+		{Host: "127.0.0.1", Port: 8080, Reason: "IP address not in sandbox.network", Requests: 5},
+	}
+	got := refusedFirst(fail, net)
+	var ae *agent.Error
+	if !errors.As(got, &ae) || ae.Class != agent.Systematic || ae.Reason != "exit_status" ||
+		!strings.HasPrefix(ae.Err.Error(), "the sandbox refused its connections to 127.0.0.1:8080 (IP address not in sandbox.network), the likely cause") ||
+		!strings.HasSuffix(ae.Err.Error(), "claude exited with status 1; stderr was empty") {
+		t.Errorf("refusedFirst = %v", got)
+	}
+	if got := refusedFirst(fail, net[:1]); got != error(fail) {
+		t.Errorf("nothing refused: %v, want the failure as it is", got)
+	}
+	if got := refusedFirst(nil, net); got != nil {
+		t.Errorf("a success with a refusal: %v, want nil", got)
 	}
 }
