@@ -34,7 +34,7 @@ func (m *coordinatorMode) Run(ctx context.Context, x *pipeline.Execution) error 
 	topics, coord, failure, err := delegate.PlanTopics(ctx, x.DelegateInput(m.pipeline))
 	m.topics, m.coord, m.failure = topics, coord, failure
 	if coord != nil {
-		x.Report.Results = []*executor.Result{coord}
+		x.SetResults([]*executor.Result{coord})
 	}
 	return err
 }
@@ -116,7 +116,7 @@ func (m *topicMode) Traits() pipeline.Traits { return m.traits }
 func (m *topicMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	r, err := delegate.RunSpecialist(ctx, x.DelegateInput(m.pipeline), m.a, m.report)
 	if r != nil {
-		x.Report.Results = []*executor.Result{r}
+		x.SetResults([]*executor.Result{r})
 	}
 	return err
 }
@@ -148,7 +148,7 @@ func (m *delegateGather) Run(ctx context.Context, x *pipeline.Execution) error {
 		return err
 	}
 	charge(ctx, x, m.g)
-	x.Report.Escalations = append(x.Report.Escalations, m.g.Escalations...)
+	x.AddEscalations(m.g.Escalations...)
 	return m.Mode.Run(ctx, x)
 }
 
@@ -161,10 +161,8 @@ func (m *delegateGather) Candidates() []*executor.Result {
 }
 
 // Conclude implements pipeline.Concluder: the barrier decides.
-func (m *delegateGather) Conclude(rep *pipeline.Report) {
-	if c, ok := m.Mode.(pipeline.Concluder); ok {
-		c.Conclude(rep)
-	}
+func (m *delegateGather) Conclude() pipeline.Conclusion {
+	return m.Mode.(pipeline.Concluder).Conclude()
 }
 
 // errNotDelegate is returned for a delegate plan whose config has no

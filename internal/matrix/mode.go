@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/check"
-	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/pipeline"
@@ -54,7 +53,7 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	}
 	for _, r := range m.Gathered.Results {
 		if patch, ok := m.Gathered.patches[r.Agent]; ok {
-			if err := x.Report.Run.WriteChange(pipeline.PatchFile(r.Agent), patch); err != nil {
+			if err := x.Run.WriteChange(pipeline.PatchFile(r.Agent), patch); err != nil {
 				return fmt.Errorf("record %s: %w", pipeline.PatchFile(r.Agent), err)
 			}
 		}
@@ -73,8 +72,8 @@ func (m GatherMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	if err := putFiles(x, m.Gathered); err != nil {
 		return err
 	}
-	x.Report.Results = m.Gathered.Results
-	x.Report.Escalations = append(x.Report.Escalations, m.Gathered.Escalations...)
+	x.SetResults(m.Gathered.Results)
+	x.AddEscalations(m.Gathered.Escalations...)
 	return nil
 }
 
@@ -115,7 +114,7 @@ func overrule(recorded []check.Verdict, ev check.Evaluation, overruled []string)
 func charge(ctx context.Context, x *pipeline.Execution, g *Gathered) {
 	for _, r := range g.Results {
 		if r.Spent != nil {
-			x.Report.Meter.Charge(cost.ForAgent(ctx, r.Agent), *r.Spent)
+			x.Charge(ctx, r.Agent, *r.Spent)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func (m TaskMode) Run(ctx context.Context, x *pipeline.Execution) error {
 	opts.Tasks = []executor.Task{t}
 	opts.Spares, opts.Synthesizer = nil, nil
 	results, err := executor.Run(ctx, opts)
-	x.Report.Results = results
+	x.SetResults(results)
 	return err
 }
 

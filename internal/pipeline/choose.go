@@ -34,7 +34,7 @@ type Nominator interface {
 // mode chooses among its agents' results, so that its choices weigh what
 // π*'s does. Each result's verdicts and cost are settled first.
 func (x *Execution) Choose(ctx context.Context, results []*executor.Result, rules config.Selection) selection.Result {
-	return x.Prepared.choose(ctx, x.Report, results, rules, true)
+	return x.Prepared.choose(ctx, x.rep, results, rules, true)
 }
 
 // choose settles results — with scan and detection.all, their threat

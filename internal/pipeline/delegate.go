@@ -54,7 +54,7 @@ func (x *Execution) DelegateInput(pl config.Pipeline) delegate.Input {
 func (m *delegateMode) Traits() Traits { return m.traits }
 
 func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
-	rep := x.Report
+	rep := x.rep
 	run := m.run
 	if run == nil {
 		run = delegate.Run
@@ -83,20 +83,15 @@ func (m *delegateMode) Run(ctx context.Context, x *Execution) error {
 // Conclude implements Concluder: the barrier's verdict is the run's status,
 // OVERVIEW.md its result, and nothing is selected (every valid report
 // counts).
-func (m *delegateMode) Conclude(rep *Report) {
-	rep.Selected, rep.Trigger = "", ""
+func (m *delegateMode) Conclude() Conclusion {
 	if m.out == nil {
-		rep.Status, rep.Message = status.Failed, "the delegate run did not start"
-		return
+		return Conclusion{Status: status.Failed, Message: "the delegate run did not start"}
 	}
-	rep.Message = m.out.Message
-	rep.Status = status.Failed
+	c := Conclusion{Status: status.Failed, Message: m.out.Message, Result: m.out.Overview}
 	if m.out.Status == status.Completed { // with a warning or without
-		rep.Status = status.Completed
+		c.Status = status.Completed
 	}
-	if m.out.Overview != "" {
-		rep.ResultPath = rep.Spec.DisplayPath(m.out.Overview)
-	}
+	return c
 }
 
 // Candidates implements Nominator: the score table ranks the specialists'

@@ -267,7 +267,8 @@ func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, st
 	stop = w.Start(ctx)
 	x = &Execution{
 		Prepared: p,
-		Report:   rep,
+		Run:      run,
+		rep:      rep,
 		Watcher:  w,
 		launched: launched,
 		launch:   launch,
@@ -339,7 +340,7 @@ func resultFile(agent string) string { return filepath.Join(datalake.DirOutputs,
 // agents left in $OPTR_OUTPUT_DIR safe to keep, and completes the report:
 // a watcher's abort, the errors.jsonl lines, the selection.
 func (p *Prepared) runMode(ctx context.Context, lake *datalake.Lake, x *Execution, stop func()) error {
-	run, rep := x.Report.Run, x.Report
+	run, rep := x.Run, x.rep
 	err := p.mode.Run(ctx, x)
 	x.launch() // a mode that ran no agent
 	stop()

@@ -27,9 +27,9 @@ func (sendingMode) Traits() Traits { return Traits{Name: config.ModeSelect, Erro
 
 func (m sendingMode) Run(ctx context.Context, x *Execution) error {
 	opts := x.Options
-	opts.Tasks = m.agents(x.Report.Run.Dir)
+	opts.Tasks = m.agents(x.Run.Dir)
 	results, err := executor.Run(ctx, opts)
-	x.Report.Results = results
+	x.SetResults(results)
 	return err
 }
 

@@ -6,18 +6,24 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
+	"github.com/optr-dev/optr/internal/status"
 )
 
 // Mode runs the agents of a prepared run inside the run the Driver set up
 // (directory, resolved workflow, watcher). select fans the intent out to
 // every agent; delegate, stages and a matrix gather bring their own. A
-// mode fills x.Report: Results always (the score table and the agent
-// files), and for its own members ModeFields and ExtraFiles. It never
-// selects: the driver chooses π* once the mode ran (choose.go), among the
-// results the mode nominates (Nominator; all of them otherwise). It may
-// conclude the run itself through Concluder.
+// mode hands its results to the run (Execution.SetResults: the score
+// table, the agent files, the ledger's results) and writes its own files
+// in the run's directory (Execution.Run); the run's report is the
+// driver's, which no mode touches. A mode never selects: the driver
+// chooses π* once the mode ran (choose.go), among the results the mode
+// nominates (Nominator; all of them otherwise). It may conclude the run
+// itself through Concluder.
 type Mode interface {
 	// Traits are what the driver and the matrix know of the mode.
 	Traits() Traits
@@ -81,9 +87,25 @@ const (
 // Concluder is a Mode that decides a run's status itself (a delegation's
 // threshold, a stage chain) instead of by the selection rules.
 type Concluder interface {
-	// Conclude sets rep's Status, Trigger, Selected, Message and, when the
-	// result is a file of the mode's, ResultPath.
-	Conclude(rep *Report)
+	// Conclude says how the run the mode ran ends.
+	Conclude() Conclusion
+}
+
+// Conclusion is how a Concluder mode says its run ends.
+type Conclusion struct {
+	// Status is completed, paused or failed; Trigger, for a paused run,
+	// says at which checkpoint.
+	Status  status.Status
+	Trigger checkpoint.Trigger
+	// Selected is π*'s agent, "" when nothing is selected (result.md is
+	// then not written).
+	Selected string
+	// Message says why the run failed or paused, or what to know about a
+	// completed one.
+	Message string
+	// Result is the absolute path of the run's result when it is a file
+	// of the mode's (a delegation's OVERVIEW.md); "" otherwise.
+	Result string
 }
 
 // Retrier is a Mode that carries a paused run on itself when a human
@@ -203,8 +225,11 @@ func modeName(name string) string {
 type Execution struct {
 	// Prepared is the resolved run: spec, agents, constraints.
 	Prepared *Prepared
-	// Report is the run being filled.
-	Report *Report
+	// Run is the run's directory, where a mode writes its own files.
+	Run *datalake.Run
+	// rep is the run's report, which the driver fills with what the mode
+	// hands it.
+	rep *Report
 	// Options are the executor options of a select fan-out over every
 	// agent: Tasks, the base Request, recovery Policy, Constraints,
 	// watcher hooks, Sink (agent-outputs/<agent>.json), OnEvent. A mode
@@ -221,6 +246,25 @@ type Execution struct {
 	// their requests. launch closes it, once.
 	launched chan struct{}
 	launch   func()
+}
+
+// SetResults hands the mode's results to the run, in the order to show
+// them: the score table, agent-outputs/ and the ledger's results.
+func (x *Execution) SetResults(results []*executor.Result) { x.rep.Results = results }
+
+// AddEscalations hands the run escalations the mode learnt of elsewhere
+// (a gather's, from its tasks' jobs): the ledger records them before the
+// run's entry, as it records the watcher's own.
+func (x *Execution) AddEscalations(drafts ...ledger.Draft) {
+	x.rep.escMu.Lock()
+	defer x.rep.escMu.Unlock()
+	x.rep.Escalations = append(x.rep.Escalations, drafts...)
+}
+
+// Charge counts s, spent for the result named agent elsewhere (a gather's
+// task), in the run's meter: its totals and budgets.
+func (x *Execution) Charge(ctx context.Context, agent string, s cost.Spend) {
+	x.Prepared.meter.Charge(cost.ForAgent(ctx, agent), s)
 }
 
 // Task returns the executor task of the configured agent name (wrapped
@@ -247,6 +291,6 @@ func (m selectMode) Traits() Traits { return m.traits }
 
 func (selectMode) Run(ctx context.Context, x *Execution) error {
 	results, err := executor.Run(ctx, x.Options)
-	x.Report.Results = results
+	x.SetResults(results)
 	return err
 }

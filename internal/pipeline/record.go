@@ -23,8 +23,12 @@ import (
 // admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
 // every run that selected something (APPROVAL).
 func Conclude(rep *Report) {
-	if c, ok := rep.concluder.(Concluder); ok && rep.aborted == nil {
-		c.Conclude(rep)
+	if m, ok := rep.concluder.(Concluder); ok && rep.aborted == nil {
+		c := m.Conclude()
+		rep.Status, rep.Trigger, rep.Selected, rep.Message = c.Status, c.Trigger, c.Selected, c.Message
+		if c.Result != "" {
+			rep.ResultPath = rep.Spec.DisplayPath(c.Result)
+		}
 		return
 	}
 	cfg := rep.Spec.Config

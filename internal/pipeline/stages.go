@@ -40,7 +40,7 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	// One stage's agent at a time, through stages.Run, which does not
 	// tell when its requests are out: what waits for them goes now.
 	x.launch()
-	p, rep := x.Prepared, x.Report
+	p, rep := x.Prepared, x.rep
 	cfg := p.Spec.Config
 	feedback, err := m.feedback(p.Spec)
 	if err != nil {
@@ -50,7 +50,7 @@ func (m *stagesMode) Run(ctx context.Context, x *Execution) error {
 	o, err := stages.Run(ctx, stages.Input{
 		Config:         stages.ConfigFrom(m.name, m.pipeline),
 		Request:        x.Options.Request,
-		Run:            rep.Run,
+		Run:            x.Run,
 		Task:           x.Task,
 		Constraints:    x.Options.Constraints,
 		OnNoAdmissible: cfg.Selection.OnNoAdmissible,
@@ -96,25 +96,24 @@ func (m *stagesMode) Candidates() []*executor.Result {
 
 // Conclude implements Concluder: the chain's verdict is the run's status;
 // a completed chain's last stage is π* (its output is result.md).
-func (m *stagesMode) Conclude(rep *Report) {
-	rep.Selected, rep.Trigger = "", ""
-	if m.out == nil {
-		rep.Status, rep.Message = status.Failed, "the stages did not start"
-		return
-	}
+func (m *stagesMode) Conclude() Conclusion {
 	o := m.out
-	rep.Message = o.Message
+	if o == nil {
+		return Conclusion{Status: status.Failed, Message: "the stages did not start"}
+	}
+	c := Conclusion{Message: o.Message}
 	switch o.Status {
 	case status.Completed:
-		rep.Status = status.Completed
+		c.Status = status.Completed
 		if o.Output != "" {
-			rep.Selected = o.Last().Stage
+			c.Selected = o.Last().Stage
 		}
 	case status.Paused:
-		rep.Status, rep.Trigger = status.Paused, o.Trigger
+		c.Status, c.Trigger = status.Paused, o.Trigger
 	default:
-		rep.Status = status.Failed
+		c.Status = status.Failed
 	}
+	return c
 }
 
 // Retry implements Retrier: a chain paused at a HICCUP checkpoint (a stage
