@@ -37,7 +37,7 @@ type deliverer struct {
 }
 
 // Deliver implements pipeline.Deliverer.
-func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []byte) (pipeline.Delivery, error) {
+func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Outcome, patch []byte) (pipeline.Delivery, error) {
 	j := d.j
 	cfg := rep.Spec.Config.Changes
 	if cfg.Mode == config.ChangesApply {
@@ -74,7 +74,7 @@ func (d *deliverer) Deliver(ctx context.Context, rep *pipeline.Report, patch []b
 
 // attribution is who wrote π*'s change: the run, π* and the model it
 // answered with (architecture §4.19).
-func attribution(rep *pipeline.Report) changes.Attribution {
+func attribution(rep *pipeline.Outcome) changes.Attribution {
 	a := changes.Attribution{Run: rep.Spec.RunID, Agent: rep.Selected}
 	if r := rep.Result(rep.Selected); r != nil {
 		a.Model = r.Model
@@ -84,7 +84,7 @@ func attribution(rep *pipeline.Report) changes.Attribution {
 
 // writtenBy names π*'s agent and model for a pull request's body, as its
 // commits' Assisted-by trailer does.
-func writtenBy(rep *pipeline.Report) string {
+func writtenBy(rep *pipeline.Outcome) string {
 	a := attribution(rep)
 	if a.Model == "" {
 		return fmt.Sprintf("agent `%s` (its model is not known: `Assisted-by: %s:%s`)", a.Agent, a.Agent, changes.UnknownModel)
@@ -95,7 +95,7 @@ func writtenBy(rep *pipeline.Report) string {
 // scores writes what a pull request's body says of rep after its opening
 // line: a link to the Actions run, the score table (when it is longer
 // than limit characters, where to find it instead) and π*'s change.
-func (d *deliverer) scores(b *strings.Builder, rep *pipeline.Report, limit int) {
+func (d *deliverer) scores(b *strings.Builder, rep *pipeline.Outcome, limit int) {
 	if u := d.j.runURL(); u != "" {
 		fmt.Fprintf(b, " [Actions run](%s)", u)
 	}
@@ -117,7 +117,7 @@ const maxBodyTable = 50_000
 // body is the pull request's description: what optr selected and why (the
 // score table), the ledger head the run's entry will follow, and Closes #N
 // for an issue run.
-func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
+func (d *deliverer) body(ctx context.Context, rep *pipeline.Outcome) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "optr run `%s` of `%s` selected **%s** (π*) among %d agents; this is its change, written by %s.", rep.Spec.RunID, rep.Spec.Workflow, rep.Selected, len(rep.Results), writtenBy(rep))
 	d.scores(&b, rep, maxBodyTable)
@@ -136,7 +136,7 @@ func (d *deliverer) body(ctx context.Context, rep *pipeline.Report) string {
 
 // ledgerHead is the head of the ledger the run will be recorded in: the
 // ledger branch's, or the workspace ledger's with commit: false.
-func (d *deliverer) ledgerHead(ctx context.Context, rep *pipeline.Report) (ledger.Head, error) {
+func (d *deliverer) ledgerHead(ctx context.Context, rep *pipeline.Outcome) (ledger.Head, error) {
 	if !d.j.in.Commit {
 		h, err := ledger.TailHead(rep.Spec.LedgerPath)
 		if errors.Is(err, fs.ErrNotExist) {

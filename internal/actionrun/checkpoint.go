@@ -27,7 +27,7 @@ func (issueAsker) Ask(context.Context, checkpoint.Checkpoint) (checkpoint.Decisi
 }
 
 // Paused implements pipeline.Asker: the checkpoint comment.
-func (a *issueAsker) Paused(ctx context.Context, rep *pipeline.Report, cp checkpoint.Checkpoint) {
+func (a *issueAsker) Paused(ctx context.Context, rep *pipeline.Outcome, cp checkpoint.Checkpoint) {
 	j := a.j
 	if a.trig.Issue == 0 {
 		j.log.Warning(fmt.Sprintf("run %s paused at checkpoint %s, and a dispatched run has no issue to ask on: answer it with `optr resume --checkpoint %s --choose N` in a checkout of the ledger branch", rep.Spec.RunID, cp.ID, cp.ID))

@@ -90,7 +90,7 @@ func (j *Job) task(ctx context.Context) error {
 		return err
 	}
 	r := run.Result
-	j.logResults(&pipeline.Report{Results: []*executor.Result{r}})
+	j.logResults(&pipeline.Outcome{Results: []*executor.Result{r}})
 	j.log.Notice(fmt.Sprintf("task %s (agent %s): %s, admissible: %t → %s", run.Task.ID, r.Agent, r.Status, r.HasOutput() && r.Checks.Admissible, j.relative(run.Dir)))
 	var spent cost.Spend
 	if r.Spent != nil {

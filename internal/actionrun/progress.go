@@ -117,7 +117,7 @@ func (pc *progressComment) Event(ev executor.Event) {
 // Finished implements pipeline.Observer: the final state — table, π*,
 // ledger hash and commit; or, when no agent could work at all (Copilot
 // refused the token and there was no key), what to add instead.
-func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Report) {
+func (pc *progressComment) Finished(ctx context.Context, rep *pipeline.Outcome) {
 	if nothing := rep.NothingUsable(); rep.Status == status.Failed && nothing != nil {
 		pc.publishBody(ctx, comment.Marker(comment.KindRun, rep.Spec.RunID)+"\n"+nothing.Comment())
 		return

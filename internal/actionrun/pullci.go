@@ -73,7 +73,7 @@ func (d *deliverer) ci(ctx context.Context, workflows []string, branch string) s
 // someone made meanwhile or refused with git's reason when it conflicts;
 // then CI as for a new pull request, and the run's section appended to
 // the pull request's body.
-func (d *deliverer) iterate(ctx context.Context, rep *pipeline.Report, patch []byte) (pipeline.Delivery, error) {
+func (d *deliverer) iterate(ctx context.Context, rep *pipeline.Outcome, patch []byte) (pipeline.Delivery, error) {
 	j := d.j
 	n := rep.Spec.PullRequest
 	pull, err := j.gh.PullRequest(ctx, n)
@@ -109,7 +109,7 @@ func (d *deliverer) iterate(ctx context.Context, rep *pipeline.Report, patch []b
 
 // iterationSection is what an iteration adds to the pull request's body:
 // the run, its score table and its commit.
-func (d *deliverer) iterationSection(rep *pipeline.Report, pushed changes.Pushed, note string) string {
+func (d *deliverer) iterationSection(rep *pipeline.Outcome, pushed changes.Pushed, note string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n\n---\n\n### Iteration %d: optr run `%s`\n\noptr run `%s` selected **%s** (π*) among %d agents and pushed its change, written by %s, as %s%s.",
 		rep.Spec.Iteration, rep.Spec.RunID, rep.Spec.RunID, rep.Selected, len(rep.Results), writtenBy(rep), pushed.Commit, note)

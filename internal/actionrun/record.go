@@ -37,7 +37,7 @@ type commitRecorder struct {
 }
 
 // Record implements pipeline.Recorder.
-func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Report, drafts []ledger.Draft, paths []string) (pipeline.Recorded, error) {
+func (r *commitRecorder) Record(ctx context.Context, rep *pipeline.Outcome, drafts []ledger.Draft, paths []string) (pipeline.Recorded, error) {
 	j := r.j
 	files := make(map[string][]byte, len(paths))
 	local := map[string]string{}
@@ -134,7 +134,7 @@ func (r *commitRecorder) branchName() string {
 	return "branch " + r.branch
 }
 
-func commitMessage(rep *pipeline.Report) string {
+func commitMessage(rep *pipeline.Outcome) string {
 	return fmt.Sprintf("optr: record run %s of %s\n\nselected: %s, status: %s",
 		rep.Spec.RunID, rep.Spec.Workflow, orNone(rep.Selected), rep.Status)
 }
@@ -159,7 +159,7 @@ func orNone(s string) string {
 // It is computed once per ledger head: from the commit-back's result
 // (keepCheckpoint) when the run committed, else from the workspace's
 // ledger.
-func (j *Job) checkpointOf(rep *pipeline.Report) string {
+func (j *Job) checkpointOf(rep *pipeline.Outcome) string {
 	if rep.LedgerHash == "" {
 		return ""
 	}

@@ -158,7 +158,7 @@ func (j *Job) driver(ctx context.Context, trig action.Trigger, cfg *config.Confi
 // or paused) or stopped (failed, pipeline.Driver): job log, summary,
 // outputs, the error annotation of a failed run, and the exit — all from
 // the report's one status.
-func (j *Job) conclude(ctx context.Context, rep *pipeline.Report) error {
+func (j *Job) conclude(ctx context.Context, rep *pipeline.Outcome) error {
 	j.report(ctx, rep)
 	switch rep.Status {
 	case status.Failed:
@@ -173,7 +173,7 @@ func (j *Job) conclude(ctx context.Context, rep *pipeline.Report) error {
 }
 
 // report writes a run's log groups, job summary and step outputs.
-func (j *Job) report(ctx context.Context, rep *pipeline.Report) {
+func (j *Job) report(ctx context.Context, rep *pipeline.Outcome) {
 	j.logResults(rep)
 	j.summary(ctx, rep)
 	j.setOutputs(outcome{
@@ -342,7 +342,7 @@ func (j *Job) datalake() string { return j.inWorkspace(j.in.Datalake) }
 const logOutputMax = 64 << 10
 
 // logResults prints one log group per agent; agent text is untrusted.
-func (j *Job) logResults(rep *pipeline.Report) {
+func (j *Job) logResults(rep *pipeline.Outcome) {
 	for _, r := range rep.Results {
 		j.log.Group(fmt.Sprintf("%s: %s in %dms", r.Agent, r.Status, r.ExecMS))
 		if r.Error != "" {
@@ -352,7 +352,7 @@ func (j *Job) logResults(rep *pipeline.Report) {
 			text, whole := r.Excerpt(logOutputMax)
 			label := "output"
 			if !whole {
-				label = fmt.Sprintf("output (its first %d bytes; the whole output is in %s)", len(text), j.relative(rep.Run.AgentOutputPath(r.Agent)))
+				label = fmt.Sprintf("output (its first %d bytes; the whole output is in %s)", len(text), j.relative(rep.AgentOutputPath(r.Agent)))
 			}
 			j.log.Untrusted(label, text)
 		}

@@ -16,7 +16,7 @@ const standingsSpan = 30 * 24 * time.Hour
 
 // summary writes the job summary: score table, diagram, ledger hash, and
 // the agents' standings over the last 30 days.
-func (j *Job) summary(ctx context.Context, rep *pipeline.Report) {
+func (j *Job) summary(ctx context.Context, rep *pipeline.Outcome) {
 	v := rep.View()
 	v.Commit = rep.Commit
 	if rep.Commit != "" {
@@ -35,7 +35,7 @@ func (j *Job) summary(ctx context.Context, rep *pipeline.Report) {
 
 // standings reads the agents' standings over the last 30 days from the
 // ledger runs are committed to — the one this run was just recorded in.
-func (j *Job) standings(ctx context.Context, rep *pipeline.Report) (*standings.Standings, error) {
+func (j *Job) standings(ctx context.Context, rep *pipeline.Outcome) (*standings.Standings, error) {
 	now := j.Now().UTC()
 	branch := j.in.LedgerBranch
 	if rep.Spec.Config != nil {

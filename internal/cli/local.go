@@ -58,7 +58,7 @@ func (c *CLI) drive(ctx context.Context, d *pipeline.Driver, obs *localObserver,
 
 // conclude prints a finished, failed or paused run and maps its status to
 // the exit code.
-func (c *CLI) conclude(rep *pipeline.Report, asJSON bool) error {
+func (c *CLI) conclude(rep *pipeline.Outcome, asJSON bool) error {
 	if err := c.report(rep, asJSON); err != nil {
 		return fmt.Errorf("write the outcome: %w", err)
 	}
@@ -108,7 +108,7 @@ func (o *localObserver) Event(ev executor.Event) {
 }
 
 // Finished implements pipeline.Observer.
-func (o *localObserver) Finished(context.Context, *pipeline.Report) { o.close() }
+func (o *localObserver) Finished(context.Context, *pipeline.Outcome) { o.close() }
 
 // Stopped implements pipeline.Observer.
 func (o *localObserver) Stopped(context.Context, error) { o.close() }
@@ -146,7 +146,7 @@ func (a terminalAsker) Ask(ctx context.Context, cp checkpoint.Checkpoint) (check
 
 // Paused implements pipeline.Asker; the outcome printed afterwards says
 // how to answer.
-func (terminalAsker) Paused(context.Context, *pipeline.Report, checkpoint.Checkpoint) {}
+func (terminalAsker) Paused(context.Context, *pipeline.Outcome, checkpoint.Checkpoint) {}
 
 // Outcome is what `optr run --json` and `optr resume --json` print.
 type Outcome struct {
@@ -170,7 +170,7 @@ type Outcome struct {
 
 // outcome builds the JSON outcome of rep (nil when the run never started)
 // and err (nil when it ran to its end).
-func outcome(rep *pipeline.Report, err error) Outcome {
+func outcome(rep *pipeline.Outcome, err error) Outcome {
 	out := Outcome{Version: version.String(), Table: []pipeline.TableRow{}}
 	if err != nil {
 		out.Status, out.Error = status.Failed, err.Error()
@@ -188,8 +188,8 @@ func outcome(rep *pipeline.Report, err error) Outcome {
 	if t := rep.Table(); t != nil {
 		out.Table = t
 	}
-	if rep.Run != nil {
-		out.RunDir = rep.Spec.DisplayPath(rep.Run.Dir)
+	if rep.RunDir != "" {
+		out.RunDir = rep.Spec.DisplayPath(rep.RunDir)
 	}
 	return out
 }
@@ -200,7 +200,7 @@ func (c *CLI) writeJSON(v any) error {
 	return enc.Encode(v)
 }
 
-func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
+func (c *CLI) report(rep *pipeline.Outcome, asJSON bool) error {
 	if asJSON {
 		return c.writeJSON(outcome(rep, nil))
 	}
@@ -240,7 +240,7 @@ func (c *CLI) report(rep *pipeline.Report, asJSON bool) error {
 
 // pausedOptions says how to answer the checkpoint rep waits at: its
 // options as saved, the recommended one marked and why, and the command.
-func (c *CLI) pausedOptions(w io.Writer, rep *pipeline.Report) {
+func (c *CLI) pausedOptions(w io.Writer, rep *pipeline.Outcome) {
 	fmt.Fprintf(w, "paused at checkpoint %s (%s). Options:\n", rep.CheckpointID, rep.Trigger)
 	cp, err := checkpoint.Load(datalake.Open(rep.Spec.Datalake).CheckpointPath(rep.CheckpointID))
 	if err != nil { // the saved state is the source; without it, the standard options

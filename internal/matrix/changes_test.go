@@ -117,7 +117,7 @@ func TestChangesOverTheMatrix(t *testing.T) {
 	if got := gittest.Sh(t, ws, "cat greet.txt world.txt .github/workflows/ci.yml"); got != "hello, world\nworld\non: push" {
 		t.Errorf("the workspace after the gather applied π*'s change:\n%s", got)
 	}
-	if patch, err := os.ReadFile(rep.Run.Path(pipeline.PatchFile("beta"))); err != nil || !strings.Contains(string(patch), "+hello, world") {
+	if patch, err := os.ReadFile(rep.Path(pipeline.PatchFile("beta"))); err != nil || !strings.Contains(string(patch), "+hello, world") {
 		t.Errorf("beta's patch is not in the gather's run: %v %q", err, patch)
 	}
 }
@@ -147,7 +147,7 @@ func TestGatherFailsClosedWithoutThePlansCommit(t *testing.T) {
 // gatherChanges gathers the task results in out and runs the gather's
 // driver on them, delivering π*'s change to ws; the fresh trees it runs
 // π*'s command checks in must be gone when it returns.
-func gatherChanges(t *testing.T, plan *Plan, ws, out string) *pipeline.Report {
+func gatherChanges(t *testing.T, plan *Plan, ws, out string) *pipeline.Outcome {
 	t.Helper()
 	g, err := Gather(t.Context(), plan, out)
 	if err != nil || len(g.Refused)+len(g.Missing) > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/optr-dev/optr/internal/check"
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/cost"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/pipeline"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 	"github.com/optr-dev/optr/internal/status"
@@ -69,8 +70,8 @@ func TestGatherIsTheOneJobRun(t *testing.T) {
 	if diff := cmp.Diff(runFiles(t, oneRep), runFiles(t, mxRep)); diff != "" {
 		t.Errorf("run files (-one job +matrix):\n%s", diff)
 	}
-	oneResult, _ := os.ReadFile(oneRep.Run.Path("result.md"))
-	mxResult, _ := os.ReadFile(mxRep.Run.Path("result.md"))
+	oneResult, _ := os.ReadFile(oneRep.Path("result.md"))
+	mxResult, _ := os.ReadFile(mxRep.Path("result.md"))
 	if string(oneResult) != string(mxResult) || len(mxResult) == 0 {
 		t.Errorf("result.md: one job %q, matrix %q", oneResult, mxResult)
 	}
@@ -106,15 +107,19 @@ func comparable(t *testing.T, lake string) []map[string]any {
 	return out
 }
 
-func runFiles(t *testing.T, rep *pipeline.Report) []string {
+func runFiles(t *testing.T, rep *pipeline.Outcome) []string {
 	t.Helper()
-	files, err := rep.Run.Files()
+	run, err := datalake.Open(rep.Spec.Datalake).OpenRun(rep.Spec.Workflow, rep.Spec.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := run.Files()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rel []string
 	for _, f := range files {
-		r, _ := filepath.Rel(rep.Run.Dir, f)
+		r, _ := filepath.Rel(rep.RunDir, f)
 		if r = filepath.ToSlash(r); !strings.HasPrefix(r, ".coordination/") { // the watcher's own files stay with the task whose agent failed
 			rel = append(rel, r)
 		}
@@ -277,7 +282,7 @@ detection: { all: true, on-finding: block }
 // gatherForged runs the tasks of a text run of config, rewrites agent's
 // result.json with forge, gathers them (nothing may be refused) and
 // drives the gathered run to its report.
-func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *pipeline.Report {
+func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *pipeline.Outcome {
 	t.Helper()
 	return gatherEdited(t, config, map[string]func(*TaskResult){agent: forge})
 }
@@ -285,7 +290,7 @@ func gatherForged(t *testing.T, config, agent string, forge func(*TaskResult)) *
 // gatherEdited runs the tasks of a text run of config, rewrites the
 // result.json of each agent edits names with its edit, gathers them
 // (nothing may be refused) and drives the gathered run to its report.
-func gatherEdited(t *testing.T, config string, edits map[string]func(*TaskResult)) *pipeline.Report {
+func gatherEdited(t *testing.T, config string, edits map[string]func(*TaskResult)) *pipeline.Outcome {
 	t.Helper()
 	ws := t.TempDir()
 	plan, err := makePlan(t, parseConfig(t, config), ws, "")

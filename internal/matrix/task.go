@@ -116,9 +116,9 @@ func RunTask(ctx context.Context, plan *Plan, id string, deps pipeline.Deps, wor
 		return nil, fmt.Errorf("task %s: %w", id, err)
 	}
 	r := rep.Results[0]
-	extras := Extras{Escalations: rep.Escalations, AgentFiles: filepath.Join(rep.Run.Dir, datalake.DirAgentFiles), Report: report}
+	extras := Extras{Escalations: rep.Escalations, AgentFiles: filepath.Join(rep.RunDir, datalake.DirAgentFiles), Report: report}
 	if r.Change != nil && len(r.Change.Files) > 0 && r.Change.Refused == "" {
-		extras.Patch = rep.Run.Path(pipeline.PatchFile(r.Agent))
+		extras.Patch = rep.Path(pipeline.PatchFile(r.Agent))
 	}
 	dir, werr := WriteTask(out, plan, task, r, extras)
 	if werr != nil {

@@ -171,9 +171,14 @@ func (d *Driver) loadCheckpoint(ctx context.Context, where Spec, id string) (che
 // (π*'s patch) are read back from the Store. Proceed selects (π*, or the
 // best-scoring result when nothing was admissible) and records; Skip
 // records with nothing selected; Abort records the run as failed; Pause
-// records nothing and leaves the run paused. The report is returned
+// records nothing and leaves the run paused. The outcome is returned
 // whenever the run was rebuilt, also with an error.
-func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec checkpoint.Decision, where Spec) (*Report, error) {
+func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec checkpoint.Decision, where Spec) (*Outcome, error) {
+	rep, err := d.answer(ctx, cp, dec, where)
+	return rep.outcome(), err
+}
+
+func (d *Driver) answer(ctx context.Context, cp checkpoint.Checkpoint, dec checkpoint.Decision, where Spec) (*report, error) {
 	rep, err := resumed(cp, where)
 	if err != nil {
 		d.stopped(ctx, nil, err)
@@ -199,7 +204,7 @@ func (d *Driver) Answer(ctx context.Context, cp checkpoint.Checkpoint, dec check
 // when this checkout lacks them, the mode runs again from where it
 // stopped in the run's own directory, and the run ends as any run does —
 // recorded, or paused at its next checkpoint — its decision entry first.
-func (d *Driver) retry(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
+func (d *Driver) retry(ctx context.Context, rep *report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
 	r := *rep.retry
 	if err := d.restore(ctx, rep, r.Files); err != nil {
 		return err
@@ -236,9 +241,9 @@ func (d *Driver) retry(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 // restore reads the run's files rel (relative to its directory) back
 // from the Store when this checkout lacks them; one the Store lacks too
 // is left for whoever reads it to report.
-func (d *Driver) restore(ctx context.Context, rep *Report, rel []string) error {
+func (d *Driver) restore(ctx context.Context, rep *report, rel []string) error {
 	for _, f := range rel {
-		path := rep.Run.Path(f)
+		path := rep.run.Path(f)
 		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -249,7 +254,7 @@ func (d *Driver) restore(ctx context.Context, rep *Report, rel []string) error {
 		if data == nil {
 			continue
 		}
-		if err := rep.Run.WriteFile(f, data); err != nil {
+		if err := rep.run.WriteFile(f, data); err != nil {
 			return fmt.Errorf("read back %s: %w", f, err)
 		}
 	}
@@ -259,7 +264,7 @@ func (d *Driver) restore(ctx context.Context, rep *Report, rel []string) error {
 // restorePatches brings the patches an answer may deliver (π*'s, or the
 // best-scoring result's) back from the Store when this checkout lacks
 // them: a paused run's files were recorded there.
-func (d *Driver) restorePatches(ctx context.Context, rep *Report) {
+func (d *Driver) restorePatches(ctx context.Context, rep *report) {
 	if !rep.Spec.Config.Changes.On() {
 		return
 	}
@@ -267,7 +272,7 @@ func (d *Driver) restorePatches(ctx context.Context, rep *Report) {
 		if name == "" {
 			continue
 		}
-		path := rep.Run.Path(PatchFile(name))
+		path := rep.run.Path(PatchFile(name))
 		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -275,7 +280,7 @@ func (d *Driver) restorePatches(ctx context.Context, rep *Report) {
 		if err != nil || data == nil {
 			continue // Deliver reports the missing patch
 		}
-		if err := rep.Run.WriteFile(PatchFile(name), data); err != nil {
+		if err := rep.run.WriteFile(PatchFile(name), data); err != nil {
 			d.Deps.logf("could not restore %s: %v", PatchFile(name), err)
 		}
 	}

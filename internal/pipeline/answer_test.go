@@ -26,7 +26,7 @@ func (s recordedFiles) ReadFile(_ context.Context, path string) ([]byte, error) 
 
 // Record implements Recorder: the entries are chained onto the recorded
 // ledger and the files recorded, as a commit to the ledger branch does.
-func (s recordedFiles) Record(_ context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
+func (s recordedFiles) Record(_ context.Context, rep *Outcome, drafts []ledger.Draft, files []string) (Recorded, error) {
 	mine, err := ledger.Chain(ledger.Head{}, drafts...)
 	if err != nil {
 		return Recorded{}, err
@@ -144,7 +144,7 @@ func TestProceedRetriesTheFailedStage(t *testing.T) {
 			}
 			// What the stages left in $OPTR_OUTPUT_DIR the first time was
 			// read back with the run's files.
-			left := filepath.Join(rep.Run.Dir, datalake.DirAgentFiles)
+			left := filepath.Join(rep.RunDir, datalake.DirAgentFiles)
 			if got := readFile(t, filepath.Join(left, "first-ran")); got != "run\n" {
 				t.Errorf("the first stage ran again: %q", got)
 			}
@@ -203,7 +203,7 @@ pipelines:
 
 // proceed answers the workflow's open HICCUP checkpoint with Proceed,
 // whose option says it retries the second stage.
-func proceed(t *testing.T, d *Driver, where Spec) *Report {
+func proceed(t *testing.T, d *Driver, where Spec) *Outcome {
 	t.Helper()
 	cp, err := d.OpenCheckpoint(t.Context(), where, "w", "")
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // pausedRun runs one command agent whose output breaks the hard
 // constraint under on-no-admissible: checkpoint, and pauses it.
-func pausedRun(t *testing.T) (*Report, checkpoint.Checkpoint, string) {
+func pausedRun(t *testing.T) (*Outcome, checkpoint.Checkpoint, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg, err := config.Parse("apply.yml", []byte(`agents:
@@ -95,7 +95,7 @@ func TestApplyEveryOption(t *testing.T) {
 			if _, err := ledger.VerifyFile(paused.Spec.LedgerPath); err != nil {
 				t.Fatal(err)
 			}
-			_, err = os.Stat(filepath.Join(rep.Run.Dir, "result.md"))
+			_, err = os.Stat(filepath.Join(rep.RunDir, "result.md"))
 			if (err == nil) != tt.result {
 				t.Fatalf("result.md exists = %v, want %v", err == nil, tt.result)
 			}

@@ -19,7 +19,7 @@ import (
 // is written after the commit, so it stays in the workspace for the job's
 // later steps. Subjects are named relative to the
 // workspace, or to the datalake when it lies outside the workspace.
-func (rep *Report) attest() error {
+func (rep *report) attest() error {
 	if len(rep.Entries) == 0 {
 		return nil
 	}
@@ -57,12 +57,12 @@ func (rep *Report) attest() error {
 	if err != nil {
 		return err
 	}
-	return rep.Run.WriteFile(attest.FileName, data)
+	return rep.run.WriteFile(attest.FileName, data)
 }
 
 // subjectName names a file in the attestation: relative to the workspace,
 // else to the datalake, else by its base name.
-func (rep *Report) subjectName(path string) string {
+func (rep *report) subjectName(path string) string {
 	if name := rep.Spec.DisplayPath(path); !filepath.IsAbs(name) {
 		return filepath.ToSlash(name)
 	}
@@ -76,7 +76,7 @@ func (rep *Report) subjectName(path string) string {
 
 // resultFile is the absolute path of the run's result file (result.md, or
 // a mode's own such as OVERVIEW.md), "" when there is none.
-func (rep *Report) resultFile() string {
+func (rep *report) resultFile() string {
 	if rep.ResultPath == "" {
 		return ""
 	}

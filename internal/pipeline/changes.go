@@ -344,10 +344,10 @@ type Delivery struct {
 // recorded, so that the `run` ledger entry records the pull request; a
 // paused run's change is delivered only after the human chose (Resume).
 type Deliverer interface {
-	// Deliver delivers patch, the change of rep.Selected (verified against
+	// Deliver delivers patch, the change of o.Selected (verified against
 	// its patch_sha256). An error leaves the run failed, with the reason,
 	// and must mean nothing was applied or pushed.
-	Deliver(ctx context.Context, rep *Report, patch []byte) (Delivery, error)
+	Deliver(ctx context.Context, o *Outcome, patch []byte) (Delivery, error)
 }
 
 // ApplyChange is the CLI's Deliverer for changes.mode apply: π*'s patch is
@@ -359,8 +359,8 @@ type ApplyChange struct {
 }
 
 // Deliver implements Deliverer.
-func (a ApplyChange) Deliver(ctx context.Context, rep *Report, patch []byte) (Delivery, error) {
-	if err := worktree.Apply(ctx, a.Git, rep.Spec.Dir, patch); err != nil {
+func (a ApplyChange) Deliver(ctx context.Context, o *Outcome, patch []byte) (Delivery, error) {
+	if err := worktree.Apply(ctx, a.Git, o.Spec.Dir, patch); err != nil {
 		return Delivery{}, err
 	}
 	return Delivery{Applied: true}, nil
@@ -370,8 +370,8 @@ func (a ApplyChange) Deliver(ctx context.Context, rep *Report, patch []byte) (De
 // (agent-outputs/<agent>.patch), after checking it against the result's
 // patch_sha256. An error wraps fs.ErrNotExist when the file is missing
 // from this checkout (a resumed run whose files live on the ledger branch).
-func (rep *Report) Patch(agentName string) ([]byte, error) {
-	r := rep.result(agentName)
+func (o *Outcome) Patch(agentName string) ([]byte, error) {
+	r := o.result(agentName)
 	if r == nil || r.Change == nil {
 		return nil, fmt.Errorf("%s did not work in a worktree, so it has no change", agentName)
 	}
@@ -381,7 +381,7 @@ func (rep *Report) Patch(agentName string) ([]byte, error) {
 	if len(r.Change.Files) == 0 {
 		return nil, fmt.Errorf("%s changed no file", agentName)
 	}
-	patch, err := os.ReadFile(rep.Run.Path(PatchFile(agentName)))
+	patch, err := os.ReadFile(o.Path(PatchFile(agentName)))
 	if err != nil {
 		return nil, fmt.Errorf("read the change of %s: %w", agentName, err)
 	}
@@ -394,8 +394,8 @@ func (rep *Report) Patch(agentName string) ([]byte, error) {
 // refusedChange is why the "changes" constraint refused the change of
 // agentName's result, "" when it did not: such a change is delivered
 // only when a human chose it at a checkpoint.
-func (rep *Report) refusedChange(agentName string) string {
-	if r := rep.result(agentName); r != nil {
+func (o *Outcome) refusedChange(agentName string) string {
+	if r := o.result(agentName); r != nil {
 		for _, v := range r.Checks.Verdicts {
 			if v.Constraint == worktree.VerdictName && v.Status == status.Failed {
 				return v.Reason
@@ -405,16 +405,13 @@ func (rep *Report) refusedChange(agentName string) string {
 	return ""
 }
 
-// Result returns the result of the named agent, nil when there is none.
-func (rep *Report) Result(agentName string) *executor.Result { return rep.result(agentName) }
-
 // deliver hands π*'s change to the Deliverer. It does nothing unless
 // agents change code and the run completed with π* selected. A change the
 // "changes" constraint refused is delivered only when a human chose it at
 // a checkpoint, never by selection.on-no-admissible: least-bad. A change
 // that cannot be delivered fails the run, with the reason, and the run is
 // recorded as usual.
-func (d *Driver) deliver(ctx context.Context, rep *Report) {
+func (d *Driver) deliver(ctx context.Context, rep *report) {
 	cfg := rep.Spec.Config.Changes
 	if !cfg.On() || rep.Status != status.Completed || rep.Selected == "" {
 		return
@@ -428,7 +425,7 @@ func (d *Driver) deliver(ctx context.Context, rep *Report) {
 		return
 	}
 	if d.Deliverer == nil {
-		d.Deps.logf("changes.mode is %s, which this face of optr does not deliver; π*'s change is %s", cfg.Mode, rep.Spec.DisplayPath(rep.Run.Path(PatchFile(rep.Selected))))
+		d.Deps.logf("changes.mode is %s, which this face of optr does not deliver; π*'s change is %s", cfg.Mode, rep.Spec.DisplayPath(rep.run.Path(PatchFile(rep.Selected))))
 		return
 	}
 	patch, err := rep.Patch(rep.Selected)
@@ -436,7 +433,7 @@ func (d *Driver) deliver(ctx context.Context, rep *Report) {
 		fail("%v", err)
 		return
 	}
-	got, err := d.Deliverer.Deliver(ctx, rep, patch)
+	got, err := d.Deliverer.Deliver(ctx, rep.outcome(), patch)
 	if err != nil {
 		fail("%v", err)
 		return

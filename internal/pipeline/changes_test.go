@@ -44,7 +44,7 @@ changes: { mode: apply }
 
 // applyRun runs the config text yml on workspace ws with changes
 // delivered by ApplyChange, and returns the report of a run that ended.
-func applyRun(t *testing.T, ws, yml string) *Report {
+func applyRun(t *testing.T, ws, yml string) *Outcome {
 	t.Helper()
 	cfg, err := config.Parse("changes.yml", []byte(yml))
 	if err != nil {
@@ -99,7 +99,7 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 		if r.Change == nil {
 			t.Fatalf("%s: no change recorded", r.Agent)
 		}
-		patch, err := os.ReadFile(rep.Run.Path(PatchFile(r.Agent)))
+		patch, err := os.ReadFile(rep.Path(PatchFile(r.Agent)))
 		if err != nil || worktree.SHA256Hex(patch) != r.Change.PatchSHA256 {
 			t.Errorf("%s: patch file %v, sha %s vs %s", r.Agent, err, worktree.SHA256Hex(patch), r.Change.PatchSHA256)
 		}
@@ -121,7 +121,7 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 	var onDisk struct {
 		Change *worktree.Change `json:"change"`
 	}
-	data, err := os.ReadFile(rep.Run.Path("agent-outputs/beta.json"))
+	data, err := os.ReadFile(rep.Path("agent-outputs/beta.json"))
 	if err != nil || json.Unmarshal(data, &onDisk) != nil || onDisk.Change == nil || onDisk.Change.PatchSHA256 != beta.PatchSHA256 {
 		t.Errorf("agent-outputs/beta.json: %v %s", err, data)
 	}
@@ -392,7 +392,7 @@ changes: { mode: apply }
 	if pilot.Output != "greet.txt now greets the world" {
 		t.Errorf("pilot's output %q", pilot.Output)
 	}
-	patch, err := os.ReadFile(rep.Run.Path(PatchFile("pilot")))
+	patch, err := os.ReadFile(rep.Path(PatchFile("pilot")))
 	if err != nil || !strings.Contains(string(patch), "+hello, world") {
 		t.Errorf("pilot's patch (%v):\n%s", err, patch)
 	}

@@ -61,11 +61,11 @@ type ResumeState struct {
 	Spent map[string]cost.Spend `json:"spent,omitempty"`
 }
 
-// Raise builds the next checkpoint of a paused report: trigger, context,
+// raise builds the next checkpoint of a paused report: trigger, context,
 // the standard options (or the mode's, when Proceed carries the run on:
 // Retrier), a recommendation learned from the ledger (else the config's
 // checkpoints.recommend, else Proceed), and the resume state.
-func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
+func raise(rep *report, now time.Time) (checkpoint.Checkpoint, error) {
 	if rep.Status != status.Paused || rep.Trigger == "" {
 		return checkpoint.Checkpoint{}, errors.New("raise a checkpoint: the run is not paused")
 	}
@@ -121,7 +121,7 @@ func Raise(rep *Report, now time.Time) (checkpoint.Checkpoint, error) {
 // track is what people did with the pull requests of the agent whose
 // result Proceed takes: π*, or the best-scoring result when nothing was
 // selected (architecture §4.19).
-func (rep *Report) track() checkpoint.Track {
+func (rep *report) track() checkpoint.Track {
 	agent := rep.Selected
 	if agent == "" {
 		agent = rep.Selection.Best
@@ -135,12 +135,12 @@ func (rep *Report) track() checkpoint.Track {
 
 // filesUnder lists the run's files in its folder dir, relative to the
 // run directory.
-func (rep *Report) filesUnder(dir string) ([]string, error) {
-	files, err := rep.Run.Files()
+func (rep *report) filesUnder(dir string) ([]string, error) {
+	files, err := rep.run.Files()
 	if err != nil {
 		return nil, err
 	}
-	root, err := filepath.Abs(rep.Run.Dir)
+	root, err := filepath.Abs(rep.run.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (rep *Report) filesUnder(dir string) ([]string, error) {
 // report of the paused run: Proceed selects (π*, or the best-scoring
 // result when nothing was admissible); Skip selects nothing; Abort fails
 // the run; Pause changes nothing. The Driver records the outcome.
-func applyDecision(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision) error {
+func applyDecision(rep *report, cp checkpoint.Checkpoint, d checkpoint.Decision) error {
 	switch d.Action {
 	case checkpoint.ActionPause:
 		return nil
@@ -194,7 +194,7 @@ func applyDecision(rep *Report, cp checkpoint.Checkpoint, d checkpoint.Decision)
 	return nil
 }
 
-func (rep *Report) resumeState() ResumeState {
+func (rep *report) resumeState() ResumeState {
 	st := ResumeState{
 		Workflow: rep.Spec.Workflow, RunID: rep.Spec.RunID, Intent: rep.Spec.Intent, Commit: rep.Spec.Commit,
 		Pipeline: rep.Spec.Pipeline, Constraints: rep.ConstraintInfo, Results: rep.Results,
@@ -202,7 +202,7 @@ func (rep *Report) resumeState() ResumeState {
 		Mode: rep.Mode, ModeFields: rep.ModeFields, ExtraFiles: rep.ExtraFiles, Details: rep.Details, DetailsText: rep.DetailsText,
 		Retry: rep.retry, Checkpoints: rep.raised,
 		Detection: rep.Detection, PullRequest: rep.Spec.PullRequest, Iteration: rep.Spec.Iteration,
-		Spent: rep.Meter.Agents(),
+		Spent: rep.meter.Agents(),
 	}
 	for _, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
@@ -214,7 +214,7 @@ func (rep *Report) resumeState() ResumeState {
 // where's config, datalake, ledger and workspace, so that an answer can
 // finish it. The run directory is reopened, or recreated when this
 // checkout lacks it (its earlier files were recorded elsewhere: Store).
-func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
+func resumed(cp checkpoint.Checkpoint, where Spec) (*report, error) {
 	cfg, datalakeDir, ledgerPath, dir := where.Config, where.Datalake, where.LedgerPath, where.Dir
 	var st ResumeState
 	if err := json.Unmarshal(cp.State, &st); err != nil {
@@ -236,18 +236,22 @@ func resumed(cp checkpoint.Checkpoint, where Spec) (*Report, error) {
 	for _, r := range st.Results {
 		r.Checks = st.Checks[r.Agent]
 	}
-	rep := &Report{
-		Spec: Spec{
-			Config: cfg, Workflow: st.Workflow, RunID: st.RunID, Intent: st.Intent, Commit: st.Commit,
-			Pipeline: st.Pipeline, Datalake: filepath.Clean(datalakeDir), LedgerPath: ledgerPath, Dir: dir,
-			PullRequest: st.PullRequest, Iteration: st.Iteration,
+	rep := &report{
+		Outcome: Outcome{
+			Spec: Spec{
+				Config: cfg, Workflow: st.Workflow, RunID: st.RunID, Intent: st.Intent, Commit: st.Commit,
+				Pipeline: st.Pipeline, Datalake: filepath.Clean(datalakeDir), LedgerPath: ledgerPath, Dir: dir,
+				PullRequest: st.PullRequest, Iteration: st.Iteration,
+			},
+			ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
+			Status: status.Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
+			Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
+			Detection: st.Detection,
 		},
-		Run: run, ConstraintInfo: st.Constraints, Results: st.Results, Selection: st.Selection,
-		Status: status.Paused, Trigger: cp.Trigger, Message: st.Message, CheckpointID: cp.ID, Started: st.Started,
-		Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
 		retry: st.Retry, raised: max(st.Checkpoints, 1),
-		Detection: st.Detection, Meter: cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)),
 	}
-	rep.Meter.Restore(st.Spent)
+	rep.setRun(run)
+	rep.setMeter(cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)))
+	rep.meter.Restore(st.Spent)
 	return rep, nil
 }

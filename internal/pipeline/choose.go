@@ -40,7 +40,7 @@ func (x *Execution) Choose(ctx context.Context, results []*executor.Result, rule
 // choose settles results — with scan and detection.all, their threat
 // verdicts (scanAll); then what they cost — and scores them and chooses
 // among them under rules.
-func (p *Prepared) choose(ctx context.Context, rep *Report, results []*executor.Result, rules config.Selection, scan bool) selection.Result {
+func (p *Prepared) choose(ctx context.Context, rep *report, results []*executor.Result, rules config.Selection, scan bool) selection.Result {
 	if scan && p.Spec.Config.Detection.All {
 		p.scanAll(ctx, rep, results)
 	}
@@ -57,7 +57,7 @@ func (p *Prepared) choose(ctx context.Context, rep *Report, results []*executor.
 // among the mode's candidates, each settled first (with scan, the threat
 // scan detection.all asks for: a blocked one is not admissible), and every
 // other result's spend settled too.
-func (p *Prepared) selectPiStar(ctx context.Context, rep *Report, scan bool) {
+func (p *Prepared) selectPiStar(ctx context.Context, rep *report, scan bool) {
 	cands := rep.Results
 	if n, ok := p.mode.(Nominator); ok {
 		cands = n.Candidates()

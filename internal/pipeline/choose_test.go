@@ -15,9 +15,9 @@ import (
 	"github.com/optr-dev/optr/internal/status"
 )
 
-// report is a specialist's valid report on the topic "hash chains"
+// topicReport is a specialist's valid report on the topic "hash chains"
 // (architecture §4.9 step 5).
-const report = `---
+const topicReport = `---
 report_type: research
 topic: "hash chains"
 findings_count: 2
@@ -66,7 +66,7 @@ RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
 			t.Run(fmt.Sprintf("%s/prefer=%s", mode, prefer), func(t *testing.T) {
 				t.Parallel()
 				srv := llmtest.NewOpenAI(t)
-				srv.SetDefault(llmtest.Reply{Text: llmtest.Answer(report, 10), Usage: agent.Usage{InputTokens: 1000, OutputTokens: 100}})
+				srv.SetDefault(llmtest.Reply{Text: llmtest.Answer(topicReport, 10), Usage: agent.Usage{InputTokens: 1000, OutputTokens: 100}})
 				y := fmt.Sprintf(`agents:
   alpha: { provider: openai, model: gpt-4.1, base-url: %[1]q, max-tokens: 1000 }
   beta: { provider: openai, model: gpt-4.1-mini, base-url: %[1]q, max-tokens: 1000 }
@@ -138,7 +138,7 @@ func TestDetectionAllInADelegation(t *testing.T) {
 	plan := `INVOCATION_PLAN_READY: 1
 [{"topic":"hash chains","focus":"why"}]
 RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
-	leaky := strings.Replace(report, "Entries carry the previous hash.", "Entries carry the previous hash; publish with _authToken="+tokentest.NPMToken(5)+".", 1)
+	leaky := strings.Replace(topicReport, "Entries carry the previous hash.", "Entries carry the previous hash; publish with _authToken="+tokentest.NPMToken(5)+".", 1)
 	for _, tt := range []struct {
 		name       string
 		agents     string
@@ -153,7 +153,7 @@ RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
 			t.Parallel()
 			alpha, beta := llmtest.NewOpenAI(t), llmtest.NewOpenAI(t)
 			alpha.SetDefault(llmtest.Reply{Text: llmtest.Answer(leaky, 10)})
-			beta.SetDefault(llmtest.Reply{Text: llmtest.Answer(report, 10)})
+			beta.SetDefault(llmtest.Reply{Text: llmtest.Answer(topicReport, 10)})
 			cfg, err := config.Parse("all.yml", []byte(fmt.Sprintf(`agents:
   alpha: { provider: openai, model: gpt-4.1, base-url: %q, api-key-env: ALPHA_KEY, max-tokens: 1000 }
   beta: { provider: openai, model: gpt-4.1, base-url: %q, api-key-env: BETA_KEY, max-tokens: 1000 }

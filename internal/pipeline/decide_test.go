@@ -51,8 +51,8 @@ func TestConclude(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := &config.Config{Selection: config.Selection{OnNoAdmissible: tt.policy}, Checkpoints: config.Checkpoints{BeforeCommit: tt.beforeCommit}}
-			rep := &Report{Spec: Spec{Config: cfg}, Results: tt.results, Selection: tt.sel, aborted: tt.aborted}
-			Conclude(rep)
+			rep := &report{Outcome: Outcome{Spec: Spec{Config: cfg}, Results: tt.results, Selection: tt.sel}, aborted: tt.aborted}
+			conclude(rep)
 			if rep.Status != tt.status || rep.Trigger != tt.trigger || rep.Selected != tt.selected {
 				t.Fatalf("Decide = %s/%q/%q, want %s/%q/%q (%s)", rep.Status, rep.Trigger, rep.Selected, tt.status, tt.trigger, tt.selected, rep.Message)
 			}

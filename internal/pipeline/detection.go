@@ -65,13 +65,13 @@ func (p *Prepared) NewScanner() (*Scanner, error) {
 	return &Scanner{Config: cfg, Detector: d}, nil
 }
 
-// Scan scans the result r of the run rep: its output (streamed from its
+// Scan scans the result r of the run o: its output (streamed from its
 // spool file when it has one) and its patch (verified against the
 // recorded patch_sha256) when agents change code. A patch that cannot be
 // read is a finding: what cannot be looked at is not delivered unseen.
-func (s *Scanner) Scan(ctx context.Context, rep *Report, r *executor.Result) (*Detection, error) {
+func (s *Scanner) Scan(ctx context.Context, o *Outcome, r *executor.Result) (*Detection, error) {
 	agentName := r.Agent
-	in := detect.Input{Intent: rep.Spec.Intent}
+	in := detect.Input{Intent: o.Spec.Intent}
 	in.Output, _ = r.Excerpt(detect.MaxPromptPart)
 	if r.OutputFile != nil {
 		f, err := r.OutputFile.Open()
@@ -83,7 +83,7 @@ func (s *Scanner) Scan(ctx context.Context, rep *Report, r *executor.Result) (*D
 	}
 	var unread []detect.Finding
 	if s.Config.Changes.On() && r.Change != nil && len(r.Change.Files) > 0 {
-		patch, err := rep.Patch(agentName)
+		patch, err := o.Patch(agentName)
 		if err != nil {
 			unread = append(unread, detect.Finding{Detector: "patch", Rule: "unreadable", Reason: "the change could not be read to be scanned: " + err.Error()})
 		}
@@ -100,7 +100,7 @@ func (s *Scanner) Scan(ctx context.Context, rep *Report, r *executor.Result) (*D
 
 // candidate is the result a run would deliver: π*, or for a paused run
 // the result Proceed selects (selection's π*, else the best-scoring).
-func candidate(rep *Report) string {
+func candidate(rep *report) string {
 	switch {
 	case rep.Status == status.Completed:
 		return rep.Selected
@@ -114,7 +114,7 @@ func candidate(rep *Report) string {
 
 // detect scans the run's candidate and acts on the findings by
 // detection.on-finding. A scan that fails blocks the delivery.
-func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
+func (d *Driver) detect(ctx context.Context, p *Prepared, rep *report) {
 	name := candidate(rep)
 	if name == "" || (rep.Status == status.Paused && rep.Trigger == checkpoint.TriggerHiccup) {
 		return
@@ -126,7 +126,7 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 		s, err := p.NewScanner()
 		if err == nil {
 			if r := rep.result(name); r != nil {
-				rep.Detection, err = s.Scan(ctx, rep, r)
+				rep.Detection, err = s.Scan(ctx, &rep.Outcome, r)
 			} else {
 				err = fmt.Errorf("no result of %s to scan", name)
 			}
@@ -159,7 +159,7 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *Report) {
 // afterDecision applies detection.on-finding: block to a human's Proceed
 // at a checkpoint other than THREAT: findings the run was paused with
 // still block the delivery.
-func afterDecision(rep *Report, cp checkpoint.Checkpoint) {
+func afterDecision(rep *report, cp checkpoint.Checkpoint) {
 	det := rep.Detection
 	if det == nil || len(det.Findings) == 0 || cp.Trigger == checkpoint.TriggerThreat ||
 		rep.Status != status.Completed || rep.Selected != det.Agent || rep.Spec.Config.Detection.OnFinding != config.OnFindingBlock {
@@ -172,7 +172,7 @@ func afterDecision(rep *Report, cp checkpoint.Checkpoint) {
 
 // settleVerdict makes the verdict final as the run is recorded: with
 // findings, warn when the result was delivered, blocked when not.
-func (rep *Report) settleVerdict() {
+func (rep *report) settleVerdict() {
 	det := rep.Detection
 	if det == nil || len(det.Findings) == 0 {
 		return
@@ -213,7 +213,7 @@ const DetectionConstraint = "detection"
 // a result brought along (a matrix task's result.json, written by a job
 // that ran the agent's code) is replaced. The scans are kept, so none is
 // made twice.
-func (p *Prepared) scanAll(ctx context.Context, rep *Report, results []*executor.Result) {
+func (p *Prepared) scanAll(ctx context.Context, rep *report, results []*executor.Result) {
 	var (
 		s   *Scanner
 		err error
@@ -228,7 +228,7 @@ func (p *Prepared) scanAll(ctx context.Context, rep *Report, results []*executor
 		}
 		var det *Detection
 		if err == nil {
-			det, err = s.Scan(ctx, rep, r)
+			det, err = s.Scan(ctx, &rep.Outcome, r)
 		}
 		if err != nil {
 			det = &Detection{Agent: r.Agent, Findings: []detect.Finding{{Detector: "scan", Rule: "failed", Reason: "threat detection could not scan the result: " + err.Error()}}}

@@ -34,7 +34,7 @@ detection: { on-finding: `+policy+` }
 	return &Driver{Deps: deps, Deliverer: ApplyChange{}}, spec, ws
 }
 
-func detectionOf(t *testing.T, rep *Report) map[string]any {
+func detectionOf(t *testing.T, rep *Outcome) map[string]any {
 	t.Helper()
 	last := rep.Entries[len(rep.Entries)-1]
 	det, ok := last.Fields["detection"].(map[string]any)

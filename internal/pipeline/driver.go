@@ -62,7 +62,7 @@ type Recorder interface {
 	// the run wrote) with them. It returns the entries exactly as
 	// recorded — seq, prev and hash final — and the commit holding them
 	// ("" when nothing was committed).
-	Record(ctx context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error)
+	Record(ctx context.Context, o *Outcome, drafts []ledger.Draft, files []string) (Recorded, error)
 }
 
 // Recorded is what a Recorder kept.
@@ -86,7 +86,7 @@ type FileRecorder struct {
 }
 
 // Record implements Recorder.
-func (f FileRecorder) Record(_ context.Context, _ *Report, drafts []ledger.Draft, _ []string) (Recorded, error) {
+func (f FileRecorder) Record(_ context.Context, _ *Outcome, drafts []ledger.Draft, _ []string) (Recorded, error) {
 	entries, err := ledger.Append(f.Path, drafts...)
 	if err != nil {
 		return Recorded{}, fmt.Errorf("append to the ledger %s: %w", f.Path, err)
@@ -114,7 +114,7 @@ type Observer interface {
 	Event(ev executor.Event)
 	// Finished shows the run's final state (completed, failed or paused),
 	// after it was recorded.
-	Finished(ctx context.Context, rep *Report)
+	Finished(ctx context.Context, o *Outcome)
 	// Stopped shows that the run could not go on (err says why).
 	Stopped(ctx context.Context, err error)
 }
@@ -126,7 +126,7 @@ type Asker interface {
 	Ask(ctx context.Context, cp checkpoint.Checkpoint) (d checkpoint.Decision, ok bool)
 	// Paused tells the people who may answer later that the run waits at
 	// cp, which is saved and recorded (a comment, a message).
-	Paused(ctx context.Context, rep *Report, cp checkpoint.Checkpoint)
+	Paused(ctx context.Context, o *Outcome, cp checkpoint.Checkpoint)
 }
 
 func (d *Driver) recorder(spec Spec) Recorder {
@@ -191,9 +191,14 @@ func (d *Driver) loadRecords(ctx context.Context, p *Prepared) {
 // Run carries a run from its spec to its end: completed, failed, or paused
 // at a checkpoint (saved and recorded; answered on the spot when the Asker
 // can). Bad input is an *InputError returned before anything is written or
-// any agent starts. The report is returned whenever the run got as far as
+// any agent starts. The outcome is returned whenever the run got as far as
 // executing, also with an error.
-func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
+func (d *Driver) Run(ctx context.Context, spec Spec) (*Outcome, error) {
+	rep, err := d.run(ctx, spec)
+	return rep.outcome(), err
+}
+
+func (d *Driver) run(ctx context.Context, spec Spec) (*report, error) {
 	deps := d.Deps
 	if d.Observer != nil {
 		deps.OnEvent = d.Observer.Event
@@ -213,9 +218,9 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)
 	}
-	rep, err := p.Execute(ctx)
+	rep, err := p.execute(ctx)
 	if rep != nil {
-		defer rep.Run.RemoveSpools() // every file was written from them by now
+		defer rep.run.RemoveSpools() // every file was written from them by now
 	}
 	if err != nil {
 		d.stopped(ctx, rep, err)
@@ -232,8 +237,8 @@ func (d *Driver) Run(ctx context.Context, spec Spec) (*Report, error) {
 // end concludes the run p executed into rep and ends it: threat
 // detection, then the pause at its checkpoint, or the delivery and the
 // record.
-func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
-	Conclude(rep)
+func (d *Driver) end(ctx context.Context, p *Prepared, rep *report) error {
+	conclude(rep)
 	d.detect(ctx, p, rep)
 	if rep.Status == status.Paused {
 		return d.pause(ctx, rep)
@@ -247,7 +252,7 @@ func (d *Driver) end(ctx context.Context, p *Prepared, rep *Report) error {
 // refused after every agent finished, say): whatever it said before, its
 // status is failed and its message err, so that every face of optr that
 // shows it — summary, outputs, annotations, comment — says the same.
-func (d *Driver) stopped(ctx context.Context, rep *Report, err error) {
+func (d *Driver) stopped(ctx context.Context, rep *report, err error) {
 	if rep != nil {
 		rep.Status, rep.Message = status.Failed, err.Error()
 	}
@@ -256,16 +261,16 @@ func (d *Driver) stopped(ctx context.Context, rep *Report, err error) {
 	}
 }
 
-func (d *Driver) finished(ctx context.Context, rep *Report) {
+func (d *Driver) finished(ctx context.Context, rep *report) {
 	if d.Observer != nil {
-		d.Observer.Finished(ctx, rep)
+		d.Observer.Finished(ctx, rep.outcome())
 	}
 }
 
 // pause raises the checkpoint of a paused run, asks the Asker, saves and
 // records the checkpoint, and carries an answer out at once when one came.
-func (d *Driver) pause(ctx context.Context, rep *Report) error {
-	cp, err := Raise(rep, d.now())
+func (d *Driver) pause(ctx context.Context, rep *report) error {
+	cp, err := raise(rep, d.now())
 	if err != nil {
 		return err
 	}
@@ -293,7 +298,7 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 		return d.apply(ctx, rep, cp, answer)
 	}
 	if d.Asker != nil {
-		d.Asker.Paused(ctx, rep, cp)
+		d.Asker.Paused(ctx, rep.outcome(), cp)
 	}
 	return nil
 }
@@ -303,7 +308,7 @@ func (d *Driver) pause(ctx context.Context, rep *Report) error {
 // admissible) and records; Skip records with nothing selected; Abort
 // records the run as failed; Pause changes nothing. Proceed, Skip and
 // Abort record the `decision` entry just before the run's `run` entry.
-func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
+func (d *Driver) apply(ctx context.Context, rep *report, cp checkpoint.Checkpoint, dec checkpoint.Decision) error {
 	if err := applyDecision(rep, cp, dec); err != nil {
 		return err
 	}
@@ -318,7 +323,7 @@ func (d *Driver) apply(ctx context.Context, rep *Report, cp checkpoint.Checkpoin
 // record writes what the run decided (optr-selection.json, result.md)
 // and records the run's entries — pending escalations, extra (a
 // decision), then the `run` entry — with the run's files.
-func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft) error {
+func (d *Driver) record(ctx context.Context, rep *report, extra ...ledger.Draft) error {
 	now := d.now()
 	rep.settleVerdict()
 	if err := rep.writeDecision(); err != nil {
@@ -342,8 +347,8 @@ func (d *Driver) record(ctx context.Context, rep *Report, extra ...ledger.Draft)
 
 // runFiles lists the run's files to record (datalake.Run.Committable) and
 // names in the log each file it leaves out, with the reason.
-func (d *Driver) runFiles(rep *Report) ([]string, error) {
-	files, refused, err := rep.Run.Committable()
+func (d *Driver) runFiles(rep *report) ([]string, error) {
+	files, refused, err := rep.run.Committable()
 	if err != nil {
 		return nil, fmt.Errorf("list the run's files: %w", err)
 	}
@@ -353,10 +358,10 @@ func (d *Driver) runFiles(rep *Report) ([]string, error) {
 			earlier++
 			continue
 		}
-		d.Deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(rep.Run.Path(f.Path)), f.Reason)
+		d.Deps.logf("not committed: %s: %s", rep.Spec.DisplayPath(rep.run.Path(f.Path)), f.Reason)
 	}
 	if earlier > 0 {
-		d.Deps.logf("left as they were: %d files of %s that this job found there (the job that paused the run recorded them)", earlier, rep.Spec.DisplayPath(rep.Run.Dir))
+		d.Deps.logf("left as they were: %d files of %s that this job found there (the job that paused the run recorded them)", earlier, rep.Spec.DisplayPath(rep.run.Dir))
 	}
 	return files, nil
 }
@@ -364,8 +369,8 @@ func (d *Driver) runFiles(rep *Report) ([]string, error) {
 // keep hands drafts to the recorder and takes the entries it recorded as
 // the run's: the hash a run reports is the one recorded, computed once.
 // A recorded run is done (datalake.Run.Done).
-func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, files []string) error {
-	got, err := d.recorder(rep.Spec).Record(ctx, rep, drafts, files)
+func (d *Driver) keep(ctx context.Context, rep *report, drafts []ledger.Draft, files []string) error {
+	got, err := d.recorder(rep.Spec).Record(ctx, rep.outcome(), drafts, files)
 	if err != nil {
 		return err
 	}
@@ -380,5 +385,5 @@ func (d *Driver) keep(ctx context.Context, rep *Report, drafts []ledger.Draft, f
 	}
 	// Recorded (finished or paused): the run no longer needs its owner
 	// marker, so a later run's CleanStale leaves it alone.
-	return rep.Run.Done()
+	return rep.run.Done()
 }

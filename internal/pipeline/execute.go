@@ -15,7 +15,6 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/check"
-	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/escalation"
@@ -23,35 +22,25 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/preflight"
 	"github.com/optr-dev/optr/internal/procgroup"
-	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/secretscan"
 	"github.com/optr-dev/optr/internal/selection"
-	"github.com/optr-dev/optr/internal/status"
 )
 
-// Report is what a run did.
-type Report struct {
-	Spec Spec
-	Run  *datalake.Run
-	// ConstraintInfo lists the run's constraints (kept across a pause).
-	ConstraintInfo []ConstraintInfo
-	Results        []*executor.Result
-	Selection      selection.Result
-	Status         status.Status
-	// Trigger says why a paused run waits for a human.
-	Trigger checkpoint.Trigger
-	// Selected is π*'s agent, empty when nothing was selected.
-	Selected string
-	// ResultPath is result.md's path relative to the workspace, when written.
-	ResultPath string
-	// Message says why a run failed or paused.
-	Message string
-	// CheckpointID names the checkpoint a paused run waits on.
-	CheckpointID string
-	// Escalations are the watcher's decisions, not yet in the ledger; the
-	// next ledger append (Record or Pause) writes them first.
-	Escalations []ledger.Draft
-	escMu       sync.Mutex
+// report is a run as the driver carries it: its Outcome, filled in as
+// the run goes, and what only the driver uses. It is the driver's alone:
+// readers get a snapshot (outcome), modes hand it their part through the
+// Execution.
+type report struct {
+	Outcome
+	// run is the run's directory (Outcome.RunDir its path).
+	run *datalake.Run
+	// meter counts what the run spent, per agent and in total
+	// (architecture §4.17); it keeps counting after the mode ran (a
+	// detector before delivery). Outcome's spend reads it.
+	meter *cost.Meter
+	// escMu guards Escalations, which the watcher appends to from agent
+	// goroutines.
+	escMu sync.Mutex
 	// aborted is the watcher's abort, with its reason, when it aborted
 	// the run.
 	aborted   error
@@ -63,52 +52,32 @@ type Report struct {
 	// last one's Proceed carries the run on (nil: Proceed selects).
 	raised int
 	retry  *Retry
-	// LedgerHash is the hash of the last ledger entry this run recorded.
-	LedgerHash string
-	// LedgerCheckpoint is the ledger's checkpoint once the run was
-	// recorded, as the recorder made it ("" when it made none).
-	LedgerCheckpoint string
-	// Commit is the commit that holds the run's entries ("" when the
-	// recorder commits nothing).
-	Commit string
-	// Mode is the pipeline mode that ran (config.ModeSelect, …).
-	Mode string
-	// ModeFields are the mode's own members of the `run` ledger entry
-	// (delegate: spec, success_rate, reports; stages: stages).
-	ModeFields map[string]any
-	// ExtraFiles are files outside the run directory that the run wrote
-	// and that are recorded with it (a delegation's spec folder).
-	ExtraFiles []string
-	// Details is the mode's own account of the run as Markdown, escaped by
-	// the mode (a delegation's four-section summary, a stage checklist),
-	// shown under the agents in the progress comment and the job summary;
-	// DetailsText is the same for a terminal.
-	Details, DetailsText string
-	// Delivery is how π*'s code change was delivered (changes.mode,
-	// architecture §4.12): the pull request, or applied; zero when not.
-	Delivery Delivery
-	// Meter counts what the run spent, per agent and in total (architecture
-	// §4.17); it keeps counting after Execute (a detector before delivery).
-	Meter *cost.Meter
-	// Detection is what threat detection found in the result the run
-	// delivers or would deliver (architecture §4.15); nil when nothing was
-	// scanned. scanned holds every candidate's scan (detection.all).
-	Detection *Detection
-	scanned   map[string]*Detection
-	// Sandbox is what the run's sandbox enforced (architecture §4.14).
-	Sandbox      sandbox.Layers
-	SandboxNotes []string
-	// Entries are the ledger entries this run appended, in order.
-	Entries  []ledger.Entry
-	Started  time.Time
-	Finished time.Time
+	// scanned holds every candidate's threat scan (detection.all).
+	scanned map[string]*Detection
+}
+
+// setRun makes run the run's directory.
+func (rep *report) setRun(run *datalake.Run) {
+	rep.run, rep.RunDir = run, run.Dir
+}
+
+// setMeter makes m the run's meter, which the outcome's spend reads.
+func (rep *report) setMeter(m *cost.Meter) {
+	rep.meter, rep.spend = m, m
 }
 
 // Execute creates the run's directory, writes the resolved workflow,
 // starts the watcher and runs the mode — by default select: the intent
 // fanned out to every agent, each result captured as its agent finishes,
-// checked and scored. It records nothing in the ledger: the Driver does.
-func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
+// checked and scored. It records nothing in the ledger and concludes
+// nothing: the Driver does, and a matrix task hands its outcome — results,
+// escalations, files in its RunDir — to the gather.
+func (p *Prepared) Execute(ctx context.Context) (*Outcome, error) {
+	rep, err := p.execute(ctx)
+	return rep.outcome(), err
+}
+
+func (p *Prepared) execute(ctx context.Context) (*report, error) {
 	spec := p.Spec
 	lake, err := p.setUp(ctx)
 	if err != nil {
@@ -122,8 +91,13 @@ func (p *Prepared) Execute(ctx context.Context) (*Report, error) {
 		}
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Run: run, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name, concluder: p.mode, records: p.records,
-		Meter: p.meter, Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()}
+	rep := &report{
+		Outcome: Outcome{Spec: spec, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name,
+			Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()},
+		concluder: p.mode, records: p.records,
+	}
+	rep.setRun(run)
+	rep.setMeter(p.meter)
 	x, stop, err := p.execution(ctx, rep)
 	if err != nil {
 		return nil, err
@@ -156,20 +130,22 @@ func (x *Execution) afterLaunch(f func() error) (wait func() error) {
 // carryOn runs the mode again in the paused run rep, in the run's own
 // directory (a Retrier mode carrying the run on after Proceed): the
 // mode's part of the report is its new one, the rest stays the run's.
-func (p *Prepared) carryOn(ctx context.Context, rep *Report) error {
+func (p *Prepared) carryOn(ctx context.Context, rep *report) error {
 	lake, err := p.setUp(ctx)
 	if err != nil {
 		return err
 	}
 	defer p.changes.discard(ctx, p.deps.logf)
-	if rep.Run, err = lake.OpenRun(rep.Spec.Workflow, rep.Spec.RunID); err != nil {
+	run, err := lake.OpenRun(rep.Spec.Workflow, rep.Spec.RunID)
+	if err != nil {
 		return err
 	}
+	rep.setRun(run)
 	rep.Mode, rep.concluder, rep.aborted = p.mode.Traits().Name, p.mode, nil
 	// What the run spent before its pause counts toward its own caps and
 	// its totals: this process's meter carries on from it.
-	p.meter.Restore(rep.Meter.Agents())
-	rep.Meter = p.meter
+	p.meter.Restore(rep.meter.Agents())
+	rep.setMeter(p.meter)
 	rep.Sandbox, rep.SandboxNotes = p.sandbox.Layers(), p.sandbox.Notes()
 	rep.Results, rep.Selection, rep.ModeFields, rep.Details, rep.DetailsText = nil, selection.Result{}, nil, "", ""
 	x, stop, err := p.execution(ctx, rep)
@@ -238,8 +214,8 @@ func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 // agents' output folder, their tasks (in their worktrees when they change
 // code), the watcher, started (stop stops it), and the executor options
 // every mode shares.
-func (p *Prepared) execution(ctx context.Context, rep *Report) (x *Execution, stop func(), err error) {
-	spec, run, changes := p.Spec, rep.Run, p.changes
+func (p *Prepared) execution(ctx context.Context, rep *report) (x *Execution, stop func(), err error) {
+	spec, run, changes := p.Spec, rep.run, p.changes
 	outDir, err := run.OutputDir()
 	if err != nil {
 		return nil, nil, err

@@ -73,12 +73,16 @@ func TestRecordFilesWaitForTheRequests(t *testing.T) {
 			t.Errorf("%s: %s: %s", r.Agent, r.Status, r.Error)
 		}
 	}
-	files, _, err := rep.Run.Committable()
+	run, err := datalake.Open(s.Datalake).OpenRun(s.Workflow, s.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := run.Committable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range early {
-		if !slices.Contains(files, rep.Run.Path(f)) {
+		if !slices.Contains(files, run.Path(f)) {
 			t.Errorf("the run's files %v lack %s", files, f)
 		}
 	}

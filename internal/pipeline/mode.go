@@ -229,7 +229,7 @@ type Execution struct {
 	Run *datalake.Run
 	// rep is the run's report, which the driver fills with what the mode
 	// hands it.
-	rep *Report
+	rep *report
 	// Options are the executor options of a select fan-out over every
 	// agent: Tasks, the base Request, recovery Policy, Constraints,
 	// watcher hooks, Sink (agent-outputs/<agent>.json), OnEvent. A mode

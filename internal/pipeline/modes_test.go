@@ -59,7 +59,7 @@ func TestDelegateModeThroughTheDriver(t *testing.T) {
 	t.Parallel()
 	spec := demoSpec(t, "optr.yml", "research", "delegate-1")
 	var recorded []string
-	rec := recorderFunc(func(rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
+	rec := recorderFunc(func(rep *Outcome, drafts []ledger.Draft, files []string) (Recorded, error) {
 		recorded = files
 		return FileRecorder{Path: rep.Spec.LedgerPath}.Record(t.Context(), rep, drafts, files)
 	})
@@ -107,7 +107,7 @@ func TestStagesModeThroughTheDriver(t *testing.T) {
 	if rep.Status != status.Completed || rep.Selected != "mind" {
 		t.Fatalf("status %s, selected %q: %s", rep.Status, rep.Selected, rep.Message)
 	}
-	result, err := os.ReadFile(filepath.Join(rep.Run.Dir, "result.md"))
+	result, err := os.ReadFile(filepath.Join(rep.RunDir, "result.md"))
 	if err != nil || string(result) != rep.Results[len(rep.Results)-1].Output {
 		t.Errorf("result.md (%v) is not the last stage's output", err)
 	}
@@ -156,13 +156,13 @@ pipelines:
 	if got := strings.Join(kinds, ","); got != "escalation,checkpoint" {
 		t.Errorf("ledger kinds %s", got)
 	}
-	if _, err := os.Stat(filepath.Join(rep.Run.Dir, datalake.DirAgentFiles, "ran")); err == nil {
+	if _, err := os.Stat(filepath.Join(rep.RunDir, datalake.DirAgentFiles, "ran")); err == nil {
 		t.Error("the third stage ran after the second failed")
 	}
 	// The escalation is recorded as a select run's are: the crashed stage
 	// failed on the blackboard with its error and attempts, decision.md,
 	// watcher-log.md and a ceo-inbox file.
-	coord := filepath.Join(rep.Run.Dir, datalake.DirCoord)
+	coord := filepath.Join(rep.RunDir, datalake.DirCoord)
 	board, err := escalation.LoadBlackboard(filepath.Join(coord, escalation.FileBlackboard))
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ pipelines:
 			t.Errorf("%s: %v\n%s", f, err, data)
 		}
 	}
-	if inbox, _ := os.ReadDir(filepath.Join(rep.Run.Dir, escalation.DirCEOInbox)); len(inbox) != 1 {
+	if inbox, _ := os.ReadDir(filepath.Join(rep.RunDir, escalation.DirCEOInbox)); len(inbox) != 1 {
 		t.Errorf("ceo-inbox holds %d files, want 1", len(inbox))
 	}
 
@@ -204,9 +204,9 @@ pipelines:
 
 // recorderFunc is a Recorder that is a function (for tests that watch what
 // is recorded).
-type recorderFunc func(rep *Report, drafts []ledger.Draft, files []string) (Recorded, error)
+type recorderFunc func(rep *Outcome, drafts []ledger.Draft, files []string) (Recorded, error)
 
-func (f recorderFunc) Record(_ context.Context, rep *Report, drafts []ledger.Draft, files []string) (Recorded, error) {
+func (f recorderFunc) Record(_ context.Context, rep *Outcome, drafts []ledger.Draft, files []string) (Recorded, error) {
 	return f(rep, drafts, files)
 }
 

@@ -260,7 +260,7 @@ func TestFaultSuite(t *testing.T) {
 				t.Errorf("run %d: %s made %d attempts, more than the policy's %d", i, r.Agent, n, attempts)
 			}
 		}
-		entries, _ := os.ReadDir(filepath.Join(rep.Run.Dir, "agent-outputs"))
+		entries, _ := os.ReadDir(filepath.Join(rep.RunDir, "agent-outputs"))
 		if len(entries) != len(rep.Results) || len(rep.Results) < 3 {
 			t.Fatalf("run %d wrote %d agent outputs for %d results", i, len(entries), len(rep.Results))
 		}

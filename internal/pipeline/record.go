@@ -15,14 +15,14 @@ import (
 	"github.com/optr-dev/optr/internal/status"
 )
 
-// Conclude turns the selection into the run's status: completed when π*
+// conclude turns the selection into the run's status: completed when π*
 // was chosen, failed when nothing can be, and paused when a human must
 // decide (rep.Trigger says why; the driver raises the checkpoint). With
 // selection.on-no-admissible: checkpoint, an exhausted budget (BUDGET),
 // recovery running out of options with nothing produced (HICCUP) and no
 // admissible result (NO_ADMISSIBLE) pause; checkpoints.before-commit pauses
 // every run that selected something (APPROVAL).
-func Conclude(rep *Report) {
+func conclude(rep *report) {
 	if m, ok := rep.concluder.(Concluder); ok && rep.aborted == nil {
 		c := m.Conclude()
 		rep.Status, rep.Trigger, rep.Selected, rep.Message = c.Status, c.Trigger, c.Selected, c.Message
@@ -46,7 +46,7 @@ func Conclude(rep *Report) {
 		rep.Status, rep.Message = status.Failed, rep.NothingUsable().Error()
 	case ask && budgetSpent(rep.Results):
 		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerBudget
-		rep.Message = "the run's budget ran out (" + rep.Meter.Spent() + "), so no further attempt was launched; a human must decide"
+		rep.Message = "the run's budget ran out (" + rep.meter.Spent() + "), so no further attempt was launched; a human must decide"
 	case ask && sel.Outcome == selection.NoCandidate && escalated(rep.Results):
 		rep.Status, rep.Trigger = status.Paused, checkpoint.TriggerHiccup
 		rep.Message = "no agent produced output and recovery ran out of options; a human must decide"
@@ -139,18 +139,18 @@ type TableRow struct {
 }
 
 // Table joins the scores with each agent's result, in rank order.
-func (rep *Report) Table() []TableRow {
-	byAgent := make(map[string]*executor.Result, len(rep.Results))
-	for _, r := range rep.Results {
+func (o *Outcome) Table() []TableRow {
+	byAgent := make(map[string]*executor.Result, len(o.Results))
+	for _, r := range o.Results {
 		byAgent[r.Agent] = r
 	}
-	rows := make([]TableRow, 0, len(rep.Selection.Rows))
-	for _, row := range rep.Selection.Rows {
+	rows := make([]TableRow, 0, len(o.Selection.Rows))
+	for _, row := range o.Selection.Rows {
 		r := byAgent[row.Agent]
 		tr := TableRow{Row: row}
 		if r != nil {
 			tr.Status, tr.TTVms, tr.TTVClaimedMS, tr.ExecMS = r.Status, r.TTVms, r.TTVClaimedMS, r.ExecMS
-			spent := rep.Spent(r.Agent)
+			spent := o.Spent(r.Agent)
 			tr.Tokens, tr.CostUSD = spent.Tokens(), spent.USDOrNil()
 			tr.Invariants = r.Checks.Invariants
 			tr.Failed = failed(r.Checks.Verdicts)
@@ -172,8 +172,8 @@ func failed(vs []check.Verdict) []string {
 
 // writeDecision writes what the run decided: optr-selection.json, and
 // result.md when something was selected (rep.ResultPath names it).
-func (rep *Report) writeDecision() error {
-	run := rep.Run
+func (rep *report) writeDecision() error {
+	run := rep.run
 	if err := run.WriteJSON(datalake.FileSelection, rep.SelectionFile()); err != nil {
 		return err
 	}
@@ -191,29 +191,29 @@ func (rep *Report) writeDecision() error {
 }
 
 // SelectionFile builds the content of optr-selection.json.
-func (rep *Report) SelectionFile() SelectionFile {
+func (o *Outcome) SelectionFile() SelectionFile {
 	sf := SelectionFile{
-		Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
-		Selected: rep.Selected, Outcome: rep.Selection.Outcome, Best: rep.Selection.Best, TieBreak: rep.Selection.TieBreak,
-		Policy: rep.Spec.Config.Selection.OnNoAdmissible, Weights: rep.Spec.Config.Selection.Weights,
-		Table: rep.Table(), Verdicts: map[string][]check.Verdict{}, Message: rep.Message, Detection: rep.Detection,
+		Run: o.Spec.RunID, Workflow: o.Spec.Workflow, Status: o.Status,
+		Selected: o.Selected, Outcome: o.Selection.Outcome, Best: o.Selection.Best, TieBreak: o.Selection.TieBreak,
+		Policy: o.Spec.Config.Selection.OnNoAdmissible, Weights: o.Spec.Config.Selection.Weights,
+		Table: o.Table(), Verdicts: map[string][]check.Verdict{}, Message: o.Message, Detection: o.Detection,
 	}
-	sf.Constraints = rep.ConstraintInfo
-	for _, r := range rep.Results {
+	sf.Constraints = o.ConstraintInfo
+	for _, r := range o.Results {
 		sf.Verdicts[r.Agent] = r.Checks.Verdicts
 	}
 	return sf
 }
 
 // LedgerDraft is the run's `run` ledger entry (architecture §4.3).
-func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
+func (o *Outcome) LedgerDraft(now time.Time) ledger.Draft {
 	score := map[string]float64{}
 	admissible := map[string]bool{}
-	for _, row := range rep.Selection.Rows {
+	for _, row := range o.Selection.Rows {
 		score[row.Agent], admissible[row.Agent] = row.Score, row.Admissible
 	}
-	results := make([]any, 0, len(rep.Results))
-	for _, r := range rep.Results {
+	results := make([]any, 0, len(o.Results))
+	for _, r := range o.Results {
 		inv := r.Checks.Invariants
 		if inv == nil {
 			inv = []string{}
@@ -229,7 +229,7 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 			"output_sha256": r.OutputSHA256,
 			"attempts":      int64(len(r.Attempts)),
 		}
-		addSpend(res, rep.Spent(r.Agent), "tokens_in", "tokens_out")
+		addSpend(res, o.Spent(r.Agent), "tokens_in", "tokens_out")
 		if r.TTVClaimedMS > 0 {
 			res["ttv_claimed_ms"] = r.TTVClaimedMS
 		}
@@ -244,53 +244,53 @@ func (rep *Report) LedgerDraft(now time.Time) ledger.Draft {
 		}
 		results = append(results, res)
 	}
-	names := make([]any, 0, len(rep.ConstraintInfo))
-	for _, c := range rep.ConstraintInfo {
+	names := make([]any, 0, len(o.ConstraintInfo))
+	for _, c := range o.ConstraintInfo {
 		names = append(names, c.Name)
 	}
 	fields := map[string]any{
-		"mode":          modeName(rep.Mode),
-		"selected":      rep.Selected,
-		"status":        string(rep.Status),
-		"intent_sha256": executor.SHA256Hex(rep.Spec.Intent),
+		"mode":          modeName(o.Mode),
+		"selected":      o.Selected,
+		"status":        string(o.Status),
+		"intent_sha256": executor.SHA256Hex(o.Spec.Intent),
 		"constraints":   names,
 		"results":       results,
 	}
-	if rep.Spec.Commit != "" {
-		fields["commit"] = rep.Spec.Commit
+	if o.Spec.Commit != "" {
+		fields["commit"] = o.Spec.Commit
 	}
-	rep.addTotals(fields)
-	if n := rep.pullRequest(); n > 0 {
+	o.addTotals(fields)
+	if n := o.pullRequest(); n > 0 {
 		fields["pull_request"] = int64(n)
-		fields["iteration"] = int64(max(rep.Spec.Iteration, 1))
+		fields["iteration"] = int64(max(o.Spec.Iteration, 1))
 	}
-	if rep.Detection != nil {
-		fields["detection"] = rep.Detection.ledgerDetection()
+	if o.Detection != nil {
+		fields["detection"] = o.Detection.ledgerDetection()
 	}
-	if s := rep.Sandbox; s.Mode != "" {
+	if s := o.Sandbox; s.Mode != "" {
 		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "user": s.User}
 	}
-	for k, v := range rep.ModeFields {
+	for k, v := range o.ModeFields {
 		fields[k] = v
 	}
-	return ledger.Draft{Kind: "run", Run: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Time: now.UTC(), Fields: fields}
+	return ledger.Draft{Kind: "run", Run: o.Spec.RunID, Workflow: o.Spec.Workflow, Time: now.UTC(), Fields: fields}
 }
 
 // pullRequest is the pull request the run is about: the one it opened,
 // or the one it iterates on (delivered or not); 0 when none.
-func (rep *Report) pullRequest() int {
-	if rep.Delivery.PullRequest > 0 {
-		return rep.Delivery.PullRequest
+func (o *Outcome) pullRequest() int {
+	if o.Delivery.PullRequest > 0 {
+		return o.Delivery.PullRequest
 	}
-	return rep.Spec.PullRequest
+	return o.Spec.PullRequest
 }
 
 // addTotals adds the run's totals to the members of its run or checkpoint
 // entry (architecture §4.17): tokens, and cost_usd when the cost is known. They
 // count every call of the run, judges and analyses included, so that a
 // budget check sums them without reading the results.
-func (rep *Report) addTotals(fields map[string]any) {
-	t := rep.Total()
+func (o *Outcome) addTotals(fields map[string]any) {
+	t := o.Total()
 	fields["tokens"] = t.Tokens()
 	if usd, ok := t.Cost(); ok {
 		fields["cost_usd"] = usd
@@ -304,15 +304,6 @@ func addSpend(obj map[string]any, s cost.Spend, in, out string) {
 	if usd, ok := s.Cost(); ok {
 		obj["cost_usd"] = usd
 	}
-}
-
-func (rep *Report) result(agent string) *executor.Result {
-	for _, r := range rep.Results {
-		if r.Agent == agent && agent != "" {
-			return r
-		}
-	}
-	return nil
 }
 
 func toAny(ss []string) []any {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/checkpoint"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/outcome"
 	"github.com/optr-dev/optr/internal/status"
@@ -56,7 +57,7 @@ func recordsLedger(t *testing.T, path string, now time.Time, merged, closed map[
 func TestOutcomesBreakTiesAndRecommend(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	run := func(t *testing.T, cfgText string, merged, closed map[string]int) *Report {
+	run := func(t *testing.T, cfgText string, merged, closed map[string]int) *Outcome {
 		t.Helper()
 		dir := t.TempDir()
 		cfg, err := config.Parse("optr.yml", []byte(cfgText))
@@ -86,7 +87,7 @@ selection:
 		if rep.Selected != "beta" || rep.Selection.TieBreak != want {
 			t.Fatalf("π* = %s, tie break %q; want beta, %q", rep.Selected, rep.Selection.TieBreak, want)
 		}
-		sel, err := os.ReadFile(rep.Run.Path("optr-selection.json"))
+		sel, err := os.ReadFile(rep.Path("optr-selection.json"))
 		if err != nil || !strings.Contains(string(sel), `"tie_break": "`+want) {
 			t.Errorf("optr-selection.json (%v):\n%s", err, sel)
 		}
@@ -111,7 +112,7 @@ selection: { on-no-admissible: checkpoint }
 		if rep.Status != status.Paused || rep.Trigger != checkpoint.TriggerNoAdmissible {
 			t.Fatalf("status %s %s: %s", rep.Status, rep.Trigger, rep.Message)
 		}
-		cp, err := Raise(rep, now)
+		cp, err := checkpoint.Load(datalake.Open(rep.Spec.Datalake).CheckpointPath(rep.CheckpointID))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ agents:
 	if r == nil || strings.TrimSpace(r.Output) != "reserved" {
 		t.Fatal("the agent never saw its result file reserved while it worked")
 	}
-	entries, err := os.ReadDir(filepath.Join(rep.Run.Dir, "agent-outputs"))
+	entries, err := os.ReadDir(filepath.Join(rep.RunDir, "agent-outputs"))
 	if err != nil || len(entries) != 1 || entries[0].Name() != "a.json" {
 		t.Errorf("agent-outputs holds %v (err %v), want a.json alone", entries, err)
 	}

@@ -63,7 +63,7 @@ detection: { on-finding: warn }
 	sum := sha256.Sum256([]byte(want))
 	wantSum := hex.EncodeToString(sum[:])
 
-	data, err := os.ReadFile(filepath.Join(rep.Run.Dir, "agent-outputs", "big.json"))
+	data, err := os.ReadFile(filepath.Join(rep.RunDir, "agent-outputs", "big.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ detection: { on-finding: warn }
 		}
 		t.Errorf("the agent file is not the compact encoding of its result: at %d, file %q, encoding %q", i, data[max(0, i-80):min(len(data), i+80)], again[max(0, i-80):min(len(again), i+80)])
 	}
-	if result, _ := os.ReadFile(filepath.Join(rep.Run.Dir, "result.md")); string(result) != want {
+	if result, _ := os.ReadFile(filepath.Join(rep.RunDir, "result.md")); string(result) != want {
 		t.Errorf("result.md has %d bytes, want the %d of the output", len(result), len(want))
 	}
 	es := ledgerEntries(t, spec.LedgerPath)

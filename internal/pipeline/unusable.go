@@ -12,7 +12,7 @@ import (
 // not an *InputError (the config is fine; the environment lacks something):
 // the CLI and the Action exit 1 and say, once, what to add (Comment).
 // Prepare returns it, before any agent starts, when every agent's Preflight
-// fails; Report.NothingUsable returns it after a run whose every agent
+// fails; Outcome.NothingUsable returns it after a run whose every agent
 // failed unusable (Copilot refused the token on its first request).
 type NothingUsableError struct {
 	// RunID is the run's id.
@@ -58,13 +58,13 @@ func checkUsable(runID string, tasks []executor.Task) error {
 
 // NothingUsable returns the *NothingUsableError of a run whose every agent
 // failed because it cannot work here, nil when any agent got further.
-func (r *Report) NothingUsable() *NothingUsableError {
-	failures := make([]agent.Failure, 0, len(r.Results))
-	for _, res := range r.Results {
+func (o *Outcome) NothingUsable() *NothingUsableError {
+	failures := make([]agent.Failure, 0, len(o.Results))
+	for _, res := range o.Results {
 		failures = append(failures, agent.Failure{Agent: res.Agent, Provider: res.Provider, Reason: res.Reason, Message: res.Error})
 	}
-	if _, ok := agent.UnusableComment(r.Spec.RunID, failures); !ok {
+	if _, ok := agent.UnusableComment(o.Spec.RunID, failures); !ok {
 		return nil
 	}
-	return &NothingUsableError{RunID: r.Spec.RunID, Failures: failures}
+	return &NothingUsableError{RunID: o.Spec.RunID, Failures: failures}
 }

@@ -103,7 +103,7 @@ func TestReportNothingUsable(t *testing.T) {
 		{"no results", nil, false},
 	}
 	for _, tt := range tests {
-		rep := &Report{Spec: Spec{RunID: "r-1"}, Results: tt.results}
+		rep := &Outcome{Spec: Spec{RunID: "r-1"}, Results: tt.results}
 		nu := rep.NothingUsable()
 		if (nu != nil) != tt.want {
 			t.Errorf("%s: NothingUsable = %v, want %v", tt.name, nu, tt.want)

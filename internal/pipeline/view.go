@@ -14,24 +14,24 @@ import (
 
 // View turns the report into what package progress renders: the terminal
 // table, the progress comment and the job summary.
-func (rep *Report) View() progress.View {
+func (o *Outcome) View() progress.View {
 	v := progress.View{
-		RunID: rep.Spec.RunID, Workflow: rep.Spec.Workflow, Status: rep.Status,
-		Selected: rep.Selected, ResultPath: rep.ResultPath, LedgerHash: rep.LedgerHash,
-		CheckpointID: rep.CheckpointID, Message: rep.Message, Started: rep.Started, Finished: rep.Finished,
-		Details:     rep.Details,
-		PullRequest: rep.Delivery.PullRequest, PullRequestURL: rep.Delivery.URL, TieBreak: rep.Selection.TieBreak,
-		SandboxNotes: rep.SandboxNotes,
+		RunID: o.Spec.RunID, Workflow: o.Spec.Workflow, Status: o.Status,
+		Selected: o.Selected, ResultPath: o.ResultPath, LedgerHash: o.LedgerHash,
+		CheckpointID: o.CheckpointID, Message: o.Message, Started: o.Started, Finished: o.Finished,
+		Details:     o.Details,
+		PullRequest: o.Delivery.PullRequest, PullRequestURL: o.Delivery.URL, TieBreak: o.Selection.TieBreak,
+		SandboxNotes: o.SandboxNotes,
 	}
-	for _, c := range rep.ConstraintInfo {
+	for _, c := range o.ConstraintInfo {
 		if !c.Verified {
 			v.Unverified = append(v.Unverified, c.Name)
 		}
 	}
-	if rep.Sandbox.Mode != "" {
-		v.Sandbox = rep.Sandbox.String()
+	if o.Sandbox.Mode != "" {
+		v.Sandbox = o.Sandbox.String()
 	}
-	if det := rep.Detection; det != nil {
+	if det := o.Detection; det != nil {
 		v.Detection = &progress.Detection{Verdict: string(det.Verdict), Agent: det.Agent}
 		for _, f := range det.Findings {
 			v.Detection.Findings = append(v.Detection.Findings, f.String())
@@ -39,7 +39,7 @@ func (rep *Report) View() progress.View {
 	}
 	noResult := map[string]string{}  // agent → why it gave no result
 	refused := map[string][]string{} // agent → the hosts the sandbox refused it
-	for _, r := range rep.Results {
+	for _, r := range o.Results {
 		if r.Status == status.Succeeded {
 			// A failed agent's error names what was refused first.
 			refused[r.Agent] = refusedHosts(r)
@@ -48,13 +48,13 @@ func (rep *Report) View() progress.View {
 			noResult[r.Agent] = r.Error
 		}
 		v.Agents = append(v.Agents, agentLine(r))
-		if r.Agent == rep.Selected {
+		if r.Agent == o.Selected {
 			// The comment shows at most 65,536 characters of it; an
 			// output held on disk is not read back for that.
 			v.Result, _ = r.Excerpt(spool.ExcerptMax)
 		}
 	}
-	for _, t := range rep.Table() {
+	for _, t := range o.Table() {
 		v.Table = append(v.Table, progress.Row{
 			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: append(slices.Clip(t.Failed), refused[t.Agent]...),
 			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
@@ -86,12 +86,12 @@ func firstLine(s string) string {
 // judge, analysis and detection (the Action's `tokens` and `cost-usd`
 // outputs). Without a meter (a report rebuilt from results alone) it is
 // the sum of the results' Spent.
-func (rep *Report) Total() cost.Spend {
-	if rep.Meter != nil {
-		return rep.Meter.Total()
+func (o *Outcome) Total() cost.Spend {
+	if o.spend != nil {
+		return o.spend.Total()
 	}
 	var t cost.Spend
-	for _, r := range rep.Results {
+	for _, r := range o.Results {
 		if r.Spent != nil {
 			t = t.Add(*r.Spent)
 		}
@@ -101,11 +101,11 @@ func (rep *Report) Total() cost.Spend {
 
 // Spent is everything spent for the result named agent: its attempts and
 // analyses, the judges and detections of its output.
-func (rep *Report) Spent(agent string) cost.Spend {
-	if rep.Meter != nil {
-		return rep.Meter.Agent(agent)
+func (o *Outcome) Spent(agent string) cost.Spend {
+	if o.spend != nil {
+		return o.spend.Agent(agent)
 	}
-	if r := rep.result(agent); r != nil && r.Spent != nil {
+	if r := o.result(agent); r != nil && r.Spent != nil {
 		return *r.Spent
 	}
 	return cost.Spend{}

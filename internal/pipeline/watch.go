@@ -14,7 +14,7 @@ import (
 // run's .coordination directory, and each decision becomes an escalation
 // entry for the ledger and, when a human is needed, an escalation comment.
 // Its blackboard is first written once hold is closed.
-func (p *Prepared) watcher(run *datalake.Run, rep *Report, hold <-chan struct{}) (*escalation.Watcher, error) {
+func (p *Prepared) watcher(run *datalake.Run, rep *report, hold <-chan struct{}) (*escalation.Watcher, error) {
 	wc := p.Spec.Config.Watcher
 	stderr := p.deps.Stderr
 	if stderr == nil {
@@ -38,7 +38,7 @@ func (p *Prepared) watcher(run *datalake.Run, rep *Report, hold <-chan struct{})
 // escalated keeps escalation e for the ledger (recorded before the run's
 // entry) and tells deps.OnEscalation, which posts it when a human is
 // needed. The watcher's decisions and a failed stage come here alike.
-func (p *Prepared) escalated(rep *Report, e escalation.Escalation) {
+func (p *Prepared) escalated(rep *report, e escalation.Escalation) {
 	rep.escMu.Lock()
 	rep.Escalations = append(rep.Escalations, ledger.Draft{
 		Kind: ledger.KindEscalation, Run: p.Spec.RunID, Workflow: p.Spec.Workflow,
@@ -84,7 +84,7 @@ func (p *Prepared) reinforcements() ([]executor.Task, *executor.Task) {
 }
 
 // takeEscalations returns the pending escalation drafts and forgets them.
-func (rep *Report) takeEscalations() []ledger.Draft {
+func (rep *report) takeEscalations() []ledger.Draft {
 	rep.escMu.Lock()
 	defer rep.escMu.Unlock()
 	out := rep.Escalations

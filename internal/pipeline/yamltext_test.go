@@ -40,7 +40,7 @@ func TestResolvedWorkflowKeepsTheIntent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(rep.Run.Path(datalake.FileWorkflow))
+			data, err := os.ReadFile(rep.Path(datalake.FileWorkflow))
 			if err != nil {
 				t.Fatal(err)
 			}
