@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/tidwall/gjson"
 )
 
@@ -43,9 +44,11 @@ func (memSegment) Close() error { return nil }
 // its path. Its segments are streamed, never held whole.
 type Local string
 
-// Active implements Store: a missing file is an empty segment.
+// Active implements Store: a missing file is an empty segment, and
+// anything but a regular file (a FIFO, which would block the open) is an
+// *inputfile.NotRegularError.
 func (l Local) Active(context.Context) (io.ReadCloser, error) {
-	f, err := os.Open(string(l))
+	f, err := inputfile.Open(string(l))
 	if errors.Is(err, fs.ErrNotExist) {
 		return InMemory(nil), nil
 	}
