@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,5 +184,63 @@ func TestWitnessedRunsEndToEnd(t *testing.T) {
 	code, _, errOut = optrIn(t, fresh, env, "ledger", "verify", "--witness", "--repo", repo)
 	if code != 1 || !strings.Contains(errOut, "issuecomment-") || !strings.Contains(errOut, "rewritten after optr published") {
 		t.Errorf("verify --witness --repo after the force-push: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestWitnessRedirectIsNotFollowed, through the binary: a witness URL
+// that answers 307 to another host (which would answer anything) is a
+// warning naming the redirect; the other host never sees the checkpoint,
+// and nothing it would say reaches the log or the output.
+func TestWitnessRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	origin := ledger.Origin(repo)
+	skey, vkey, err := ledger.GenerateKey(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := witnesstest.Start(t.Context(), "witness.example/w1", map[string]string{origin: vkey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const elsewhereSays = "ELSEWHERE-ANSWERED"
+	var mu sync.Mutex
+	var got []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(wr http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(body))
+		mu.Unlock()
+		fmt.Fprintln(wr, elsewhereSays)
+	}))
+	defer elsewhere.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(wr http.ResponseWriter, r *http.Request) {
+		http.Redirect(wr, r, elsewhere.URL+"/add-checkpoint", http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+
+	gh := githubtest.NewServer(t)
+	gh.AddIssue(repo, 12, "Say hello", "", "ada")
+	writer(gh, "ada")
+	r := newRunner(t, gh, "1301")
+	r.demo("fail")
+	cfg, _ := os.ReadFile(filepath.Join(r.Workspace, ".github", "optr.yml"))
+	r.File(".github/optr.yml", string(cfg)+fmt.Sprintf("ledger:\n  witnesses:\n    - url: %s\n      key: %s\n", redirector.URL, w.Key))
+	r.Env["OPTR_LEDGER_KEY"] = skey
+	r.Event("issues", "issues.labeled.json", actiontest.Labeled(12, "optr", "ada"))
+	res := r.run()
+	if res.code != 0 || res.outputs["status"] != "completed" {
+		t.Fatalf("exit %d %v\n%s\n%s", res.code, res.outputs, res.stdout, res.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 0 {
+		t.Errorf("the host the witness redirected to got %d request(s), the first:\n%s", len(got), got[0])
+	}
+	if !strings.Contains(res.stdout, "::warning::the ledger checkpoint is not cosigned by witness") || !strings.Contains(res.stdout, "follows no redirect") {
+		t.Errorf("no warning that the witness redirected:\n%s", res.stdout)
+	}
+	if all := res.stdout + res.stderr + res.outputs["ledger-checkpoint"]; strings.Contains(all, elsewhereSays) {
+		t.Errorf("what the other host answered reached the log or the output:\n%s", all)
 	}
 }

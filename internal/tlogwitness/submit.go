@@ -56,7 +56,8 @@ const sizeType = "text/x.tlog.size"
 
 // Client submits checkpoints to witnesses. The zero Client is ready.
 type Client struct {
-	// HTTP sends the requests (nil: http.DefaultClient).
+	// HTTP sends the requests (nil: http.DefaultClient); whatever its
+	// CheckRedirect, no redirect is followed.
 	HTTP *http.Client
 	// Timeout bounds one request (0: 20 seconds).
 	Timeout time.Duration
@@ -166,6 +167,9 @@ func (c *Client) Submit(ctx context.Context, w Witness, cp Checkpoint, old int64
 		case http.StatusTooManyRequests:
 			lastErr = fmt.Errorf("429 Too Many Requests%s", a.excerpt())
 		default:
+			if a.status >= 300 && a.status < 400 {
+				return refuse(ErrRefused, "it answered %d %s to %s; optr sends a checkpoint only to the URL the config names and follows no redirect: if the witness moved, put its new URL in ledger.witnesses", a.status, http.StatusText(a.status), quoteURL(a.location))
+			}
 			if a.status >= 500 {
 				lastErr = fmt.Errorf("%d %s%s", a.status, http.StatusText(a.status), a.excerpt())
 				continue
@@ -195,6 +199,21 @@ type answer struct {
 	status      int
 	contentType string
 	body        []byte
+	// location is where a redirect pointed (never followed).
+	location string
+}
+
+// noRedirects is c's HTTP client made to follow no redirect: its
+// transport, jar and timeout, with CheckRedirect answering the redirect
+// itself, so that Submit refuses it.
+func (c *Client) noRedirects() *http.Client {
+	hc := http.DefaultClient
+	if c.HTTP != nil {
+		hc = c.HTTP
+	}
+	cp := *hc
+	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &cp
 }
 
 // post sends one add-checkpoint request and reads the answer, at most
@@ -211,17 +230,16 @@ func (c *Client) post(ctx context.Context, w Witness, reqBody []byte) (answer, e
 	if err != nil {
 		return answer{}, err
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.noRedirects().Do(req)
 	if err != nil {
 		return answer{}, err
 	}
 	defer resp.Body.Close()
-	if resp.Request != nil && resp.Request.Method != http.MethodPost {
-		return answer{}, fmt.Errorf("the request was redirected to %s and turned into a %s", resp.Request.URL, resp.Request.Method)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// Only the URL the config names is the witness: a redirect would
+		// hand the checkpoint to a host nobody configured, and its answer
+		// would reach the log. Nothing of the answer is read.
+		return answer{status: resp.StatusCode, location: resp.Header.Get("Location")}, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
@@ -231,6 +249,19 @@ func (c *Client) post(ctx context.Context, w Witness, reqBody []byte) (answer, e
 		return answer{}, fmt.Errorf("the answer is longer than %d bytes", maxAnswer)
 	}
 	return answer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b}, nil
+}
+
+// quoteURL quotes a redirect's Location for a message: valid UTF-8, at
+// most 200 bytes, "no Location" when there is none.
+func quoteURL(loc string) string {
+	if loc == "" {
+		return "no Location"
+	}
+	loc = strings.ToValidUTF8(loc, "?")
+	if len(loc) > 200 {
+		loc = loc[:200] + "…"
+	}
+	return fmt.Sprintf("%q", loc)
 }
 
 // size reads the witness's size from a 409 answer that names it.

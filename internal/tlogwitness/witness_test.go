@@ -343,3 +343,37 @@ func TestAnswersThatAreNotCosignatures(t *testing.T) {
 		}
 	}
 }
+
+// A witness that redirects is refused without following: the host it
+// names (here a reference witness that would cosign) gets no request, and
+// nothing it could answer reaches the message. A client whose own
+// CheckRedirect would follow is held to the same.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	key := newLogKey(t, origin)
+	l := newTestLedger(t, key)
+	l.grow(t, 3)
+	cp, prove := l.checkpoint(t)
+	elsewhere := newRefWitness(t, "witness.example/elsewhere", map[string]logKey{origin: key})
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		var hits int
+		srv := httptest.NewServer(http.HandlerFunc(func(wr http.ResponseWriter, r *http.Request) {
+			hits++
+			http.Redirect(wr, r, elsewhere.URL+"/add-checkpoint", status)
+		}))
+		w, err := New(srv.URL, elsewhere.vkey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		follows := srv.Client()
+		follows.CheckRedirect = func(*http.Request, []*http.Request) error { return nil }
+		res := (&Client{HTTP: follows, Sleep: noSleep}).Submit(t.Context(), w, cp, 0, prove)
+		srv.Close()
+		if !errors.Is(res.Err, ErrRefused) || hits != 1 || len(res.Cosignatures) != 0 ||
+			!strings.Contains(res.Err.Error(), "follows no redirect") || !strings.Contains(res.Err.Error(), elsewhere.URL) {
+			t.Errorf("%d: %d request(s), %d cosignature(s), %v; want one request refused, naming where it pointed", status, hits, len(res.Cosignatures), res.Err)
+		}
+	}
+	if got := elsewhere.requests(); got != 0 {
+		t.Errorf("the host the redirects named got %d request(s); want none", got)
+	}
+}
