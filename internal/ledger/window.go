@@ -100,7 +100,9 @@ func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEn
 // the segments read as one chain (each continues the one before it, and a
 // sealed segment holds the entries its name says). The first line read is
 // taken as the window's start: what comes before it is not read, so not
-// checked. A fault is a *VerifyError wrapped with the segment's path,
+// checked; it is always a line recorded before since (by its own time,
+// which is checked with it) or the segment's first, so that no entry can
+// move itself out of the window unchecked. A fault is a *VerifyError wrapped with the segment's path,
 // whose Line is the entry's place in the whole ledger (its seq in a
 // valid one); fn has then seen no entry of that segment.
 func ReadVerifiedWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
@@ -216,7 +218,7 @@ func readWindowPart(name string, open func() (io.ReadCloser, error), since time.
 		return part, err
 	}
 	part.start = windowStart{seq: e.Seq, time: e.Time}
-	from := int64(0)
+	from, secondLine := int64(0), sr.offset
 	if e.Time.Before(since) && random {
 		off, err := bisect(ra, size, sr.offset, since)
 		if err != nil {
@@ -224,6 +226,13 @@ func readWindowPart(name string, open func() (io.ReadCloser, error), since time.
 		}
 		from = off
 		sr.seek(io.NewSectionReader(ra, off, size-off), off)
+		if verify && off == secondLine {
+			// bisect stopped at the second line: the first one, before the
+			// window by its own word, is verified too, so that a first
+			// entry whose time was moved back cannot take itself out of
+			// the window unchecked.
+			from = 0
+		}
 	}
 	if verify {
 		if err := part.verify(ra, from, size, name, seg); err != nil {

@@ -64,6 +64,13 @@ func TestReadVerifiedWindowRefuses(t *testing.T) {
 			replaceIn(t, path, `"tokens":230`, `"tokens":231`)
 			return path
 		}},
+		{name: "a segment's first entry moved out of the window", lax: true, hours: 20, want: "line 21: hash is", edit: func(t *testing.T, path string) string {
+			// Entry 21, the active segment's first, recorded at 21h:
+			// moved to 19h, it and entry 20 would fall out of a window
+			// from 20h unread.
+			replaceIn(t, path, `"time":"2026-11-01T21:00:00Z"`, `"time":"2026-11-01T19:00:00Z"`)
+			return path
+		}},
 		{name: "a duplicated key", lax: true, want: "line 23: the line is JSON but not in RFC 8785 canonical form", edit: func(t *testing.T, path string) string {
 			replaceIn(t, path, `"tokens":230`, `"tokens":230,"tokens":0`)
 			return path
