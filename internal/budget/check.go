@@ -1,9 +1,12 @@
 package budget
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,6 +110,8 @@ type runSpend struct {
 	time   time.Time
 	tokens int64
 	usd    float64
+	// hasUSD is false when the latest entry's cost was unknown.
+	hasUSD bool
 }
 
 // Window is what was spent in total.
@@ -137,33 +142,106 @@ func (s Spending) Since(t time.Time) Window {
 // each run entry and of each paused run's checkpoint entry (a run counts
 // once, by its latest entry). Entries written before runs recorded their
 // totals are summed from their results.
+//
+// The figures are trusted only as far as they are verified (architecture
+// §4.17): the window is read with ledger.ReadVerifiedWindow, so a line
+// edited in it (a cost lowered, a time moved out of the window) is an
+// error naming it, not a smaller sum; and, as a ledger optr wrote never
+// holds them, a negative figure, or a later entry of a run that records
+// less than an earlier one did (spend only grows), is refused with an
+// error naming the entries: a ledger re-chained after an edit verifies,
+// but cannot so lower what it says was spent.
 func Recorded(ctx context.Context, st ledger.Store, since time.Time) (Spending, error) {
 	s := Spending{runs: map[string]runSpend{}}
-	err := ledger.ReadWindow(ctx, st, since, func(e ledger.WindowEntry) error {
+	var seen []runSpend // every entry's figures, by run, to check that spend only grows
+	byRun := map[string][]int{}
+	err := ledger.ReadVerifiedWindow(ctx, st, since, func(e ledger.WindowEntry) error {
 		if e.Kind != ledger.KindRun && e.Kind != ledger.KindCheckpoint {
 			return nil
 		}
-		if old, ok := s.runs[e.Run]; ok && old.seq > e.Seq {
-			return nil
-		}
-		r := runSpend{seq: e.Seq, time: e.Time, tokens: e.Tokens, usd: e.CostUSD}
+		r := runSpend{seq: e.Seq, time: e.Time, tokens: e.Tokens, usd: e.CostUSD, hasUSD: e.HasCost}
 		if !e.HasTokens {
 			if e.Kind != ledger.KindRun {
 				return nil // an older checkpoint: its run entry counts
 			}
 			var err error
-			if r.tokens, r.usd, err = fromResults(e.Line); err != nil {
+			if r.tokens, r.usd, r.hasUSD, err = fromResults(e.Line); errors.Is(err, errNegative) {
+				return &UntrustedError{Seq: e.Seq, Run: strings.Clone(e.Run), Reason: "one of its results records a negative spend"}
+			} else if err != nil {
 				return fmt.Errorf("run %s (seq %d): %w", e.Run, e.Seq, err)
 			}
 		}
-		s.runs[strings.Clone(e.Run)] = r // not the line's memory, kept for the window
+		if r.tokens < 0 || r.usd < 0 {
+			return &UntrustedError{Seq: e.Seq, Run: strings.Clone(e.Run), Reason: fmt.Sprintf("it records a negative spend (%d tokens, $%g)", r.tokens, r.usd)}
+		}
+		run := strings.Clone(e.Run) // not the line's memory, kept for the window
+		byRun[run] = append(byRun[run], len(seen))
+		seen = append(seen, r)
+		if old, ok := s.runs[run]; ok && old.seq > e.Seq {
+			return nil
+		}
+		s.runs[run] = r
 		return nil
 	})
-	return s, err
+	if err != nil {
+		return Spending{}, err
+	}
+	for run, idx := range byRun {
+		if err := growing(run, seen, idx); err != nil {
+			return Spending{}, err
+		}
+	}
+	return s, nil
 }
 
-// fromResults sums the tokens and costs a run entry's results recorded.
-func fromResults(line []byte) (tokens int64, usd float64, err error) {
+// growing checks that the entries of run (seen[idx], in any order) record
+// a spend that never shrinks from one entry to the next: a later entry of
+// the same run that records fewer tokens, or fewer dollars where both
+// costs are known, supersedes a spend with a smaller one, which optr never
+// writes (a carried-on run's meter starts from what it had spent).
+func growing(run string, seen []runSpend, idx []int) error {
+	if len(idx) < 2 {
+		return nil
+	}
+	rs := make([]runSpend, len(idx))
+	for i, k := range idx {
+		rs[i] = seen[k]
+	}
+	slices.SortFunc(rs, func(a, b runSpend) int { return cmp.Compare(a.seq, b.seq) })
+	for i := 1; i < len(rs); i++ {
+		prev, r := rs[i-1], rs[i]
+		if r.tokens < prev.tokens || (r.hasUSD && prev.hasUSD && r.usd < prev.usd) {
+			return &UntrustedError{Seq: r.seq, Run: run, Reason: fmt.Sprintf(
+				"it records %d tokens and $%g for the run, less than entry %d did (%d tokens, $%g): a run's spend only grows",
+				r.tokens, r.usd, prev.seq, prev.tokens, prev.usd)}
+		}
+	}
+	return nil
+}
+
+// UntrustedError is a ledger entry whose figures the budget does not sum:
+// a negative spend, or one smaller than an earlier entry of the same run
+// recorded. optr never writes either, so the ledger was edited (and, if
+// it verifies, re-chained after the edit).
+type UntrustedError struct {
+	// Seq and Run name the entry.
+	Seq int64
+	Run string
+	// Reason says what is wrong with its figures.
+	Reason string
+}
+
+// Error implements error.
+func (e *UntrustedError) Error() string {
+	return fmt.Sprintf("ledger entry %d (run %s) cannot be counted against the budget: %s. optr never records that, so the ledger was edited: run `optr ledger verify --witness` in a clone of the ledger branch to find where, and restore it from the last commit that verifies", e.Seq, e.Run, e.Reason)
+}
+
+// errNegative is a result that records a negative spend.
+var errNegative = errors.New("a result records a negative spend")
+
+// fromResults sums the tokens and costs a run entry's results recorded;
+// known is false when no result's cost was known.
+func fromResults(line []byte) (tokens int64, usd float64, known bool, err error) {
 	var entry struct {
 		Results []struct {
 			TokensIn  int64    `json:"tokens_in"`
@@ -172,13 +250,16 @@ func fromResults(line []byte) (tokens int64, usd float64, err error) {
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(line, &entry); err != nil {
-		return 0, 0, fmt.Errorf("read its results: %w", err)
+		return 0, 0, false, fmt.Errorf("read its results: %w", err)
 	}
 	for _, r := range entry.Results {
+		if r.TokensIn < 0 || r.TokensOut < 0 || r.CostUSD != nil && *r.CostUSD < 0 {
+			return 0, 0, false, errNegative
+		}
 		tokens += r.TokensIn + r.TokensOut
 		if r.CostUSD != nil {
-			usd += *r.CostUSD
+			usd, known = usd+*r.CostUSD, true
 		}
 	}
-	return tokens, usd, nil
+	return tokens, usd, known, nil
 }

@@ -1,9 +1,11 @@
 package budget
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -177,4 +179,92 @@ type reads struct {
 func (r *reads) Active(ctx context.Context) (io.ReadCloser, error) {
 	r.n.Add(1)
 	return r.Store.Active(ctx)
+}
+
+// Figures a ledger optr wrote never holds are refused, naming the entry,
+// even in a ledger that verifies: a negative total or result, a later
+// entry of a run that records less than an earlier one. A later entry
+// whose cost is unknown lowers nothing, and is summed by its tokens.
+func TestRecordedRefusesFiguresOptrNeverWrites(t *testing.T) {
+	t.Parallel()
+	at := now.Add(-time.Hour)
+	entry := func(kind, id string, f map[string]any) ledger.Draft {
+		return ledger.Draft{Kind: kind, Run: id, Workflow: "w", Time: at, Fields: f}
+	}
+	totals := func(tokens int64, usd any) map[string]any {
+		f := map[string]any{"tokens": tokens, "results": []any{}}
+		if usd != nil {
+			f["cost_usd"] = usd
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []ledger.Draft
+		want    string // "" when it sums
+		usd     float64
+		tokens  int64
+	}{
+		{"a negative cost", []ledger.Draft{entry(ledger.KindRun, "a", totals(10, 1.0)), entry(ledger.KindRun, "b", totals(10, -100.0))},
+			"ledger entry 2 (run b) cannot be counted against the budget: it records a negative spend", 0, 0},
+		{"negative tokens", []ledger.Draft{entry(ledger.KindRun, "a", totals(-10, nil))},
+			"ledger entry 1 (run a)", 0, 0},
+		{"a negative result", []ledger.Draft{entry(ledger.KindRun, "a", map[string]any{"results": []any{
+			map[string]any{"agent": "x", "tokens_in": int64(5), "cost_usd": 2.0},
+			map[string]any{"agent": "y", "tokens_in": int64(5), "cost_usd": -1.5}}})},
+			"one of its results records a negative spend", 0, 0},
+		{"a later run entry with $0", []ledger.Draft{entry(ledger.KindRun, "a", totals(10, 5.0)), entry(ledger.KindRun, "a", totals(10, 0.0))},
+			"ledger entry 2 (run a) cannot be counted against the budget: it records 10 tokens and $0 for the run, less than entry 1 did", 0, 0},
+		{"a run entry below its checkpoint", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(400, 0.5))},
+			"less than entry 1 did (500 tokens", 0, 0},
+		{"a run entry whose cost became unknown", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(800, nil))},
+			"", 0, 800},
+		{"a run entry above its checkpoint", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(800, 0.8))},
+			"", 0.8, 800},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "ledger.jsonl")
+			if _, err := ledger.Append(path, tc.entries...); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Recorded(t.Context(), ledger.Local(path), now.Add(-24*time.Hour))
+			if tc.want != "" {
+				var ue *UntrustedError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Recorded = %v; want an *UntrustedError saying %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := s.Since(now.Add(-24 * time.Hour)); w.USD != tc.usd || w.Tokens != tc.tokens || w.Runs != 1 {
+				t.Errorf("Since = %+v; want $%g, %d tokens, 1 run", w, tc.usd, tc.tokens)
+			}
+		})
+	}
+}
+
+// An edit in the window that the chain does not carry (a cost lowered
+// where it stands) is an error naming the line, not a smaller sum.
+func TestRecordedReadsOnlyAWindowThatVerifies(t *testing.T) {
+	t.Parallel()
+	path := history(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"cost_usd":0.8,`), []byte(`"cost_usd":0,`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("no cost to edit")
+	}
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Recorded(t.Context(), ledger.Local(path), now.Add(-24*time.Hour))
+	var verr *ledger.VerifyError
+	if !errors.As(err, &verr) || verr.Line != 7 {
+		t.Fatalf("Recorded = %v; want a *ledger.VerifyError at line 7", err)
+	}
 }
