@@ -73,21 +73,21 @@ func TestRemarks(t *testing.T) {
 	s.AddComment(repo, p.Number, "alice", "before")
 	now = now.Add(time.Minute)
 	since := now
-	s.AddReviewComment(repo, p.Number, "bob", "a.txt", 3, "rename x")
+	rc := s.AddReviewComment(repo, p.Number, "bob", "a.txt", 3, "rename x")
 	now = now.Add(time.Minute)
-	s.AddComment(repo, p.Number, "carol", "/optr run")
+	ic := s.AddComment(repo, p.Number, "carol", "/optr run")
 	s.AddReview(repo, p.Number, "dave", githubtest.ReviewApproved, "")
 	now = now.Add(time.Minute)
-	s.AddReview(repo, p.Number, "erin", githubtest.ReviewChangesRequested, "handle empty input")
+	rv := s.AddReview(repo, p.Number, "erin", githubtest.ReviewChangesRequested, "handle empty input")
 
 	got, err := c.Remarks(t.Context(), p.Number, since)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Remarks{List: []Remark{
-		{Kind: "review comment", Author: "bob", Path: "a.txt", Line: 3, Body: "rename x", Time: since},
-		{Kind: "comment", Author: "carol", Body: "/optr run", Time: since.Add(time.Minute)},
-		{Kind: "review", Author: "erin", Body: "handle empty input", Time: since.Add(2 * time.Minute)},
+		{Kind: "review comment", ID: rc, Author: "bob", Path: "a.txt", Line: 3, Body: "rename x", Time: since},
+		{Kind: "comment", ID: ic, Author: "carol", Body: "/optr run", Time: since.Add(time.Minute)},
+		{Kind: "review", ID: rv, Author: "erin", Body: "handle empty input", Time: since.Add(2 * time.Minute)},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Remarks (-want +got):\n%s", diff)

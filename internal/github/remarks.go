@@ -12,8 +12,10 @@ import (
 // Remark is one thing a person said on a pull request: a comment in its
 // conversation, a comment on a line of its diff, or a review's body.
 type Remark struct {
-	// Kind is "comment", "review comment" or "review".
+	// Kind is "comment", "review comment" or "review"; ID is its id among
+	// those of its kind.
 	Kind string
+	ID   int64
 	// Author is the login; Bot is true for a bot account.
 	Author string
 	Bot    bool
@@ -57,7 +59,7 @@ func (c *Client) Remarks(ctx context.Context, number int, since time.Time) (Rema
 		})
 		for _, ic := range list {
 			who, bot := user(ic.GetUser())
-			add(Remark{Kind: "comment", Author: who, Bot: bot, Body: ic.GetBody(), Time: ic.GetCreatedAt().Time})
+			add(Remark{Kind: "comment", ID: ic.GetID(), Author: who, Bot: bot, Body: ic.GetBody(), Time: ic.GetCreatedAt().Time})
 		}
 		return next(resp), err
 	})
@@ -76,7 +78,7 @@ func (c *Client) Remarks(ctx context.Context, number int, since time.Time) (Rema
 			if line == 0 {
 				line = rc.GetOriginalLine()
 			}
-			add(Remark{Kind: "review comment", Author: who, Bot: bot, Path: rc.GetPath(), Line: line, Body: rc.GetBody(), Time: rc.GetCreatedAt().Time})
+			add(Remark{Kind: "review comment", ID: rc.GetID(), Author: who, Bot: bot, Path: rc.GetPath(), Line: line, Body: rc.GetBody(), Time: rc.GetCreatedAt().Time})
 		}
 		return next(resp), err
 	})
@@ -92,7 +94,7 @@ func (c *Client) Remarks(ctx context.Context, number int, since time.Time) (Rema
 				continue // its comments are listed above
 			}
 			who, bot := user(rv.GetUser())
-			add(Remark{Kind: "review", Author: who, Bot: bot, Body: rv.GetBody(), Time: rv.GetSubmittedAt().Time})
+			add(Remark{Kind: "review", ID: rv.GetID(), Author: who, Bot: bot, Body: rv.GetBody(), Time: rv.GetSubmittedAt().Time})
 		}
 		return next(resp), err
 	})
