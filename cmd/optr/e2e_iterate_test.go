@@ -314,7 +314,7 @@ func TestActionIterationOnReview(t *testing.T) {
 		}
 	}
 	intent, _ := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/6202-1/workflow-optr.yaml")
-	if !strings.Contains(intent, "Spelling error in the README file") || !strings.Contains(intent, "Review comment by @maintainer on `greet.txt` line 1") || !strings.Contains(intent, "also handle the empty input") {
+	if !strings.Contains(intent, "Spelling error in the README file") || !strings.Contains(intent, "Request by @maintainer on `greet.txt` line 1") || !strings.Contains(intent, "also handle the empty input") {
 		t.Errorf("the iteration's intent lacks the original intent or the review comment:\n%s", intent)
 	}
 	body := gh.Pulls(repo)[0].Body
@@ -571,7 +571,9 @@ func TestActionIterationNeedsTheBranchCheckedOut(t *testing.T) {
 	}
 }
 
-// 300 review comments make a bounded intent that says what it left out.
+// 300 review comments make a bounded intent that says what it left out:
+// the oldest are kept, and the request that started the run is there
+// whatever the bound.
 func TestActionIterationBoundsTheReview(t *testing.T) {
 	t.Parallel()
 	gh, pull := openedPull(t, "6701")
@@ -583,7 +585,7 @@ func TestActionIterationBoundsTheReview(t *testing.T) {
 		t.Fatalf("exit %d, outputs %v\n%s%s", res.code, res.outputs, res.stdout, res.stderr)
 	}
 	intent, _ := gh.File(repo, ledgerBranch, ".optr/workflows/issue-7/runs/6702-1/workflow-optr.yaml")
-	if !strings.Contains(intent, "the 50 newest are below; 251 older ones were left out") || strings.Contains(intent, "nit 250\\n") || !strings.Contains(intent, "also handle the empty input") {
+	if !strings.Contains(intent, "the 50 oldest are below; 250 later ones were left out") || !strings.Contains(intent, "nit 49\\n") || strings.Contains(intent, "nit 50\\n") || !strings.Contains(intent, "also handle the empty input") {
 		t.Errorf("the intent is not bounded as said:\n%.2000s", intent)
 	}
 }

@@ -97,10 +97,27 @@ type Trigger struct {
 	Notice string
 	// Pipeline is the pipeline to run, empty for the default.
 	Pipeline string
+	// Request is the text of an `/optr run` comment after "run", on its
+	// line and below (architecture §4.16): what the person who started
+	// the run asked for. Its first word names a pipeline only when the
+	// config has one of that name (TakePipeline). Untrusted text.
+	Request string
 	// Choice is N of /optr choose N (1-based).
 	Choice int
 	// Note is the free text after /optr choose N or /optr abort.
 	Note string
+}
+
+// TakePipeline reads the first word of Request as the pipeline to run
+// when configured says a pipeline of that name is configured: Pipeline
+// becomes that name and Request what follows it. Any other word is the
+// request's own ("/optr run please also handle empty input").
+func (t *Trigger) TakePipeline(configured func(name string) bool) {
+	word, rest := cutWord(t.Request)
+	if word == "" || !configured(word) {
+		return
+	}
+	t.Pipeline, t.Request = word, strings.TrimSpace(rest)
 }
 
 // IsBot reports whether the sender is a bot account (SenderType "Bot"),

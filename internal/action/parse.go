@@ -17,7 +17,7 @@ import (
 //   - issues.labeled with the trigger label, and issues.opened already
 //     carrying it, run; other issues events skip;
 //   - issue_comment.created whose body starts with /optr runs
-//     (/optr run [pipeline]), answers a checkpoint (/optr choose N [note])
+//     (/optr run [pipeline] [request]), answers a checkpoint (/optr choose N [note])
 //     or aborts (/optr abort [note]); a malformed /optr command skips with a
 //     Reply for the commenter; any other comment skips;
 //   - on a pull request, the same commands come as issue_comment.created,
@@ -167,7 +167,7 @@ func decide(t *Trigger, ev event, in Inputs) {
 			skip("the %s is not an /optr command", ev.comment.kind)
 			return
 		}
-		t.Command, t.Pipeline, t.Choice, t.Note = s.action, s.pipeline, s.choice, s.note
+		t.Command, t.Request, t.Choice, t.Note = s.action, s.request, s.choice, s.note
 		t.Reason, t.Reply = s.reason, s.reply
 		t.Iteration = t.Command == Run && t.PullRequest
 	case EventWorkflowDispatch:

@@ -149,7 +149,9 @@ func TestParse(t *testing.T) {
 			name: "/optr run fast", event: "issue_comment", payload: comment("  \n/optr run fast"),
 			inputs: func(in *Inputs) { in.Pipeline = "from-input" },
 			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
-				tr.Command, tr.Workflow, tr.Intent, tr.Pipeline = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "fast"
+				// Parse cannot see the config: "fast" is the request's first
+				// word until TakePipeline finds it configured.
+				tr.Command, tr.Workflow, tr.Intent, tr.Pipeline, tr.Request = Run, "issue-1", fixtureTitle+"\n\n"+fixtureBody, "from-input", "fast"
 			})),
 		},
 		{
@@ -186,7 +188,7 @@ func TestParse(t *testing.T) {
 				return setComment(t, "/optr run\nalso handle the empty input")
 			}),
 			want: commentTrigger(with(issueTrigger("issue_comment"), func(tr *Trigger) {
-				tr.Command, tr.PullRequest, tr.Iteration = Run, true, true
+				tr.Command, tr.PullRequest, tr.Iteration, tr.Request = Run, true, true, "also handle the empty input"
 			})),
 		},
 		{
@@ -195,7 +197,7 @@ func TestParse(t *testing.T) {
 				return setComment(t, "/optr run fast\nname the variable")
 			}),
 			want: Trigger{
-				EventName: "pull_request_review_comment", Command: Run, Pipeline: "fast", Issue: 2, PullRequest: true, Iteration: true,
+				EventName: "pull_request_review_comment", Command: Run, Request: "fast\nname the variable", Issue: 2, PullRequest: true, Iteration: true,
 				CommentID: 284312630, CommentKind: CommentReview, Sender: "Codertocat", SenderType: "User", Title: "Update the README with new information.",
 				Body: "This is a pretty simple change that we need to pull into master.",
 			},

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/optr-dev/optr/internal/lazyregexp"
 	"github.com/optr-dev/optr/internal/markdown"
 )
 
@@ -14,17 +13,15 @@ import (
 const slashPrefix = "/optr"
 
 // usage lists the comment commands, for replies to malformed ones.
-const usage = "Commands: `/optr run [pipeline]` starts a run, `/optr choose N [note]` answers the open checkpoint with option N, `/optr abort` stops the waiting run."
-
-// pipelineRE is what a pipeline name given in a comment may look like.
-var pipelineRE = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+const usage = "Commands: `/optr run [pipeline] [request]` starts a run, `/optr choose N [note]` answers the open checkpoint with option N, `/optr abort` stops the waiting run."
 
 // slash is a parsed /optr comment.
 type slash struct {
-	action   Command // Run, Choose or Abort; Skip when malformed
-	pipeline string
-	choice   int
-	note     string
+	action Command // Run, Choose or Abort; Skip when malformed
+	// request is the text after /optr run: on its line and below.
+	request string
+	choice  int
+	note    string
 	// reason (one line, for the log) and reply (Markdown, for the issue)
 	// explain a malformed command.
 	reason, reply string
@@ -34,7 +31,7 @@ type slash struct {
 // command at all: it does not start with "/optr" followed by a space or its
 // end (leading whitespace is fine). Command words are case-sensitive.
 //
-//	/optr run [pipeline]
+//	/optr run [pipeline] [request…]   the request runs to the end of the comment
 //	/optr choose N [note…]   N ≥ 1; the note runs to the end of the comment
 //	/optr abort [note…]
 //
@@ -52,16 +49,10 @@ func parseSlash(body string) (s slash, ok bool) {
 	word, line := cutWord(line)
 	switch word {
 	case "run":
-		pipeline, extra := cutWord(line)
-		if strings.TrimSpace(extra) != "" {
-			return malformed("/optr run takes at most one word, the pipeline name",
-				"`/optr run` takes at most one argument, a pipeline name: `/optr run [pipeline]`."), true
-		}
-		if pipeline != "" && !pipelineRE.MatchString(pipeline) {
-			return malformed(fmt.Sprintf("/optr run: %q is not a pipeline name", markdown.OneLine(pipeline, 40)),
-				"A pipeline name is lowercase letters, digits, `.`, `_` and `-` (at most 64): `/optr run [pipeline]`."), true
-		}
-		return slash{action: Run, pipeline: pipeline}, true
+		// The first word is a pipeline only when it names a configured one,
+		// which the config says (Trigger.TakePipeline): until then it is
+		// the request's first word.
+		return slash{action: Run, request: joinNote(line, more)}, true
 	case "choose":
 		num, line := cutWord(line)
 		n, err := parseChoice(num)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 
@@ -119,13 +120,46 @@ func (j *Job) prepareIteration(ctx context.Context, trig *action.Trigger, it *it
 	trig.Workflow = it.workflow
 	trig.Intent = review.Intent(orig.intent, review.Iteration{
 		PullRequest: it.pull.Number, Branch: it.pull.HeadRef, Number: it.number, Truncated: remarks.Truncated,
-	}, remarks.List)
+		Request: trig.Request, Requester: trig.Sender,
+		Trigger: github.Remark{Kind: string(trig.CommentKind), ID: trig.CommentID},
+	}, remarks.List, j.writers(ctx))
 	for _, c := range orig.constraints {
 		if _, ok := cfg.Constraints[c]; ok {
 			trig.Constraints = appendNew(trig.Constraints, c)
 		}
 	}
 	return false, nil
+}
+
+// maxAuthorChecks bounds the permission checks one iteration makes of the
+// authors of remarks: beyond it, an author is not checked, so left out.
+const maxAuthorChecks = 100
+
+// writers is review.Trusted for this job: optr's own identity, and people
+// whose permission on the repository is write, maintain or admin,
+// checked through the API once per author (at most maxAuthorChecks);
+// an error is a no (architecture §6).
+func (j *Job) writers(ctx context.Context) review.Trusted {
+	seen := map[string]bool{}
+	return func(author string, bot bool) bool {
+		if strings.EqualFold(author, j.gh.Author()) {
+			return true
+		}
+		key := strings.ToLower(author)
+		if ok, done := seen[key]; done {
+			return ok
+		}
+		if len(seen) >= maxAuthorChecks {
+			return false
+		}
+		kind := "User"
+		if bot {
+			kind = "Bot"
+		}
+		ok := j.gh.Authorize(ctx, author, kind).Access == github.Allowed
+		seen[key] = ok
+		return ok
+	}
 }
 
 // failIteration reports an iteration that could not start, on the pull

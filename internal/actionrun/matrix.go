@@ -27,6 +27,7 @@ func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	}
+	takeRequest(&trig, cfg)
 	spec := j.spec(trig, runID, cfg)
 	plan, prep, err := matrix.MakePlan(ctx, spec, j.deps(), trig.Issue, title(trig))
 	var failed *matrix.PlanFailedError

@@ -18,6 +18,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/markdown"
 	"github.com/optr-dev/optr/internal/pipeline"
+	"github.com/optr-dev/optr/internal/review"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -55,6 +56,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 	if err != nil {
 		return j.failEarly(ctx, trig, runID, err)
 	}
+	takeRequest(&trig, cfg)
 	if it != nil {
 		if done, err := j.prepareIteration(ctx, &trig, it, cfg); done {
 			return err
@@ -84,6 +86,18 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		return err
 	}
 	return j.conclude(ctx, rep) // a report returned with an error is a failed run's
+}
+
+// takeRequest reads an `/optr run` comment's request under cfg
+// (architecture §4.16): its first word is the pipeline to run when cfg
+// configures one of that name, and the rest is what the person asked
+// for, which joins the intent of a run on an issue (an iteration's
+// intent takes it with the review, prepareIteration).
+func takeRequest(trig *action.Trigger, cfg *config.Config) {
+	trig.TakePipeline(func(name string) bool { _, ok := cfg.Pipelines[name]; return ok })
+	if !trig.Iteration {
+		trig.Intent = review.WithRequest(trig.Intent, trig.Sender, trig.Request)
+	}
 }
 
 // ledgerStore is the ledger a run's budgets count: the ledger branch's,
