@@ -102,26 +102,43 @@ func (s *scan) done() []Finding {
 
 // output finds secrets in π*'s output: the placeholders redaction left
 // where a known secret or a token was (the agent printed it), and what
-// gitleaks' context rules find in its first maxHeuristicScan bytes.
+// gitleaks' context rules find in its first maxHeuristicScan bytes. It
+// reads the output in pieces of at most 64 KiB, so that one line of many
+// MiB is never held whole.
 func (s *scan) output(output io.Reader) error {
 	var head strings.Builder
 	rd := bufio.NewReaderSize(output, 64<<10)
-	for n := 1; ; n++ {
-		line, err := rd.ReadString('\n')
+	var carry []byte // the start of a placeholder cut at a piece's end
+	for n := 1; ; {
+		piece, err := rd.ReadSlice('\n')
 		if head.Len() < maxHeuristicScan {
-			head.WriteString(line[:min(len(line), maxHeuristicScan-head.Len())])
+			head.Write(piece[:min(len(piece), maxHeuristicScan-head.Len())])
 		}
-		s.placeholders(line, n)
-		if err == io.EOF {
-			break
+		text := string(append(carry, piece...))
+		carry = carry[:0]
+		if err == bufio.ErrBufferFull { // a long line: keep what may start a placeholder
+			if i := strings.LastIndexByte(text, '['); i >= 0 && len(text)-i < maxTag && !strings.Contains(text[i:], "]") {
+				carry, text = append(carry, text[i:]...), text[:i]
+			}
 		}
-		if err != nil {
+		s.placeholders(text, n)
+		if len(piece) > 0 && piece[len(piece)-1] == '\n' {
+			n++
+		}
+		switch {
+		case err == nil, err == bufio.ErrBufferFull:
+		case err == io.EOF:
+			s.placeholders(string(carry), n)
+			s.secrets(head.String(), "", nil)
+			return nil
+		default:
 			return fmt.Errorf("read π*'s output: %w", err)
 		}
 	}
-	s.secrets(head.String(), "", nil)
-	return nil
 }
+
+// maxTag bounds a redaction placeholder's length, "[redacted:<rule>]".
+const maxTag = 128
 
 // placeholders reports the redaction placeholders in line n of the output.
 func (s *scan) placeholders(line string, n int) {
@@ -138,7 +155,7 @@ func (s *scan) placeholders(line string, n int) {
 		switch tag := rest[:end+1]; {
 		case tag == redact.Placeholder:
 			s.add(Finding{DetectorSecrets, "known-secret", "", n, "the value of one of optr's secret variables (redacted)"})
-		case strings.HasPrefix(tag, "[redacted:"):
+		case strings.HasPrefix(tag, "[redacted:") && len(tag) < maxTag:
 			rule := tag[len("[redacted:") : len(tag)-1]
 			s.add(Finding{DetectorSecrets, rule, "", n, "a token-shaped string (redacted)"})
 		}

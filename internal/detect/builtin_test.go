@@ -187,3 +187,23 @@ func TestRefused(t *testing.T) {
 		t.Errorf("Refused = %s", f)
 	}
 }
+
+// The output is read in pieces: a placeholder cut between two of them on
+// a line of many KiB is found, on its line.
+func TestOutputPieces(t *testing.T) {
+	t.Parallel()
+	for _, at := range []int{0, 3, 64<<10 - 5, 64<<10 - 9, 64<<10 + 1, 200 << 10} {
+		line := strings.Repeat("x", at) + "[redacted:github-pat]" + strings.Repeat("y", 300<<10) + "[redacted]\n"
+		found, err := Builtin(t.Context(), strings.NewReader("first\n"+line+"third [redacted:npm-access-token]\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range found {
+			got = append(got, fmt.Sprintf("%s@%d", f.Rule, f.Line))
+		}
+		if want := []string{"github-pat@2", "known-secret@2", "npm-access-token@3"}; !slices.Equal(got, want) {
+			t.Errorf("placeholder at %d: %v; want %v", at, got, want)
+		}
+	}
+}

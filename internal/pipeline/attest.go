@@ -25,11 +25,17 @@ func (rep *report) attest() error {
 	}
 	var subjects []attest.Subject
 	if path := rep.resultFile(); path != "" {
-		data, err := os.ReadFile(path)
+		// Hashed as it is read: the result may be an output of many MiB.
+		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("attest %s: %w", rep.Spec.DisplayPath(path), err)
 		}
-		subjects = append(subjects, attest.FileSubject(rep.subjectName(path), data))
+		sub, err := attest.ReaderSubject(rep.subjectName(path), f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("attest %s: %w", rep.Spec.DisplayPath(path), err)
+		}
+		subjects = append(subjects, sub)
 	}
 	last := rep.Entries[len(rep.Entries)-1]
 	line, err := last.Line()

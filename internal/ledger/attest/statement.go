@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -32,6 +33,16 @@ type Subject struct {
 func FileSubject(name string, content []byte) Subject {
 	sum := sha256.Sum256(content)
 	return Subject{Name: name, Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}}
+}
+
+// ReaderSubject is FileSubject for content read from r, hashed as it is
+// read: a result of many MiB is never held whole.
+func ReaderSubject(name string, r io.Reader) (Subject, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return Subject{}, err
+	}
+	return Subject{Name: name, Digest: map[string]string{"sha256": hex.EncodeToString(h.Sum(nil))}}, nil
 }
 
 // EntrySubject is the subject for ledger entry seq of the ledger named
