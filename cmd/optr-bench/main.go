@@ -54,7 +54,13 @@
 //	M1 optr gather over 256 matrix task results: time (goal < 2 s) and
 //	   peak RSS (goal < 64 MiB), GitHub round trips excluded;
 //	C1 optr version's cold start, a release build, median of -cold-runs
-//	   runs (goal ≤ 50 ms), and its CPU time.
+//	   runs (goal ≤ 50 ms), and its CPU time;
+//	D1 threat detection over a change of keyword-dense code (goal ≥ 20
+//	   MB/s of CPU); D2 redaction of the same, streamed (≥ 20 MB/s); D3
+//	   detection over 5 × 7.5 MB of key = "…" lines (goal ≤ 10 s, the
+//	   findings listed bounded); D4 over text with every rule's keywords
+//	   on every line (stopped at its bound, ≤ 2 min, with a finding);
+//	B1 the stripped binary's size (goal ≤ 40 MiB).
 //
 // Run it from the repository root: go run ./cmd/optr-bench
 // (-only P7 runs the benchmarks that report P7).
@@ -120,7 +126,7 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8, P9 and P13")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, S1, S2, M1, C1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, S1, S2, M1, C1, D1 … D4, B1)")
 	recent := flag.Int("recent", 20_000, "P13: the entries of the last 30 days (of -entries): half of them runs that opened a pull request, half those pull requests' outcomes")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
@@ -193,6 +199,8 @@ func run(ctx context.Context) error {
 		{[]string{"P13"}, func() ([]row, error) { return standingsRows(ctx, dir, *entries, *recent, *runs) }},
 		{[]string{"M1"}, func() ([]row, error) { return gatherBench(ctx, dir, *outputKiB<<10) }},
 		{[]string{"C1"}, func() ([]row, error) { return coldStart(ctx, dir, *coldRuns) }},
+		{[]string{"D1", "D2", "D3", "D4"}, func() ([]row, error) { return detectionRows(ctx, 16) }},
+		{[]string{"B1"}, func() ([]row, error) { return binarySize(ctx, dir) }},
 	}
 	var rows []row
 	ran := false

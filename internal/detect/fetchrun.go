@@ -76,9 +76,13 @@ type fetchRun struct {
 // maxFetched bounds the fetched names a file's scan remembers.
 const maxFetched = 256
 
+// languageWords are words one of which every match of
+// languageFetchRunRE holds: a line without any is not searched.
+var languageWords = []string{"eval", "exec", "function", "iex", "invoke-", "iwr", "irm", "download"}
+
 // line reports whether text, a line of the file, fetches code and runs it.
 func (fr *fetchRun) line(text string) bool {
-	if languageFetchRunRE.MatchString(text) {
+	if containsAnyFold(text, languageWords) && languageFetchRunRE.MatchString(text) {
 		return true
 	}
 	cmds := commands(text)
@@ -314,4 +318,18 @@ func commandName(w string) string {
 		w = "python3"
 	}
 	return w
+}
+
+// containsAnyFold reports whether s holds one of words (lower-case
+// ASCII), ignoring ASCII case, in one pass over s.
+func containsAnyFold(s string, words []string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower-case for letters; words start with letters
+		for _, w := range words {
+			if c == w[0] && len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -165,6 +165,13 @@ type window struct{ from, to int }
 // and ascii holds) matches. unfinished reports that work ran out.
 func (s *set) windows(text string, which Set, ascii bool, work *Work) (order []*rule, windows map[*rule][]window, unfinished bool) {
 	windows = map[*rule][]window{}
+	// seen caches, per rule, whether the last window it was judged in
+	// (from+1, 0 for none; to) may hold a match.
+	type judged struct {
+		from, to int
+		may      bool
+	}
+	seen := make([]judged, len(s.rules))
 	s.kw.find(text, func(h hit) {
 		kl := len(s.kw.words[h.word])
 		for _, ri := range s.kw.rules[h.word] {
@@ -185,6 +192,14 @@ func (s *set) windows(text string, which Set, ascii bool, work *Work) (order []*
 				}
 			}
 			if r.anchor != "" && ascii {
+				// The window must hold what a match needs first: judged
+				// once per rule and window, however many keywords it has.
+				if c := &seen[ri]; c.from != w.from+1 || c.to != w.to {
+					c.from, c.to, c.may = w.from+1, w.to, r.mayMatch(text[w.from:w.to], ascii)
+				}
+				if !seen[ri].may {
+					continue
+				}
 				cr, err := s.compile(r)
 				if err != nil || unfinished {
 					continue
