@@ -14,6 +14,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/detect"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
 // detectionRows are D1–D4, threat detection's and redaction's cost
@@ -35,7 +36,7 @@ import (
 // CPU time is the process's (detection runs on one goroutine), so a
 // machine others share still gives the figure; wall time is beside it.
 func detectionRows(ctx context.Context, mib int) ([]row, error) {
-	code := keywordDense(mib << 20)
+	code := tokentest.KeywordDense(mib << 20)
 	patch := patchOf(map[string]string{"src/client.go": code})
 	var rows []row
 
@@ -96,25 +97,6 @@ func timeBuiltin(ctx context.Context, patch []byte) (wall, cpu time.Duration, fo
 	start, c0 := time.Now(), cpuTime()
 	found, err = detect.Builtin(ctx, strings.NewReader(""), patch)
 	return time.Since(start), cpuTime() - c0, found, err
-}
-
-// keywordDense is n bytes of source and prose dense with the words secret
-// rules look for, as redact's benchmark has it.
-func keywordDense(n int) string {
-	lines := []string{
-		"func (c *Client) Token(ctx context.Context) (string, error) {\n",
-		"\tkey := os.Getenv(\"API_KEY\") // the key is a secret; never log it\n",
-		"\treturn c.auth.Refresh(ctx, key)\n",
-		"}\n",
-		"The agent reads the password from the vault and passes the token on.\n",
-		"| access | credentials | they asked for a survey of tasks. |\n",
-		"curl -s https://example.com/api/v1/items | jq '.items[].name'\n",
-	}
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(lines[i%len(lines)])
-	}
-	return b.String()
 }
 
 // assignments is about n bytes of api_key = "<random>" lines.

@@ -4,29 +4,18 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
-// benchText is n bytes of lines, cycled, of the given kind: "plain" is
-// optr-bench's P10 agent output; "code" is source and prose dense with the
-// words secret rules look for (key, token, secret, auth, password).
+// benchText is n bytes of the given kind: "plain" is optr-bench's P10
+// agent output, lines cycled; "code" is source and prose dense with the
+// words secret rules look for (tokentest.KeywordDense).
 func benchText(kind string, n int) string {
-	lines := []string{"optr bench output line, 64 bytes long, again and again ......\n"}
 	if kind == "code" {
-		lines = []string{
-			"func (c *Client) Token(ctx context.Context) (string, error) {\n",
-			"\tkey := os.Getenv(\"API_KEY\") // the key is a secret; never log it\n",
-			"\treturn c.auth.Refresh(ctx, key)\n",
-			"}\n",
-			"The agent reads the password from the vault and passes the token on.\n",
-			"| access | credentials | they asked for a survey of tasks. |\n",
-			"curl -s https://example.com/api/v1/items | jq '.items[].name'\n",
-		}
+		return tokentest.KeywordDense(n)
 	}
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(lines[i%len(lines)])
-	}
-	return b.String()[:n]
+	return strings.Repeat("optr bench output line, 64 bytes long, again and again ......\n", n/64+1)[:n]
 }
 
 var benchSecrets = []string{
