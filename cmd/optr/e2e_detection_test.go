@@ -97,6 +97,27 @@ func TestActionThreatDetection(t *testing.T) {
 		if !asked {
 			t.Error("no THREAT checkpoint comment naming the finding and offering to deliver anyway")
 		}
+		// The hash-chained record of why nothing was delivered is there
+		// before anyone answers (issue 37, finding 10).
+		var recorded bool
+		for _, e := range ledgerLines(t, gh) {
+			if e["kind"] != "checkpoint" || e["trigger"] != "THREAT" {
+				continue
+			}
+			det, _ := e["detection"].(map[string]any)
+			findings, _ := det["findings"].([]any)
+			if det["verdict"] != "blocked" || len(findings) == 0 {
+				t.Errorf("the THREAT checkpoint entry's detection = %v; want verdict blocked with the findings", e["detection"])
+				continue
+			}
+			for _, f := range findings {
+				f, _ := f.(map[string]any)
+				recorded = recorded || f["rule"] == "npm-access-token" && f["path"] == ".npmrc"
+			}
+		}
+		if !recorded {
+			t.Errorf("no THREAT checkpoint entry records the finding: %v", ledgerLines(t, gh))
+		}
 		everywhere(res, gh)
 	})
 

@@ -183,6 +183,21 @@ func (rep *report) settleVerdict() {
 	}
 }
 
+// pausedDetection is the detection member of a paused run's checkpoint
+// entry (architecture §4.15): with findings the verdict is blocked, since
+// nothing is delivered until a maintainer answers; the run entry that
+// follows the answer records the final verdict (settleVerdict).
+func (det *Detection) pausedDetection() map[string]any {
+	m := det.ledgerDetection()
+	switch {
+	case len(det.Findings) > 0:
+		m["verdict"] = string(detect.Blocked)
+	case det.Verdict == "":
+		m["verdict"] = string(detect.Clean)
+	}
+	return m
+}
+
 // ledgerDetection is the `run` entry's detection member.
 func (det *Detection) ledgerDetection() map[string]any {
 	findings := make([]any, 0, len(det.Findings))
