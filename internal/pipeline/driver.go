@@ -289,7 +289,8 @@ func (d *Driver) pause(ctx context.Context, rep *report) error {
 	}
 	cpDraft := checkpoint.CheckpointDraft(cp, d.now())
 	rep.addTotals(cpDraft.Fields) // a paused run's spend counts toward the day's budget at once
-	if det := rep.Detection; det != nil { // why nothing was delivered, in the chain before anyone answers
+	if det := rep.Detection; det != nil {
+		// Why nothing was delivered, in the chain before anyone answers.
 		cpDraft.Fields["detection"] = det.pausedDetection()
 	}
 	drafts := append(rep.takeEscalations(), cpDraft)
