@@ -9,9 +9,27 @@ import "strings"
 var (
 	modes         = []string{ModeSelect, ModeDelegate, ModeStages}
 	noAdmissibles = []string{NoAdmissibleCheckpoint, NoAdmissibleLeastBad, NoAdmissibleFail}
-	prefers       = []string{PreferFaster, PreferCheaper}
 	triggers      = []string{TriggerNoAdmissible, TriggerApproval, TriggerHiccup, TriggerBudget, TriggerThreat}
 )
+
+// The tie-breaks selection.prefer names: how results with equal scores are
+// told apart before what people did with the agents' changes, the
+// execution time and the name. Each is an entry of package selection's
+// preferences.
+const (
+	// PreferFaster adds nothing: the execution time decides.
+	PreferFaster = "faster"
+	// PreferCheaper: the lower cost first, a known one before an unknown
+	// one.
+	PreferCheaper = "cheaper"
+)
+
+// Prefers are the values of selection.prefer, in the order messages and
+// the schema list them.
+var Prefers = []string{
+	PreferFaster,
+	PreferCheaper,
+}
 
 // Checkpoint triggers that checkpoints.recommend may name.
 const (

@@ -60,6 +60,7 @@ func TestSchemaEnums(t *testing.T) {
 		{"/$defs/constraint/properties/check/enum", CheckKinds()},
 		{"/$defs/pipeline/properties/mode/enum", modes},
 		{"/$defs/selection/properties/on-no-admissible/enum", noAdmissibles},
+		{"/$defs/selection/properties/prefer/enum", Prefers},
 		{"/$defs/checkpoints/properties/recommend/propertyNames/enum", triggers},
 	}
 	for _, e := range enums {

@@ -67,7 +67,7 @@ var placeholders = []placeholder{
 	{"checks.rules", func() any { return rulesOfKinds(checkKinds) }},
 	{"modes", func() any { return strings2any(modes) }},
 	{"on-no-admissible", func() any { return strings2any(noAdmissibles) }},
-	{"prefer", func() any { return strings2any(prefers) }},
+	{"prefer", func() any { return strings2any(Prefers) }},
 	{"triggers", func() any { return strings2any(triggers) }},
 	{"changes.modes", func() any { return strings2any(ChangesModes) }},
 	{"sandbox.modes", func() any { return strings2any(SandboxModes) }},

@@ -175,17 +175,10 @@ type Selection struct {
 	Weights        Weights  `yaml:"weights" json:"weights"`
 	Preference     []string `yaml:"preference" json:"preference,omitempty"`
 	OnNoAdmissible string   `yaml:"on-no-admissible" json:"on-no-admissible"`
-	// Prefer is how equal scores are told apart: faster (the shorter
-	// execution time; also when empty) or cheaper (the lower cost, then
-	// the shorter time).
+	// Prefer names the tie-break that tells equal scores apart first
+	// (Prefers); empty is faster.
 	Prefer string `yaml:"prefer" json:"prefer,omitempty"`
 }
-
-// How equal scores are told apart (selection.prefer).
-const (
-	PreferFaster  = "faster"
-	PreferCheaper = "cheaper"
-)
 
 // Weights of the score components (defaults 40/30/20/10).
 type Weights struct {

@@ -32,7 +32,7 @@ func (v *validator) selection() {
 	v.names("selection.preference", s.Preference, func(k, n string) { v.agentRef(k, n) })
 	v.enum("selection.on-no-admissible", "on-no-admissible policy", s.OnNoAdmissible, noAdmissibles)
 	if s.Prefer != "" { // unwritten: faster
-		v.enum("selection.prefer", "tie-break", s.Prefer, prefers)
+		v.enum("selection.prefer", "tie-break", s.Prefer, Prefers)
 	}
 }
 

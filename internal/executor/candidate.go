@@ -3,6 +3,7 @@ package executor
 import (
 	"time"
 
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/selection"
 	"github.com/optr-dev/optr/internal/status"
 )
@@ -32,10 +33,9 @@ func (r *Result) Candidate() selection.Candidate {
 		TTV:        time.Duration(r.TTVms) * time.Millisecond,
 		Exec:       time.Duration(r.ExecMS) * time.Millisecond,
 	}
+	c.Spent = cost.Spend{Unpriced: 1} // not settled: its cost is not known
 	if r.Spent != nil {
-		if usd, ok := r.Spent.Cost(); ok {
-			c.Cost = &usd
-		}
+		c.Spent = *r.Spent
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 // Candidate is one agent's result as selection sees it.
@@ -22,10 +24,10 @@ type Candidate struct {
 	Passed, Verified int
 	// TTV is the agent's time-to-value; Exec its measured execution time.
 	TTV, Exec time.Duration
-	// Cost is what the result cost in US dollars, everything spent for it
-	// settled (its attempts, analyses and judges); nil when the cost
-	// cannot be known (an unpriced model, a command agent).
-	Cost *float64
+	// Spent is everything spent for the result — its attempts, analyses,
+	// judges and scans — settled before it is weighed; its cost is unknown
+	// when a call could not be priced (an unpriced model, a command agent).
+	Spent cost.Spend
 	// Kept is what people did with the agent's changes lately: it breaks
 	// a tie of scores (architecture §4.19).
 	Kept Record
@@ -159,7 +161,8 @@ func Select(cands []Candidate, sel config.Selection) Result {
 func tieBreak(rows []Row, first string, cands map[string]Candidate, prefer string) string {
 	kept := func(agent string) Record { return cands[agent].Kept }
 	costTied := func(agent string) bool {
-		return prefer != config.PreferCheaper || cheaper(cands[agent].Cost, cands[first].Cost) == 0
+		by := preferences[prefer]
+		return by == nil || by(cands[agent], cands[first]) == 0
 	}
 	var lead Row
 	for _, r := range rows {
@@ -183,11 +186,10 @@ func tieBreak(rows []Row, first string, cands map[string]Candidate, prefer strin
 }
 
 // compare orders candidates first, admissible ones before the rest, then
-// by score (higher first), with prefer cheaper by cost (lower first, a
-// known one before an unknown one), then by what people did with the
-// agent's changes (Record.kept, higher first), then by execution time
-// (shorter first) and name; so rank 1 is π* whenever anything is
-// admissible.
+// by score (higher first), by the tie-break prefer names (preferences),
+// by what people did with the agent's changes (Record.kept, higher
+// first), then by execution time (shorter first) and name; so rank 1 is
+// π* whenever anything is admissible.
 func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 	if a.Candidate != b.Candidate {
 		if a.Candidate {
@@ -207,8 +209,8 @@ func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 		}
 		return 1
 	}
-	if prefer == config.PreferCheaper {
-		if c := cheaper(cands[a.Agent].Cost, cands[b.Agent].Cost); c != 0 {
+	if by := preferences[prefer]; by != nil {
+		if c := by(cands[a.Agent], cands[b.Agent]); c != 0 {
 			return c
 		}
 	}
@@ -218,31 +220,37 @@ func compare(a, b Row, cands map[string]Candidate, prefer string) int {
 		}
 		return 1
 	}
-	if ea, eb := cands[a.Agent].Exec, cands[b.Agent].Exec; ea != eb {
-		if ea < eb {
-			return -1
-		}
-		return 1
+	if c := cmp.Compare(cands[a.Agent].Exec, cands[b.Agent].Exec); c != 0 {
+		return c
 	}
 	return strings.Compare(a.Agent, b.Agent)
 }
 
-// cheaper orders two costs, lower first, a known one before an unknown
-// one; 0 when neither is lower.
-func cheaper(a, b *float64) int {
+// preferences are the tie-breaks selection.prefer names (config.Prefers),
+// each ordering two candidates of equal score: negative when a goes
+// first, positive when b does, 0 when it cannot tell them apart. What
+// people did with the agents' changes, the execution time and the name
+// come after it.
+var preferences = map[string]func(a, b Candidate) int{
+	config.PreferFaster:  func(Candidate, Candidate) int { return 0 },
+	config.PreferCheaper: func(a, b Candidate) int { return cheaper(a.Spent, b.Spent) },
+}
+
+// cheaper orders two spends by cost, lower first, a known one before an
+// unknown one; 0 when neither is lower.
+func cheaper(a, b cost.Spend) int {
+	ca, knownA := a.Cost()
+	cb, knownB := b.Cost()
 	switch {
-	case a == nil && b == nil:
+	case knownA != knownB:
+		if knownA {
+			return -1
+		}
+		return 1
+	case !knownA:
 		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	case *a < *b:
-		return -1
-	case *a > *b:
-		return 1
 	}
-	return 0
+	return cmp.Compare(ca, cb)
 }
 
 func fastest(cands []Candidate) (ttv, exec time.Duration) {

@@ -1,12 +1,14 @@
 package selection
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 var defaults = config.Selection{
@@ -107,11 +109,10 @@ func TestSelectNoConstraintsGivesFullInvariants(t *testing.T) {
 // faster (or nothing written) the cost is never read.
 func TestSelectPreferCheaper(t *testing.T) {
 	t.Parallel()
-	usd := func(f float64) *float64 { return &f }
 	// Equal scores: every ratio at the best, so the exec tie-break and the
 	// name would pick "fast".
-	cand := func(name string, exec int, cost *float64) Candidate {
-		return Candidate{Agent: name, HasOutput: true, Admissible: true, TTV: ms(10), Exec: ms(exec), Cost: cost}
+	cand := func(name string, exec int, spent cost.Spend) Candidate {
+		return Candidate{Agent: name, HasOutput: true, Admissible: true, TTV: ms(10), Exec: ms(exec), Spent: spent}
 	}
 	weights := config.Weights{Invariants: 40, TTV: 30}
 	tests := []struct {
@@ -123,9 +124,9 @@ func TestSelectPreferCheaper(t *testing.T) {
 		{"faster by default", "", []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "fast"},
 		{"faster", config.PreferFaster, []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "fast"},
 		{"cheaper", config.PreferCheaper, []Candidate{cand("fast", 10, usd(0.3)), cand("cheap", 20, usd(0.1))}, "cheap"},
-		{"a known cost before an unknown one", config.PreferCheaper, []Candidate{cand("fast", 10, nil), cand("priced", 20, usd(5))}, "priced"},
+		{"a known cost before an unknown one", config.PreferCheaper, []Candidate{cand("fast", 10, unknown), cand("priced", 20, usd(5))}, "priced"},
 		{"equal costs: the shorter time", config.PreferCheaper, []Candidate{cand("slow", 20, usd(0.1)), cand("fast", 10, usd(0.1))}, "fast"},
-		{"both unknown: the shorter time", config.PreferCheaper, []Candidate{cand("slow", 20, nil), cand("fast", 10, nil)}, "fast"},
+		{"both unknown: the shorter time", config.PreferCheaper, []Candidate{cand("slow", 20, unknown), cand("fast", 10, unknown)}, "fast"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,11 +196,31 @@ func TestSelectTieBreakByOutcomes(t *testing.T) {
 	// prefer: cheaper is the user's own tie-break: cost decides first,
 	// and outcomes are not said to.
 	cheap, dear := tied("cheap", 0, 3), tied("dear", 3, 0)
-	cheap.Cost, dear.Cost = f(0.01), f(0.5)
+	cheap.Spent, dear.Spent = usd(0.01), usd(0.5)
 	sel := defaults
 	sel.Prefer = config.PreferCheaper
 	if got := Select([]Candidate{dear, cheap}, sel); got.Selected != "cheap" || got.TieBreak != "" {
 		t.Errorf("prefer cheaper: %q (%q); want cheap, the cost deciding", got.Selected, got.TieBreak)
 	}
 }
-func f(v float64) *float64 { return &v }
+
+// usd is a spend whose cost is known; unknown one whose cost is not.
+func usd(v float64) cost.Spend { return cost.Spend{USD: v} }
+
+var unknown = cost.Spend{Unpriced: 1}
+
+// Every value of selection.prefer has its tie-break here, and every
+// tie-break here is a value config accepts.
+func TestPreferencesAgree(t *testing.T) {
+	t.Parallel()
+	for _, p := range config.Prefers {
+		if preferences[p] == nil {
+			t.Errorf("selection.prefer: %s has no tie-break in preferences", p)
+		}
+	}
+	for p := range preferences {
+		if !slices.Contains(config.Prefers, p) {
+			t.Errorf("the tie-break %s is not a value of selection.prefer (config.Prefers)", p)
+		}
+	}
+}
