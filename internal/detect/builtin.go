@@ -43,6 +43,9 @@ type Limits struct {
 	// Work bounds the secret rules' work (secretscan.Work units);
 	// 0 means defaultWork.
 	Work int64
+	// Shared, when set, is the budget this scan spends from instead, with
+	// the other scans of a run (Bound).
+	Shared *secretscan.Work
 }
 
 // Builtin runs the built-in detectors — no LLM, always on — over π*'s
@@ -59,7 +62,10 @@ func BuiltinLimited(ctx context.Context, output io.Reader, change []byte, lim Li
 	if lim.Work <= 0 {
 		lim.Work = defaultWork
 	}
-	s := &scan{work: secretscan.NewWork(ctx, lim.Work)}
+	s := &scan{work: lim.Shared}
+	if s.work == nil {
+		s.work = secretscan.NewWork(ctx, lim.Work)
+	}
 	err := s.output(output)
 	for _, f := range patch.Parse(change) {
 		if ctx.Err() != nil {

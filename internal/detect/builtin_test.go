@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/secretscan"
 	"github.com/optr-dev/optr/internal/secretscan/tokentest"
 )
 
@@ -205,5 +206,35 @@ func TestOutputPieces(t *testing.T) {
 		if want := []string{"github-pat@2", "known-secret@2", "npm-access-token@3"}; !slices.Equal(got, want) {
 			t.Errorf("placeholder at %d: %v; want %v", at, got, want)
 		}
+	}
+}
+
+// Scans that share a Bound share its work: once a scan spent it, the next
+// stops at once, with the finding that says so.
+func TestSharedBound(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf(`+password = "%s"`, tokentest.Random(uint64(i), 24, tokentest.Alnum)))
+	}
+	p := []byte(diff("a.py", "new file mode 100644\nindex 0..1\n", 1, lines...))
+	shared := secretscan.NewWork(nil, 600<<10)
+	var unfinished []bool
+	for range 3 {
+		found, _ := BuiltinLimited(t.Context(), strings.NewReader(""), p, Limits{Shared: shared.Within(t.Context())})
+		unfinished = append(unfinished, slices.ContainsFunc(found, func(f Finding) bool { return f.Rule == "unfinished" }))
+	}
+	if unfinished[0] || !unfinished[2] {
+		t.Errorf("unfinished %v: want the first scan whole and the last cut short", unfinished)
+	}
+	// A Detector's Bound is shared by its scans.
+	d := Detector{Bound: NewBound()}
+	d.Bound.work = secretscan.NewWork(nil, 600<<10)
+	var last Result
+	for range 3 {
+		last, _ = d.Detect(t.Context(), Input{Patch: p})
+	}
+	if !slices.ContainsFunc(last.Findings, func(f Finding) bool { return f.Rule == "unfinished" }) {
+		t.Errorf("the third scan of one Bound found %v", last.Findings)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/extract"
 	"github.com/optr-dev/optr/internal/redact"
+	"github.com/optr-dev/optr/internal/secretscan"
 )
 
 // MaxPromptPart bounds the output and the patch in the LLM detector's
@@ -38,6 +39,24 @@ type Detector struct {
 	Redactor *redact.Redactor
 	// Workflow, RunID and Dir go into the detector's request.
 	Workflow, RunID, Dir string
+	// Bound, when set, bounds the built-in detectors over every result
+	// this Detector scans together (a run's detection.all scans each
+	// candidate): their work and time in all, not each scan's. Nil bounds
+	// each scan alone.
+	Bound *Bound
+}
+
+// Bound is the work and time the built-in detectors may spend over the
+// scans that share it (Detector.Bound): what is left when it runs out is
+// a finding, never a pass.
+type Bound struct {
+	deadline time.Time
+	work     *secretscan.Work
+}
+
+// NewBound returns a Bound of the default work, and scanTimeout from now.
+func NewBound() *Bound {
+	return &Bound{deadline: time.Now().Add(scanTimeout), work: secretscan.NewWork(nil, defaultWork)}
 }
 
 // Input is what is scanned.
@@ -61,9 +80,17 @@ func (d Detector) Detect(ctx context.Context, in Input) (Result, error) {
 	if full == nil {
 		full = strings.NewReader(in.Output)
 	}
-	sctx, cancel := context.WithTimeout(ctx, scanTimeout)
-	found, err := Builtin(sctx, full, in.Patch)
-	cancel()
+	var found []Finding
+	var err error
+	if d.Bound != nil {
+		sctx, cancel := context.WithDeadline(ctx, d.Bound.deadline)
+		found, err = BuiltinLimited(sctx, full, in.Patch, Limits{Shared: d.Bound.work.Within(sctx)})
+		cancel()
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, scanTimeout)
+		found, err = Builtin(sctx, full, in.Patch)
+		cancel()
+	}
 	res := Result{Findings: found}
 	if d.Agent != nil {
 		f, usage := d.ask(ctx, in)

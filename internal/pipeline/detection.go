@@ -54,7 +54,9 @@ type Scanner struct {
 // run, its output redacted).
 func (p *Prepared) NewScanner() (*Scanner, error) {
 	cfg := p.Spec.Config
-	d := detect.Detector{Redactor: p.agents.secret, Workflow: p.Spec.Workflow, RunID: p.Spec.RunID, Dir: p.Spec.Dir}
+	// One bound for every result this Scanner scans (detection.all scans
+	// each candidate): the run's detection is bounded in all.
+	d := detect.Detector{Redactor: p.agents.secret, Workflow: p.Spec.Workflow, RunID: p.Spec.RunID, Dir: p.Spec.Dir, Bound: detect.NewBound()}
 	if name := cfg.Detection.Agent; name != "" {
 		a, err := p.agents.get(name)
 		if err != nil {

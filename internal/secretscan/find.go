@@ -250,16 +250,21 @@ const judgeCost = 16 << 10
 // of budget, and the caller reports what was not searched. Safe for
 // concurrent use.
 type Work struct {
-	ctx  context.Context
-	left atomic.Int64
+	ctx  context.Context // nil: none
+	left *atomic.Int64
 }
 
-// NewWork returns a budget of units, which also runs out when ctx ends.
+// NewWork returns a budget of units, which also runs out when ctx (if not
+// nil) ends.
 func NewWork(ctx context.Context, units int64) *Work {
-	w := &Work{ctx: ctx}
+	w := &Work{ctx: ctx, left: new(atomic.Int64)}
 	w.left.Store(units)
 	return w
 }
+
+// Within returns the same budget, which also runs out when ctx ends: for
+// a scan that shares a budget with others under a context of its own.
+func (w *Work) Within(ctx context.Context) *Work { return &Work{ctx: ctx, left: w.left} }
 
 // spend takes n units, and reports false, taking nothing, when fewer are
 // left or the context ended. A nil Work is an endless budget.
@@ -267,7 +272,7 @@ func (w *Work) spend(n int64) bool {
 	if w == nil {
 		return true
 	}
-	if w.ctx.Err() != nil {
+	if w.ctx != nil && w.ctx.Err() != nil {
 		return false
 	}
 	for {
