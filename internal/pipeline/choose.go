@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"time"
 
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/standings"
 )
 
 // Every selection of a run is made here, whatever its mode (architecture
@@ -45,10 +47,11 @@ func (p *Prepared) choose(ctx context.Context, rep *report, results []*executor.
 		p.scanAll(ctx, rep, results)
 	}
 	p.settleSpend(ctx, results)
+	records := p.loadRecords(ctx)
 	cands := make([]selection.Candidate, len(results))
 	for i, r := range results {
 		cands[i] = r.Candidate()
-		cands[i].Kept = p.records[r.Agent]
+		cands[i].Kept = records[r.Agent]
 	}
 	return selection.Select(cands, rules)
 }
@@ -64,6 +67,39 @@ func (p *Prepared) selectPiStar(ctx context.Context, rep *report, scan bool) {
 	}
 	rep.Selection = p.choose(ctx, rep, cands, p.Spec.Config.Selection, scan)
 	p.settleSpend(ctx, rep.Results)
+	rep.records = p.loadRecords(ctx)
+}
+
+// RecordWindow is how far back what people did with the agents' pull
+// requests counts in a run's tie-breaks and recommendations (architecture
+// §4.19), as in the standings every step summary shows.
+const RecordWindow = 30 * 24 * time.Hour
+
+// loadRecords reads, once, what people did with each agent's pull
+// requests over the last RecordWindow, from the ledger's outcomes (the
+// standings, verified), when the run first selects — after preflight
+// checked the ledger. A ledger that cannot be read, or does not verify,
+// leaves them out, said in the log: they are advice, and verify reports
+// the damage. Without a store (a matrix task, a test) there are none.
+func (p *Prepared) loadRecords(ctx context.Context) map[string]selection.Record {
+	p.recordsOnce.Do(func() {
+		if p.recordsFrom == nil {
+			return
+		}
+		now := p.deps.now()
+		s, err := standings.Read(ctx, p.recordsFrom, now.Add(-RecordWindow), now)
+		if err != nil {
+			p.deps.logf("ties are broken without what people did with the agents' pull requests: %v", err)
+			return
+		}
+		p.records = map[string]selection.Record{}
+		for _, a := range s.Agents {
+			if a.Decided() > 0 {
+				p.records[a.Agent] = selection.Record{Merged: a.Merged, Closed: a.Closed}
+			}
+		}
+	})
+	return p.records
 }
 
 // settleSpend gives each result what was spent for it, once its checks

@@ -11,8 +11,6 @@ import (
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
-	"github.com/optr-dev/optr/internal/selection"
-	"github.com/optr-dev/optr/internal/standings"
 	"github.com/optr-dev/optr/internal/status"
 )
 
@@ -159,33 +157,14 @@ func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	return nil
 }
 
-// RecordWindow is how far back what people did with the agents' pull
-// requests counts in a run's tie-breaks and recommendations (architecture
-// §4.19), as in the standings every step summary shows.
-const RecordWindow = 30 * 24 * time.Hour
-
-// loadRecords gives the run what people did with each agent's pull
-// requests over the last RecordWindow, from the ledger's outcomes: they
-// break ties of scores and inform recommendations. A ledger that cannot
-// be read, or does not verify, leaves them out, said in the log: they are
-// advice, and verify reports the damage.
-func (d *Driver) loadRecords(ctx context.Context, p *Prepared) {
-	st := d.Ledger
-	if st == nil {
-		st = ledger.Local(p.Spec.LedgerPath)
+// recordStore is where the run reads what people did with each agent's
+// pull requests (Prepared.loadRecords): the ledger budgets are counted
+// from.
+func (d *Driver) recordStore(p *Prepared) ledger.Store {
+	if d.Ledger != nil {
+		return d.Ledger
 	}
-	now := d.now()
-	s, err := standings.Read(ctx, st, now.Add(-RecordWindow), now)
-	if err != nil {
-		p.deps.logf("ties are broken without what people did with the agents' pull requests: %v", err)
-		return
-	}
-	p.records = map[string]selection.Record{}
-	for _, a := range s.Agents {
-		if a.Decided() > 0 {
-			p.records[a.Agent] = selection.Record{Merged: a.Merged, Closed: a.Closed}
-		}
-	}
+	return ledger.Local(p.Spec.LedgerPath)
 }
 
 // Run carries a run from its spec to its end: completed, failed, or paused
@@ -213,7 +192,7 @@ func (d *Driver) run(ctx context.Context, spec Spec) (*report, error) {
 	if err := d.checkBudget(ctx, p); err != nil {
 		return nil, err
 	}
-	d.loadRecords(ctx, p)
+	p.recordsFrom = d.recordStore(p)
 	defer p.Settle(ctx)
 	if d.Observer != nil {
 		d.Observer.Started(ctx, p)

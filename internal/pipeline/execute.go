@@ -94,7 +94,7 @@ func (p *Prepared) execute(ctx context.Context) (*report, error) {
 	rep := &report{
 		Outcome: Outcome{Spec: spec, ConstraintInfo: constraintInfo(p.Constraints), Started: p.deps.now().UTC(), Mode: p.mode.Traits().Name,
 			Sandbox: p.sandbox.Layers(), SandboxNotes: p.sandbox.Notes()},
-		concluder: p.mode, records: p.records,
+		concluder: p.mode,
 	}
 	rep.setRun(run)
 	rep.setMeter(p.meter)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/budget"
@@ -14,6 +15,7 @@ import (
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
+	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/recovery"
 	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/selection"
@@ -42,10 +44,13 @@ type Prepared struct {
 	// when agents do not change code); their files are deleted in the
 	// background until Settle.
 	changes *codeChanges
-	// records are what people did with each agent's pull requests lately
-	// (Driver.loadRecords): ties of scores go to the agent whose changes
-	// they kept.
-	records map[string]selection.Record
+	// records are what people did with each agent's pull requests lately,
+	// read from recordsFrom once, when the run first selects
+	// (loadRecords): ties of scores go to the agent whose changes they
+	// kept.
+	recordsFrom ledger.Store
+	recordsOnce sync.Once
+	records     map[string]selection.Record
 }
 
 // Settle waits until the run's worktrees, discarded when its agents were
