@@ -3,6 +3,7 @@ package redact
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -37,13 +38,17 @@ func ForConfig(cfg *config.Config, getenv func(string) string, extra ...string) 
 	return r
 }
 
-// secretWords are parts of a variable's name that say its value is a
-// secret.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "AUTH", "CREDENTIAL",
-	"PRIVATE", "WEBHOOK", "SESSION", "COOKIE", "DSN", "SIGNATURE", "CERT"}
+// secretWords are words of a variable's name (cut at _, - and .) that say
+// its value is a secret; secretEnds end such words (APIKEY, AUTHTOKEN).
+var (
+	secretWords = []string{"KEY", "KEYS", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD", "AUTH",
+		"CREDENTIAL", "CREDENTIALS", "CREDS", "PRIVATE", "WEBHOOK", "SESSION", "COOKIE", "DSN", "SIGNATURE", "CERT", "PAT"}
+	secretEnds = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "WEBHOOK", "APIKEY", "ACCESSKEY", "PRIVATEKEY", "SECRETKEY", "SIGNINGKEY"}
+)
 
 // LooksSecret reports whether a variable's value looks like a secret: its
-// name says so (…_KEY, …TOKEN, PASSWORD, WEBHOOK, …), the value has a
+// name says so (…_KEY, APIKEY, …TOKEN, PASSWORD, WEBHOOK, …; not AUTHOR
+// nor KEYBOARD), the value has a
 // token's shape (gitleaks' token rules), it is a URL with a password or
 // with a long random part (a webhook: hooks.slack.com/services/…), or it
 // is one long random-looking word. Values under 8 bytes are not secrets
@@ -53,9 +58,8 @@ func LooksSecret(name, value string) bool {
 	if len(value) < minLen {
 		return false
 	}
-	upper := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(upper, w) {
+	for _, w := range strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if slices.Contains(secretWords, w) || slices.ContainsFunc(secretEnds, func(e string) bool { return strings.HasSuffix(w, e) }) {
 			return true
 		}
 	}

@@ -24,6 +24,11 @@ func TestLooksSecret(t *testing.T) {
 		{"GREETING", "hello there, general", false},
 		{"MODE", "production", false},
 		{"API_KEY", "short", false}, // under 8 bytes: not a secret here
+		{"OPENAI_APIKEY", "abcdefgh-1", true},
+		{"db.password", "correct horse", true},
+		{"GIT_AUTHOR_EMAIL", "bot@example.com", false},
+		{"KEYBOARD_LAYOUT", "us-international", false},
+		{"MONKEY_PATCHES", "enabled-always", false},
 	} {
 		if got := LooksSecret(tt.name, tt.value); got != tt.want {
 			t.Errorf("LooksSecret(%s, %q) = %v", tt.name, tt.value, got)
