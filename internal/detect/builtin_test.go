@@ -183,9 +183,19 @@ func TestBounds(t *testing.T) {
 // The network detector's finding, for the sandbox's refused connections.
 func TestRefused(t *testing.T) {
 	t.Parallel()
-	f := Refused("telemetry.example", 443, 3)
-	if f.Detector != DetectorNetwork || f.String() != "network/refused-connection in the result: the sandbox refused 3 connections to telemetry.example:443, which sandbox.network does not allow" {
-		t.Errorf("Refused = %s", f)
+	for _, tc := range []struct {
+		host    string
+		port, n int
+		want    string
+	}{
+		{"telemetry.example", 443, 3, "network/refused-connection in the result: the sandbox refused 3 connections to telemetry.example:443, which sandbox.network does not allow"},
+		// The seccomp layer's (architecture §4.14).
+		{"unix:/var/run/docker.sock", 0, 1, "network/refused-connection in the result: the sandbox refused a connection to unix:/var/run/docker.sock, a socket not the agent's own"},
+		{"pid:4242", 0, 2, "network/refused-signal in the result: the sandbox refused 2 signals to pid 4242, a process not the agent's own"},
+	} {
+		if f := Refused(tc.host, tc.port, tc.n); f.Detector != DetectorNetwork || f.String() != tc.want {
+			t.Errorf("Refused(%s, %d, %d) = %s, want %s", tc.host, tc.port, tc.n, f, tc.want)
+		}
 	}
 }
 

@@ -92,10 +92,24 @@ type Result struct {
 // Refused is the finding for connections an agent's sandbox refused to
 // host:port (architecture §4.14): a detection finding on that agent's
 // result, never a failure by itself.
+// The seccomp layer's refusals of a Unix socket ("unix:/path", port 0)
+// and of a signal ("pid:N", "pgid:N") are findings too, of their own.
 func Refused(host string, port, requests int) Finding {
 	what := "a connection"
 	if requests > 1 {
 		what = fmt.Sprintf("%d connections", requests)
+	}
+	switch {
+	case strings.HasPrefix(host, "pid:"), strings.HasPrefix(host, "pgid:"):
+		what = "a signal"
+		if requests > 1 {
+			what = fmt.Sprintf("%d signals", requests)
+		}
+		return Finding{DetectorNetwork, "refused-signal", "", 0,
+			fmt.Sprintf("the sandbox refused %s to %s, a process not the agent's own", what, strings.Replace(host, ":", " ", 1))}
+	case port == 0:
+		return Finding{DetectorNetwork, "refused-connection", "", 0,
+			fmt.Sprintf("the sandbox refused %s to %s, a socket not the agent's own", what, host)}
 	}
 	return Finding{DetectorNetwork, "refused-connection", "", 0,
 		fmt.Sprintf("the sandbox refused %s to %s, which sandbox.network does not allow", what, net.JoinHostPort(host, strconv.Itoa(port)))}
