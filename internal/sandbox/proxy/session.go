@@ -12,7 +12,10 @@ import (
 )
 
 // Host is one host:port a process asked the proxy for: what
-// agent-outputs/<agent>.json records under "network".
+// agent-outputs/<agent>.json records under "network". What the seccomp
+// layer refused is recorded so too (Session.Refuse): a direct connection
+// by its address, a Unix socket as "unix:/path" or "unix:@name" and a
+// signal as "pid:N" or "pgid:N", with port 0.
 type Host struct {
 	Host    string `json:"host"`
 	Port    int    `json:"port"`
