@@ -153,7 +153,13 @@ func installLayer(signals bool) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, err := Install(filter, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+	// Once the supervisor has a call, only a fatal signal interrupts the
+	// caller's wait (Linux 5.19): a Go program's constant SIGURG would
+	// otherwise cancel its connect and have it made again.
+	fd, err := Install(filter, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	if errors.Is(err, unix.EINVAL) {
+		fd, err = Install(filter, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+	}
 	if err != nil {
 		return -1, fmt.Errorf("install the filter (seccomp user notification needs Linux 5.0): %w", err)
 	}
