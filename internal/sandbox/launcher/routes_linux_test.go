@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,6 +63,30 @@ func tryRoutes(spec string) {
 		b, _ := io.ReadAll(c)
 		if string(b) != "from the proxy\n" {
 			return fmt.Errorf("read %q", b)
+		}
+		return nil
+	}())
+	// As C programs often do: the address in a sockaddr_storage, its
+	// whole size as the length.
+	say("tcp-proxy-storage", func() error {
+		host, port, _ := net.SplitHostPort(tg.Proxy)
+		p, _ := strconv.Atoi(port)
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		var storage [128]byte
+		binary.NativeEndian.PutUint16(storage[0:], unix.AF_INET)
+		binary.BigEndian.PutUint16(storage[2:], uint16(p))
+		copy(storage[4:8], net.ParseIP(host).To4())
+		if _, _, errno := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&storage[0])), uintptr(len(storage))); errno != 0 {
+			return errno
+		}
+		b := make([]byte, 64)
+		n, _ := unix.Read(fd, b)
+		if string(b[:n]) != "from the proxy\n" {
+			return fmt.Errorf("read %q", b[:n])
 		}
 		return nil
 	}())
@@ -371,7 +396,7 @@ func TestSeccompLayer(t *testing.T) {
 				spec.Seccomp = &SeccompRules{Connect: []string{proxy}, UnixDirs: []string{own}, Signals: true}
 			}
 			got, events := routes(t, tg, spec, rn.proc)
-			for _, r := range []string{"tcp-proxy", "unix-own", "kill-own-child"} {
+			for _, r := range []string{"tcp-proxy", "tcp-proxy-storage", "unix-own", "kill-own-child"} {
 				if got[r] != "ok" {
 					t.Errorf("%s: %q, want ok: the layer must not break what the program may do", r, got[r])
 				}

@@ -147,12 +147,16 @@ func (n *notifier) readMem(req *notif, addr uint64, size int) ([]byte, error) {
 	return buf, nil
 }
 
+// sizeofSockaddrStorage is the longest address connect(2) takes, that of
+// struct sockaddr_storage (golang.org/x/sys's RawSockaddrAny is shorter).
+const sizeofSockaddrStorage = 128
+
 // connect decides a connect(fd, addr, len): to an allowed address, the
 // launcher connects and puts its socket in the place of fd.
 func (n *notifier) connect(req *notif) {
 	args := req.Data.Args
 	fd, size := int(int32(args[0])), int(int32(args[2]))
-	if size < 2 || size > unix.SizeofSockaddrAny {
+	if size < 2 || size > sizeofSockaddrStorage {
 		n.fail(req, unix.EINVAL)
 		return
 	}
