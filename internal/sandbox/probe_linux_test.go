@@ -21,12 +21,13 @@ func fakeProbes(t *testing.T, launch func(ctx context.Context, spec launcher.Spe
 	t.Cleanup(func() { probeLaunch = old })
 }
 
-// As root, the user's probe and the namespace's run at once: the user's
-// probe here ends only once the namespace's has started, which one after
-// the other never comes to (synctest reports the deadlock).
+// The base probe (the seccomp layer, Landlock's ABI, as root the
+// unprivileged user) and the namespace's run at once: the base probe
+// here ends only once the namespace's has started, which one after the
+// other never comes to (synctest reports the deadlock).
 func TestProbesRunAtOnce(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("the user's probe runs only as root")
+		t.Skip("the probes run as the unprivileged user only as root")
 	}
 	synctest.Test(t, func(t *testing.T) {
 		netStarted := make(chan struct{})
