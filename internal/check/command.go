@@ -106,7 +106,8 @@ func (c *commandCheck) Check(ctx context.Context, output string) (Outcome, error
 		var err error
 		launch, err = c.sandbox.Command(sandbox.Process{
 			Name: "check-" + c.name, Dir: dir, WriteDir: dir != c.dir,
-			Env: []string{"OPTR_CONSTRAINT=" + c.name},
+			Env:     []string{"OPTR_CONSTRAINT=" + c.name},
+			Program: c.argv[0], // its install (an npm .bin link's package) is readable
 		})
 		if err != nil {
 			return Outcome{}, err
