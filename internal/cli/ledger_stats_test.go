@@ -190,3 +190,28 @@ func TestLedgerStatsVerifies(t *testing.T) {
 		t.Errorf("--by model: exit %d\n%s%s", good.code, good.stdout, good.stderr)
 	}
 }
+
+// optr ledger verify names the line of an outcome whose run the ledger
+// does not hold (architecture §4.19), and passes one whose run it holds.
+func TestLedgerVerifyOutcomeRun(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	path := statsLedger(t, now)
+	outcome := func(run string) ledger.Draft {
+		return ledger.Draft{Kind: ledger.KindOutcome, Run: run, Workflow: "issue-" + run, Time: now,
+			Fields: map[string]any{"pull_request": int64(3), "outcome": "merged", "agent": "codex"}}
+	}
+	if _, err := ledger.Append(path, outcome("a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := statsCLI(t, now, "ledger", "verify", "--ledger", path); got.code != 0 {
+		t.Fatalf("an outcome of a recorded run: exit %d\n%s", got.code, got.stderr)
+	}
+	if _, err := ledger.Append(path, outcome("never-ran")); err != nil {
+		t.Fatal(err)
+	}
+	got := statsCLI(t, now, "ledger", "verify", "--ledger", path)
+	if got.code != ExitFailed || !strings.Contains(got.stderr, "line 7: the outcome entry names run never-ran, but the ledger holds no run entry of that run before it") {
+		t.Errorf("exit %d; want 1 naming line 7\n%s%s", got.code, got.stdout, got.stderr)
+	}
+}
