@@ -174,6 +174,15 @@ var entries = []entry{
 	{".junie/**", KindAgent, ".junie/guidelines.md"},
 }
 
+// PathKind returns the kind of the curated automation or execution-entry
+// path p ("" for none) and what a path of that kind is, for messages: the
+// one list an iteration also reads, to take none of these paths from a
+// pull request's branch (architecture §4.16).
+func PathKind(p string) (kind, what string) {
+	kind = kindOf(p)
+	return kind, kindNames[kind]
+}
+
 // kindOf returns the kind of the curated path p, "" for none.
 func kindOf(p string) string {
 	p = strings.ToLower(strings.TrimPrefix(path.Clean("/"+p), "/"))

@@ -31,3 +31,14 @@ func TestEntries(t *testing.T) {
 		}
 	}
 }
+
+// PathKind is the curated list as others read it: the kind and what it is.
+func TestPathKind(t *testing.T) {
+	t.Parallel()
+	if kind, what := PathKind(".claude/settings.json"); kind != KindAgent || what != kindNames[KindAgent] {
+		t.Errorf("PathKind(.claude/settings.json) = %q, %q", kind, what)
+	}
+	if kind, what := PathKind("main.go"); kind != "" || what != "" {
+		t.Errorf("PathKind(main.go) = %q, %q", kind, what)
+	}
+}
