@@ -38,6 +38,7 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	google.golang.org/genai v1.77.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -65,7 +65,8 @@ var binaryModules = map[string]string{
 	"github.com/cespare/xxhash/v2":       "otel's attribute hashing (azcore)",
 
 	// Provenance and confinement.
-	"golang.org/x/mod":                              "sumdb's tlog and note: checkpoints and signed notes",
+	"golang.org/x/mod":                              "sumdb's tlog and note: checkpoints and signed notes; modfile: go run's module in an iteration",
+	"mvdan.cc/sh/v3":                                "the shell parser (syntax only): the files an iteration's scripts source (execpaths)",
 	"github.com/transparency-dev/formats":           "C2SP checkpoints and witness cosignatures",
 	"filippo.io/mldsa":                              "transparency-dev/formats' signatures",
 	"golang.org/x/crypto":                           "ed25519 notes and the SDKs' TLS needs",
