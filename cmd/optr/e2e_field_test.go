@@ -35,7 +35,7 @@ $T unix $DOCKERSOCK $SECRET && leak docker-sock
 $T kill $VICTIM 9 && leak signal-runner
 if [ -n "$OPTR_AGENT" ]; then
   read -r _ < "$MARK/elsewhere.fifo"
-  $T tcp 127.0.0.2:${HTTPS_PROXY##*:} $SECRET && leak proxy-port-elsewhere
+  $T tcp $ELSEWHERE:${HTTPS_PROXY##*:} $SECRET && leak proxy-port-elsewhere
 fi
 `
 
@@ -202,6 +202,15 @@ func launcherBuild(ldflags string) (string, error) {
 	return b.bin, b.err
 }
 
+// elsewhereIP is the loopback address, not 127.0.0.1, on which the test
+// listens at the agent's proxy port: one of this test process's own, for
+// in a namespace that port is always ProxyPort (3128), and another test
+// process may listen there at the same time.
+var elsewhereIP = func() string {
+	pid := os.Getpid()
+	return fmt.Sprintf("127.2.%d.%d", (pid>>8)&0xff, 1+(pid&0xff)%254)
+}()
+
 // fieldHostile is hostile with the field's routes and listeners.
 type fieldHostile struct {
 	*hostile
@@ -211,7 +220,7 @@ type fieldHostile struct {
 	udp, dns, abstract *fieldtest.Counter
 	sock               *fieldtest.Counter
 	victim             *exec.Cmd
-	// elsewhere is the listener on 127.0.0.2 at the agent's proxy port,
+	// elsewhere is the listener on elsewhereIP at the agent's proxy port,
 	// once the agent asked for it.
 	elsewhere atomic.Pointer[fieldtest.Counter]
 }
@@ -280,7 +289,7 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],
 		"$OUTSIDE", h.outside, "$WS", ws, "$SERVICE", h.service, "$MARK", h.mark, "$TOOL", tool,
 		"$UDP", h.udp.Addr, "$DNS", h.dns.Addr, "$ABSTRACT", abstract, "$DOCKERSOCK", h.sock.Addr,
-		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret)
+		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret, "$ELSEWHERE", elsewhereIP)
 	if err := os.WriteFile(filepath.Join(tools, "adversary.sh"), []byte(known.Replace(script)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +346,8 @@ func (h *fieldHostile) run(t *testing.T, bin string) fieldRun {
 			return
 		}
 		defer f.Close()
-		if port := agentProxyPort(); port != "" {
-			c := fieldtest.ListenConns(t, "tcp", "127.0.0.2:"+port)
+		if port := agentProxyPort(h.dir); port != "" {
+			c := fieldtest.ListenConns(t, "tcp", elsewhereIP+":"+port)
 			h.elsewhere.Store(c)
 			stopElsewhere = c.Close
 		}
@@ -366,10 +375,14 @@ func (h *fieldHostile) run(t *testing.T, bin string) fieldRun {
 }
 
 // agentProxyPort is the port of HTTPS_PROXY in the environment of the
-// running adversary agent, "" when there is none.
-func agentProxyPort() string {
+// running adversary agent whose script lies under dir, "" when there is
+// none.
+func agentProxyPort(dir string) string {
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, p := range procs {
+		if cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline")); err != nil || !bytes.Contains(cmdline, []byte(dir)) {
+			continue
+		}
 		b, err := os.ReadFile(p)
 		b = append([]byte{0}, b...)
 		if err != nil || !bytes.Contains(b, []byte("\x00OPTR_AGENT=adversary\x00")) {
