@@ -136,3 +136,23 @@ func TestPrograms(t *testing.T) {
 		t.Error("tools/sub/other.py is in the set")
 	}
 }
+
+// Any script, however malformed, is walked without a panic, within the
+// bounds.
+func FuzzOf(f *testing.F) {
+	for _, s := range []string{
+		". \"$(dirname \"$0\")/lib.sh\"\n", "source ${BASH_SOURCE[0]%/*}/x.sh", "make -C web -f x.mk", "npm run build --prefix web",
+		"go run -tags x ./cmd/a", "python3 -m pkg.mod", "sh -c 'sh -c \"sh x.sh\"'", "if then fi (((", "x=$(pwd); . \"$x/y.sh\"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		root := repo(t, map[string]string{"x.sh": script, "lib.sh": script, "package.json": `{"scripts":{"build":"sh x.sh"}}`, "Makefile": "all:\n\tsh x.sh\n"})
+		s := NewSet()
+		s.Of(root, []string{"sh", "x.sh"})
+		s.Of(root, []string{"sh", "-c", script})
+		if _, ok := s.Match("x.sh"); !ok {
+			t.Fatal("the script run is not in the set")
+		}
+	})
+}

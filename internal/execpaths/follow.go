@@ -1,6 +1,7 @@
 package execpaths
 
 import (
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,16 +21,46 @@ const (
 // Of adds to s what argv — a command agent's or command check's run,
 // started with the repository's root as its working directory — executes
 // or loads of the repository checked out at root (a folder on disk).
+// Nothing outside root is read: a link that leaves it is not followed.
 func (s *Set) Of(root string, argv []string) {
-	f := &follower{root: root, set: s, seen: map[string]bool{}}
+	fsys, err := os.OpenRoot(root)
+	if err != nil {
+		return
+	}
+	defer fsys.Close()
+	f := &follower{root: fsys, set: s, seen: map[string]bool{}}
 	f.command(argv, ".", "the config's run", 0)
 }
 
 // follower walks from a command to the files it loads.
 type follower struct {
-	root string
+	root *os.Root
 	set  *Set
 	seen map[string]bool
+}
+
+// stat is what the repository's p (relative to the root) is, following
+// links only within the root.
+func (f *follower) stat(p string) (os.FileInfo, error) {
+	return f.root.Stat(filepath.FromSlash(p))
+}
+
+// read reads the regular file p of the repository, at most limit bytes
+// (nil past them): never a FIFO or a device, never outside the root.
+func (f *follower) read(p string, limit int64) []byte {
+	if info, err := f.stat(p); err != nil || !info.Mode().IsRegular() || info.Size() > limit {
+		return nil
+	}
+	file, err := f.root.Open(filepath.FromSlash(p))
+	if err != nil {
+		return nil
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	if err != nil || int64(len(data)) > limit {
+		return nil
+	}
+	return data
 }
 
 // command follows argv run in the folder dir (relative to the root): the
@@ -105,7 +136,7 @@ func (f *follower) named(w, dir, by string, folders bool) {
 	if p == "" || p == "." {
 		return
 	}
-	info, err := os.Lstat(filepath.Join(f.root, filepath.FromSlash(p)))
+	info, err := f.stat(p)
 	switch {
 	case err != nil:
 	case info.IsDir():
@@ -133,7 +164,7 @@ func (f *follower) file(w, dir string) string {
 	if p == "" || p == "." {
 		return ""
 	}
-	info, err := os.Stat(filepath.Join(f.root, filepath.FromSlash(p)))
+	info, err := f.stat(p)
 	if err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
@@ -147,17 +178,7 @@ func (f *follower) load(p string) []byte {
 		return nil
 	}
 	f.seen[p] = true
-	file, err := os.Open(filepath.Join(f.root, filepath.FromSlash(p)))
-	if err != nil {
-		return nil
-	}
-	defer file.Close()
-	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxRead {
-		return nil
-	}
-	data := make([]byte, maxRead)
-	n, _ := file.Read(data)
-	return data[:n]
+	return f.read(p, maxRead)
 }
 
 // script follows the repository file p run as a program: by its name or
@@ -172,16 +193,10 @@ func (f *follower) script(p string, depth int) {
 	}
 }
 
-// peek returns the first line of p.
+// peek returns the first line of p, as far as its first 256 bytes go.
 func (f *follower) peek(p string) string {
-	file, err := os.Open(filepath.Join(f.root, filepath.FromSlash(p)))
-	if err != nil {
-		return ""
-	}
-	defer file.Close()
-	buf := make([]byte, 256)
-	n, _ := file.Read(buf)
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	data := f.read(p, maxRead)
+	line, _, _ := strings.Cut(string(data[:min(len(data), 256)]), "\n")
 	return line
 }
 
@@ -246,6 +261,6 @@ func shellBreak(r rune) bool {
 
 // exists reports whether the repository has p (relative to the root).
 func (f *follower) exists(p string) bool {
-	_, err := os.Stat(filepath.Join(f.root, filepath.FromSlash(p)))
+	_, err := f.stat(p)
 	return err == nil
 }

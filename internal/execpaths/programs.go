@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -215,11 +214,7 @@ func (f *follower) module(dir string) (modDir, modPath string) {
 	for d := dir; ; d = path.Dir(d) {
 		p := path.Join(d, "go.mod")
 		if f.exists(p) {
-			data, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(p)))
-			if err != nil {
-				return "", ""
-			}
-			return d, modfile.ModulePath(data)
+			return d, modfile.ModulePath(f.read(p, maxRead))
 		}
 		if d == "." || d == "/" {
 			return "", ""
@@ -235,7 +230,12 @@ func (f *follower) goPackage(pkgDir, modDir, modPath string) {
 	}
 	f.seen["go:"+pkgDir] = true
 	f.set.AddFlat(pkgDir, ".go", "a package go run builds")
-	entries, err := os.ReadDir(filepath.Join(f.root, filepath.FromSlash(pkgDir)))
+	dir, err := f.root.Open(filepath.FromSlash(pkgDir))
+	if err != nil {
+		return
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
 	if err != nil {
 		return
 	}
@@ -244,7 +244,11 @@ func (f *follower) goPackage(pkgDir, modDir, modPath string) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
 			continue
 		}
-		file, err := parser.ParseFile(fset, filepath.Join(f.root, filepath.FromSlash(pkgDir), e.Name()), nil, parser.ImportsOnly)
+		src := f.read(path.Join(pkgDir, e.Name()), maxRead)
+		if src == nil {
+			continue
+		}
+		file, err := parser.ParseFile(fset, path.Join(pkgDir, e.Name()), src, parser.ImportsOnly)
 		if err != nil {
 			continue // the compiler refuses it too
 		}
