@@ -31,6 +31,7 @@ const routesVar = "LAUNCHER_TEST_ROUTES"
 type targets struct {
 	Proxy    string // the one address allowed: a TCP listener answering "from the proxy"
 	Other    string // a TCP listener on another address, the proxy's port
+	Loopback string // a TCP listener of the test's on 127.0.0.1
 	UDP      string // a UDP listener
 	Abstract string // an abstract Unix socket's name, without the leading zero byte
 	Unix     string // a Unix socket outside the program's directories
@@ -107,6 +108,31 @@ func tryRoutes(spec string) {
 		return err
 	}
 	say("tcp-other", sendTCP(0, tg.Other))
+	say("tcp-loopback", sendTCP(0, tg.Loopback))
+	// A server of its own on loopback, as a test suite starts one.
+	say("tcp-own-server", func() error {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Write([]byte("own\n"))
+				c.Close()
+			}
+		}()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		b, _ := io.ReadAll(c)
+		if string(b) != "own\n" {
+			return fmt.Errorf("read %q", b)
+		}
+		return nil
+	}())
 	say("mptcp", sendTCP(unix.IPPROTO_MPTCP, tg.Other))
 	say("udp", func() error {
 		c, err := net.Dial("udp", tg.UDP)
@@ -348,6 +374,7 @@ func TestSeccompLayer(t *testing.T) {
 	proxy := proxyListener(t)
 	_, port, _ := net.SplitHostPort(proxy)
 	other := fieldtest.ListenConns(t, "tcp", "127.0.0.2:"+port)
+	loopback := fieldtest.ListenConns(t, "tcp", "127.0.0.1:0")
 	udp := fieldtest.ListenPackets(t, "")
 	abstract := "optr-launcher-test-" + strconv.Itoa(os.Getpid())
 	abs := fieldtest.ListenConns(t, "unix", "@"+abstract)
@@ -367,7 +394,7 @@ func TestSeccompLayer(t *testing.T) {
 	os.Chmod(sock.Addr, 0o777)
 	planted := fieldtest.ListenConns(t, "unix", filepath.Join(own, "planted.sock"))
 	os.Chmod(planted.Addr, 0o777)
-	counters := map[string]*fieldtest.Counter{"tcp-other/mptcp": other, "udp": udp, "abstract": abs, "unix": sock}
+	counters := map[string]*fieldtest.Counter{"tcp-other/mptcp": other, "tcp-loopback": loopback, "udp": udp, "abstract": abs, "unix": sock}
 
 	type run struct {
 		name  string
@@ -389,19 +416,19 @@ func TestSeccompLayer(t *testing.T) {
 			}
 			os.Remove(filepath.Join(own, "link.sock"))
 			v := victim(t)
-			tg := targets{Proxy: proxy, Other: other.Addr, UDP: udp.Addr, Abstract: abstract,
+			tg := targets{Proxy: proxy, Other: other.Addr, Loopback: loopback.Addr, UDP: udp.Addr, Abstract: abstract,
 				Unix: sock.Addr, Own: own, Planted: planted.Addr, Victim: v.Process.Pid}
 			spec := Spec{}
 			if layer {
 				spec.Seccomp = &SeccompRules{Connect: []string{proxy}, UnixDirs: []string{own}, Signals: true}
 			}
 			got, events := routes(t, tg, spec, rn.proc)
-			for _, r := range []string{"tcp-proxy", "tcp-proxy-storage", "unix-own", "kill-own-child"} {
+			for _, r := range []string{"tcp-proxy", "tcp-proxy-storage", "tcp-own-server", "unix-own", "kill-own-child"} {
 				if got[r] != "ok" {
 					t.Errorf("%s: %q, want ok: the layer must not break what the program may do", r, got[r])
 				}
 			}
-			refused := []string{"tcp-other", "mptcp", "udp", "fastopen", "icmp", "raw", "packet", "netlink", "vsock",
+			refused := []string{"tcp-other", "tcp-loopback", "mptcp", "udp", "fastopen", "icmp", "raw", "packet", "netlink", "vsock",
 				"unix-dgram", "io_uring", "abstract", "unix-path", "unix-symlink", "kill", "tgkill", "kill-group", "kill-all", "setown"}
 			// A socket in the program's directory that another user bound
 			// (a hard link to the Docker socket, say) is not its own.
@@ -412,7 +439,7 @@ func TestSeccompLayer(t *testing.T) {
 			if !layer {
 				// What the kernel itself allows a root program here; the
 				// rest (vsock, raw sockets in a container) it may refuse.
-				for _, r := range []string{"tcp-other", "udp", "abstract", "unix-path", "unix-symlink", "kill", "kill-all", "setown"} {
+				for _, r := range []string{"tcp-other", "tcp-loopback", "udp", "abstract", "unix-path", "unix-symlink", "kill", "kill-all", "setown"} {
 					if got[r] != "ok" {
 						t.Errorf("without the layer %s: %q, want ok: the test proves nothing", r, got[r])
 					}

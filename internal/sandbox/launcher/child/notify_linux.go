@@ -175,6 +175,8 @@ func (n *notifier) connect(req *notif) {
 	}
 	var sa unix.Sockaddr
 	var addr string
+	var ip []byte
+	var port int
 	family := int(binary.NativeEndian.Uint16(raw))
 	switch family {
 	case unix.AF_INET:
@@ -184,7 +186,7 @@ func (n *notifier) connect(req *notif) {
 		}
 		s := &unix.SockaddrInet4{Port: int(binary.BigEndian.Uint16(raw[2:4]))}
 		copy(s.Addr[:], raw[4:8])
-		sa, addr = s, ip4(s.Addr[:])+":"+strconv.Itoa(s.Port)
+		sa, addr, ip, port = s, ip4(s.Addr[:])+":"+strconv.Itoa(s.Port), s.Addr[:], s.Port
 	case unix.AF_INET6:
 		if size < 24 {
 			n.fail(req, unix.EINVAL)
@@ -195,7 +197,7 @@ func (n *notifier) connect(req *notif) {
 		if size >= unix.SizeofSockaddrInet6 {
 			s.ZoneId = binary.NativeEndian.Uint32(raw[24:28])
 		}
-		sa, addr = s, ip6(s.Addr)+":"+strconv.Itoa(s.Port)
+		sa, addr, ip, port = s, ip6(s.Addr)+":"+strconv.Itoa(s.Port), s.Addr[:], s.Port
 	case unix.AF_UNIX:
 		n.connectUnix(req, fd, raw[2:])
 		return
@@ -203,7 +205,7 @@ func (n *notifier) connect(req *notif) {
 		n.fail(req, unix.EAFNOSUPPORT)
 		return
 	}
-	if !n.anyTCP && !slices.Contains(n.tcp, addr) {
+	if !n.anyTCP && !slices.Contains(n.tcp, addr) && !(loopbackTarget(ip) && n.ownListener(ip, port)) {
 		n.refuse(req, unix.EACCES, Event{Kind: "connect", Addr: addr,
 			Reason: "a direct connection: agents reach the network only through optr's proxy (HTTPS_PROXY)"})
 		return

@@ -65,8 +65,10 @@ type Spec struct {
 // checked is what is connected.
 type SeccompRules struct {
 	// Connect are the TCP addresses ("127.0.0.1:8080") the program may
-	// connect to: the proxy's (which serves the model gateway too). Empty
-	// with NetNamespace: any address, since the namespace holds them all.
+	// connect to: the proxy's (which serves the model gateway too), and
+	// any loopback address where the program or a descendant listens.
+	// Empty with NetNamespace: any address, since the namespace holds
+	// them all.
 	Connect []string `json:"connect,omitempty"`
 	// UnixDirs are the directories of the program's own in which it may
 	// connect to a Unix socket its own user bound (its HOME and TMPDIR,
