@@ -109,6 +109,28 @@ func tryRoutes(spec string) {
 	}
 	say("tcp-other", sendTCP(0, tg.Other))
 	say("tcp-loopback", sendTCP(0, tg.Loopback))
+	// A server of its own on the IPv6 wildcard, V6ONLY, at the port of
+	// the test's IPv4 server: a connect to 127.0.0.1 there reaches the
+	// test's, not the program's.
+	say("tcp-loopback-v6only", func() error {
+		_, port, _ := net.SplitHostPort(tg.Loopback)
+		p, _ := strconv.Atoi(port)
+		fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
+			return err
+		}
+		if err := unix.Bind(fd, &unix.SockaddrInet6{Port: p}); err != nil {
+			return err
+		}
+		if err := unix.Listen(fd, 1); err != nil {
+			return err
+		}
+		return sendTCP(0, tg.Loopback)
+	}())
 	// A server of its own on loopback, as a test suite starts one.
 	say("tcp-own-server", func() error {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -428,7 +450,7 @@ func TestSeccompLayer(t *testing.T) {
 					t.Errorf("%s: %q, want ok: the layer must not break what the program may do", r, got[r])
 				}
 			}
-			refused := []string{"tcp-other", "tcp-loopback", "mptcp", "udp", "fastopen", "icmp", "raw", "packet", "netlink", "vsock",
+			refused := []string{"tcp-other", "tcp-loopback", "tcp-loopback-v6only", "mptcp", "udp", "fastopen", "icmp", "raw", "packet", "netlink", "vsock",
 				"unix-dgram", "io_uring", "abstract", "unix-path", "unix-symlink", "kill", "tgkill", "kill-group", "kill-all", "setown"}
 			// A socket in the program's directory that another user bound
 			// (a hard link to the Docker socket, say) is not its own.

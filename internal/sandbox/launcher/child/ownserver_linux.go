@@ -12,10 +12,11 @@ import (
 // the host's: the seccomp layer connects a program to its proxy only, so
 // a test suite that starts a server on 127.0.0.1 and connects to it would
 // fail. A connect to a loopback address is let through when a process of
-// the launcher's own (the program or a descendant) listens there — found
-// as the kernel lists it (/proc/net/tcp, tcp6) and by the socket's inode
-// among those processes' descriptors. The launcher connects to the
-// address it read, as for the proxy. What is not checked: a server of
+// the launcher's own (the program or a descendant) listens there, and no
+// other process's socket could take the connection — the listening
+// sockets as the kernel lists them (/proc/net/tcp, tcp6), each found by
+// its inode among those processes' descriptors. The launcher connects to
+// the address it read, as for the proxy. What is not checked: a server of
 // the program's closed, and a process outside bound the same port, in
 // the moment between the check and the connect — nothing the program can
 // arrange from inside.
@@ -34,8 +35,11 @@ func loopbackTarget(ip []byte) bool {
 	return ip[0] == 127 || bytes.Equal(ip, []byte{0, 0, 0, 0})
 }
 
-// ownListener reports whether a process of the launcher's own listens on
-// TCP port at ip, which loopbackTarget accepted.
+// ownListener reports whether the connection to TCP port at ip, which
+// loopbackTarget accepted, can only reach a process of the launcher's
+// own: some socket listens there, and every one that could take it is
+// theirs. (A foreign one that might not — an IPv6 wildcard socket may be
+// V6ONLY, which /proc does not say — refuses it as well.)
 func (n *notifier) ownListener(ip []byte, port int) bool {
 	inodes := listening(ip, port)
 	if len(inodes) == 0 {
@@ -51,12 +55,12 @@ func (n *notifier) ownListener(ip []byte, port int) bool {
 			if err != nil {
 				continue
 			}
-			if ino, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(ino, "]")] {
-				return true
+			if ino, ok := strings.CutPrefix(link, "socket:["); ok {
+				delete(inodes, strings.TrimSuffix(ino, "]"))
 			}
 		}
 	}
-	return false
+	return len(inodes) == 0
 }
 
 // descendants are the launcher's descendants, from every process's
@@ -88,9 +92,9 @@ func (n *notifier) descendants() []int {
 }
 
 // listening are the inodes of the TCP sockets that listen on port and
-// accept a connection to ip: bound to it, or to the unspecified address
-// of its family (an IPv6 one takes IPv4 too, unless it is V6ONLY, which
-// /proc does not say: counted).
+// may take a connection to ip: bound to it, or to the unspecified address
+// of its family, or, for IPv4, to the IPv6 one (which takes IPv4 unless
+// it is V6ONLY).
 func listening(ip []byte, port int) map[string]bool {
 	v4 := ip
 	if len(ip) == 16 && bytes.Equal(ip[:12], []byte{10: 0xff, 11: 0xff}) {
