@@ -18,78 +18,30 @@ import (
 // not name, fails here.
 func TestWorkedExamples(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and tests five packages in an overlay; not in -short")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := newOverlay(t)
 	where := section(t, readRoot(t, "CONTRIBUTING.md"), "Where to add …")
 	kind := goBlocks(t, subsection(t, where, "A check kind"), 3)
 	prov := goBlocks(t, subsection(t, where, "A provider"), 4)
 
-	dir := t.TempDir()
-	overlay := map[string]string{}
-	put := func(rel, content string) {
-		t.Helper()
-		tmp := filepath.Join(dir, strings.ReplaceAll(rel, "/", "_"))
-		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		overlay[filepath.Join(abs, filepath.FromSlash(rel))] = tmp
-	}
-	// edited is rel with each edit's text put before its anchor.
-	edited := func(rel string, edits ...[2]string) string {
-		t.Helper()
-		text := readRoot(t, rel)
-		for _, e := range edits {
-			if !strings.Contains(text, e[0]) {
-				t.Fatalf("%s no longer holds %q, where the worked example goes; update the test", rel, e[0])
-			}
-			text = strings.Replace(text, e[0], e[1]+e[0], 1)
-		}
-		return text
-	}
-
 	// A check kind: the constant and the entry in checks.go, the checker in
 	// its own file; then a test of each side.
-	put("internal/config/checks.go", edited("internal/config/checks.go",
+	o.put("internal/config/checks.go", o.edited("internal/config/checks.go",
 		[2]string{"\tCheckJSON       = \"json\"", kind[0] + "\n"},
 		[2]string{"\t{name: CheckJSON, ", indent(kind[1]) + "\n"}))
-	put("internal/check/minlength.go", kind[2])
-	put("internal/config/zz_minlength_test.go", minLengthConfigTest)
-	put("internal/check/zz_minlength_test.go", minLengthCheckTest)
+	o.put("internal/check/minlength.go", kind[2])
+	o.put("internal/config/zz_minlength_test.go", minLengthConfigTest)
+	o.put("internal/check/zz_minlength_test.go", minLengthCheckTest)
 
 	// A provider: the constant and the entry in providers.go, its prices.
-	put("internal/provider/providers.go", edited("internal/provider/providers.go",
+	o.put("internal/provider/providers.go", o.edited("internal/provider/providers.go",
 		[2]string{"\tCommand     = \"command\"", prov[0] + "\n"},
 		[2]string{"\t{\n\t\tName:    Command,", indent(prov[1]) + "\n"}))
-	put("internal/cost/prices.go", edited("internal/cost/prices.go",
+	o.put("internal/cost/prices.go", o.edited("internal/cost/prices.go",
 		[2]string{"}\n\nvar openAI = ", indent(prov[2]) + "\n"})+"\n"+prov[3]+"\n")
-	put("internal/agent/llm/zz_mistral_test.go", mistralTest)
+	o.put("internal/agent/llm/zz_mistral_test.go", mistralTest)
 
-	// go generate ./internal/config, with the overlay: schema.json as the
-	// registries now write it.
-	generated := filepath.Join(dir, "schema.json")
-	ov := writeOverlay(t, dir, overlay)
-	goCmd(t, filepath.Join(abs, "internal", "config"), "run", "-overlay="+ov, "gen_schema.go", "schema.in.json", generated)
-	schema, err := os.ReadFile(generated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(schema), `"min-length"`) || !strings.Contains(string(schema), `"mistral"`) {
-		t.Fatal("the regenerated schema names neither min-length nor mistral")
-	}
-	put("internal/config/schema.json", string(schema))
-	ov = writeOverlay(t, dir, overlay)
-
-	goCmd(t, abs, "vet", "-overlay="+ov, "./internal/config/", "./internal/check/", "./internal/provider/", "./internal/cost/", "./internal/agent/llm/")
-	goCmd(t, abs, "test", "-overlay="+ov, "-count=1",
-		"-run", "^(TestKindsAgree|TestMinLengthWorkedExample|TestSchemaGenerated|TestSchemaEnums|TestSchemaKindKeys|TestSchemaNamesKeyVariables|TestValidConfigs|TestRegistry|TestDerived|TestEveryLLMProviderHasACaller|TestMistralWorkedExample|TestBuiltinTable)$",
+	o.generate("min-length", "mistral")
+	o.vetAndTest("^(TestKindsAgree|TestMinLengthWorkedExample|TestSchemaGenerated|TestSchemaEnums|TestSchemaKindKeys|TestSchemaNamesKeyVariables|TestValidConfigs|TestRegistry|TestDerived|TestEveryLLMProviderHasACaller|TestMistralWorkedExample|TestBuiltinTable)$",
 		"./internal/config/", "./internal/check/", "./internal/provider/", "./internal/cost/", "./internal/agent/llm/")
 }
 

@@ -1,10 +1,6 @@
 package docs
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,64 +13,20 @@ import (
 // that needs a file it does not name, fails here.
 func TestRunBehaviourWorkedExample(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and tests two packages in an overlay; not in -short")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := newOverlay(t)
 	where := section(t, readRoot(t, "CONTRIBUTING.md"), "Where to add …")
 	blocks := goBlocks(t, subsection(t, where, "Run behaviour"), 3)
 
-	dir := t.TempDir()
-	overlay := map[string]string{}
-	put := func(rel, content string) {
-		t.Helper()
-		tmp := filepath.Join(dir, strings.ReplaceAll(rel, "/", "_"))
-		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		overlay[filepath.Join(abs, filepath.FromSlash(rel))] = tmp
-	}
-	edited := func(rel string, edits ...[2]string) string {
-		t.Helper()
-		text := readRoot(t, rel)
-		for _, e := range edits {
-			if !strings.Contains(text, e[0]) {
-				t.Fatalf("%s no longer holds %q, where the worked example goes; update the test", rel, e[0])
-			}
-			text = strings.Replace(text, e[0], e[1]+e[0], 1)
-		}
-		return text
-	}
-	put("internal/config/enums.go", edited("internal/config/enums.go",
+	o.put("internal/config/enums.go", o.edited("internal/config/enums.go",
 		[2]string{"\tPreferCheaper = \"cheaper\"", indent(blocks[0]) + "\n"},
 		[2]string{"\tPreferCheaper,\n}", indent(blocks[1]) + "\n"}))
-	put("internal/selection/selection.go", edited("internal/selection/selection.go",
+	o.put("internal/selection/selection.go", o.edited("internal/selection/selection.go",
 		[2]string{"\tconfig.PreferCheaper: ", indent(blocks[2]) + "\n"}))
-	put("internal/config/zz_fewertokens_test.go", fewerTokensConfigTest)
-	put("internal/selection/zz_fewertokens_test.go", fewerTokensSelectionTest)
+	o.put("internal/config/zz_fewertokens_test.go", fewerTokensConfigTest)
+	o.put("internal/selection/zz_fewertokens_test.go", fewerTokensSelectionTest)
 
-	generated := filepath.Join(dir, "schema.json")
-	ov := writeOverlay(t, dir, overlay)
-	goCmd(t, filepath.Join(abs, "internal", "config"), "run", "-overlay="+ov, "gen_schema.go", "schema.in.json", generated)
-	schema, err := os.ReadFile(generated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(schema), `"fewer-tokens"`) {
-		t.Fatal("the regenerated schema does not name fewer-tokens")
-	}
-	put("internal/config/schema.json", string(schema))
-	ov = writeOverlay(t, dir, overlay)
-
-	goCmd(t, abs, "vet", "-overlay="+ov, "./internal/config/", "./internal/selection/")
-	goCmd(t, abs, "test", "-overlay="+ov, "-count=1",
-		"-run", "^(TestPreferencesAgree|TestFewerTokensWorkedExample|TestSchemaGenerated|TestSchemaEnums|TestValidConfigs)$",
+	o.generate("fewer-tokens")
+	o.vetAndTest("^(TestPreferencesAgree|TestFewerTokensWorkedExample|TestSchemaGenerated|TestSchemaEnums|TestValidConfigs)$",
 		"./internal/config/", "./internal/selection/")
 }
 
