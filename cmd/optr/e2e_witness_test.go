@@ -86,6 +86,24 @@ func forcePush(t *testing.T, dir string) {
 	gittest.Sh(t, dir, "git checkout -q --orphan rewritten && git add .optr && git commit -q -F .git-msg && rm .git-msg && git branch -q -M optr-ledger")
 }
 
+// ledgerKeyAndWitness makes the ledger's signing key pair, for the
+// repository's origin, and starts the reference witness
+// witness.example/w1, which trusts it (closed when the test ends).
+func ledgerKeyAndWitness(t *testing.T) (skey, vkey string, w *witnesstest.Witness) {
+	t.Helper()
+	origin := ledger.Origin(repo)
+	skey, vkey, err := ledger.GenerateKey(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err = witnesstest.Start(t.Context(), "witness.example/w1", map[string]string{origin: vkey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return skey, vkey, w
+}
+
 // TestWitnessedRunsEndToEnd, through the binary as the runner runs it:
 // two runs in a row are each cosigned by a C2SP witness (the reference
 // implementation) that checked the second's consistency proof from the
@@ -97,15 +115,7 @@ func forcePush(t *testing.T, dir string) {
 func TestWitnessedRunsEndToEnd(t *testing.T) {
 	t.Parallel()
 	origin := ledger.Origin(repo)
-	skey, vkey, err := ledger.GenerateKey(origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := witnesstest.Start(t.Context(), "witness.example/w1", map[string]string{origin: vkey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	skey, vkey, w := ledgerKeyAndWitness(t)
 	other, err := witnesstest.Start(t.Context(), "witness.example/w2", map[string]string{origin: vkey})
 	if err != nil {
 		t.Fatal(err)
@@ -193,16 +203,7 @@ func TestWitnessedRunsEndToEnd(t *testing.T) {
 // and nothing it would say reaches the log or the output.
 func TestWitnessRedirectIsNotFollowed(t *testing.T) {
 	t.Parallel()
-	origin := ledger.Origin(repo)
-	skey, vkey, err := ledger.GenerateKey(origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := witnesstest.Start(t.Context(), "witness.example/w1", map[string]string{origin: vkey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	skey, _, w := ledgerKeyAndWitness(t)
 	const elsewhereSays = "ELSEWHERE-ANSWERED"
 	var mu sync.Mutex
 	var got []string

@@ -138,9 +138,12 @@ type evaluator struct {
 }
 
 // word expands w; ok is false when its value cannot be known.
-func (ev *evaluator) word(w *syntax.Word) (string, bool) {
+func (ev *evaluator) word(w *syntax.Word) (string, bool) { return ev.parts(w.Parts) }
+
+// parts expands the parts of a word, or of a double-quoted string.
+func (ev *evaluator) parts(ps []syntax.WordPart) (string, bool) {
 	var b strings.Builder
-	for _, part := range w.Parts {
+	for _, part := range ps {
 		v, ok := ev.part(part)
 		if !ok {
 			return "", false
@@ -157,15 +160,7 @@ func (ev *evaluator) part(p syntax.WordPart) (string, bool) {
 	case *syntax.SglQuoted:
 		return p.Value, true
 	case *syntax.DblQuoted:
-		var b strings.Builder
-		for _, q := range p.Parts {
-			v, ok := ev.part(q)
-			if !ok {
-				return "", false
-			}
-			b.WriteString(v)
-		}
-		return b.String(), true
+		return ev.parts(p.Parts)
 	case *syntax.ParamExp:
 		return ev.param(p)
 	case *syntax.CmdSubst:
