@@ -35,6 +35,11 @@
 //     registry (package provider): the table of providers and endpoints
 //     in docs/configuration.md, the keys in docs/security-model.md and
 //     SECURITY.md, the secrets of .github/workflows/optr-matrix.yml.
+//   - Every citation of the architecture document (`architecture §x.y`,
+//     and a bare §x.y, in Go, Markdown, YAML and shell files anywhere in
+//     the repository) names a section docs/architecture.md has; the
+//     document numbers each section once, in order; nothing cites the
+//     brief the repository was built from (DESIGN §x.y).
 //
 // The package has no code of its own beyond this comment; host/action.yml
 // is held equal to action.yml by scripts/host_test.go.

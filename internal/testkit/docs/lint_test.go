@@ -17,7 +17,7 @@ import (
 // table cannot outlive the text or the actionlint release it works around.
 var lintIgnores = []struct{ rule, message, reason string }{
 	{"permissions", `unknown permission scope "copilot-requests"`,
-		"the scope Copilot needs on the workflow's token (architecture §3); actionlint v1.7.12 predates it"},
+		"the scope Copilot needs on the workflow's token (architecture §6); actionlint v1.7.12 predates it"},
 }
 
 // lint runs actionlint, as a library, on a workflow's text. project is the
