@@ -24,8 +24,10 @@ import (
 // optr's user standing in for the runner's worker, TCP to the proxy's
 // port on another address (the agent reads the port from HTTPS_PROXY; the
 // test then listens there), and, last, a signal to optr itself. The tool
-// exits 0 when a route got through; the listeners say what arrived.
+// exits 0 when a route got through; the listeners say what arrived. One
+// thing it must still do: reach a server of its own on loopback.
 const fieldRoutes = `T=$TOOL
+$T own-server 0 && echo OWN-SERVER-REACHED
 $T udp $UDP $SECRET && leak udp
 $T dns $DNS $SECRET && leak dns
 $T icmp 127.0.0.1 $SECRET && leak icmp
@@ -130,6 +132,11 @@ func TestAdversaryInTheField(t *testing.T) {
 					t.Errorf("the adversary got through: %v\n%s", leaks, run.log)
 				}
 				record := findFile(t, filepath.Join(h.ws, ".optr"), "adversary.json")
+				// What the layers must not take away: a server of the
+				// agent's own on loopback, as its test suite starts one.
+				if !strings.Contains(record, "OWN-SERVER-REACHED") {
+					t.Errorf("the agent could not reach a server of its own on loopback:\n%s", record)
+				}
 				for _, want := range []string{`"allowed": false`, `"host": "unix:`} {
 					if !strings.Contains(record, want) {
 						t.Errorf("the adversary's network record lacks %s:\n%s", want, record)

@@ -11,6 +11,8 @@
 //	unix PATH|@NAME SECRET    the secret over a Unix socket (@: abstract)
 //	kill PID SIGNAL           a signal
 //	kill-optr 0 SIGNAL        a signal to optr: the nearest ancestor named optr
+//	own-server 0              not a route out: a server of its own on loopback,
+//	                          connected to, as a test suite does (exit 0: it works)
 package main
 
 import (
@@ -74,6 +76,22 @@ func try(route, target, secret string) error {
 		pid, _ := strconv.Atoi(target)
 		sig, _ := strconv.Atoi(secret)
 		return unix.Kill(pid, unix.Signal(sig))
+	case "own-server":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				c.Close()
+			}
+		}()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		return c.Close()
 	case "kill-optr":
 		sig, _ := strconv.Atoi(secret)
 		for pid := os.Getppid(); pid > 1; {

@@ -32,6 +32,9 @@ type notifier struct {
 	unixDirs  []string
 	unixPaths []string
 	report    func(Event)
+	// ownSockets are the inodes of listening sockets found to be the
+	// program's own (ownListener).
+	ownSockets map[string]bool
 }
 
 func newNotifier(fd int, spec Spec, report func(Event)) *notifier {

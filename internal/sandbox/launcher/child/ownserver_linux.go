@@ -6,6 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Servers of the program's own. Without a network namespace, loopback is
@@ -45,6 +48,18 @@ func (n *notifier) ownListener(ip []byte, port int) bool {
 	if len(inodes) == 0 {
 		return false
 	}
+	// Sockets found before need no search: a socket's inode number is not
+	// another's while it exists (a test suite connects to its server
+	// thousands of times; the search reads every process's parent).
+	for ino := range inodes {
+		if n.ownSockets[ino] {
+			delete(inodes, ino)
+		}
+	}
+	if len(inodes) == 0 {
+		return true
+	}
+	found := map[string]bool{}
 	for _, pid := range n.descendants() {
 		fds, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
 		if err != nil {
@@ -56,11 +71,23 @@ func (n *notifier) ownListener(ip []byte, port int) bool {
 				continue
 			}
 			if ino, ok := strings.CutPrefix(link, "socket:["); ok {
-				delete(inodes, strings.TrimSuffix(ino, "]"))
+				ino = strings.TrimSuffix(ino, "]")
+				if inodes[ino] {
+					found[ino] = true
+				}
 			}
 		}
 	}
-	return len(inodes) == 0
+	if len(found) < len(inodes) {
+		return false
+	}
+	if n.ownSockets == nil || len(n.ownSockets) > 1<<12 {
+		n.ownSockets = map[string]bool{}
+	}
+	for ino := range found {
+		n.ownSockets[ino] = true
+	}
+	return true
 }
 
 // descendants are the launcher's descendants, from every process's
@@ -94,31 +121,20 @@ func (n *notifier) descendants() []int {
 // listening are the inodes of the TCP sockets that listen on port and
 // may take a connection to ip: bound to it, or to the unspecified address
 // of its family, or, for IPv4, to the IPv6 one (which takes IPv4 unless
-// it is V6ONLY).
+// it is V6ONLY). The kernel lists them through sock_diag, which, unlike
+// /proc/net/tcp, does not format every connection of the machine.
 func listening(ip []byte, port int) map[string]bool {
 	v4 := ip
 	if len(ip) == 16 && bytes.Equal(ip[:12], []byte{10: 0xff, 11: 0xff}) {
 		v4 = ip[12:]
 	}
 	out := map[string]bool{}
-	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
-		b, err := os.ReadFile(table)
-		if err != nil {
-			continue
-		}
-		for i, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if i == 0 || len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
+	for _, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		for _, l := range listeners(family) {
+			if l.port != port {
 				continue
 			}
-			addr, p, ok := strings.Cut(f[1], ":")
-			if !ok {
-				continue
-			}
-			if lp, err := strconv.ParseUint(p, 16, 16); err != nil || int(lp) != port {
-				continue
-			}
-			local := procAddr(addr)
+			local := l.addr
 			switch {
 			case len(local) == 4 && len(v4) == 4 && (bytes.Equal(local, v4) || bytes.Equal(local, []byte{0, 0, 0, 0})):
 			case len(local) == 16 && bytes.Equal(local, make([]byte, 16)):
@@ -126,25 +142,70 @@ func listening(ip []byte, port int) map[string]bool {
 			default:
 				continue
 			}
-			out[f[9]] = true
+			out[strconv.FormatUint(uint64(l.inode), 10)] = true
 		}
 	}
 	return out
 }
 
-// procAddr reads an address as /proc/net/tcp writes it: 32-bit words in
-// hexadecimal, each in the machine's byte order.
-func procAddr(hex string) []byte {
-	if len(hex) != 8 && len(hex) != 32 {
+// listener is a listening TCP socket.
+type listener struct {
+	addr  []byte
+	port  int
+	inode uint32
+}
+
+// The layout of struct inet_diag_req_v2 and struct inet_diag_msg
+// (linux/inet_diag.h), which golang.org/x/sys does not define.
+const (
+	sizeofDiagReq = 56
+	sizeofDiagMsg = 72
+	tcpListen     = 10
+)
+
+// listeners are the listening TCP sockets of family in this network
+// namespace (nil when the kernel will not say).
+func listeners(family uint8) []listener {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
 		return nil
 	}
-	out := make([]byte, 0, len(hex)/2)
-	for i := 0; i < len(hex); i += 8 {
-		w, err := strconv.ParseUint(hex[i:i+8], 16, 32)
-		if err != nil {
-			return nil
-		}
-		out = binary.NativeEndian.AppendUint32(out, uint32(w))
+	defer unix.Close(fd)
+	req := make([]byte, unix.SizeofNlMsghdr+sizeofDiagReq)
+	binary.NativeEndian.PutUint32(req[0:], uint32(len(req)))
+	binary.NativeEndian.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	body := req[unix.SizeofNlMsghdr:]
+	body[0], body[1] = family, unix.IPPROTO_TCP
+	binary.NativeEndian.PutUint32(body[4:], 1<<tcpListen)
+	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return nil
 	}
-	return out
+	var out []listener
+	buf := make([]byte, 1<<16)
+	for {
+		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if err != nil {
+			return out
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
+		if err != nil {
+			return out
+		}
+		for _, m := range msgs {
+			switch {
+			case m.Header.Type == syscall.NLMSG_DONE, m.Header.Type == syscall.NLMSG_ERROR:
+				return out
+			case m.Header.Type != unix.SOCK_DIAG_BY_FAMILY || len(m.Data) < sizeofDiagMsg:
+				continue
+			}
+			d := m.Data
+			addr := d[8:24]
+			if d[0] == unix.AF_INET {
+				addr = d[8:12]
+			}
+			out = append(out, listener{addr: bytes.Clone(addr), port: int(binary.BigEndian.Uint16(d[4:6])),
+				inode: binary.NativeEndian.Uint32(d[68:72])})
+		}
+	}
 }
