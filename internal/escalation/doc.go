@@ -9,7 +9,7 @@
 //
 // # Decision table
 //
-// The first rule that matches wins (architecture §4.7; see Decide):
+// The first rule that matches wins (architecture §4.7; see [Respond]):
 //
 //	| # | situation                                      | decision     |
 //	|---|------------------------------------------------|--------------|
@@ -26,7 +26,8 @@
 // gives its task to a spare agent that is not busy; synthesize hands the
 // partial outputs to a synthesis step; abort stops the remaining agents and
 // fails the run; escalate_ceo posts an escalation comment and writes the
-// ceo-inbox. Abort also writes the ceo-inbox and comments (NeedsHuman).
+// ceo-inbox. Abort also writes the ceo-inbox and comments
+// ([Escalation.NeedsHuman]).
 // Conflict and deadlock are what an agent itself reports, as the code of
 // an ERROR control frame (reason "conflict" or "deadlock").
 //
@@ -43,7 +44,7 @@
 //	../ceo-inbox/YYYY-MM-DD-watcher-escalation-<id>.md   for escalate_ceo and abort
 //
 // Missing files are empty; a blackboard that cannot be read is copied aside
-// before it is rewritten; the blackboard is replaced atomically. Handle is
-// the one-shot handler, Watch polls, Command is `optr handle` without flag
-// parsing, and Watcher runs inside a run.
+// before it is rewritten; the blackboard is replaced atomically. [Handle]
+// is the one-shot handler, [Watch] polls, [Command] is `optr handle`
+// without flag parsing, and [Watcher] runs inside a run.
 package escalation
