@@ -22,12 +22,12 @@
 //   - <<<OPTR: and <<<ODEI: are reserved. Once one is seen, what follows is a
 //     frame. A frame that turns out malformed (a type that is not upper-case
 //     letters, an unknown type, a payload that does not parse, a HANDOFF not
-//     closed on its line, more than MaxFrame bytes without >>>, a new frame
-//     starting inside it, or the end of the stream) is reported to
-//     OnMalformed and dropped: its text never reaches the output. Nothing is
-//     ever fatal. After a frame that overran MaxFrame the rest is read as
-//     ordinary text again; so is the rest of a would-be frame whose type
-//     breaks the rule (<<<OPTR: then "see below" drops only "<<<OPTR:").
+//     closed on its line, more than [Options.MaxFrame] bytes without >>>, a
+//     new frame starting inside it, or the end of the stream) is reported to
+//     [Options.OnMalformed] and dropped: its text never reaches the output.
+//     Nothing is ever fatal. After a frame that overran MaxFrame the rest is
+//     read as ordinary text again; so is the rest of a would-be frame whose
+//     type breaks the rule (<<<OPTR: then "see below" drops only "<<<OPTR:").
 //   - Anything else, including <<< followed by other text, is ordinary output.
 //   - A payload that starts with '{' is JSON and may contain >>> inside its
 //     strings; the frame ends at the first >>> outside a string. Any other
@@ -39,8 +39,9 @@
 //     a malformed frame too. The output therefore never contains <<<OPTR: or
 //     <<<ODEI:.
 //
-// The Parser is an io.Writer: feed it stdout as it arrives, in chunks of any
-// size, and Close it at the end of the stream. However the stream is split,
-// the output, the events and the malformed reports are the same. Memory is
-// bounded by MaxFrame and MaxLine, whatever the input.
+// The [Parser] is an [io.Writer]: feed it stdout as it arrives, in chunks
+// of any size, and [Parser.Close] it at the end of the stream. However the
+// stream is split, the output, the events and the malformed reports are the
+// same. Memory is bounded by [Options.MaxFrame] and [Options.MaxLine],
+// whatever the input.
 package frames
