@@ -11,19 +11,25 @@
 //
 // The package has four jobs:
 //
-//   - Chain turns Drafts into Entries on top of a Head (pure).
-//   - Append adds entries to a file under an exclusive lock, reading only the
+//   - [Chain] turns [Draft] values into [Entry] values on top of a [Head]
+//     (pure).
+//   - [Append] adds entries to a file under an exclusive lock, reading only the
 //     file's tail, with one write and an fsync.
-//   - Verify streams a ledger and names the first bad line and why.
-//   - Rechain moves a run's entries onto a remote ledger that moved ahead
+//   - [Verify] streams a ledger and names the first bad line and why.
+//   - [Rechain] moves a run's entries onto a remote ledger that moved ahead
 //     (commit-back under optimistic concurrency), dropping entries that are
 //     already there, so no entry is ever lost, duplicated or forked.
 //
-// The ledger is also an RFC 6962 Merkle tree (architecture §4.13): VerifyTree,
-// HeadCheckpoint and Prove compute its checkpoints and inclusion proofs,
-// the last two from each sealed segment's tree file (SegmentTree) and the
-// active segment, at a cost that does not grow with the ledger.
+// ledger.jsonl is the active segment: an append that would take it past
+// [SegmentLimit] first seals it, unchanged, into [SegmentDir], and every
+// reader treats the sealed segments and the active one as one ledger.
 //
-// Scan reads entries without verifying them; WriteSynthetic writes a large
-// realistic ledger for benchmarks.
+// The ledger is also an RFC 6962 Merkle tree (architecture §4.13):
+// [VerifyTree], [HeadCheckpoint], [Prove] and [ProveConsistency] compute
+// its checkpoints and proofs, the last three from each sealed segment's
+// tree file ([SegmentTree]) and the active segment, at a cost that does
+// not grow with the ledger.
+//
+// [Scan] reads entries without verifying them; [WriteSynthetic] writes a
+// large realistic ledger for benchmarks.
 package ledger
