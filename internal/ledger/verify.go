@@ -21,21 +21,11 @@ type Summary struct {
 
 // Verify reads a ledger to its end and checks every line: canonical JSON,
 // the common members, seq one more than the previous, prev the previous
-// entry's hash, hash the hash of the line, a newline at the end. On the first
-// bad line it returns a *VerifyError naming the line and why; a failure to
-// read returns another error.
-//
-// Verify streams: its memory is bounded by a few batches of 512 KiB per
-// core (more only for lines longer than that, up to MaxLineSize), whatever
-// the ledger's size. The calling goroutine reads; one checker per core
-// checks and hashes whole batches of lines; one goroutine takes the
-// checked batches in order, joins each to the one before and reports the
-// first bad line, whichever checker found it.
-//
-// A ledger read from its first entry must also hold, before each outcome
-// entry, a run entry of the outcome's run (ProblemOutcome): the orderer
-// keeps a 64-bit hash of each run id it passed, 8 bytes and a map slot
-// per run.
+// entry's hash, hash the hash of the line, a newline at the end, and a run
+// entry of its run before each outcome entry ([ProblemOutcome]). On the
+// first bad line it returns a [*VerifyError] naming the line and why; a
+// failure to read returns another error. It streams, checking batches of
+// lines on every core, and its memory does not grow with the ledger.
 func Verify(r io.Reader) (Summary, error) {
 	return verifyFrom(r, Head{}, nil)
 }
@@ -44,6 +34,15 @@ func Verify(r io.Reader) (Summary, error) {
 // head is head: its first entry must have seq head.Seq+1 and prev
 // head.Hash. Line numbers count from head.Seq, so they stay the line
 // numbers of the whole ledger.
+//
+// It streams: its memory is bounded by a few batches of 512 KiB per core
+// (more only for lines longer than that, up to MaxLineSize), whatever the
+// ledger's size. The calling goroutine reads; one checker per core checks
+// and hashes whole batches of lines; one goroutine takes the checked
+// batches in order, joins each to the one before and reports the first bad
+// line, whichever checker found it. Read from the first entry, the orderer
+// keeps a 64-bit hash of each run id it passed (8 bytes and a map slot per
+// run) to check that an outcome's run came before it.
 func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
 	p := newPipeline(tree, 1, head.Seq == 0)
 	defer p.close()
