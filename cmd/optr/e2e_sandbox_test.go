@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -295,14 +296,19 @@ func TestSandboxHoldsAgainstAnAdversary(t *testing.T) {
 				if strings.Contains(agentFile, `"reason": "sandbox"`) {
 					t.Errorf("a refused connection failed the agent:\n%s", agentFile)
 				}
+				// Every layer, scope included (architecture §4.14), in the
+				// entry's canonical (sorted) member order.
 				ledger := findFile(t, filepath.Join(h.ws, ".optr"), "ledger.jsonl")
-				if !strings.Contains(ledger, `"sandbox":{"env":"built"`) {
-					t.Errorf("the ledger's run entry does not record the sandbox:\n%s", ledger)
+				if !sandboxMember.MatchString(ledger) {
+					t.Errorf("the ledger's run entry does not record every layer of the sandbox:\n%s", ledger)
 				}
 			})
 		}
 	}
 }
+
+// sandboxMember is a run entry's sandbox member with all its layers.
+var sandboxMember = regexp.MustCompile(`"sandbox":\{"env":"built","fs":"[a-z0-9-]+","mode":"[a-z]+","net":"[a-z-]+","scope":"[a-z+]+","user":"[a-z]+"\}`)
 
 // findFile returns the content of the first file called name under dir.
 func findFile(t *testing.T, dir, name string) string {

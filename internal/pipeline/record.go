@@ -268,7 +268,7 @@ func (o *Outcome) LedgerDraft(now time.Time) ledger.Draft {
 		fields["detection"] = o.Detection.ledgerDetection()
 	}
 	if s := o.Sandbox; s.Mode != "" {
-		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "user": s.User}
+		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "scope": s.Scope, "user": s.User}
 	}
 	for k, v := range o.ModeFields {
 		fields[k] = v
