@@ -1,6 +1,8 @@
 package command
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,5 +130,24 @@ func TestEnvironStageVariables(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// OPTR_OUTPUT_DIR is absolute: a coding agent works in another directory
+// (its own repository), and a relative path would put its files into its
+// change.
+func TestOutputDirIsAbsolute(t *testing.T) {
+	t.Parallel()
+	a, err := New("x", config.Agent{Run: []string{"true"}}, Options{Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := getenv(a.environ(agent.Request{OutputDir: filepath.Join(".optr", "agent-files")}), "OPTR_OUTPUT_DIR")
+	wd, _ := os.Getwd()
+	if want := filepath.Join(wd, ".optr", "agent-files"); got != want {
+		t.Errorf("OPTR_OUTPUT_DIR = %q, want %q", got, want)
+	}
+	if got := getenv(a.environ(agent.Request{}), "OPTR_OUTPUT_DIR"); got != "" {
+		t.Errorf("without an output directory: %q", got)
 	}
 }
