@@ -110,6 +110,13 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 				cmd := exec.Command(optrBin, "run", "--intent", "Make the greeting say hello, world.", "--interactive", "never", "--json")
 				cmd.Dir = ws
 				cmd.Env = []string{"PATH=" + strings.Join(bins, ":") + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8"}
+				for _, c := range coders {
+					// Also optr's: where a preset's agent reaches its model
+					// through the gateway, these are its upstream.
+					for k, v := range c.Env() {
+						cmd.Env = append(cmd.Env, k+"="+v)
+					}
+				}
 				if user == "user" {
 					// Its own temporary directory: /tmp/optr-worktrees may be
 					// root's from an earlier run.
@@ -170,6 +177,15 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 							Allowed  bool   `json:"allowed"`
 							Requests int    `json:"requests"`
 						} `json:"network"`
+						// The calls the model gateway forwarded, and their use.
+						Requests []struct {
+							Status int `json:"status"`
+						} `json:"requests"`
+						Usage struct {
+							In     int64 `json:"input_tokens"`
+							Out    int64 `json:"output_tokens"`
+							Cached int64 `json:"cached_tokens"`
+						} `json:"usage"`
 					}
 					if err := json.Unmarshal([]byte(findFile(t, lake, w.agent+".json")), &res); err != nil {
 						t.Fatalf("%s's result: %v", w.agent, err)
@@ -187,7 +203,18 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 							reached = h.Requests
 						}
 					}
-					if calls < 2 || reached != calls {
+					// Its calls went through the proxy (one request a call), or
+					// through the model gateway, which metered what the model
+					// reported.
+					rep := coders[w.agent].Reported()
+					switch {
+					case calls < 2:
+						t.Errorf("%s: its model had %d calls", w.agent, calls)
+					case len(res.Requests) > 0:
+						if len(res.Requests) != calls || res.Usage.In != rep.Input || res.Usage.Out != rep.Output || res.Usage.Cached != rep.Cached {
+							t.Errorf("%s: its model answered %d calls reporting %+v; the gateway recorded %d, %+v", w.agent, calls, rep, len(res.Requests), res.Usage)
+						}
+					case reached != calls:
 						t.Errorf("%s: its model had %d calls, the proxy counted %d requests to it: %+v", w.agent, calls, reached, res.Network)
 					}
 					if tr := findFile(t, lake, "transcript.jsonl"); !strings.HasPrefix(tr, "{") {
