@@ -17,10 +17,15 @@ func (l *Launch) Home() string { return l.dir }
 // program confined as Start would (package launcher, Delegation), with
 // the arguments, the environment (Env plus what the library adds), the
 // working directory and the standard streams the library gave it. With
-// the sandbox off, program and Env. Finish reports, beside the hosts, a
+// the sandbox off, program and Env; where there is no launcher (outside
+// Linux), program and Env with the proxy served. Finish reports, beside the hosts, a
 // start that failed (a *StartError) or never happened.
 func (l *Launch) Delegate(ctx context.Context, program string) (path string, environ []string, err error) {
 	if l.r.Off() {
+		return program, l.env, nil
+	}
+	if l.r.direct {
+		l.serve(nil)
 		return program, l.env, nil
 	}
 	spec, proc := l.confinement()

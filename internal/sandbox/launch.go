@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/optr-dev/optr/internal/sandbox/env"
 	"github.com/optr-dev/optr/internal/sandbox/launcher"
@@ -155,6 +154,15 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 	if l.r.Off() {
 		return cmd.Start()
 	}
+	if l.r.direct {
+		// Nothing confines a process here (architecture §4.14's table per
+		// platform): its environment is built and its proxy served, no more.
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		l.serve(nil)
+		return nil
+	}
 	spec, proc := l.confinement()
 	launch, err := launcher.Wrap(cmd, spec, proc)
 	if err != nil {
@@ -166,7 +174,7 @@ func (l *Launch) Start(ctx context.Context, cmd *exec.Cmd) error {
 	}
 	ln, err := launch.Started(ctx)
 	if err != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return startError(err)
@@ -394,7 +402,7 @@ func chownTree(dir string, uid, gid int) error {
 			return err
 		}
 		if fi, err := d.Info(); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid && int(st.Gid) == gid {
+			if u, g, ok := owner(fi); ok && u == uid && g == gid {
 				return nil
 			}
 		}
@@ -423,8 +431,7 @@ func searchable(p string) {
 		if err != nil {
 			return
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok || int(st.Uid) != me {
+		if u, _, ok := owner(fi); !ok || u != me {
 			continue
 		}
 		if fi.Mode().Perm()&0o001 == 0 {

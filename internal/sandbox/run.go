@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -25,6 +26,9 @@ type Run struct {
 	seccomp  bool
 	uid, gid int
 	proxy    *proxy.Proxy
+	// direct starts processes without the launcher: outside Linux there
+	// is none, and nothing to confine with.
+	direct bool
 }
 
 // New returns the sandbox of a run, not yet started: agents and checks
@@ -75,6 +79,7 @@ func (r *Run) Start(ctx context.Context) error {
 	if err := nonDumpable(); err != nil {
 		return fmt.Errorf("make optr non-dumpable: %w", err)
 	}
+	r.direct = runtime.GOOS != "linux"
 	r.started = true
 	return nil
 }
