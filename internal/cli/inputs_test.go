@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/testkit/fifotest"
 )
 
 // TestNamedFilesThatAreNotFiles checks issue 27 items 9 and 12: a FIFO
@@ -16,9 +17,7 @@ import (
 func TestNamedFilesThatAreNotFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, fifo)
 	good := filepath.Join(dir, "optr.yml")
 	if err := os.WriteFile(good, []byte("agents:\n  a:\n    provider: command\n    run: [\"true\"]\n"), 0o644); err != nil {
 		t.Fatal(err)

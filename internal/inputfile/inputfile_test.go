@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/testkit/fifotest"
 )
 
 // TestOpenRefusesWhatIsNotARegularFile checks issue 27 items 9 and 12: a
@@ -21,9 +22,7 @@ func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 	tests := map[string]string{dir: "a directory"}
 	if runtime.GOOS != "windows" {
 		fifo := filepath.Join(dir, "fifo")
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fifotest.Make(t, fifo)
 		tests[fifo] = "a FIFO"
 		tests["/dev/null"] = "a character device"
 	}

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/testkit/fifotest"
 	"time"
 
 	"github.com/optr-dev/optr/internal/ledger"
@@ -64,9 +65,7 @@ func TestCheckRefusesBadInputs(t *testing.T) {
 	crlf := mk("crlf.jsonl", bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")))
 	flipped := mk("flipped.jsonl", bytes.Replace(data, []byte(`"r2"`), []byte(`"r3"`), 1))
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, fifo)
 	dangling := filepath.Join(dir, "dangling")
 	if err := os.Symlink(filepath.Join(dir, "nowhere", "ledger.jsonl"), dangling); err != nil {
 		t.Fatal(err)
