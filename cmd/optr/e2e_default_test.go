@@ -12,8 +12,9 @@ import (
 )
 
 // The embedded default with no config file, on a runner without the
-// Copilot CLI (OPTR_COPILOT_CLI names nothing): with no key the run fails
-// with exit 1 and one comment saying what to add; with OPENAI_API_KEY it
+// Copilot CLI (OPTR_COPILOT_CLI names nothing): with no key the run is
+// refused before any agent starts, exit 2, with one comment saying what to
+// add; with OPENAI_API_KEY it
 // completes on codex. The token never reaches the log, an output or a file.
 func TestActionDefaultConfigWithoutCopilot(t *testing.T) {
 	t.Parallel()
@@ -25,7 +26,7 @@ func TestActionDefaultConfigWithoutCopilot(t *testing.T) {
 		// comment must be in the one comment optr leaves.
 		comment []string
 	}{
-		{"no key: one comment saying what to add", false, 1, "failed",
+		{"no key: one comment saying what to add", false, 2, "failed",
 			[]string{"no agent is usable", "copilot-requests: write", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}},
 		{"OPENAI_API_KEY: completed on codex", true, 0, "completed", []string{"codex", "copilot"}},
 	}

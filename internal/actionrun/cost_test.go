@@ -179,9 +179,9 @@ func TestRunOverTheDaysBudgetOnTheLedgerBranch(t *testing.T) {
 	}
 	j.Event("issues", "issues.labeled.json", actiontest.Labeled(16, "optr", "ada"))
 	outs, err := j.run()
-	var failed *FailedError
-	if !errors.As(err, &failed) || outs["status"] != "failed" {
-		t.Fatalf("Run = %v, outputs %v; want failed, exit 1\n%s", err, outs, j.log.String())
+	var refused *UsageError
+	if !errors.As(err, &refused) || outs["status"] != "failed" {
+		t.Fatalf("Run = %v, outputs %v; want failed, refused before any agent started (exit 2)\n%s", err, outs, j.log.String())
 	}
 	figures := "budget.max-usd-per-day: $0.90 of $0.50 spent today (UTC)"
 	cs := optrComments(gh, 16)

@@ -49,15 +49,15 @@ func noModels(t *testing.T, seen *urls) {
 }
 
 // TestNothingUsableOneComment: with no Copilot CLI and no key, the run
-// fails (exit 1, status failed) before any agent starts, with one comment
+// is refused (exit 2, status failed) before any agent starts, with one comment
 // that says exactly what to add — not a stack of provider errors.
 func TestNothingUsableOneComment(t *testing.T) {
 	t.Parallel()
 	gh, j := noSecrets(t, "910")
 	outs, err := j.run()
-	var failed *FailedError
-	if !errors.As(err, &failed) {
-		t.Fatalf("Run = %v, want a *FailedError (exit 1)\n%s", err, j.log.String())
+	var refused *UsageError
+	if !errors.As(err, &refused) {
+		t.Fatalf("Run = %v, want a *UsageError (refused before any agent started: exit 2)\n%s", err, j.log.String())
 	}
 	if outs["status"] != "failed" || outs["run-id"] != "910-1" {
 		t.Errorf("outputs = %v", outs)

@@ -49,7 +49,8 @@ type Job struct {
 	ledgers map[string]*branchLedger
 }
 
-// UsageError is bad input to the Action (inputs, event, config): exit 2.
+// UsageError is a run refused before any agent started: bad input to the
+// Action (inputs, event, config), no usable agent, a spent budget. Exit 2.
 type UsageError struct{ Err error }
 
 // Error implements error.

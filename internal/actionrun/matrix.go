@@ -34,7 +34,7 @@ func (j *Job) plan(ctx context.Context, trig action.Trigger) error {
 	switch {
 	case errors.As(err, &failed):
 		return j.failEarly(ctx, trig, runID, &FailedError{Err: err})
-	case pipeline.IsInputError(err):
+	case pipeline.Refused(err):
 		return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 	case err != nil:
 		return j.failEarly(ctx, trig, runID, err)
@@ -85,7 +85,7 @@ func (j *Job) task(ctx context.Context) error {
 	if run == nil {
 		j.log.Error(err.Error())
 		j.setOutputs(outcome{status: status.Failed, runID: plan.RunID, message: err.Error()})
-		if pipeline.IsInputError(err) {
+		if pipeline.Refused(err) {
 			return &UsageError{Err: err}
 		}
 		return err
@@ -140,7 +140,7 @@ func (j *Job) gather(ctx context.Context) error {
 	if err != nil && rep == nil {
 		j.log.Error(err.Error())
 		j.setOutputs(outcome{status: status.Failed, runID: plan.RunID, message: err.Error()})
-		if pipeline.IsInputError(err) {
+		if pipeline.Refused(err) {
 			return &UsageError{Err: err}
 		}
 		return err

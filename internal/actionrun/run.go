@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/optr-dev/optr/internal/action"
-	"github.com/optr-dev/optr/internal/budget"
 	"github.com/optr-dev/optr/internal/comment"
 	"github.com/optr-dev/optr/internal/commitback"
 	"github.com/optr-dev/optr/internal/config"
@@ -75,11 +74,7 @@ func (j *Job) run(ctx context.Context, trig action.Trigger) error {
 		if errors.As(err, &nothing) {
 			return j.nothingUsable(ctx, trig, nothing)
 		}
-		var refused *budget.RefusedError
-		if errors.As(err, &refused) { // no agent started: the figures on the issue, exit 1
-			return j.failEarly(ctx, trig, runID, &FailedError{Err: err})
-		}
-		if pipeline.IsInputError(err) {
+		if pipeline.Refused(err) { // no agent started (a spent budget's figures, bad input): on the issue, exit 2
 			return j.failEarly(ctx, trig, runID, &UsageError{Err: err})
 		}
 		j.setOutputs(outcome{status: status.Failed, runID: runID, message: err.Error()})
@@ -200,7 +195,7 @@ func (j *Job) report(ctx context.Context, rep *pipeline.Outcome) {
 
 // nothingUsable reports a run none of whose agents can work here, before
 // any started: one comment on the issue saying what to add, status failed,
-// exit 1. Nothing is recorded: no agent ran.
+// exit 2 (a refusal, pipeline.Refused). Nothing is recorded: no agent ran.
 func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipeline.NothingUsableError) error {
 	j.log.Error(err.Error())
 	if trig.Issue != 0 {
@@ -209,7 +204,7 @@ func (j *Job) nothingUsable(ctx context.Context, trig action.Trigger, err *pipel
 		}
 	}
 	j.setOutputs(outcome{status: status.Failed, runID: err.RunID, message: err.Error()})
-	return &FailedError{Err: err}
+	return &UsageError{Err: err}
 }
 
 // failEarly reports a run that could not start (bad config, bad input).

@@ -11,7 +11,9 @@ const actionUsage = `optr action
 
 The GitHub Action's entrypoint: reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH
 and the INPUT_* variables, then runs, resumes, aborts or skips. Exits 0 for
-completed, paused and skipped runs, 1 for a failed run, 2 for bad input.`
+completed, paused and skipped runs, 1 for a run that started and failed, 2
+for a run refused before any agent started (bad input or config, no usable
+agent, a spent budget).`
 
 func (c *CLI) cmdAction(ctx context.Context, args []string) error {
 	fs := c.flags("action")

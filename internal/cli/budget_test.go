@@ -14,7 +14,7 @@ import (
 )
 
 // TestRunOverTheDaysBudgetIsRefused: with today's recorded runs past
-// budget.max-usd-per-day, optr run fails (exit 1) with the figures before
+// budget.max-usd-per-day, optr run is refused (exit 2) with the figures before
 // the model sees a request, and records nothing.
 func TestRunOverTheDaysBudgetIsRefused(t *testing.T) {
 	t.Parallel()
@@ -57,8 +57,8 @@ func TestRunOverTheDaysBudgetIsRefused(t *testing.T) {
 		}
 		code := c.Run(t.Context(), args)
 		figures := "budget.max-usd-per-day: $0.02 of $0.01 spent today (UTC)"
-		if code != ExitFailed || !strings.Contains(stderr.String(), figures) {
-			t.Errorf("exit %d, stderr %q; want exit 1 with %q", code, stderr.String(), figures)
+		if code != ExitUsage || !strings.Contains(stderr.String(), figures) {
+			t.Errorf("exit %d, stderr %q; want exit 2 with %q", code, stderr.String(), figures)
 		}
 		if asJSON {
 			var out Outcome
@@ -72,5 +72,21 @@ func TestRunOverTheDaysBudgetIsRefused(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(ledgerPath); !bytes.Equal(before, after) {
 		t.Errorf("the ledger changed:\n%s", after)
+	}
+}
+
+// TestNoUsableAgentIsRefused: the embedded default with no Copilot CLI and
+// no key cannot run any agent: optr run is refused before any starts with
+// the same exit code as every refusal (2), saying what to add, and writes
+// nothing.
+func TestNoUsableAgentIsRefused(t *testing.T) {
+	ws := t.TempDir()
+	t.Chdir(ws)
+	got := optrEnv(t, map[string]string{"OPTR_COPILOT_CLI": filepath.Join(ws, "no-copilot")}, "run", "--intent", "x")
+	if got.code != ExitUsage || !strings.Contains(got.stderr, "no agent can run here") || !strings.Contains(got.stderr, "COPILOT_GITHUB_TOKEN") {
+		t.Errorf("exit %d, stderr %q; want exit 2 saying no agent can run here and what to add", got.code, got.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".optr")); !os.IsNotExist(err) {
+		t.Errorf("a refused run left .optr behind (%v)", err)
 	}
 }

@@ -19,7 +19,10 @@ import (
 	"github.com/optr-dev/optr/internal/pipeline"
 )
 
-// Exit codes.
+// Exit codes, one rule for every command and the Action (architecture
+// §4.1): 0 success; 1 a run that started and failed; 2 refused before any
+// agent started, nothing spent (usage, config, input, no usable agent, a
+// spent budget, a sandbox strict mode cannot hold); 3 paused (ExitPaused).
 const (
 	ExitOK     = 0
 	ExitFailed = 1
@@ -129,6 +132,9 @@ func (c *CLI) usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", cmd.name, cmd.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'optr <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nExit codes: 0 success; 1 the run started and failed; 2 refused before any")
+	fmt.Fprintln(w, "agent started, nothing spent (usage, config, no usable agent, budget spent);")
+	fmt.Fprintln(w, "3 paused at a checkpoint.")
 }
 
 // UsageError is a wrong command line; it exits 2.
@@ -166,7 +172,6 @@ func (c *CLI) exitCode(err error) int {
 		ue  *UsageError
 		ce  *config.Error
 		ee  *ExitError
-		ie  *pipeline.InputError
 		nr  *inputfile.NotRegularError
 		msg = err.Error()
 	)
@@ -174,7 +179,7 @@ func (c *CLI) exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		code = ee.Code
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ie), errors.As(err, &nr):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &nr), pipeline.Refused(err):
 		code = ExitUsage
 	}
 	if msg != "" {

@@ -9,8 +9,9 @@ import (
 
 // NothingUsableError is a run none of whose agents can work here: no
 // Copilot CLI or token, Copilot refusing the token, no provider key. It is
-// not an *InputError (the config is fine; the environment lacks something):
-// the CLI and the Action exit 1 and say, once, what to add (Comment).
+// not an *InputError (the config is fine; the environment lacks something),
+// but returned by Prepare it is a refusal (Refused): the CLI and the Action
+// exit 2 and say, once, what to add (Comment).
 // Prepare returns it, before any agent starts, when every agent's Preflight
 // fails; Outcome.NothingUsable returns it after a run whose every agent
 // failed unusable (Copilot refused the token on its first request).
