@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/optr-dev/optr/internal/program"
 	"github.com/optr-dev/optr/internal/sandbox/env"
@@ -95,8 +94,7 @@ func othersReach(real string) string {
 		if err != nil {
 			return err.Error()
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if ok && int(st.Uid) != me && fi.Mode().Perm()&0o001 == 0 {
+		if uid, _, ok := owner(fi); ok && uid != me && fi.Mode().Perm()&0o001 == 0 {
 			return d + " may not be passed by others"
 		}
 		if d == filepath.Dir(d) {
