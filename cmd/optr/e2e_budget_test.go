@@ -83,8 +83,8 @@ func TestBudgetSumsOnlyWhatVerifies(t *testing.T) {
 			before := tc.ledger(t)
 			os.WriteFile(path, before, 0o644)
 			code, out, errOut := optrIn(t, dir, nil, "run", "--config", "optr.yml", "--datalake", lake, "--intent", "hello", "--interactive", "never")
-			if code != 1 {
-				t.Errorf("exit %d; want 1 (refused before any agent)\n%s%s", code, out, errOut)
+			if code != 2 {
+				t.Errorf("exit %d; want 2 (refused before any agent)\n%s%s", code, out, errOut)
 			}
 			for _, s := range tc.says {
 				if !strings.Contains(errOut, s) {

@@ -108,8 +108,8 @@ func TestResumeProceedChecksTheDaysBudgetAgain(t *testing.T) {
 	}
 	refused := at("resume", "--config", budgeted(5000), "--checkpoint", "cp-h3-1", "--choose", "1")
 	figures := "budget.max-tokens-per-day: 6000 tokens of 5000 tokens spent today (UTC)"
-	if refused.code != ExitFailed || !strings.Contains(refused.stderr, figures) {
-		t.Fatalf("resume over the budget: exit %d, want %d saying %q\n%s", refused.code, ExitFailed, figures, refused.stderr)
+	if refused.code != ExitUsage || !strings.Contains(refused.stderr, figures) { // refused before any agent started
+		t.Fatalf("resume over the budget: exit %d, want %d saying %q\n%s", refused.code, ExitUsage, figures, refused.stderr)
 	}
 	if after, _ := os.ReadFile(filepath.Join(".optr", "ledger.jsonl")); !bytes.Equal(before, after) {
 		t.Errorf("the refused resume changed the ledger:\n%s", after[len(before):])

@@ -151,6 +151,11 @@ func (d *Driver) checkBudget(ctx context.Context, p *Prepared) error {
 	}
 	caps, err := budget.Check(ctx, st, p.Spec.Config.Budget, d.now(), p.Spec.RunID)
 	if err != nil {
+		if !Refused(err) {
+			// A ledger whose spend cannot be counted refuses the run
+			// too, before any agent starts.
+			err = inputErr(err)
+		}
 		return err
 	}
 	p.meter.Limit(caps...)
