@@ -228,7 +228,7 @@ func TestSharedBound(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`+password = "%s"`, tokentest.Random(uint64(i), 24, tokentest.Alnum)))
 	}
 	p := []byte(diff("a.py", "new file mode 100644\nindex 0..1\n", 1, lines...))
-	shared := secretscan.NewWork(nil, 600<<10)
+	shared := secretscan.NewWork(context.Background(), 600<<10)
 	var unfinished []bool
 	for range 3 {
 		found, _ := BuiltinLimited(t.Context(), strings.NewReader(""), p, Limits{Shared: shared.Within(t.Context())})
@@ -239,7 +239,7 @@ func TestSharedBound(t *testing.T) {
 	}
 	// A Detector's Bound is shared by its scans.
 	d := Detector{Bound: NewBound()}
-	d.Bound.work = secretscan.NewWork(nil, 600<<10)
+	d.Bound.work = secretscan.NewWork(context.Background(), 600<<10)
 	var last Result
 	for range 3 {
 		last, _ = d.Detect(t.Context(), Input{Patch: p})

@@ -56,7 +56,7 @@ type Bound struct {
 
 // NewBound returns a Bound of the default work, and scanTimeout from now.
 func NewBound() *Bound {
-	return &Bound{deadline: time.Now().Add(scanTimeout), work: secretscan.NewWork(nil, defaultWork)}
+	return &Bound{deadline: time.Now().Add(scanTimeout), work: secretscan.NewWork(context.Background(), defaultWork)}
 }
 
 // Input is what is scanned.

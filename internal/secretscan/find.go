@@ -250,12 +250,12 @@ const judgeCost = 16 << 10
 // of budget, and the caller reports what was not searched. Safe for
 // concurrent use.
 type Work struct {
-	ctx  context.Context // nil: none
+	ctx  context.Context
 	left *atomic.Int64
 }
 
-// NewWork returns a budget of units, which also runs out when ctx (if not
-// nil) ends.
+// NewWork returns a budget of units, which also runs out when ctx ends
+// (context.Background for a budget that ends only when spent).
 func NewWork(ctx context.Context, units int64) *Work {
 	w := &Work{ctx: ctx, left: new(atomic.Int64)}
 	w.left.Store(units)
@@ -272,7 +272,7 @@ func (w *Work) spend(n int64) bool {
 	if w == nil {
 		return true
 	}
-	if w.ctx != nil && w.ctx.Err() != nil {
+	if w.ctx.Err() != nil {
 		return false
 	}
 	for {
