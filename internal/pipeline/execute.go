@@ -22,6 +22,7 @@ import (
 	"github.com/optr-dev/optr/internal/ledger"
 	"github.com/optr-dev/optr/internal/preflight"
 	"github.com/optr-dev/optr/internal/procgroup"
+	"github.com/optr-dev/optr/internal/sandbox"
 	"github.com/optr-dev/optr/internal/secretscan"
 	"github.com/optr-dev/optr/internal/selection"
 )
@@ -155,37 +156,64 @@ func (p *Prepared) carryOn(ctx context.Context, rep *report) error {
 	return p.runMode(ctx, lake, x, stop)
 }
 
+// Preflight checks what a run checks before any agent starts, and writes
+// nothing that stays: the ledger, the datalake and the repository
+// (package preflight), the sandbox's layers (it starts the sandbox:
+// strict refuses a layer it cannot enforce), and that every command agent
+// can start its program. Its errors are *InputError; warnings do not stop
+// a run. setUp calls it; so does `optr config check`, which runs nothing.
+func (p *Prepared) Preflight(ctx context.Context) (warnings []string, err error) {
+	spec := p.Spec
+	// The preflight (git) and the sandbox's start (its probe launchers)
+	// wait mostly on other processes and the kernel and need nothing of
+	// each other: they run at once. Their errors are reported in this
+	// order.
+	var (
+		wg         sync.WaitGroup
+		sandboxErr error
+	)
+	wg.Go(func() { sandboxErr = p.sandbox.Start(ctx) })
+	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
+	wg.Wait()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if sandboxErr != nil {
+		return pre.Warnings, inputErr(sandboxErr) // strict: before any agent spends a token
+	}
+	if err := p.programsRun(); err != nil {
+		return pre.Warnings, inputErr(err)
+	}
+	return pre.Warnings, nil
+}
+
+// Sandbox is what the run's sandbox enforces, and what not and why; known
+// once Preflight started it.
+func (p *Prepared) Sandbox() (sandbox.Layers, []string) {
+	return p.sandbox.Layers(), p.sandbox.Notes()
+}
+
 // setUp readies the datalake for the run's execution: it refuses a
 // ledger or datalake it cannot use, tidies what killed runs left, and
 // starts the agents' worktrees when they change code (p.changes; discard
 // them when the mode ran). The lake it returns redacts every file written.
 func (p *Prepared) setUp(ctx context.Context) (*datalake.Lake, error) {
 	spec := p.Spec
-	// The preflight (git), the sandbox's start (its probe launchers) and
-	// the sweep of /proc for what a killed optr left wait mostly on other
-	// processes and the kernel and need nothing of each other: they run
-	// at once. Their errors are reported in this order.
+	// The sweep of /proc for what a killed optr left waits mostly on the
+	// kernel and needs nothing of the checks: it runs beside them.
 	var (
-		wg         sync.WaitGroup
-		sandboxErr error
-		reaped     procgroup.Reaped
-		reapErr    error
+		wg      sync.WaitGroup
+		reaped  procgroup.Reaped
+		reapErr error
 	)
-	wg.Go(func() { sandboxErr = p.sandbox.Start(ctx) })
 	wg.Go(func() { reaped, reapErr = procgroup.Reap(ctx) })
-	pre, err := preflight.Check(ctx, preflight.Input{LedgerPath: spec.LedgerPath, Datalake: spec.Datalake, Repository: spec.Dir})
+	warnings, err := p.Preflight(ctx)
 	wg.Wait()
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	for _, w := range pre.Warnings {
+	for _, w := range warnings {
 		p.deps.logf("%s", w)
 	}
-	if sandboxErr != nil {
-		return nil, inputErr(sandboxErr) // strict: before any agent spends a token
-	}
-	if err := p.programsRun(); err != nil {
-		return nil, inputErr(err)
+	if err != nil {
+		return nil, err
 	}
 	p.deps.logf("%s", p.sandbox.Layers())
 	for _, n := range p.sandbox.Notes() {

@@ -43,19 +43,29 @@ func (e *NothingUsableError) Comment() string {
 // checkUsable returns a *NothingUsableError when every task's agent reports,
 // before running, that it cannot work here; nil when any may work.
 func checkUsable(runID string, tasks []executor.Task) error {
-	var failures []agent.Failure
-	for _, t := range tasks {
-		err := agent.Preflight(t.Agent)
-		if err == nil || !agent.IsUnusable(err) {
-			return nil
-		}
-		failures = append(failures, agent.Failure{Agent: t.Agent.Name(), Provider: t.Provider, Reason: agent.ReasonUnusable, Message: err.Error()})
-	}
-	if len(failures) == 0 {
+	failures := unusable(tasks)
+	if len(failures) == 0 || len(failures) < len(tasks) {
 		return nil
 	}
 	return &NothingUsableError{RunID: runID, Failures: failures}
 }
+
+// unusable lists the tasks whose agent reports, before running, that it
+// cannot work here, and why.
+func unusable(tasks []executor.Task) []agent.Failure {
+	var failures []agent.Failure
+	for _, t := range tasks {
+		if err := agent.Preflight(t.Agent); err != nil && agent.IsUnusable(err) {
+			failures = append(failures, agent.Failure{Agent: t.Agent.Name(), Provider: t.Provider, Reason: agent.ReasonUnusable, Message: err.Error()})
+		}
+	}
+	return failures
+}
+
+// Unusable lists the run's agents that report, before running, that they
+// cannot work here (no key, no program), and why; the run goes on with the
+// others when any is usable. `optr config check` shows them.
+func (p *Prepared) Unusable() []agent.Failure { return unusable(p.tasks) }
 
 // NothingUsable returns the *NothingUsableError of a run whose every agent
 // failed because it cannot work here, nil when any agent got further.
