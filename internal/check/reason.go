@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/markdown"
@@ -11,13 +10,8 @@ import (
 const maxQuote = 80
 
 // quote returns s as a Go-quoted string, cut to n characters with an ellipsis
-// so a Reason stays one readable line.
-func quote(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(markdown.Truncate(s, n)) + "…"
-}
+// so a Reason stays one readable line (markdown.Quote).
+func quote(s string, n int) string { return markdown.Quote(s, n) }
 
 // lastChars returns the last n characters of s.
 func lastChars(s string, n int) string {

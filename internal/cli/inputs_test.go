@@ -107,3 +107,31 @@ func TestUnverifiedConstraintIsSaid(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s", got.code, got.stdout)
 	}
 }
+
+// An intent file with nothing in it is said to be just that, naming the
+// file, not taken for a missing --intent.
+func TestEmptyIntentFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, content := range map[string]string{"empty.txt": "", "blank.txt": " \n\t\n"} {
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"run", "--intent-file", "empty.txt"}, "", "the intent file empty.txt is empty"},
+		{[]string{"run", "--intent-file", "blank.txt"}, "", "the intent file blank.txt is only whitespace (4 bytes)"},
+		{[]string{"run", "--intent-file", "-"}, "", "the intent on stdin (--intent-file -) is empty"},
+		{[]string{"run"}, "", "no intent: give --intent TEXT or --intent-file FILE"},
+	}
+	for _, tt := range tests {
+		got := optr(t, tt.args...)
+		if got.code != ExitUsage || !strings.Contains(got.stderr, tt.want) {
+			t.Errorf("optr %v: exit %d, stderr %q; want exit 2 saying %q", tt.args, got.code, got.stderr, tt.want)
+		}
+	}
+}

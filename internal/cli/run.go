@@ -91,11 +91,17 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 		if err != nil {
 			return "", usageErr(fmt.Errorf("read the intent from stdin: %w", err))
 		}
+		if strings.TrimSpace(string(data)) == "" {
+			return "", usageErr(fmt.Errorf("the intent on stdin (--intent-file -) is %s: write what to do into it", emptiness(data)))
+		}
 		text = string(data)
 	case file != "":
 		data, err := inputfile.ReadFile(file, maxIntent)
 		if err != nil {
 			return "", usageErr(fmt.Errorf("read the intent from %s: %w", file, err))
+		}
+		if strings.TrimSpace(string(data)) == "" {
+			return "", usageErr(fmt.Errorf("the intent file %s is %s: write what to do into it", file, emptiness(data)))
 		}
 		text = string(data)
 	}
@@ -103,6 +109,15 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 		return "", usageErr(errors.New("no intent: give --intent TEXT or --intent-file FILE"))
 	}
 	return text, nil
+}
+
+// emptiness says what an intent with nothing to do holds: nothing, or
+// only whitespace.
+func emptiness(data []byte) string {
+	if len(data) == 0 {
+		return "empty"
+	}
+	return fmt.Sprintf("only whitespace (%d bytes)", len(data))
 }
 
 // runIDUnused refuses a run id the ledger already records (a run id is

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/goccy/go-yaml/ast"
+
 	"github.com/goccy/go-yaml/token"
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // kindOf names the YAML kind of a resolved node.
@@ -41,7 +43,7 @@ func describe(n ast.Node) string {
 	}
 	switch kindOf(n) {
 	case "string":
-		return fmt.Sprintf("the string %q", text)
+		return "the string " + markdown.Quote(text, maxQuote)
 	case "integer", "float":
 		return "the number " + text
 	case "boolean":
@@ -55,8 +57,11 @@ func describe(n ast.Node) string {
 	case "tag":
 		return fmt.Sprintf("a value tagged %s (only !!str is understood)", text)
 	}
-	return fmt.Sprintf("%q", text)
+	return markdown.Quote(text, maxQuote)
 }
+
+// maxQuote bounds how much of a value a message quotes.
+const maxQuote = 60
 
 func nodePlace(n ast.Node) place {
 	if n == nil {

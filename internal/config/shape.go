@@ -3,6 +3,9 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
+
+	"github.com/optr-dev/optr/internal/markdown"
 )
 
 // Bounds checked before the YAML parser sees a file. goccy/go-yaml's
@@ -26,6 +29,9 @@ const (
 func checkShape(data []byte) (place, error) {
 	if len(data) > MaxFileSize {
 		return place{}, fmt.Errorf("the file is %d bytes; a config may hold at most %d", len(data), MaxFileSize)
+	}
+	if at, err := checkText(data); err != nil {
+		return at, err
 	}
 	var (
 		indents   []int // block indentation levels open at this line
@@ -135,4 +141,39 @@ func endsBlockScalar(body []byte) bool {
 		return false
 	}
 	return j == 1 || body[j-2] == ' ' || body[j-2] == '\t'
+}
+
+// checkText refuses a file that is not UTF-8 text, such as a binary given
+// as a config by mistake, naming the line of the first byte that is not,
+// with a short escaped excerpt around that byte: never the file itself.
+func checkText(data []byte) (place, error) {
+	bad := bytes.IndexByte(data, 0)
+	if !utf8.Valid(data) {
+		for i := 0; i < len(data); {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				if bad < 0 || i < bad {
+					bad = i
+				}
+				break
+			}
+			i += size
+		}
+	}
+	if bad < 0 {
+		return place{}, nil
+	}
+	line := bytes.Count(data[:bad], []byte("\n")) + 1
+	start := bytes.LastIndexByte(data[:bad], '\n') + 1
+	end := bytes.IndexByte(data[start:], '\n')
+	if end < 0 {
+		end = len(data) - start
+	}
+	// The excerpt starts a few bytes before the one that is not text.
+	from := max(start, bad-8)
+	for from > start && !utf8.RuneStart(data[from]) {
+		from--
+	}
+	excerpt := markdown.Quote(string(data[from:start+end]), 16)
+	return place{line: line, column: bad - start + 1}, fmt.Errorf("the file is not text (%s): a config is YAML in UTF-8; is this the file you meant?", excerpt)
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,44 @@ func BenchmarkParseWorstAllowed(b *testing.B) {
 	data := []byte(strings.Repeat(one, MaxFileSize/len(one)/2))
 	for b.Loop() {
 		_, _ = Parse("optr.yml", data)
+	}
+}
+
+// A file that is not UTF-8 text (a binary given as the config by mistake,
+// a Latin-1 file) is refused naming its line, quoting at most a short,
+// escaped excerpt: never kilobytes of escaped bytes.
+func TestNotTextIsRefusedShortly(t *testing.T) {
+	t.Parallel()
+	binary := make([]byte, 10<<10)
+	for i := range binary {
+		binary[i] = byte(i * 7)
+	}
+	copy(binary, "\x7fELF")
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"binary", binary, `x.yml:1: the file is not text ("`},
+		{"latin-1", []byte("agents:\n  a: {provider: command, run: [\"caf\xe9\"]}\n"), `x.yml:2: the file is not text ("n: [\"caf\xe9\"]}")`},
+		{"a NUL", []byte("agents: {}\n\x00\n"), `x.yml:2: the file is not text ("\x00")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("x.yml", tt.data)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || len(err.Error()) > 200 {
+				t.Errorf("Parse = %v (%d bytes); want an error of at most 200 bytes containing %q", err, len(fmt.Sprint(err)), tt.want)
+			}
+		})
+	}
+}
+
+// A long value is quoted in a message as a short excerpt.
+func TestLongValueIsQuotedShortly(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("x.yml", []byte("agents: \""+strings.Repeat("x", 5000)+"\"\n"))
+	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), `"…`) {
+		t.Errorf("Parse = %v; want a short error quoting an excerpt", err)
 	}
 }

@@ -6,6 +6,7 @@
 package markdown
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -40,6 +41,18 @@ func Shorten(s string, n int) string {
 		return ""
 	}
 	return Truncate(s, n-1) + "…"
+}
+
+// Quote returns at most n characters of s as a Go-quoted string, every
+// character that does not print (controls, bidi and other format
+// characters, bytes that are not UTF-8) escaped, and "…" after it when
+// anything was cut: how an error message quotes input it did not expect,
+// such as the start of a binary file given as a config, in one short line.
+func Quote(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(Truncate(s, n)) + "…"
 }
 
 // Fence wraps text in a Markdown code fence long enough that no run of

@@ -177,6 +177,9 @@ func modeOf(cfg *config.Config, spec Spec, set *agentSet) (Mode, config.Pipeline
 	if err != nil {
 		return nil, config.Pipeline{}, nil, err
 	}
+	if len(names) == 0 && spec.Pipeline == "" && len(cfg.Pipelines) > 0 {
+		return nil, config.Pipeline{}, nil, fmt.Errorf("no agent runs without a pipeline here (every agent is a stage of one): run a pipeline with --pipeline, one of %s", strings.Join(keys(cfg.Pipelines), ", "))
+	}
 	if len(names) == 0 {
 		return nil, config.Pipeline{}, nil, errors.New("no agents to run")
 	}
