@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -49,6 +50,9 @@ func FuzzRenderers(f *testing.F) {
 			if strings.ContainsAny(one, "\n\r") || !utf8.ValidString(one) {
 				t.Fatalf("%s(%q) = %q: not one valid line", name, s, one)
 			}
+		}
+		if i := strings.IndexFunc(OneLine(s, n), func(r rune) bool { return unicode.Is(unicode.Cf, r) }); i >= 0 {
+			t.Fatalf("OneLine(%q, %d) keeps a format character at byte %d", s, n, i)
 		}
 		if c := utf8.RuneCountInString(OneLine(s, n)); c > n {
 			t.Fatalf("OneLine(%q, %d) has %d characters", s, n, c)

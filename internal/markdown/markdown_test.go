@@ -41,3 +41,20 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+// Bidirectional overrides and isolates and zero-width characters never
+// reach a line OneLine shapes: a name cannot show itself reversed.
+func TestOneLineDropsFormatCharacters(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"good\u202Edoog":         "gooddoog",
+		"\u2066evil\u2069 agent": "evil agent",
+		"zero\u200Bwidth\uFEFF":  "zerowidth",
+		"\u061Carabic mark":      "arabic mark",
+		"plain text stays as is": "plain text stays as is",
+	} {
+		if got := OneLine(in, 64); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -91,13 +91,19 @@ func wordChar(s string, i int, back bool) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// OneLine makes s valid UTF-8 on a single line without control characters,
-// cut to at most n characters (ending in "…").
+// OneLine makes s valid UTF-8 on a single line without control characters
+// and without format characters (bidirectional overrides and isolates,
+// zero-width characters: Unicode's Cf), cut to at most n characters
+// (ending in "…"): no text it shows, on a terminal or a page, can move a
+// cursor, recolour a terminal, or show itself reversed.
 func OneLine(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		switch {
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			return ' '
+		case unicode.Is(unicode.Cf, r):
+			return -1
 		}
 		return r
 	}, s)

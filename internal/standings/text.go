@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/markdown"
@@ -106,14 +105,7 @@ func plural(n int, one, many string) string {
 // format characters (bidirectional overrides, zero-width characters), so
 // that no recorded name can move a terminal's cursor, recolour it, or
 // show itself reversed.
-func name(s string) string {
-	return markdown.OneLine(strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s), 64)
-}
+func name(s string) string { return markdown.OneLine(s, 64) }
 
 func percent(r float64) string { return fmt.Sprintf("%.1f%%", 100*r) }
 
