@@ -264,8 +264,8 @@ changes: { protect: ["secrets/**"] }
 	}
 	selection, _ := gh.File(repo, "main", "ops/lake/workflows/issue-7/runs/701-1/optr-selection.json")
 	for agent, want := range map[string]string{
-		"loosener": "the change touches .github/optr.yml, optr's config file",
-		"planter":  "the change touches ops/lake/ledger.jsonl, optr's ledger",
+		"loosener": "touches optr's config file: .github/optr.yml",
+		"planter":  "touches optr's ledger: ops/lake/ledger.jsonl",
 	} {
 		if !strings.Contains(selection, want) {
 			t.Errorf("the committed score table does not say why %s's change was refused (%q):\n%s", agent, want, selection)

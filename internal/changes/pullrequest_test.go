@@ -102,7 +102,7 @@ func TestOnlyTheSelectedChangeIsInThePullRequest(t *testing.T) {
 	}
 	wantReasons := map[string]string{
 		"alpha": "command grep exited with status 1",
-		"gamma": `the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect)`,
+		"gamma": `protected by ".github/workflows/**" (changes.protect): the change touches .github/workflows/ci.yml`,
 	}
 	if diff := cmp.Diff(wantReasons, reasons); diff != "" {
 		t.Fatalf("inadmissible (-want +got):\n%s", diff)

@@ -196,18 +196,19 @@ func schemaCheck(path string) error {
 	return nil
 }
 
-// membersSaid says what a prepared run's mode runs: its agents, the
-// delegate's coordinator and specialists, the stages in order.
+// membersSaid says what a prepared run's mode runs: its agents in order,
+// and the coordinator that plans for them when it has one.
 func membersSaid(p *pipeline.Prepared) string {
 	pl := p.Pipeline()
-	switch mode := p.Traits().Name; mode {
-	case config.ModeDelegate:
-		return fmt.Sprintf("delegate, coordinator %s, specialists %s", pl.Coordinator, strings.Join(pl.Agents, ", "))
-	case config.ModeStages:
-		return "stages " + strings.Join(pl.Agents, " → ")
-	default:
-		return mode + " over " + strings.Join(p.AgentNames, ", ")
+	agents := pl.Agents
+	if len(agents) == 0 {
+		agents = p.AgentNames
 	}
+	s := p.Traits().Name + " over " + strings.Join(agents, ", ")
+	if pl.Coordinator != "" {
+		s += ", planned by " + pl.Coordinator
+	}
+	return s
 }
 
 // pipelineSaid names a pipeline in a report line.

@@ -22,7 +22,7 @@ func TestConfigCheckTheDemo(t *testing.T) {
 	for _, want := range []string{
 		"testdata/demo/optr.yml: valid",
 		"the default pipeline: select over good, sloppy, broken, slow",
-		"pipeline research: delegate, coordinator good, specialists good, slow, sloppy",
+		"pipeline research: delegate over good, slow, sloppy, planned by good",
 		"sandbox (auto):",
 		"a run with this config would start here",
 	} {

@@ -278,7 +278,7 @@ func TestGatherRejudgesChanges(t *testing.T) {
 		reasons[r.Task] = r.Reason
 	}
 	want := map[string]string{
-		"gamma": `tampered: the "changes" constraint passed in the task, but the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect)`,
+		"gamma": `tampered: the "changes" constraint passed in the task, but the change is not admissible: protected by ".github/workflows/**" (changes.protect): the change touches .github/workflows/ci.yml`,
 		"beta":  "tampered: change.patch touches [greet.txt world.txt], but the result lists [greet.txt]",
 	}
 	if diff := cmp.Diff(want, reasons); diff != "" {
@@ -319,7 +319,7 @@ changes: { mode: apply, protect: ["secrets/**"] }
 		t.Errorf("the plan's own files (-want +got):\n%s", diff)
 	}
 	out, runs := runChangeTasks(t, plan, ws)
-	const refusal = "the change touches ops/lake/notes.md, in optr's datalake ops/lake, which no change may touch"
+	const refusal = "touches optr's datalake ops/lake: ops/lake/notes.md, which no change may touch"
 	for _, run := range runs {
 		if run.Task.Agent != "forger" {
 			continue

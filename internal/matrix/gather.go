@@ -367,7 +367,7 @@ func admitted(ctx context.Context, plan *Plan, r *executor.Result, checks check.
 	policy := worktree.PolicyOf(plan.Config.Settings.Changes)
 	policy.Own = plan.Own
 	if v := policy.Admit(ch); !v.Admissible {
-		return fmt.Errorf("tampered: the %q constraint passed in the task, but %s", worktree.VerdictName, v.Reason)
+		return fmt.Errorf("tampered: the %q constraint passed in the task, but the change is not admissible: %s", worktree.VerdictName, v.Reason)
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func TestChangesOnlyTheSelectedChangeIsApplied(t *testing.T) {
 		}
 	}
 	if len(reasons) != 2 || !strings.HasPrefix(reasons["alpha"], "greets-world: ") ||
-		reasons["gamma"] != `changes: the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect);` {
+		reasons["gamma"] != `changes: protected by ".github/workflows/**" (changes.protect): the change touches .github/workflows/ci.yml;` {
 		t.Errorf("failed checks: %q", reasons)
 	}
 	beta := rep.result("beta").Change
@@ -494,7 +494,7 @@ changes: { mode: apply }
 	if rep.Selected != "tidy" {
 		t.Errorf("π* = %q (%s), want tidy", rep.Selected, rep.Message)
 	}
-	if got, want := rep.refusedChange("wiper"), "the change deletes 4 of the 4 tracked files, more than half of them"; !strings.Contains(got, want) {
+	if got, want := rep.refusedChange("wiper"), "deletes 4 of the 4 tracked files, more than half of them"; !strings.Contains(got, want) {
 		t.Errorf("wiper's changes verdict %q, want %q", got, want)
 	}
 	if got := gittest.Sh(t, ws, "git status --porcelain"); got != "D  a.txt" {
@@ -538,10 +538,10 @@ changes: { mode: apply, protect: ["secrets/**"] }
 		t.Errorf("π* = %q (%s), want honest", rep.Selected, rep.Message)
 	}
 	for agent, want := range map[string]string{
-		"forger":   "the change touches ops/lake/notes.md, in optr's datalake ops/lake",
-		"planter":  "the change touches ops/lake/x/y.md, in optr's datalake ops/lake",
-		"relaxer":  "the change touches ops/optr.yml, optr's config file",
-		"rewriter": "the change touches records/ledger.jsonl, optr's ledger",
+		"forger":   "touches optr's datalake ops/lake: ops/lake/notes.md",
+		"planter":  "touches optr's datalake ops/lake: ops/lake/x/y.md",
+		"relaxer":  "touches optr's config file: ops/optr.yml",
+		"rewriter": "touches optr's ledger: records/ledger.jsonl",
 	} {
 		if got := rep.refusedChange(agent); !strings.Contains(got, want) {
 			t.Errorf("%s's changes verdict %q, want %q", agent, got, want)
@@ -571,7 +571,7 @@ changes: { mode: apply }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "the change touches .github/optr.yml, optr's config file"; rep.Selected != "" || !strings.Contains(rep.refusedChange("creator"), want) {
+	if want := "touches optr's config file: .github/optr.yml"; rep.Selected != "" || !strings.Contains(rep.refusedChange("creator"), want) {
 		t.Errorf("π* = %q, the creator's changes verdict %q, want none selected and %q", rep.Selected, rep.refusedChange("creator"), want)
 	}
 	if _, err := os.Stat(filepath.Join(ws, config.DefaultPath)); !errors.Is(err, os.ErrNotExist) {

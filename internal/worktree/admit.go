@@ -42,7 +42,9 @@ func PolicyOf(c config.Changes) Policy {
 // Verdict is whether a change may be selected, and why not.
 type Verdict struct {
 	Admissible bool
-	// Reason says why the change is not admissible; empty when it is.
+	// Reason says why the change is not admissible, its cause first
+	// ("touches optr's ledger: …", "protected by …"), as the score
+	// table's FAILED cell shows it; empty when it is.
 	Reason string
 }
 
@@ -56,26 +58,26 @@ func (p Policy) Admit(ch Change) Verdict {
 	}
 	switch {
 	case ch.Refused != "":
-		return no("the change was refused: %s", ch.Refused)
+		return no("refused: %s", ch.Refused)
 	case len(ch.Files) == 0 || len(ch.Patch) == 0:
-		return no("the agent changed no file (empty patch)")
+		return no("empty patch: the agent changed no file")
 	case p.MaxFiles > 0 && len(ch.Files) > p.MaxFiles:
-		return no("the change touches %d files, more than changes.max-files (%d)", len(ch.Files), p.MaxFiles)
+		return no("touches %d files, more than changes.max-files (%d)", len(ch.Files), p.MaxFiles)
 	}
 	if d := ch.deleted(); p.MaxDeletions > 0 && d > p.MaxDeletions {
-		return no("the change deletes %d files, more than changes.max-deletions (%d)", d, p.MaxDeletions)
+		return no("deletes %d files, more than changes.max-deletions (%d)", d, p.MaxDeletions)
 	} else if p.MaxDeletions == 0 && p.Tracked > 0 && d > p.Tracked/2 {
-		return no("the change deletes %d of the %d tracked files, more than half of them (set changes.max-deletions to allow more)", d, p.Tracked)
+		return no("deletes %d of the %d tracked files, more than half of them (set changes.max-deletions to allow more)", d, p.Tracked)
 	}
 	for _, f := range ch.Files {
 		if how := touchesOwn(p.Own, f.Path); how != "" {
-			return no("the change touches %s, %s, which no change may touch (changes.protect cannot allow it)", f.Path, how)
+			return no("touches %s: %s, which no change may touch (changes.protect cannot allow it)", how, f.Path)
 		}
 	}
 	for _, f := range ch.Files {
 		for _, g := range p.Protect {
 			if protected(g, f.Path) {
-				return no("the change touches %s, protected by %q (changes.protect)", f.Path, g)
+				return no("protected by %q (changes.protect): the change touches %s", g, f.Path)
 			}
 		}
 	}

@@ -28,12 +28,12 @@ func TestAdmit(t *testing.T) {
 		want Verdict
 	}{
 		{"ok", files("main.go", "docs/a.md"), Verdict{Admissible: true}},
-		{"empty", Change{Files: []FileStat{}}, Verdict{Reason: "the agent changed no file (empty patch)"}},
-		{"workflow", files("main.go", ".github/workflows/ci.yml"), Verdict{Reason: `the change touches .github/workflows/ci.yml, protected by ".github/workflows/**" (changes.protect)`}},
-		{"datalake", files(".optr/ledger.jsonl"), Verdict{Reason: `the change touches .optr/ledger.jsonl, protected by ".optr/**" (changes.protect)`}},
-		{"key at depth", files("a/b/c/key.pem"), Verdict{Reason: `the change touches a/b/c/key.pem, protected by "**/*.pem" (changes.protect)`}},
-		{"too many", files("a", "b", "c", "d"), Verdict{Reason: "the change touches 4 files, more than changes.max-files (3)"}},
-		{"refused", Change{Refused: "x is a symlink", Files: []FileStat{}}, Verdict{Reason: "the change was refused: x is a symlink"}},
+		{"empty", Change{Files: []FileStat{}}, Verdict{Reason: "empty patch: the agent changed no file"}},
+		{"workflow", files("main.go", ".github/workflows/ci.yml"), Verdict{Reason: `protected by ".github/workflows/**" (changes.protect): the change touches .github/workflows/ci.yml`}},
+		{"datalake", files(".optr/ledger.jsonl"), Verdict{Reason: `protected by ".optr/**" (changes.protect): the change touches .optr/ledger.jsonl`}},
+		{"key at depth", files("a/b/c/key.pem"), Verdict{Reason: `protected by "**/*.pem" (changes.protect): the change touches a/b/c/key.pem`}},
+		{"too many", files("a", "b", "c", "d"), Verdict{Reason: "touches 4 files, more than changes.max-files (3)"}},
+		{"refused", Change{Refused: "x is a symlink", Files: []FileStat{}}, Verdict{Reason: "refused: x is a symlink"}},
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, policy.Admit(tc.ch)); diff != "" {
@@ -57,11 +57,11 @@ func TestAdmit(t *testing.T) {
 		ch     Change
 		want   Verdict
 	}{
-		{"every file", Policy{Tracked: 4}, deletes(4, 0), Verdict{Reason: "the change deletes 4 of the 4 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"every file", Policy{Tracked: 4}, deletes(4, 0), Verdict{Reason: "deletes 4 of the 4 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
 		{"half", Policy{Tracked: 4}, deletes(2, 2), Verdict{Admissible: true}},
-		{"odd", Policy{Tracked: 3}, deletes(2, 0), Verdict{Reason: "the change deletes 2 of the 3 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
-		{"one of one", Policy{Tracked: 1}, deletes(1, 0), Verdict{Reason: "the change deletes 1 of the 1 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
-		{"configured", Policy{MaxDeletions: 2, Tracked: 100}, deletes(3, 0), Verdict{Reason: "the change deletes 3 files, more than changes.max-deletions (2)"}},
+		{"odd", Policy{Tracked: 3}, deletes(2, 0), Verdict{Reason: "deletes 2 of the 3 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"one of one", Policy{Tracked: 1}, deletes(1, 0), Verdict{Reason: "deletes 1 of the 1 tracked files, more than half of them (set changes.max-deletions to allow more)"}},
+		{"configured", Policy{MaxDeletions: 2, Tracked: 100}, deletes(3, 0), Verdict{Reason: "deletes 3 files, more than changes.max-deletions (2)"}},
 		{"configured above half", Policy{MaxDeletions: 4, Tracked: 4}, deletes(4, 0), Verdict{Admissible: true}},
 		{"tracked unknown", Policy{}, deletes(4, 0), Verdict{Admissible: true}},
 	}

@@ -32,7 +32,7 @@ func TestConstraint(t *testing.T) {
 	}{
 		{good.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Passed}},
 		{bad.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Failed,
-			Reason: `the change touches ci/flow.yml, protected by "ci/**" (changes.protect)`}},
+			Reason: `protected by "ci/**" (changes.protect): the change touches ci/flow.yml`}},
 		{late.Dir(), check.Verdict{Constraint: "changes", Hard: true, Status: status.Passed}},
 		{"", check.Verdict{Constraint: "changes", Hard: true, Status: status.Failed,
 			Reason: "the agent did not work in a worktree of its own, so it changed no code (only command and copilot agents do)"}},

@@ -54,12 +54,12 @@ func touchesOwn(own []Own, path string) string {
 		case lower == p:
 			return o.What
 		case strings.HasPrefix(lower, p+"/"):
-			return "in " + o.What + " " + o.Path
+			return o.What + " " + o.Path
 		}
 	}
 	for _, o := range own {
 		if strings.HasPrefix(strings.ToLower(o.Path), lower+"/") {
-			return "where the folder holding " + o.What + " " + o.Path + " is"
+			return "the folder of " + o.What + " " + o.Path
 		}
 	}
 	return ""

@@ -44,13 +44,13 @@ func TestAdmitRefusesOptrsOwnFiles(t *testing.T) {
 	t.Parallel()
 	policy := Policy{Own: []Own{{"ops/ledger.jsonl", "optr's ledger"}, {"ops", "optr's datalake"}, {"tools/optr.yml", "optr's config file"}}}
 	for _, tc := range []struct{ path, want string }{
-		{"ops/ledger.jsonl", "the change touches ops/ledger.jsonl, optr's ledger, which no change may touch (changes.protect cannot allow it)"},
-		{"ops/workflows/w/runs/r/result.md", "the change touches ops/workflows/w/runs/r/result.md, in optr's datalake ops, which no change may touch (changes.protect cannot allow it)"},
-		{"tools/optr.yml", "the change touches tools/optr.yml, optr's config file, which no change may touch (changes.protect cannot allow it)"},
-		{"ops", "the change touches ops, optr's datalake, which no change may touch (changes.protect cannot allow it)"},
-		{"tools", "the change touches tools, where the folder holding optr's config file tools/optr.yml is, which no change may touch (changes.protect cannot allow it)"},
-		{"OPS/Ledger.jsonl", "the change touches OPS/Ledger.jsonl, optr's ledger, which no change may touch (changes.protect cannot allow it)"},
-		{"Tools", "the change touches Tools, where the folder holding optr's config file tools/optr.yml is, which no change may touch (changes.protect cannot allow it)"},
+		{"ops/ledger.jsonl", "touches optr's ledger: ops/ledger.jsonl, which no change may touch (changes.protect cannot allow it)"},
+		{"ops/workflows/w/runs/r/result.md", "touches optr's datalake ops: ops/workflows/w/runs/r/result.md, which no change may touch (changes.protect cannot allow it)"},
+		{"tools/optr.yml", "touches optr's config file: tools/optr.yml, which no change may touch (changes.protect cannot allow it)"},
+		{"ops", "touches optr's datalake: ops, which no change may touch (changes.protect cannot allow it)"},
+		{"tools", "touches the folder of optr's config file tools/optr.yml: tools, which no change may touch (changes.protect cannot allow it)"},
+		{"OPS/Ledger.jsonl", "touches optr's ledger: OPS/Ledger.jsonl, which no change may touch (changes.protect cannot allow it)"},
+		{"Tools", "touches the folder of optr's config file tools/optr.yml: Tools, which no change may touch (changes.protect cannot allow it)"},
 		{"opsidian/notes.md", ""},
 		{"tools/optr.yml.bak", ""},
 	} {
