@@ -59,6 +59,11 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// StderrNote joins, in a command agent's failure message, what happened
+// to the end of the program's stderr that follows it, so that a reader
+// (executor.Result.Cause) can tell the two apart.
+const StderrNote = "; the end of stderr:\n"
+
 // Errorf returns an *Error of class c with a formatted cause.
 func Errorf(c Class, reason, format string, args ...any) *Error {
 	return &Error{Class: c, Reason: reason, Err: fmt.Errorf(format, args...)}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-runewidth"
@@ -118,7 +119,7 @@ func (l *live) event(ev executor.Event) {
 	if ev.Result != nil {
 		s.elapsed = time.Duration(ev.Result.ExecMS) * time.Millisecond
 		if ev.Result.Status != status.Succeeded && ev.Result.Error != "" {
-			s.reason = progress.ShortError(ev.Result.Error, 200)
+			s.reason = progress.ShortError(ev.Result.Cause(), 200)
 		}
 	}
 	if !l.screen.tty {
@@ -143,20 +144,40 @@ func (l *live) event(ev executor.Event) {
 	}
 }
 
+// maxFailure bounds the line that says why an agent failed.
+const maxFailure = 200
+
+// failure says, on one line, why an agent gave no result, cause first
+// (executor.Result.Cause), and what the watcher decided, with the reason
+// it gave before any detail ("reassign: no spare agent to take the task
+// over"); "" for a result. The whole story is in the agent's
+// agent-outputs/<agent>.json and the run's .coordination/watcher-log.md.
+func failure(r *executor.Result) string {
+	why := r.Cause()
+	if why == "" {
+		return ""
+	}
+	if r.Decision != "" {
+		note, _, _ := strings.Cut(r.DecisionNote, ": ")
+		why = markdown.OneLine(why, maxFailure-60) + " · watcher: " + r.Decision
+		if note != "" {
+			why += " (" + note + ")"
+		}
+	}
+	return markdown.OneLine(why, maxFailure)
+}
+
 // plainLine is the line a state change gets where the screen cannot be
 // redrawn; "" for none.
 func plainLine(ev executor.Event, s *agentState) string {
 	if ev.Status == status.Queued {
 		return ""
 	}
-	line := fmt.Sprintf("[optr] %s: %s", ev.Agent, ev.Status)
+	line := fmt.Sprintf("[optr] %s: %s", markdown.OneLine(ev.Agent, 64), ev.Status)
 	if ev.Result != nil {
 		line += " in " + fmtDuration(s.elapsed)
-		if ev.Result.Error != "" {
-			line += " — " + markdown.OneLine(ev.Result.Error, 240)
-		}
-		if ev.Result.Decision != "" {
-			line += fmt.Sprintf(" [watcher: %s; %s]", ev.Result.Decision, ev.Result.DecisionNote)
+		if why := failure(ev.Result); why != "" {
+			line += " — " + why
 		}
 	} else if ev.Attempt > 1 {
 		line += fmt.Sprintf(" (attempt %d)", ev.Attempt)
@@ -165,20 +186,17 @@ func plainLine(ev executor.Event, s *agentState) string {
 }
 
 // notes are the lines a state change prints above the table: why an agent
-// failed (the whole error), what the watcher decided, a new attempt.
+// failed and what the watcher decided (one line), a new attempt.
 func (l *live) notes(ev executor.Event) []string {
 	name := markdown.OneLine(ev.Agent, 64)
 	var out []string
 	switch r := ev.Result; {
 	case r != nil && r.Status != status.Succeeded:
 		line := fmt.Sprintf("%s %s %s after %s", l.screen.paint(red, "✘"), name, r.Status, fmtDuration(time.Duration(r.ExecMS)*time.Millisecond))
-		if r.Error != "" {
-			line += ": " + l.screen.paint(red, markdown.OneLine(r.Error, 1000))
+		if why := failure(r); why != "" {
+			line += ": " + l.screen.paint(red, why)
 		}
 		out = append(out, line)
-		if r.Decision != "" {
-			out = append(out, fmt.Sprintf("  %s %s for %s: %s", l.screen.paint(yellow, "watcher:"), markdown.OneLine(r.Decision, 40), name, markdown.OneLine(r.DecisionNote, 500)))
-		}
 	case r == nil && ev.Status == status.Running && ev.Attempt > 1:
 		out = append(out, fmt.Sprintf("%s %s: attempt %d", l.screen.paint(yellow, "↻"), name, ev.Attempt))
 	}

@@ -82,8 +82,8 @@ func TestLiveViewOnATerminal(t *testing.T) {
 			if !strings.Contains(final, "cannot reach the model (simulated)") {
 				t.Errorf("the failed agent's reason is nowhere on the screen:\n%s", final)
 			}
-			if !regexp.MustCompile(`\[optr\] escalation \S+: decision reassign \(the agent failed without output`).MatchString(final) {
-				t.Errorf("the watcher's decision line is not on the screen whole:\n%s", final)
+			if !regexp.MustCompile(`broken:? escalated (?:after|in) \S+(?::| —) exit_status: sh exited with status 3 — broken: cannot reach the model \(simulated\) · watcher: reassign \(no spare agent to take the task over\)`).MatchString(final) {
+				t.Errorf("the failure and the watcher's decision are not on one line, cause first:\n%s", final)
 			}
 			if !tt.cursorMove {
 				return
@@ -99,7 +99,7 @@ func TestLiveViewOnATerminal(t *testing.T) {
 					t.Errorf("agent %s has %d table rows on the final screen, want 1 (a stale row was left):\n%s", agent, len(rows[agent]), final)
 				}
 			}
-			if r := rows["broken"]; len(r) == 1 && !strings.Contains(r[0], "cannot reach the model") {
+			if r := rows["broken"]; len(r) == 1 && !strings.Contains(r[0], "exit_status: sh exited with status 3") {
 				t.Errorf("broken's row does not say why it failed: %q", r[0])
 			}
 			for _, l := range lines {

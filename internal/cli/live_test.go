@@ -41,8 +41,8 @@ func TestLiveKeepsLogLinesAboveTheTable(t *testing.T) {
 	want := []string{
 		"[optr] a log line",
 		"[optr] another",
-		"✘ a failed after 1.5s: agent a failed: exit status 3; the end of stderr: no key",
-		" ✘ a                    failed         1.5s  no key",
+		"✘ a failed after 1.5s: agent a failed: exit status 3 — no key",
+		" ✘ a                    failed         1.5s  agent a failed: exit status 3 — n…",
 		" ✔ b                    succeeded      20ms",
 		"after the table",
 	}

@@ -83,7 +83,10 @@ func deliverer(cfg *config.Config) pipeline.Deliverer {
 
 func (c *CLI) deps() pipeline.Deps {
 	return pipeline.Deps{
-		Getenv: c.Getenv, Environ: c.environ(), HTTPClient: c.HTTPClient, Now: c.Now, Stderr: c.errOut(),
+		// The watcher's own log lines stay in the run's
+		// .coordination/watcher-log.md: each decision is on the line of
+		// the agent it concerns (failure), so a failure takes one line.
+		Getenv: c.Getenv, Environ: c.environ(), HTTPClient: c.HTTPClient, Now: c.Now,
 		Logf: func(format string, args ...any) { fmt.Fprintf(c.errOut(), "[optr] "+format+"\n", args...) },
 	}
 }

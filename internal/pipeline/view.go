@@ -10,6 +10,7 @@ import (
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/spool"
 	"github.com/optr-dev/optr/internal/status"
+	"github.com/optr-dev/optr/internal/worktree"
 )
 
 // View turns the report into what package progress renders: the terminal
@@ -39,13 +40,19 @@ func (o *Outcome) View() progress.View {
 	}
 	noResult := map[string]string{}  // agent → why it gave no result
 	refused := map[string][]string{} // agent → the hosts the sandbox refused it
+	changes := map[string]string{}   // agent → why its change is not admissible
 	for _, r := range o.Results {
 		if r.Status == status.Succeeded {
 			// A failed agent's error names what was refused first.
 			refused[r.Agent] = refusedHosts(r)
 		}
 		if r.Status != status.Succeeded {
-			noResult[r.Agent] = r.Error
+			noResult[r.Agent] = r.Cause()
+		}
+		for _, vd := range r.Checks.Verdicts {
+			if vd.Constraint == worktree.VerdictName && vd.Status == status.Failed && vd.Reason != "" {
+				changes[r.Agent] = vd.Reason
+			}
 		}
 		v.Agents = append(v.Agents, agentLine(r))
 		if r.Agent == o.Selected {
@@ -55,8 +62,14 @@ func (o *Outcome) View() progress.View {
 		}
 	}
 	for _, t := range o.Table() {
+		failed := slices.Clone(t.Failed)
+		if i := slices.Index(failed, worktree.VerdictName); i >= 0 && changes[t.Agent] != "" {
+			// "changes" names no cause; its reason does ("touches
+			// optr's ledger: …").
+			failed[i] = changes[t.Agent]
+		}
 		v.Table = append(v.Table, progress.Row{
-			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: append(slices.Clip(t.Failed), refused[t.Agent]...),
+			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: append(failed, refused[t.Agent]...),
 			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
 			Error: noResult[t.Agent],
 		})

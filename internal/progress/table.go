@@ -85,8 +85,9 @@ func table(rows []Row, selected string, budget int) (string, int) {
 	var b strings.Builder
 	b.WriteString(tableHeader)
 	used := utf8.RuneCountInString(tableHeader)
+	admissible := anyAdmissible(rows)
 	for i, r := range rows {
-		line := tableRow(r, r.Agent == selected && selected != "")
+		line := tableRow(r, r.Agent == selected && selected != "", admissible)
 		n := utf8.RuneCountInString(line)
 		if budget >= 0 && used+n > budget {
 			return b.String(), len(rows) - i
@@ -97,7 +98,7 @@ func table(rows []Row, selected string, budget int) (string, int) {
 	return b.String(), 0
 }
 
-func tableRow(r Row, selected bool) string {
+func tableRow(r Row, selected, anyAdmissible bool) string {
 	mark, name := "", markdown.Inline(r.Agent, 64)
 	if selected {
 		mark, name = "π\\*", "**"+name+"**"
@@ -107,9 +108,31 @@ func tableRow(r Row, selected bool) string {
 		admissible = "yes"
 	}
 	return "| " + strings.Join([]string{
-		mark, name, admissible, fmt.Sprintf("%.1f", r.Score), ttv(r), ms(r.ExecMS),
+		mark, name, admissible, score(r, anyAdmissible), ttv(r), ms(r.ExecMS),
 		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
 	}, " | ") + " |\n"
+}
+
+// anyAdmissible reports whether any row passed every hard constraint.
+func anyAdmissible(rows []Row) bool {
+	for _, r := range rows {
+		if r.Admissible {
+			return true
+		}
+	}
+	return false
+}
+
+// score renders the Score cell: a score only where it competes. Once a
+// result is admissible, an inadmissible one's score (which may be higher:
+// it scores the constraints it did pass) is "—", as is that of an agent
+// that gave no result; with none admissible, every result's score shows,
+// as least-bad and a NO_ADMISSIBLE checkpoint compare them.
+func score(r Row, anyAdmissible bool) string {
+	if r.Error != "" || (anyAdmissible && !r.Admissible) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", r.Score)
 }
 
 // ttv renders the TTV cell: a claim raised to the agent's first output
@@ -146,6 +169,7 @@ func TextTable(rows []Row, selected string) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "\tAGENT\tOK\tSCORE\tTTV\tEXEC\tTOKENS\tCOST\tINVARIANTS\tFAILED")
+	admissible := anyAdmissible(rows)
 	for _, r := range rows {
 		mark := ""
 		if selected != "" && r.Agent == selected {
@@ -156,7 +180,7 @@ func TextTable(rows []Row, selected string) string {
 			ok = "yes"
 		}
 		cells := []string{
-			mark, markdown.OneLine(r.Agent, 64), ok, fmt.Sprintf("%.1f", r.Score), dash(ttv(r)), dash(ms(r.ExecMS)),
+			mark, markdown.OneLine(r.Agent, 64), ok, dash(score(r, admissible)), dash(ttv(r)), dash(ms(r.ExecMS)),
 			dash(Thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
@@ -177,11 +201,12 @@ func failedMarkdown(r Row) string {
 	return list(r.Failed, "; ")
 }
 
-// failedCell is the FAILED cell: the constraints a result failed, or for
-// an agent that gave no result, why (the short form of its error).
+// failedCell is the FAILED cell: the constraints a result failed (a
+// change's refusal by its reason), or for an agent that gave no result,
+// why, cause first (executor.Result.Cause).
 func failedCell(r Row) string {
 	if len(r.Failed) == 0 && r.Error != "" {
-		return ShortError(r.Error, 80)
+		return ShortError(r.Error, 100)
 	}
 	return textList(r.Failed, "; ")
 }

@@ -53,7 +53,7 @@ func TestTextTable(t *testing.T) {
 	want := "" +
 		"    AGENT            OK   SCORE  TTV  EXEC  TOKENS     COST   INVARIANTS  FAILED\n" +
 		"π*  codex            yes  87.5   -    2.1s  1,234,567  $0.50  -           -\n" +
-		"    evil [31m agent  no   -1.0   -    -     -          -      -           bad ]0;title thing\n"
+		"    evil [31m agent  no   -      -    -     -          -      -           bad ]0;title thing\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
 	}
@@ -107,10 +107,32 @@ func TestTextTableShowsWhyAnAgentGaveNoResult(t *testing.T) {
 	want := "" +
 		"    AGENT   OK   SCORE  TTV  EXEC  TOKENS  COST  INVARIANTS  FAILED\n" +
 		"π*  good    yes  80.0   -    -     -       -     -           -\n" +
-		"    broken  no   0.0    -    -     -       -     -           broken: cannot reach [2K the model\n" +
-		"    api     no   0.0    -    -     -       -     -           agent api failed: Post \"http://127.0.0.1:9/v1\": connection refused\n"
+		"    broken  no   -      -    -     -       -     -           broken: cannot reach [2K the model\n" +
+		"    api     no   -      -    -     -       -     -           agent api failed: Post \"http://127.0.0.1:9/v1\": connection refused\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TextTable mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A score shows where it competes: once a result is admissible, an
+// inadmissible result's score (higher here: it passed the constraints
+// it scored on) is "—", in the terminal's table and the Markdown one;
+// with none admissible every score shows, as least-bad compares them.
+func TestInadmissibleScoresDoNotCompete(t *testing.T) {
+	t.Parallel()
+	rows := []Row{
+		{Agent: "good", Admissible: true, Score: 54.4},
+		{Agent: "sloppy", Score: 70, Failed: []string{"no-todo"}},
+	}
+	if got := TextTable(rows, "good"); !strings.Contains(got, "good    yes  54.4") || !strings.Contains(got, "sloppy  no   -      ") || strings.Contains(got, "70.0") {
+		t.Errorf("TextTable shows an inadmissible score beside π*'s:\n%s", got)
+	}
+	if got, _ := table(rows, "good", -1); !strings.Contains(got, "| sloppy | no | — |") || strings.Contains(got, "70.0") {
+		t.Errorf("table shows an inadmissible score beside π*'s:\n%s", got)
+	}
+	rows[0].Admissible = false
+	if got := TextTable(rows, "sloppy"); !strings.Contains(got, "54.4") || !strings.Contains(got, "70.0") {
+		t.Errorf("with none admissible, TextTable hides the scores least-bad compares:\n%s", got)
 	}
 }
 

@@ -258,7 +258,7 @@ func stderrNote(stderr string) string {
 		s = s[len(s)-maxNote:]
 		s = "…" + s[spool.Start([]byte(s)):]
 	}
-	return "; the end of stderr:\n" + s
+	return agent.StderrNote + s
 }
 
 // reasonFromCode turns an ERROR frame's code into an Error reason:
