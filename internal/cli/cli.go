@@ -76,6 +76,7 @@ func commands() []command {
 		{"resume", "continue a paused run by answering its checkpoint", (*CLI).cmdResume},
 		{"handle", "handle escalations in a .coordination directory", (*CLI).cmdHandle},
 		{"ledger", "verify, show, checkpoint or prove the ledger", (*CLI).cmdLedger},
+		{"init", "write a starter .github/optr.yml and workflow from the keys and CLIs found here", (*CLI).cmdInit},
 		{"config", "check a config as a run would, or print the embedded default", (*CLI).cmdConfig},
 		{"version", "print the version", (*CLI).cmdVersion},
 	}

@@ -154,7 +154,7 @@ func (c *CLI) configCheck(ctx context.Context, f configFlags, explicit bool) err
 	}
 	for _, name := range cfg.AgentNames {
 		if u, ok := unusable[name]; ok {
-			say("agent %s (%s) cannot work here: %s", name, u.Provider, agent.Problem(u.Message))
+			say("%s", agent.Problem(u.Message))
 		}
 	}
 	for _, w := range dedupeStrings(warnings) {

@@ -145,7 +145,7 @@ func TestConfigCheckTheEmbeddedDefault(t *testing.T) {
 		t.Errorf("exit %d, want 2 naming the embedded default and no usable agent\n%s", got.code, got.stderr)
 	}
 	got = optrEnv(t, map[string]string{"OPENAI_API_KEY": "k"}, "config", "check")
-	if got.code != ExitOK || !strings.Contains(got.stderr, "agent copilot (copilot) cannot work here") || !strings.Contains(got.stderr, "select over copilot, codex") {
+	if got.code != ExitOK || !strings.Contains(got.stderr, `agent "copilot" (copilot) cannot run here`) || !strings.Contains(got.stderr, "select over copilot, codex") {
 		t.Errorf("exit %d, want 0 saying copilot cannot work here and codex runs\n%s", got.code, got.stderr)
 	}
 }

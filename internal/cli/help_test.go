@@ -8,7 +8,7 @@ import (
 // optr help <command> prints that command's help, as <command> --help does.
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"run", "resume", "handle", "ledger", "config", "action", "version"} {
+	for _, name := range []string{"run", "resume", "handle", "ledger", "init", "config", "action", "version"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := optr(t, "help", name)
