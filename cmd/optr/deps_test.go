@@ -21,10 +21,8 @@ var binaryModules = map[string]string{
 	"github.com/github/copilot-sdk/go":                         "the copilot provider drives the Copilot CLI through its SDK",
 	"github.com/coder/websocket":                               "copilot-sdk's transport",
 	"github.com/google/jsonschema-go":                          "copilot-sdk's tool schemas",
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore":             "openai-go's Azure authentication (azure-openai)",
-	"github.com/Azure/azure-sdk-for-go/sdk/internal":           "azcore's own",
-	"go.opentelemetry.io/otel":                                 "azcore's tracing interfaces",
-	"go.opentelemetry.io/otel/trace":                           "azcore's tracing interfaces",
+	"go.opentelemetry.io/otel":                                 "anthropic-sdk-go's and copilot-sdk's tracing interfaces",
+	"go.opentelemetry.io/otel/trace":                           "anthropic-sdk-go's and copilot-sdk's tracing interfaces",
 	"go.opentelemetry.io/otel/metric":                          "otel's own",
 	"go.opentelemetry.io/auto/sdk":                             "otel's own",
 	"github.com/go-logr/logr":                                  "otel's logging",
@@ -62,7 +60,7 @@ var binaryModules = map[string]string{
 	// Secrets and detection.
 	"github.com/BobuSumisu/aho-corasick": "gitleaks' stop words, matched as gitleaks matches them",
 	"github.com/pelletier/go-toml/v2":    "gitleaks' rule file, read without gitleaks' viper-based loader",
-	"github.com/cespare/xxhash/v2":       "otel's attribute hashing (azcore)",
+	"github.com/cespare/xxhash/v2":       "otel's attribute hashing (the SDKs' tracing)",
 
 	// Provenance and confinement.
 	"golang.org/x/mod":                              "sumdb's tlog and note: checkpoints and signed notes; modfile: go run's module in an iteration",
@@ -74,7 +72,7 @@ var binaryModules = map[string]string{
 	"kernel.org/pub/linux/libs/security/libcap/psx": "go-landlock's all-threads syscalls",
 	"golang.org/x/sys":                              "system calls the standard library lacks",
 	"golang.org/x/sync":                             "errgroup: bounded fan-out",
-	"golang.org/x/net":                              "azcore's transport",
+	"golang.org/x/net":                              "bpf: the launcher's seccomp filter, assembled",
 }
 
 // testOnly are modules the tests use and the binary never may: fakes and

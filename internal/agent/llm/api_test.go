@@ -1,7 +1,11 @@
 package llm_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,5 +117,50 @@ func TestAPINotSpoken(t *testing.T) {
 	_, err := llm.New("x", config.Agent{Provider: config.ProviderOpenAI, Model: "m", API: "messages"}, llm.Options{Getenv: func(string) string { return "k" }})
 	if e := agentError(t, err); e.Reason != "bad_config" || !strings.Contains(err.Error(), "responses or chat-completions") {
 		t.Errorf("got %v, want bad_config listing responses or chat-completions", err)
+	}
+}
+
+// TestKeyStaysAtItsOrigin: an endpoint that redirects to another server
+// (another port here) gets the request once, and the key goes no
+// further: Go forwards api-key and x-api-key on a redirect, so without
+// the guard the fake behind the redirect would see the key.
+func TestKeyStaysAtItsOrigin(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers() {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			fake := p.newFake(t)
+			target, err := url.Parse(fake.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var redirected atomic.Int32
+			redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				redirected.Add(1)
+				to := *r.URL
+				to.Scheme, to.Host = target.Scheme, target.Host
+				http.Redirect(w, r, to.String(), http.StatusTemporaryRedirect)
+			})
+			front := httptest.NewUnstartedServer(redirect)
+			if target.Scheme == "https" {
+				front.StartTLS() // httptest's one certificate: fake.Client() trusts it
+			} else {
+				front.Start()
+			}
+			t.Cleanup(front.Close)
+			cfg := p.cfg
+			cfg.BaseURL = front.URL + target.Path
+			_, err = newAgent(t, fake, cfg).Run(t.Context(), agent.Request{Intent: "x"})
+			e := agentError(t, err)
+			if e.Class != agent.Fatal || e.Reason != "bad_config" || !strings.Contains(e.Error(), "redirected") {
+				t.Errorf("error = %v (%v, %s); want a Fatal bad_config naming the redirect", e, e.Class, e.Reason)
+			}
+			if n := redirected.Load(); n != 1 {
+				t.Errorf("the endpoint got %d requests, want 1", n)
+			}
+			if n := len(fake.Requests()); n != 0 {
+				t.Errorf("the server behind the redirect got %d requests, want none", n)
+			}
+		})
 	}
 }

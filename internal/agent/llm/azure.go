@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"net/url"
+	"strings"
+
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/azure"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -15,9 +17,13 @@ func init() { register(provider.AzureOpenAI, newAzure) }
 // deployment: Chat Completions at
 // <endpoint>/openai/deployments/<deployment>/chat/completions, or (api:
 // responses) the Responses API at <endpoint>/openai/responses, both with
-// ?api-version=… and the key in the api-key header, as the SDK's azure
-// package writes them. azure.WithEndpoint also keeps ambient OPENAI_*
-// settings out.
+// ?api-version=… and the key in the api-key header.
+//
+// Written with openai-go's own options rather than its azure package,
+// which adds Entra ID tokens optr does not offer, and with them the Azure
+// SDK's core and a second HTTP/2 stack to the binary; the key never
+// follows a redirect to another origin (keepOrigin), as that package
+// guarantees too.
 func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
 	b.model = pick(cfg.Deployment, cfg.Model)
 	if b.model == "" {
@@ -37,16 +43,21 @@ func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string
 		return nil, err
 	}
 	if u.Scheme != "https" {
-		// The SDK sends Azure keys over https only.
+		// An Azure key goes over https only.
 		return nil, badConfig("agent %q (%s): the endpoint %q is not https: Azure OpenAI endpoints must use https", b.name, cfg.Provider, u.Redacted())
 	}
 	version := DefaultAzureAPIVersion
 	if api.Wire == provider.Responses {
 		version = DefaultAzureResponsesAPIVersion
 	}
+	endpoint := strings.TrimSuffix(u.String(), "/") + "/openai/"
+	if api.Wire != provider.Responses {
+		endpoint += "deployments/" + url.PathEscape(b.model) + "/"
+	}
 	opts := []option.RequestOption{
-		azure.WithEndpoint(u.String(), pick(cfg.APIVersion, version)),
-		azure.WithAPIKey(key),
+		option.WithBaseURL(endpoint),
+		option.WithQuery("api-version", pick(cfg.APIVersion, version)),
+		option.WithHeader("api-key", key),
 		option.WithHTTPClient(b.client),
 		// One retry layer only: package recovery retries, the SDK does not.
 		option.WithMaxRetries(0),

@@ -39,6 +39,9 @@ func (a *llmAgent) classify(ctx, attemptCtx context.Context, raw *http.Response,
 	case errors.Is(attemptCtx.Err(), context.DeadlineExceeded):
 		e = &agent.Error{Class: agent.Transient, Reason: "timeout", Err: fmt.Errorf(
 			"no answer within the attempt timeout of %s; raise attempt-timeout in the agent's config if the model needs longer: %w", a.timeout, err)}
+	case errors.Is(err, errOtherOrigin):
+		// The endpoint answered with a redirect keepOrigin did not follow.
+		e = &agent.Error{Class: agent.Fatal, Reason: "bad_config", Err: err}
 	case raw == nil && errors.As(err, &own):
 		c := *own
 		e = &c

@@ -5,11 +5,12 @@
 // through Anthropic's — its key and its endpoint; any server that speaks
 // one of them (an OpenAI-compatible one, Gemini's Chat Completions) needs
 // nothing more. Two providers have constructors of their own:
-// azure-openai (deployments and api-version, through the OpenAI SDK's
-// azure package) and copilot, GitHub Copilot through the Copilot CLI,
+// azure-openai (deployments, api-version and the api-key header, through
+// the OpenAI SDK's own options) and copilot, GitHub Copilot through the Copilot CLI,
 // which the official Go SDK (github.com/github/copilot-sdk/go) starts and
 // drives over JSON-RPC, on Copilot's own models with a GitHub token or on
-// a BYOK endpoint (openai, azure, anthropic) with its key.
+// a BYOK endpoint (openai, azure, anthropic) with its key. A key goes only
+// to its endpoint's origin: a redirect elsewhere is refused (keepOrigin).
 //
 // One Run is one attempt and one HTTP request: the SDKs' own retries are
 // switched off (WithMaxRetries(0)), and the Copilot CLI's model requests

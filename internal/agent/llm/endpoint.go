@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
 	"net/url"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -39,4 +42,31 @@ func baseURL(name string, p provider.Provider, cfg config.Agent, getenv func(str
 		return nil, badConfig("agent %q (%s): %s is %q, which ends in a path the %s client adds itself; set it to %s (%s base URLs are written like %s)", name, cfg.Provider, from, raw, p.Title, fixed, p.Title, p.ExampleURL)
 	}
 	return u, nil
+}
+
+// errOtherOrigin is why a request was not sent on to where its endpoint
+// redirected it: another scheme, host or port.
+var errOtherOrigin = errors.New("the endpoint redirected the request to another server")
+
+// keepOrigin returns a copy of c that follows a redirect only within the
+// origin (scheme, host and port) of the request that started it. Go
+// forwards every header but Authorization and cookies on any redirect,
+// so a key in api-key (Azure) or x-api-key (Anthropic) would otherwise
+// reach whatever server the endpoint names.
+func keepOrigin(c *http.Client) *http.Client {
+	cp := *c
+	next := c.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if from := via[0].URL; req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+			return fmt.Errorf("%w (%s://%s to %s://%s); set base-url to the server that answers", errOtherOrigin, from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
 }

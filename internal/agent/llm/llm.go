@@ -99,6 +99,7 @@ func newAgent(name string, p provider.Provider, cfg config.Agent, opts Options) 
 	if b.client == nil {
 		b.client = &http.Client{}
 	}
+	b.client = keepOrigin(b.client)
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
