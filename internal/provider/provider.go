@@ -60,6 +60,11 @@ type Provider struct {
 	// this provider's API with this provider's key ("" when Copilot
 	// cannot).
 	BYOK string
+	// Gateway is the value of a command agent's gateway: list that gives
+	// it this provider's API through optr's model gateway (architecture
+	// §4.18): a placeholder key in KeyEnv, the gateway's address in
+	// BaseURLEnv. "" when the gateway does not serve it.
+	Gateway string
 	// DefaultAgent names this provider's agent in the embedded default
 	// config: it is there when the first KeyEnv variable is set, or
 	// always when DefaultAlways is true. Empty means there is none.
@@ -157,6 +162,23 @@ func BYOKKinds() []string {
 		}
 	}
 	return out
+}
+
+// GatewayNames returns the values a command agent's gateway: list may
+// hold, in table order.
+func GatewayNames() []string {
+	var out []string
+	for _, p := range providers {
+		if p.Gateway != "" {
+			out = append(out, p.Gateway)
+		}
+	}
+	return out
+}
+
+// ForGateway returns the provider a gateway: value names.
+func ForGateway(name string) (Provider, bool) {
+	return find(func(p Provider) bool { return p.Gateway != "" && p.Gateway == name })
 }
 
 // find returns the first provider that matches.

@@ -200,3 +200,22 @@ func TestAPIs(t *testing.T) {
 		t.Errorf("WireNames (-want +got):\n%s", diff)
 	}
 }
+
+// TestGateway: the gateway serves the providers whose APIs command agents
+// call (Claude Code, Codex CLI, Gemini CLI), each under one name, and
+// each with the key and base-URL variables it hands agents.
+func TestGateway(t *testing.T) {
+	t.Parallel()
+	if diff := cmp.Diff([]string{"openai", "anthropic", "azure", "gemini"}, GatewayNames()); diff != "" {
+		t.Errorf("GatewayNames (-want +got):\n%s", diff)
+	}
+	for _, name := range GatewayNames() {
+		p, ok := ForGateway(name)
+		if !ok || !p.LLM() || len(p.KeyEnv) == 0 || p.BaseURLEnv == "" {
+			t.Errorf("ForGateway(%q) = %+v, %v: it needs a key and a base-URL variable", name, p, ok)
+		}
+	}
+	if _, ok := ForGateway(""); ok {
+		t.Error(`ForGateway("") found a provider`)
+	}
+}

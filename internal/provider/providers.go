@@ -26,6 +26,7 @@ const (
 var providers = []Provider{
 	{
 		Name:         OpenAI,
+		Gateway:      "openai",
 		Title:        "OpenAI",
 		KeyEnv:       []string{"OPENAI_API_KEY"},
 		BaseURLEnv:   "OPENAI_BASE_URL",
@@ -42,6 +43,7 @@ var providers = []Provider{
 	},
 	{
 		Name:         Anthropic,
+		Gateway:      "anthropic",
 		Title:        "Anthropic",
 		KeyEnv:       []string{"ANTHROPIC_API_KEY"},
 		BaseURLEnv:   "ANTHROPIC_BASE_URL",
@@ -78,6 +80,7 @@ var providers = []Provider{
 	},
 	{
 		Name:         AzureOpenAI,
+		Gateway:      "azure",
 		Title:        "Azure OpenAI",
 		KeyEnv:       []string{"AZURE_OPENAI_API_KEY"},
 		BaseURLEnv:   "AZURE_OPENAI_ENDPOINT",
@@ -92,6 +95,7 @@ var providers = []Provider{
 	},
 	{
 		Name:         Gemini,
+		Gateway:      "gemini",
 		Title:        "Google Gemini",
 		About:        "the Gemini API",
 		KeyEnv:       []string{"GEMINI_API_KEY"},
