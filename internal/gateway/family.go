@@ -8,7 +8,8 @@ import (
 	"github.com/optr-dev/optr/internal/provider"
 )
 
-// The providers an agent's gateway: list may name.
+// The values of a command agent's gateway: list, as the provider registry
+// names them (provider.GatewayNames lists them all).
 const (
 	Anthropic = "anthropic"
 	OpenAI    = "openai"
@@ -16,15 +17,13 @@ const (
 	Azure     = "azure"
 )
 
-// Names are the values of a command agent's gateway: list, in the order
-// messages name them.
-func Names() []string { return []string{Anthropic, OpenAI, Gemini, Azure} }
-
-// family is how the gateway speaks for one provider: the registry entry
-// whose variables and endpoint it uses, where its agents' base URL points,
-// which header carries its key upstream, and the shape of its errors.
+// family is how the gateway speaks for one provider of the registry
+// (whose variables and endpoint it uses): where its agents' base URL
+// points, which header carries its key upstream, and the shape of its
+// errors.
 type family struct {
-	// name is the gateway: value; provider the registry's name.
+	// name is the gateway: value (the registry's Gateway); provider the
+	// registry's name.
 	name, provider string
 	// basePath is the path of the base URL an agent gets below the
 	// gateway's address: OpenAI's base URLs end in /v1, the others' in
@@ -90,10 +89,11 @@ var families = []family{
 	},
 }
 
-// familyOf returns the family called name (a gateway: value).
+// familyOf returns the family of the provider a gateway: value names.
 func familyOf(name string) (*family, bool) {
-	i := slices.IndexFunc(families, func(f family) bool { return f.name == name })
-	if i < 0 {
+	p, ok := provider.ForGateway(name)
+	i := slices.IndexFunc(families, func(f family) bool { return f.provider == p.Name })
+	if !ok || i < 0 {
 		return nil, false
 	}
 	return &families[i], true

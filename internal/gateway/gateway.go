@@ -135,7 +135,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // or optr's environment holds no key or endpoint for it.
 func (g *Gateway) Enroll(agent string, w Wiring) (*Badge, error) {
 	if len(w.Providers) == 0 {
-		return nil, &ConfigError{fmt.Errorf("agents.%s.gateway: name a provider (%s)", agent, strings.Join(Names(), ", "))}
+		return nil, &ConfigError{fmt.Errorf("agents.%s.gateway: name a provider (%s)", agent, strings.Join(provider.GatewayNames(), ", "))}
 	}
 	if (w.BaseURL != "" || w.KeyEnv != "") && len(w.Providers) > 1 {
 		return nil, &ConfigError{fmt.Errorf("agents.%s: base-url and api-key-env apply to a gateway of one provider; this one has %s", agent, strings.Join(w.Providers, ", "))}
@@ -144,7 +144,7 @@ func (g *Gateway) Enroll(agent string, w Wiring) (*Badge, error) {
 	for _, name := range w.Providers {
 		fam, ok := familyOf(name)
 		if !ok {
-			return nil, &ConfigError{fmt.Errorf("agents.%s.gateway: %q is not a provider the gateway serves (%s)", agent, name, strings.Join(Names(), ", "))}
+			return nil, &ConfigError{fmt.Errorf("agents.%s.gateway: %q is not a provider the gateway serves (%s)", agent, name, strings.Join(provider.GatewayNames(), ", "))}
 		}
 		up, err := g.upstream(agent, fam, w)
 		if err != nil {

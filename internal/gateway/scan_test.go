@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"github.com/optr-dev/optr/internal/provider"
 )
 
 // events splits stream with an sseScanner fed in pieces of n bytes.
@@ -232,5 +234,22 @@ func TestReadBody(t *testing.T) {
 		if got := readBody(tc.a, []byte(tc.body)); got != tc.want {
 			t.Errorf("readBody(%s) = %+v, want %+v", tc.body, got, tc.want)
 		}
+	}
+}
+
+// TestFamilies: every provider the registry says the gateway serves has
+// a family here, under the registry's gateway name, and no family is left
+// without one.
+func TestFamilies(t *testing.T) {
+	t.Parallel()
+	names := provider.GatewayNames()
+	for _, name := range names {
+		f, ok := familyOf(name)
+		if !ok || f.name != name {
+			t.Errorf("no family for gateway: %s", name)
+		}
+	}
+	if len(families) != len(names) {
+		t.Errorf("%d families for %d gateway names %v", len(families), len(names), names)
 	}
 }
