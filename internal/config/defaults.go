@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"time"
 
 	"github.com/optr-dev/optr/internal/preset"
@@ -68,6 +69,11 @@ func applyDefaults(c *Config, written func(key string) bool) {
 		}
 		if unset(k + ".attempt-timeout") {
 			a.AttemptTimeout = a.Timeout
+		}
+		if isPreset && a.Provider == ProviderCommand && unset(k+".gateway") {
+			// The providers the CLI calls, through the model gateway
+			// (architecture §4.18); gateway: [] runs it without.
+			a.Gateway = slices.Clone(pr.Gateway)
 		}
 		if provider.IsLLM(a.Provider) && unset(k+".max-tokens") {
 			a.MaxTokens = defaultMaxTokens

@@ -62,6 +62,7 @@ var placeholders = []placeholder{
 	{"providers.apis", func() any { return strings2any(apiNames()) }},
 	{"providers.rules", func() any { return rulesOfProviders(provider.All(), agentKeys()) }},
 	{"byok", func() any { return strings2any(provider.BYOKKinds()) }},
+	{"gateway.providers", func() any { return strings2any(provider.GatewayNames()) }},
 	{"checks", func() any { return strings2any(CheckKinds()) }},
 	{"checks.about", checksAbout},
 	{"checks.rules", func() any { return rulesOfKinds(checkKinds) }},

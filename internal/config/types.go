@@ -82,6 +82,12 @@ type Agent struct {
 	// PassEnv names variables of optr's environment a command agent is
 	// given (its provider's key, say); no GitHub or Actions credential.
 	PassEnv []string `yaml:"pass-env" json:"pass-env,omitempty"`
+	// Gateway names the providers a command agent reaches through optr's
+	// model gateway (architecture §4.18), by their gateway names
+	// (provider.GatewayNames: anthropic, openai, azure, gemini): it gets
+	// each one's base-URL variable pointing at optr and a placeholder key,
+	// never the real one, and every call it makes is metered.
+	Gateway []string `yaml:"gateway" json:"gateway,omitempty"`
 	// Role is a sentence placed in an LLM agent's system prompt.
 	Role string `yaml:"role" json:"role,omitempty"`
 	// MaxTokens caps an LLM answer (default 4096; zero for command agents).

@@ -51,6 +51,7 @@ func (v *validator) agent(key, name string, a Agent) {
 			}
 		}
 		v.passEnv(key+".pass-env", a.PassEnv)
+		v.gateway(key, a)
 		return
 	}
 	// The providers with rules of their own.
@@ -204,4 +205,27 @@ func pick(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// gateway checks a command agent's gateway: list: providers the model
+// gateway serves, each once, and no pass-env that would hand the agent the
+// real key the gateway keeps from it.
+func (v *validator) gateway(key string, a Agent) {
+	seen := map[string]bool{}
+	for i, name := range a.Gateway {
+		k := fmt.Sprintf("%s.gateway[%d]", key, i)
+		if !v.enum(k, "gateway provider", name, provider.GatewayNames()) {
+			continue
+		}
+		if seen[name] {
+			v.ps.add(k, "%s is listed twice", name)
+		}
+		seen[name] = true
+		p, _ := provider.ForGateway(name)
+		for j, passed := range a.PassEnv {
+			if slices.Contains(p.KeyEnv, passed) {
+				v.ps.add(fmt.Sprintf("%s.pass-env[%d]", key, j), "%s would hand the agent the real %s key, which gateway: [%s] keeps from it (the agent gets a placeholder the gateway swaps); remove it from pass-env", passed, p.Title, name)
+			}
+		}
+	}
 }

@@ -115,6 +115,6 @@ var providers = []Provider{
 		Title:   "a command",
 		About:   "any executable: Claude Code, Codex CLI, aider, a script",
 		Program: true,
-		Keys:    []string{"preset", "run", "env", "pass-env", "model"},
+		Keys:    []string{"preset", "run", "env", "pass-env", "model", "gateway"},
 	},
 }
