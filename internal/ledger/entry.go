@@ -22,11 +22,16 @@ const (
 )
 
 // The members that hold a run's totals (architecture §4.17) in its run and
-// checkpoint entries: what the run spent in tokens and, when known, in US
-// dollars. ReadWindow reads them without decoding the rest of the entry.
+// checkpoint entries: what the run spent in tokens and in US dollars — the
+// known part, null when nothing of it is known — and whether some part is
+// unknown (a call without usage, a model without a price, a command agent
+// outside the model gateway). ReadWindow reads them without decoding the
+// rest of the entry.
 const (
-	memberTokens  = "tokens"
-	memberCostUSD = "cost_usd"
+	memberTokens        = "tokens"
+	memberCostUSD       = "cost_usd"
+	memberTokensUnknown = "tokens_unknown"
+	memberCostUnknown   = "cost_unknown"
 )
 
 // The entry kinds optr writes. Kind is an open set: readers must skip kinds

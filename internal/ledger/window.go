@@ -68,12 +68,15 @@ type WindowEntry struct {
 	Time                time.Time
 	Kind, Run, Workflow string
 	// Tokens and CostUSD are the entry's run totals (the tokens and
-	// cost_usd members, architecture §4.17); HasTokens and HasCost say whether
-	// it has them (older entries and other kinds do not; an unknown cost
-	// is left out).
-	Tokens             int64
-	CostUSD            float64
-	HasTokens, HasCost bool
+	// cost_usd members, architecture §4.17): the known part. HasTokens and
+	// HasCost say whether it has them (older entries and other kinds do
+	// not; a total nothing of which is known is null, and older entries
+	// left an unknown cost out); TokensUnknown and CostUnknown whether
+	// some part of them is unknown (tokens_unknown, cost_unknown).
+	Tokens                     int64
+	CostUSD                    float64
+	HasTokens, HasCost         bool
+	TokensUnknown, CostUnknown bool
 	// Line is the entry's canonical line, for a reader that needs more of
 	// it. It is valid only until the callback returns.
 	Line []byte
@@ -462,6 +465,10 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 			e.Tokens, e.HasTokens = v.Int(), v.Type == gjson.Number
 		case memberCostUSD:
 			e.CostUSD, e.HasCost = v.Float(), v.Type == gjson.Number
+		case memberTokensUnknown:
+			e.TokensUnknown = v.Type == gjson.True
+		case memberCostUnknown:
+			e.CostUnknown = v.Type == gjson.True
 		}
 		if dst != nil && v.Type == gjson.String {
 			*dst, have = v.Str, have+1

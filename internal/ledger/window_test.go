@@ -294,3 +294,30 @@ func TestReadWindowEntriesOutliveTheirLines(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWindowUnknownTotals: a total nothing of which is known is null,
+// and a total with an unknown part is flagged; ReadWindow tells both.
+func TestReadWindowUnknownTotals(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if _, err := Append(path,
+		Draft{Kind: KindRun, Run: "nothing-known", Workflow: "w", Time: windowBase, Fields: map[string]any{"tokens": nil, "cost_usd": nil, "tokens_unknown": true, "cost_unknown": true}},
+		Draft{Kind: KindRun, Run: "part-known", Workflow: "w", Time: windowBase, Fields: map[string]any{"tokens": int64(120), "cost_usd": 0.5, "cost_unknown": true}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	var got []WindowEntry
+	if err := ReadWindow(t.Context(), Local(path), windowBase, func(e WindowEntry) error {
+		e.Line = nil
+		got = append(got, e)
+		return nil
+	}); err != nil || len(got) != 2 {
+		t.Fatalf("got %d entries, %v", len(got), err)
+	}
+	if e := got[0]; e.HasTokens || e.HasCost || !e.TokensUnknown || !e.CostUnknown {
+		t.Errorf("the run nothing of whose spend is known = %+v", e)
+	}
+	if e := got[1]; !e.HasTokens || e.Tokens != 120 || !e.HasCost || e.CostUSD != 0.5 || e.TokensUnknown || !e.CostUnknown {
+		t.Errorf("the run whose cost is partly known = %+v", e)
+	}
+}
