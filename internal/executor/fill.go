@@ -41,6 +41,13 @@ func fill(r *Result, out recovery.Outcome, t Task) {
 		code := resp.ExitCode
 		r.ExitCode = &code
 	}
+	for i, at := range out.Attempts {
+		for _, c := range at.Calls {
+			c.Attempt = len(r.Attempts) + i + 1
+			r.Requests = append(r.Requests, c)
+		}
+		r.RequestsOmitted += at.CallsOmitted
+	}
 	r.Attempts = append(r.Attempts, out.Attempts...)
 	r.TTVms, r.TTVSource, r.TTVClaimedMS = 0, "", 0
 	if resp.TTV > 0 {

@@ -55,8 +55,16 @@ type Result struct {
 	StartedAt  time.Time          `json:"started_at"`
 	FinishedAt time.Time          `json:"finished_at"`
 	Attempts   []recovery.Attempt `json:"attempts"`
-	// Usage is the tokens of the agent's attempts and analyses.
+	// Usage is the tokens of the agent's attempts and analyses: null when
+	// nothing of them is known (a command agent outside the model
+	// gateway), the known part with the count of unknown calls otherwise.
 	Usage agent.Usage `json:"usage"`
+	// Requests are the model requests its attempts made through the model
+	// gateway (architecture §4.18), each naming its attempt (its place in
+	// attempts); RequestsOmitted counts those past the gateway's bound on
+	// one attempt's record, whose use Usage still counts.
+	Requests        []agent.Call `json:"requests,omitempty"`
+	RequestsOmitted int          `json:"requests_omitted,omitempty"`
 	// Spent is everything spent for this result — its attempts and
 	// analyses, the judges and detectors of its output — priced (architecture
 	// §4.17). The pipeline fills it in once the result's checks are done;

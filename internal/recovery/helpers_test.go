@@ -2,10 +2,12 @@ package recovery
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/agenttest"
+	"github.com/optr-dev/optr/internal/cost"
 )
 
 // ok answers output using tokens tokens.
@@ -32,6 +34,12 @@ func unavailable() *agent.Error {
 
 func unauthorized() *agent.Error {
 	return &agent.Error{Class: agent.Fatal, Reason: "unauthorized", Status: 401, Err: errString("bad credentials")}
+}
+
+// refusedByBudget is an attempt whose call the run's budget refused (the
+// model gateway's), which the agent then failed on.
+func refusedByBudget() *agent.Error {
+	return &agent.Error{Class: agent.Systematic, Reason: "budget", Err: fmt.Errorf("exited with status 1: %w", &cost.CapError{Spent: []string{"budget.max-tokens-per-day: 95 tokens of 100 tokens spent today (UTC)"}})}
 }
 
 func unusable() *agent.Error {

@@ -111,6 +111,11 @@ type Attempt struct {
 	Outcome string `json:"outcome"`
 	// Usage is the tokens the attempt used (analysis excluded).
 	Usage agent.Usage `json:"usage"`
+	// Calls are the model requests the attempt made through the model
+	// gateway, CallsOmitted those past its record's bound; the agent's
+	// result lists them all (its requests).
+	Calls        []agent.Call `json:"-"`
+	CallsOmitted int          `json:"-"`
 	// Analysis is the Level-2 analysis of this attempt's failure, if one ran.
 	Analysis *Analysis `json:"analysis,omitempty"`
 }

@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -81,6 +82,7 @@ func (r *runner) attempt(ctx context.Context, n int, at *Attempt) error {
 	cancel()
 	at.DurationMS = r.p.Clock.Now().Sub(at.Start).Milliseconds()
 	at.Usage = resp.Usage
+	at.Calls, at.CallsOmitted = resp.Calls, resp.CallsOmitted
 	r.spend(resp.Usage, false)
 	// Only the latest attempt's response is kept: an earlier attempt's
 	// output file (up to the output bound on disk) is removed now, not at
@@ -116,6 +118,12 @@ func (r *runner) next(ctx context.Context, at *Attempt, err error) bool {
 	if cerr := ctx.Err(); cerr != nil {
 		at.Class, at.Reason = "", OutcomeCancelled
 		r.cancelled(ctx, at, cerr)
+		return false
+	}
+	if errors.Is(err, ErrBudgetExhausted) {
+		// A call the run's budget refused (the model gateway's): no
+		// attempt after it would get further.
+		r.budgetExhausted(at)
 		return false
 	}
 	switch at.Class {

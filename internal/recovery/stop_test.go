@@ -70,6 +70,15 @@ func TestRunBudgetStopsNewAttempts(t *testing.T) {
 			usage:    120,
 		},
 		{
+			// The model gateway refused a call of the attempt: the cap
+			// is not reached yet, but the next call would pass it.
+			name:     "a call the budget refused stops the agent",
+			max:      100,
+			steps:    []agenttest.Reply{fail(refusedByBudget(), 10)},
+			outcomes: []string{OutcomeBudgetExhausted},
+			usage:    10,
+		},
+		{
 			name:  "nothing starts on a spent budget",
 			max:   100,
 			spent: 100,
