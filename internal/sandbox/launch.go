@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -42,6 +43,12 @@ type Process struct {
 	// and every piece of data that comes back: signs of life for a
 	// watcher. It may be called from several goroutines.
 	Traffic func()
+	// Local, when set, serves what the process sends to optr itself at
+	// its proxy's address (Launch.Addr): the model gateway (architecture
+	// §4.18), in process. It opens no address of its own: the proxy's
+	// stays the only one the process may connect to (seccomp, Landlock
+	// and the network namespace all hold it to that one).
+	Local http.Handler
 }
 
 // Launch is one process of a Run: its environment and directories, then
@@ -121,6 +128,15 @@ func (r *Run) Command(p Process) (*Launch, error) {
 		}
 	}
 	return l, nil
+}
+
+// Addr is Endpoint's host:port: where the process reaches the model
+// gateway (Process.Local); "" with the sandbox off.
+func (l *Launch) Addr() string {
+	if l.r.Off() {
+		return ""
+	}
+	return l.endpointAddr()
 }
 
 // Env is the process's whole environment.
@@ -266,7 +282,7 @@ func (l *Launch) serve(ln net.Listener) {
 		ln = l.ln
 	}
 	if ln != nil {
-		l.session = l.r.proxy.ServeWith(ln, l.p.Traffic)
+		l.session = l.r.proxy.ServeLocal(ln, l.p.Traffic, l.p.Local)
 		l.ln = nil
 	}
 }

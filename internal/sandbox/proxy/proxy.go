@@ -81,7 +81,21 @@ func (p *Proxy) Serve(ln net.Listener) *Session { return p.ServeWith(ln, nil) }
 // signs of life (a watcher's, architecture §4.14). It may be called from
 // several goroutines.
 func (p *Proxy) ServeWith(ln net.Listener, traffic func()) *Session {
-	s := &Session{p: p, traffic: traffic}
+	return p.ServeLocal(ln, traffic, nil)
+}
+
+// ServeLocal is ServeWith whose requests for the session's own address —
+// in origin form (a client that dialled it directly, as NO_PROXY's
+// loopback entries make it), in absolute form, or through a CONNECT that
+// names it — are served by local, in process, never forwarded (the model
+// gateway, architecture §4.18). So what is served there knows which
+// process asked by the session it came through, and the process needs no
+// address but its proxy's. They are not in the session's record of hosts.
+func (p *Proxy) ServeLocal(ln net.Listener, traffic func(), local http.Handler) *Session {
+	s := &Session{p: p, traffic: traffic, local: local}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		s.port = a.Port
+	}
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		MaxHeaderBytes:    MaxHeaderBytes,
@@ -111,11 +125,68 @@ func (st *serverState) close() {
 }
 
 func (s *Session) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect {
+	switch {
+	case r.Method == http.MethodConnect:
 		s.connect(w, r)
+	case s.local != nil && r.URL.Host == "" && !r.URL.IsAbs():
+		s.local.ServeHTTP(w, r) // origin form: sent to this address itself
+	default:
+		s.forward(w, r)
+	}
+}
+
+// self reports whether host:port is the session's own address, which
+// local serves: its port on a loopback address (in the process's network
+// namespace nothing else listens there; outside one, Landlock lets it
+// connect to that port alone).
+func (s *Session) self(host string, port int) bool {
+	if s.local == nil || port != s.port {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// serveLocal serves r, a request in absolute form for the session's own
+// address, with local, as the origin-form request it stands for.
+func (s *Session) serveLocal(w http.ResponseWriter, r *http.Request) {
+	in := r.Clone(r.Context())
+	in.URL = &url.URL{Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
+	in.Header.Del("Proxy-Authorization")
+	in.Header.Del("Proxy-Connection")
+	s.local.ServeHTTP(w, in)
+}
+
+// localTunnel serves the plain HTTP a client sends through a CONNECT to
+// the session's own address with local, request by request; a TLS
+// handshake there is closed (what local serves speaks plain HTTP).
+func (s *Session) localTunnel(client net.Conn, br *bufio.Reader) {
+	if first, err := br.Peek(1); err != nil || first[0] == tlsHandshake {
+		client.Close()
 		return
 	}
-	s.forward(w, r)
+	serveConn(client, br, s.local)
+}
+
+// serveConn serves the HTTP requests on one connection, whose first bytes
+// br read already, with h, bounded as the proxy bounds its own.
+func serveConn(c net.Conn, br *bufio.Reader, h http.Handler) {
+	ln := newConnListener(&readerConn{Conn: c, r: br})
+	srv := &http.Server{
+		Handler:           h,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				ln.Close()
+			}
+		},
+	}
+	_ = srv.Serve(ln)
 }
 
 // allow checks host:port for a request whose default port is def and
@@ -197,6 +268,16 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sandbox: bad CONNECT target", http.StatusBadRequest)
 		return
 	}
+	if s.self(host, port) {
+		// Gemini CLI tunnels its http:// base URL, the gateway's.
+		client, br, ok := s.hijack(w)
+		if !ok {
+			return
+		}
+		defer s.untrack(client)
+		s.localTunnel(client, br)
+		return
+	}
 	addrs, reason := s.p.allow(r.Context(), host, port, httpsPort)
 	if reason != "" {
 		s.refuse(w, host, port, reason)
@@ -208,33 +289,17 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sandbox: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	hj, ok := w.(http.Hijacker)
+	client, br, ok := s.hijack(w)
 	if !ok {
-		up.Close()
-		http.Error(w, "sandbox: cannot tunnel", http.StatusInternalServerError)
-		return
-	}
-	client, buf, err := hj.Hijack()
-	if err != nil {
-		up.Close()
-		return
-	}
-	if !s.track(client) {
-		client.Close()
 		up.Close()
 		return
 	}
 	defer s.untrack(client)
-	if _, err := client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
-		client.Close()
-		up.Close()
-		return
-	}
 	// What the client sends first tells a TLS tunnel, whose requests the
 	// proxy cannot see, from plain HTTP (Gemini CLI tunnels its http://
 	// base URL), which it serves request by request: network.requests
 	// counts HTTP requests, not tunnels.
-	first, err := buf.Reader.Peek(1)
+	first, err := br.Peek(1)
 	switch {
 	case err != nil:
 		s.count(host, port, "", 0, 0)
@@ -244,11 +309,36 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		// Its requests are forwarded one by one, over connections of the
 		// proxy's pool (to the addresses checked), not this one.
 		up.Close()
-		s.plainTunnel(client, buf.Reader, host, port, addrs)
+		s.plainTunnel(client, br, host, port, addrs)
 	default:
 		s.tunnel(host, port)
-		s.pipe(client, buf.Reader, up)
+		s.pipe(client, br, up)
 	}
+}
+
+// hijack takes a CONNECT's connection over, tracked by the session, and
+// tells the client its tunnel is open; false when that failed (the
+// connection is closed).
+func (s *Session) hijack(w http.ResponseWriter) (net.Conn, *bufio.Reader, bool) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "sandbox: cannot tunnel", http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, false
+	}
+	if !s.track(client) {
+		client.Close()
+		return nil, nil, false
+	}
+	if _, err := client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		s.untrack(client)
+		client.Close()
+		return nil, nil, false
+	}
+	return client, buf.Reader, true
 }
 
 // tlsHandshake is the first byte of a TLS connection: a handshake record.
@@ -269,24 +359,12 @@ func (s *Session) pipe(client net.Conn, fromClient io.Reader, up net.Conn) {
 // host:port: every request bounded as the proxy bounds its own, counted,
 // and forwarded to addrs, the addresses allow checked.
 func (s *Session) plainTunnel(client net.Conn, br *bufio.Reader, host string, port int, addrs []netip.AddrPort) {
-	ln := newConnListener(&readerConn{Conn: client, r: br})
-	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			target := *r.URL
-			target.Scheme, target.Host = "http", net.JoinHostPort(host, strconv.Itoa(port))
-			s.record(host, port, "")
-			s.send(w, r, &target, addrs)
-		}),
-		MaxHeaderBytes:    MaxHeaderBytes,
-		ReadHeaderTimeout: headerTimeout,
-		ErrorLog:          log.New(io.Discard, "", 0),
-		ConnState: func(_ net.Conn, st http.ConnState) {
-			if st == http.StateClosed || st == http.StateHijacked {
-				ln.Close()
-			}
-		},
-	}
-	_ = srv.Serve(ln)
+	serveConn(client, br, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := *r.URL
+		target.Scheme, target.Host = "http", net.JoinHostPort(host, strconv.Itoa(port))
+		s.record(host, port, "")
+		s.send(w, r, &target, addrs)
+	}))
 }
 
 func closeWrite(c net.Conn) {
@@ -310,6 +388,10 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	host, port, ok := splitTarget(r.URL.Host, httpPort)
 	if !ok {
 		http.Error(w, "sandbox: bad host", http.StatusBadRequest)
+		return
+	}
+	if s.self(host, port) {
+		s.serveLocal(w, r)
 		return
 	}
 	addrs, reason := s.p.allow(r.Context(), host, port, httpPort)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,10 @@ type Session struct {
 	// traffic, when set, hears every request and every piece of an
 	// answer or a tunnel's data: signs of life of the process.
 	traffic func()
+	// local, when set, serves the requests for the session's own
+	// address (port, on loopback): optr's model gateway.
+	local http.Handler
+	port  int
 
 	mu      sync.Mutex
 	hosts   map[string]*Host
