@@ -9,6 +9,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/provider"
+	"github.com/optr-dev/optr/internal/sandbox/proxy"
 )
 
 // MaxCalls bounds the calls one attempt's record lists one by one; the
@@ -194,3 +195,11 @@ func (t *Tab) Close() Record {
 	defer t.mu.Unlock()
 	return Record{Calls: t.calls, Omitted: t.omitted, Usage: t.usage, Refused: t.refused}
 }
+
+// Listen is the address of the gateway's own listener (Gateway.Listen),
+// for an attempt that runs without the sandbox.
+func (b *Badge) Listen() (string, error) { return b.g.Listen() }
+
+// Direct counts the requests in an attempt's egress record that went to a
+// model API past the gateway (Gateway.Direct).
+func (b *Badge) Direct(hosts []proxy.Host) int64 { return b.g.Direct(hosts) }

@@ -308,3 +308,13 @@ func callOf(ctx context.Context) *callState {
 	c, _ := ctx.Value(contextKey{}).(*callState)
 	return c
 }
+
+// hostOf is the host name of an absolute URL, lower case; "" when raw is
+// none.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}

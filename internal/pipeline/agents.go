@@ -16,13 +16,17 @@ import (
 )
 
 // newAgent builds the configured agent name.
-func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redactor, sbx *sandbox.Run) (agent.Agent, error) {
+func newAgent(cfg *config.Config, name string, deps Deps, secret *redact.Redactor, sbx *sandbox.Run, gw *runGateway) (agent.Agent, error) {
 	ac, ok := cfg.Agents[name]
 	if !ok {
 		return nil, fmt.Errorf("agent %q is not configured", name)
 	}
 	if ac.Provider == config.ProviderCommand {
-		return command.New(name, ac, command.Options{Environ: deps.Environ, Sandbox: sbx, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput})
+		badge, err := gw.badge(name)
+		if err != nil {
+			return nil, err
+		}
+		return command.New(name, ac, command.Options{Environ: deps.Environ, Sandbox: sbx, Logger: logger(deps, name), Redactor: secret, MaxOutput: cfg.Executor.MaxOutput, Gateway: badge})
 	}
 	return llm.New(name, ac, llm.Options{Getenv: deps.Getenv, HTTPClient: deps.HTTPClient, Logger: logger(deps, name), Sandbox: sbx})
 }
@@ -36,6 +40,7 @@ type agentSet struct {
 	secret *redact.Redactor
 	meter  *cost.Meter
 	sbx    *sandbox.Run
+	gw     *runGateway
 	agents map[string]agent.Agent
 }
 
@@ -43,7 +48,7 @@ func (s *agentSet) get(name string) (agent.Agent, error) {
 	if a, ok := s.agents[name]; ok {
 		return a, nil
 	}
-	a, err := newAgent(s.cfg, name, s.deps, s.secret, s.sbx)
+	a, err := newAgent(s.cfg, name, s.deps, s.secret, s.sbx, s.gw)
 	if err != nil {
 		return nil, err
 	}

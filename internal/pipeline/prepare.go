@@ -57,12 +57,16 @@ type Prepared struct {
 // done, are deleted from disk, so that nothing of them is left once the
 // run is over; their removal overlapped delivery and recording. The
 // Driver calls it, and whoever calls Execute without the Driver (a matrix
-// task); it does nothing when agents did not change code.
+// task). It closes the run's model gateway too: no placeholder key of the
+// run opens it afterwards.
 func (p *Prepared) Settle(ctx context.Context) {
 	if c := p.changes; c != nil {
 		if err := c.run.Wait(context.WithoutCancel(ctx)); err != nil {
 			p.deps.logf("remove the agents' worktrees: %v", err)
 		}
+	}
+	if err := p.agents.gw.close(); err != nil {
+		p.deps.logf("close the model gateway: %v", err)
 	}
 }
 
@@ -98,7 +102,8 @@ func Prepare(spec Spec, deps Deps) (*Prepared, error) {
 	sbxSettings := sandbox.FromConfig(cfg, deps.Environ)
 	sbxSettings.Unavailable = deps.SandboxUnavailable
 	sbx := sandbox.New(sbxSettings)
-	set := &agentSet{cfg: cfg, deps: deps, secret: secrets(cfg, deps.Getenv), meter: meter, sbx: sbx}
+	gw := newRunGateway(cfg, deps, meter)
+	set := &agentSet{cfg: cfg, deps: deps, secret: gw.redactor(secrets(cfg, deps.Getenv)), meter: meter, sbx: sbx, gw: gw}
 	mode, pl, names, err := modeOf(cfg, spec, set)
 	if err != nil {
 		return nil, inputErr(err)

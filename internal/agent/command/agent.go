@@ -11,6 +11,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
+	"github.com/optr-dev/optr/internal/gateway"
 	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/redact"
 	"github.com/optr-dev/optr/internal/sandbox"
@@ -62,6 +63,11 @@ type Options struct {
 	// across reads included (nil redacts nothing; the caller redacts the
 	// in-memory response again).
 	Redactor *redact.Redactor
+	// Gateway, when set, is the agent's place at the run's model gateway
+	// (its gateway: list, architecture §4.18): every attempt gets its
+	// providers' base URLs pointing at optr and placeholder keys, and what
+	// the attempt spends is metered. Nil: its use is unknown.
+	Gateway *gateway.Badge
 }
 
 // Agent is a configured command agent. It is safe for concurrent use: every

@@ -42,18 +42,25 @@ var errOutputTooLarge = errors.New("stdout passed its limit")
 func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, error) {
 	resp := agent.Response{ExitCode: -1}
 	env := a.environ(req)
+	gw := a.openGateway(ctx, req)
+	defer gw.close() // after the sandbox's Finish: no request comes later
 	var launch *sandbox.Launch
 	if a.opts.Sandbox != nil {
+		p := a.process(req)
+		gw.local(&p)
 		var err error
-		if launch, err = a.opts.Sandbox.Command(a.process(req)); err != nil {
+		if launch, err = a.opts.Sandbox.Command(p); err != nil {
 			return resp, &agent.Error{Class: agent.Fatal, Reason: "sandbox", Err: err}
 		}
 		defer launch.Finish()
 		env = withoutEmptyFeedback(launch.Env(), req)
 	}
+	env, err := gw.env(env, launch)
+	if err != nil {
+		return resp, &agent.Error{Class: agent.Fatal, Reason: "gateway", Err: err}
+	}
 	var pre *presetRun
 	if a.preset != nil {
-		var err error
 		if pre, env, err = a.startPreset(env, launch); err != nil {
 			return resp, &agent.Error{Class: agent.Fatal, Reason: "preset", Err: err}
 		}
@@ -149,7 +156,8 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		// (architecture §4.14).
 		resp.Network, _ = launch.Finish()
 	}
-	return resp, refusedFirst(a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col), resp.Network)
+	err = refusedFirst(a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col), resp.Network)
+	return resp, gw.meter(ctx, &resp, a.argv[0], err)
 }
 
 // start starts cmd, through launch when the attempt is sandboxed.

@@ -132,6 +132,9 @@ printf 'a warning\n' >&2
 			{Kind: "RESULT", Payload: `{"ttv_ms":1234}`},
 			{Kind: "REPORT_CREATED", Payload: "reports/a.md"},
 		},
+		// A program outside the model gateway may call any model unseen:
+		// its use is unknown, never 0.
+		Usage: agent.UnknownUsage,
 	}
 	if resp.FirstOutput <= 0 {
 		t.Errorf("FirstOutput = %v, want when \"line one\" came", resp.FirstOutput)
@@ -266,7 +269,7 @@ func TestRunExitKeepsOutputAndStderr(t *testing.T) {
 	if err == nil {
 		t.Fatal("exit 3 succeeded")
 	}
-	if diff := cmp.Diff(agent.Response{Output: "partial\n", Stderr: "boom\n", ExitCode: 3}, resp, cmpopts.IgnoreFields(agent.Response{}, "FirstOutput")); diff != "" {
+	if diff := cmp.Diff(agent.Response{Output: "partial\n", Stderr: "boom\n", ExitCode: 3, Usage: agent.UnknownUsage}, resp, cmpopts.IgnoreFields(agent.Response{}, "FirstOutput")); diff != "" {
 		t.Fatalf("response (-want +got):\n%s", diff)
 	}
 }
