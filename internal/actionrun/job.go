@@ -231,8 +231,8 @@ type outcome struct {
 	ledgerHash, ledgerCommit             string
 	checkpointID                         string
 	ledgerCheckpoint                     string
-	// spent is what the run spent: the tokens and cost-usd outputs (an
-	// unknown cost is empty, never 0).
+	// spent is what the run spent: the tokens and cost-usd outputs (what
+	// is not wholly known is empty, never 0 nor a part).
 	spent          cost.Spend
 	pullRequest    int
 	pullRequestURL string
@@ -244,7 +244,7 @@ func (j *Job) setOutputs(o outcome) {
 		{"result-file", o.resultFile}, {"ledger-hash", o.ledgerHash}, {"ledger-commit", o.ledgerCommit},
 		{"checkpoint-id", o.checkpointID}, {"ledger-checkpoint", o.ledgerCheckpoint},
 		{"pull-request", pullNumber(o.pullRequest)}, {"pull-request-url", o.pullRequestURL},
-		{"tokens", strconv.FormatInt(o.spent.Tokens(), 10)}, {"cost-usd", costOutput(o.spent)},
+		{"tokens", tokensOutput(o.spent)}, {"cost-usd", costOutput(o.spent)},
 	}
 	var errs []error
 	for _, s := range set {
@@ -255,8 +255,20 @@ func (j *Job) setOutputs(o outcome) {
 	}
 }
 
+// tokensOutput is the tokens output: the run's tokens, empty unless every
+// call's are known (a command agent outside the model gateway, an answer
+// without usage): a step that reads it never takes a part for the whole,
+// nor an unknown for 0. The ledger and --json keep the known part.
+func tokensOutput(s cost.Spend) string {
+	if !s.TokensKnown() {
+		return ""
+	}
+	return strconv.FormatInt(s.Tokens(), 10)
+}
+
 // costOutput is the cost-usd output: the run's cost in US dollars, empty
-// when it is unknown (a model no price covers, a command agent).
+// unless it is wholly known (a model no price covers, a call of unknown
+// use).
 func costOutput(s cost.Spend) string {
 	usd, ok := s.Cost()
 	if !ok {

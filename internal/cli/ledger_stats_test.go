@@ -76,12 +76,12 @@ func TestLedgerStatsJSONAgreesWithAHandCount(t *testing.T) {
 	}
 	codex, claude := v.Agents[0], v.Agents[1]
 	if codex.Agent != "codex" || codex.Runs != 3 || codex.Selected != 2 || codex.Admissible != 2 ||
-		codex.ExecMSMedian != 2000 || codex.ExecMSP90 != 4000 || codex.Tokens != 3300 ||
+		codex.ExecMSMedian != 2000 || codex.ExecMSP90 != 4000 || codex.Tokens == nil || *codex.Tokens != 3300 ||
 		*codex.CostUSD != 0.07 || codex.PricedRuns != 3 || *codex.CostPerWinUSD != 0.035 {
 		t.Errorf("codex = %+v", codex)
 	}
 	if claude.Agent != "claude" || claude.Runs != 2 || claude.Selected != 1 || claude.Admissible != 2 ||
-		claude.ExecMSMedian != 4000 || claude.ExecMSP90 != 5000 || claude.Tokens != 2200 || *claude.CostUSD != 0.08 || *claude.CostPerWinUSD != 0.08 {
+		claude.ExecMSMedian != 4000 || claude.ExecMSP90 != 5000 || claude.Tokens == nil || *claude.Tokens != 2200 || *claude.CostUSD != 0.08 || *claude.CostPerWinUSD != 0.08 {
 		t.Errorf("claude = %+v", claude)
 	}
 

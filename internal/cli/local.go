@@ -164,11 +164,15 @@ type Outcome struct {
 	Message      string        `json:"message,omitempty"`
 	Error        string        `json:"error,omitempty"`
 	// Tokens and CostUSD are the run's totals, judges and analyses
-	// included; CostUSD is null when the cost is unknown.
-	Tokens  int64               `json:"tokens"`
-	CostUSD *float64            `json:"cost_usd"`
-	Table   []pipeline.TableRow `json:"table"`
-	RunDir  string              `json:"run_dir,omitempty"`
+	// included: the known part, null when nothing of it is known.
+	// TokensUnknown and CostUnknown say that some part is unknown
+	// (architecture §4.17: unknown is never 0).
+	Tokens        *int64              `json:"tokens"`
+	CostUSD       *float64            `json:"cost_usd"`
+	TokensUnknown bool                `json:"tokens_unknown,omitempty"`
+	CostUnknown   bool                `json:"cost_unknown,omitempty"`
+	Table         []pipeline.TableRow `json:"table"`
+	RunDir        string              `json:"run_dir,omitempty"`
 }
 
 // outcome builds the JSON outcome of rep (nil when the run never started)
@@ -187,7 +191,9 @@ func outcome(rep *pipeline.Outcome, err error) Outcome {
 	}
 	out.ResultFile, out.LedgerHash, out.CheckpointID, out.Message = rep.ResultPath, rep.LedgerHash, rep.CheckpointID, rep.Message
 	total := rep.Total()
-	out.Tokens, out.CostUSD = total.Tokens(), total.USDOrNil()
+	_, costKnown := total.Cost()
+	out.Tokens, out.CostUSD = total.TokensOrNil(), total.USDOrNil()
+	out.TokensUnknown, out.CostUnknown = !total.TokensKnown(), !costKnown
 	if t := rep.Table(); t != nil {
 		out.Table = t
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/executor"
@@ -110,7 +111,7 @@ func (p *Prepared) settleSpend(ctx context.Context, results []*executor.Result) 
 	for _, r := range results {
 		s, ok := p.meter.Account(r.Agent)
 		if !ok && len(r.Attempts) > 0 {
-			s = cost.Spend{Unpriced: 1}
+			s = cost.Spend{Usage: agent.UnknownUsage}
 			p.meter.Charge(cost.ForAgent(ctx, r.Agent), s)
 		}
 		r.Spent = &s

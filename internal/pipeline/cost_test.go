@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,8 +65,8 @@ constraints:
 	}
 	var sum float64
 	for _, row := range rep.Table() {
-		if row.CostUSD == nil || math.Abs(*row.CostUSD-want[row.Agent]) > 1e-12 || row.Tokens != 2200 {
-			t.Errorf("%s: cost %v, %d tokens; want $%g, 2200 tokens", row.Agent, row.CostUSD, row.Tokens, want[row.Agent])
+		if row.CostUSD == nil || math.Abs(*row.CostUSD-want[row.Agent]) > 1e-12 || row.Tokens == nil || *row.Tokens != 2200 || row.TokensUnknown || row.CostUnknown {
+			t.Errorf("%s: %+v; want $%g, 2200 tokens, all known", row.Agent, row, want[row.Agent])
 			continue
 		}
 		sum += *row.CostUSD
@@ -87,8 +89,9 @@ constraints:
 	}
 }
 
-// TestUnknownCostIsEmpty: a command agent's cost cannot be known: the
-// table, the run total and the ledger leave it empty, never $0.
+// TestUnknownCostIsEmpty: a command agent outside the model gateway spends
+// what optr cannot see: the table, the run total and the ledger record its
+// tokens and cost as null and flag them unknown, never as 0.
 func TestUnknownCostIsEmpty(t *testing.T) {
 	t.Parallel()
 	cfg, err := config.Parse("cmd.yml", []byte("agents:\n  echo: {provider: command, run: [sh, -c, 'cat >/dev/null; echo done']}\n"))
@@ -101,26 +104,45 @@ func TestUnknownCostIsEmpty(t *testing.T) {
 	if err != nil || rep.Status != status.Completed {
 		t.Fatalf("run: %v %+v", err, rep)
 	}
-	if usd := rep.Table()[0].CostUSD; usd != nil {
-		t.Errorf("table cost = %v, want unknown", *usd)
+	if row := rep.Table()[0]; row.CostUSD != nil || row.Tokens != nil || !row.CostUnknown || !row.TokensUnknown {
+		t.Errorf("table row = %+v, want tokens and cost unknown", row)
 	}
-	if _, ok := rep.Total().Cost(); ok {
-		t.Errorf("run total %+v has a known cost", rep.Total())
+	if _, ok := rep.Total().Cost(); ok || rep.Total().TokensKnown() {
+		t.Errorf("run total %+v is known", rep.Total())
 	}
 	run := lastRun(t, sp.LedgerPath)
-	if _, ok := run.Fields["cost_usd"]; ok {
-		t.Errorf("the run entry records cost_usd %v", run.Fields["cost_usd"])
+	for _, k := range []string{"tokens", "cost_usd"} {
+		if v, ok := run.Fields[k]; !ok || v != nil {
+			t.Errorf("the run entry records %s %v, want null", k, v)
+		}
 	}
-	if res := run.Fields["results"].([]any)[0].(map[string]any); res["cost_usd"] != nil {
-		t.Errorf("the result records cost_usd %v", res["cost_usd"])
+	if run.Fields["tokens_unknown"] != true || run.Fields["cost_unknown"] != true {
+		t.Errorf("the run entry does not flag its unknown totals: %v", run.Fields)
+	}
+	res := run.Fields["results"].([]any)[0].(map[string]any)
+	for _, k := range []string{"tokens_in", "tokens_out", "cost_usd"} {
+		if v, ok := res[k]; !ok || v != nil {
+			t.Errorf("the result records %s %v, want null", k, v)
+		}
+	}
+	if res["tokens_unknown"] != true || res["cost_unknown"] != true {
+		t.Errorf("the result does not flag its unknowns: %v", res)
 	}
 	sel, err := json.Marshal(rep.SelectionFile().Table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
-	if err := json.Unmarshal(sel, &rows); err != nil || rows[0]["cost_usd"] != nil {
+	if err := json.Unmarshal(sel, &rows); err != nil || rows[0]["cost_usd"] != nil || rows[0]["tokens"] != nil {
 		t.Errorf("optr-selection.json table: %s", sel)
+	}
+	agentFile, err := os.ReadFile(filepath.Join(rep.RunDir, "agent-outputs", "echo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result map[string]any
+	if err := json.Unmarshal(agentFile, &result); err != nil || result["usage"] != nil {
+		t.Errorf("agent-outputs/echo.json usage = %v, want null", result["usage"])
 	}
 }
 

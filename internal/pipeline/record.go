@@ -132,10 +132,14 @@ type TableRow struct {
 	TTVClaimedMS int64 `json:"ttv_claimed_ms,omitempty"`
 	ExecMS       int64 `json:"exec_ms"`
 	// Tokens and CostUSD are everything spent for the agent: its
-	// attempts, analyses and the judges of its output. CostUSD is null
-	// when the cost is unknown (an unpriced model, a command agent).
-	Tokens  int64    `json:"tokens"`
-	CostUSD *float64 `json:"cost_usd"`
+	// attempts, analyses and the judges of its output — the known part,
+	// null when nothing of it is known (a command agent outside the model
+	// gateway; for the cost, an unpriced model too). TokensUnknown and
+	// CostUnknown say that some part of them is unknown.
+	Tokens        *int64   `json:"tokens"`
+	CostUSD       *float64 `json:"cost_usd"`
+	TokensUnknown bool     `json:"tokens_unknown,omitempty"`
+	CostUnknown   bool     `json:"cost_unknown,omitempty"`
 }
 
 // Table joins the scores with each agent's result, in rank order.
@@ -151,7 +155,9 @@ func (o *Outcome) Table() []TableRow {
 		if r != nil {
 			tr.Status, tr.TTVms, tr.TTVClaimedMS, tr.ExecMS = r.Status, r.TTVms, r.TTVClaimedMS, r.ExecMS
 			spent := o.Spent(r.Agent)
-			tr.Tokens, tr.CostUSD = spent.Tokens(), spent.USDOrNil()
+			tr.Tokens, tr.TokensUnknown = spent.TokensOrNil(), !spent.TokensKnown()
+			_, costKnown := spent.Cost()
+			tr.CostUSD, tr.CostUnknown = spent.USDOrNil(), !costKnown
 			tr.Invariants = r.Checks.Invariants
 			tr.Failed = failed(r.Checks.Verdicts)
 		}
@@ -286,23 +292,41 @@ func (o *Outcome) pullRequest() int {
 }
 
 // addTotals adds the run's totals to the members of its run or checkpoint
-// entry (architecture §4.17): tokens, and cost_usd when the cost is known. They
-// count every call of the run, judges and analyses included, so that a
-// budget check sums them without reading the results.
+// entry (architecture §4.17): tokens and cost_usd, the known part of each
+// (null when nothing of it is known), and tokens_unknown / cost_unknown
+// when some part is not. They count every call of the run, judges and
+// analyses included, so that a budget check sums them without reading the
+// results.
 func (o *Outcome) addTotals(fields map[string]any) {
-	t := o.Total()
-	fields["tokens"] = t.Tokens()
-	if usd, ok := t.Cost(); ok {
-		fields["cost_usd"] = usd
-	}
+	addSpend(fields, o.Total(), "tokens", "")
 }
 
-// addSpend adds what s used and cost to a ledger object: input and output
-// tokens under the given names, cost_usd when the cost is known.
+// addSpend adds what s used and cost to a ledger object: its tokens (in
+// and out, under the given names; all of them under in when out is ""),
+// cost_usd, each the known part or null when nothing of it is known
+// (unknown is never 0), and tokens_unknown and cost_unknown when a part
+// is not known.
 func addSpend(obj map[string]any, s cost.Spend, in, out string) {
-	obj[in], obj[out] = s.Usage.InputTokens, s.Usage.OutputTokens
-	if usd, ok := s.Cost(); ok {
-		obj["cost_usd"] = usd
+	u := s.Usage
+	switch {
+	case u.IsUnknown() && out == "":
+		obj[in] = nil
+	case u.IsUnknown():
+		obj[in], obj[out] = nil, nil
+	case out == "":
+		obj[in] = u.Total()
+	default:
+		obj[in], obj[out] = u.InputTokens, u.OutputTokens
+	}
+	if !u.Known() {
+		obj["tokens_unknown"] = true
+	}
+	obj["cost_usd"] = nil
+	if usd := s.USDOrNil(); usd != nil {
+		obj["cost_usd"] = *usd
+	}
+	if _, ok := s.Cost(); !ok {
+		obj["cost_unknown"] = true
 	}
 }
 

@@ -70,7 +70,8 @@ func (o *Outcome) View() progress.View {
 		}
 		v.Table = append(v.Table, progress.Row{
 			Agent: t.Agent, Admissible: t.Admissible, Invariants: t.Invariants, Failed: append(failed, refused[t.Agent]...),
-			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score, Tokens: t.Tokens, CostUSD: t.CostUSD,
+			TTVms: t.TTVms, TTVClaimedMS: t.TTVClaimedMS, ExecMS: t.ExecMS, Score: t.Score,
+			Tokens: t.Tokens, CostUSD: t.CostUSD, TokensUnknown: t.TokensUnknown, CostUnknown: t.CostUnknown,
 			Error: noResult[t.Agent],
 		})
 	}

@@ -55,6 +55,32 @@ func Thousands(n int64) string {
 // §4.17: never 0).
 func usd(v *float64) string { return cost.FormatUSD(v) }
 
+// tokensCell renders a row's tokens: "—" when nothing of them is known,
+// the known part followed by "+" when a part of them is not, never a 0
+// that stands for unknown.
+func tokensCell(r Row) string {
+	if r.Tokens == nil {
+		return "—"
+	}
+	n := "0"
+	if *r.Tokens != 0 {
+		n = Thousands(*r.Tokens)
+	}
+	if r.TokensUnknown {
+		return n + "+"
+	}
+	return n
+}
+
+// costCell renders a row's cost: "-" when nothing of it is known, the
+// known part followed by "+" when a part of it is not.
+func costCell(r Row) string {
+	if r.CostUSD != nil && r.CostUnknown {
+		return usd(r.CostUSD) + "+"
+	}
+	return usd(r.CostUSD)
+}
+
 // shortHash shows the first 12 characters of a hash or sha.
 func shortHash(h string) string {
 	if len(h) > 12 {

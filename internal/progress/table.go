@@ -109,7 +109,7 @@ func tableRow(r Row, selected, anyAdmissible bool) string {
 	}
 	return "| " + strings.Join([]string{
 		mark, name, admissible, score(r, anyAdmissible), ttv(r), ms(r.ExecMS),
-		Thousands(r.Tokens), usd(r.CostUSD), list(r.Invariants, ", "), failedMarkdown(r),
+		tokensCell(r), costCell(r), list(r.Invariants, ", "), failedMarkdown(r),
 	}, " | ") + " |\n"
 }
 
@@ -181,7 +181,7 @@ func TextTable(rows []Row, selected string) string {
 		}
 		cells := []string{
 			mark, markdown.OneLine(r.Agent, 64), ok, dash(score(r, admissible)), dash(ttv(r)), dash(ms(r.ExecMS)),
-			dash(Thousands(r.Tokens)), usd(r.CostUSD), textList(r.Invariants, ","), failedCell(r),
+			dash(tokensCell(r)), costCell(r), textList(r.Invariants, ","), failedCell(r),
 		}
 		for i, c := range cells {
 			cells[i] = strings.ReplaceAll(c, "\t", " ")

@@ -46,7 +46,7 @@ func TestTableBudget(t *testing.T) {
 func TestTextTable(t *testing.T) {
 	t.Parallel()
 	rows := []Row{
-		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: 1234567, CostUSD: ptr(0.5)},
+		{Agent: "codex", Admissible: true, Score: 87.5, ExecMS: 2100, Tokens: tokens(1234567), CostUSD: ptr(0.5)},
 		{Agent: "evil\x1b[31m\tagent", Failed: []string{"bad\x1b]0;title\x07\nthing"}, Score: -1},
 	}
 	got := TextTable(rows, "codex")

@@ -117,10 +117,13 @@ type Row struct {
 	ExecMS int64
 	// Score is the weighted score (0–100).
 	Score float64
-	// Tokens counts the tokens the agent used.
-	Tokens int64
-	// CostUSD is what the agent cost, nil when it is unknown.
-	CostUSD *float64
+	// Tokens counts the tokens the agent used and CostUSD what it cost:
+	// the known part, nil when nothing of it is known (architecture
+	// §4.17). TokensUnknown and CostUnknown say that a part of them is
+	// unknown: the cell marks the figure as a lower bound.
+	Tokens                     *int64
+	CostUSD                    *float64
+	TokensUnknown, CostUnknown bool
 }
 
 // Detection is threat detection's verdict on one result.

@@ -41,9 +41,9 @@ func completedView() View {
 		{Name: "aider", Provider: "command", State: status.Failed, Elapsed: 850 * time.Millisecond, Attempts: 2, Note: "exit status 1: <b>boom</b> | see #12"},
 	}
 	v.Table = []Row{
-		{Agent: "codex", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 1800, ExecMS: 2100, Score: 87.5, Tokens: 1234, CostUSD: ptr(0.0123)},
-		{Agent: "claude", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 5000, ExecMS: 7400, Score: 80.25, Tokens: 2048, CostUSD: ptr(0.0301)},
-		{Agent: "copilot", Admissible: false, Invariants: []string{"no-todo"}, Failed: []string{"max-length: 5123 > 4000 characters", "json: found `TODO` | twice\nsecond line"}, ExecMS: 65000, Score: 31, Tokens: 15000},
+		{Agent: "codex", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 1800, ExecMS: 2100, Score: 87.5, Tokens: tokens(1234), CostUSD: ptr(0.0123)},
+		{Agent: "claude", Admissible: true, Invariants: []string{"no-todo", "max-length"}, TTVms: 5000, ExecMS: 7400, Score: 80.25, Tokens: tokens(2048), CostUSD: ptr(0.0301)},
+		{Agent: "copilot", Admissible: false, Invariants: []string{"no-todo"}, Failed: []string{"max-length: 5123 > 4000 characters", "json: found `TODO` | twice\nsecond line"}, ExecMS: 65000, Score: 31, Tokens: tokens(15000)},
 		{Agent: "aider", Admissible: false, Failed: []string{"agent failed: exit status 1"}, ExecMS: 850},
 	}
 	v.Selected = "codex"
@@ -88,3 +88,5 @@ func pausedView() View {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+func tokens(n int64) *int64 { return &n }
