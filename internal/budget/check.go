@@ -60,9 +60,9 @@ func Check(ctx context.Context, st ledger.Store, b config.Budget, now time.Time,
 	for _, w := range windows {
 		s := spent.Since(w.since)
 		c := w.cap
-		c.Before = float64(s.Tokens)
+		c.Before, c.UnknownBefore = float64(s.Tokens), s.TokensUnknown
 		if !c.Tokens {
-			c.Before = s.USD
+			c.Before, c.UnknownBefore = s.USD, s.CostUnknown
 		}
 		if c.Reached(cost.Spend{}) {
 			refused = append(refused, c.Describe(cost.Spend{}))
@@ -110,18 +110,24 @@ type runSpend struct {
 	time   time.Time
 	tokens int64
 	usd    float64
-	// hasUSD is false when the latest entry's cost was unknown.
+	// hasUSD is false when nothing of the entry's cost was known.
 	hasUSD bool
+	// tokensUnknown and costUnknown say that a part of tokens or of usd
+	// is unknown: they are the known part (architecture §4.17).
+	tokensUnknown, costUnknown bool
 }
 
 // Window is what was spent in total.
 type Window struct {
-	// Tokens and USD sum the runs' totals; a run whose cost is unknown
-	// adds its tokens and no dollars.
+	// Tokens and USD sum the runs' totals: the known part, a run whose
+	// spend was partly unknown adding what of it is known.
 	Tokens int64
 	USD    float64
-	// Runs counts the runs.
-	Runs int
+	// Runs counts the runs; TokensUnknown and CostUnknown those whose
+	// tokens or cost were partly or wholly unknown, which a cap counts by
+	// their known part and names in its message.
+	Runs                       int
+	TokensUnknown, CostUnknown int
 }
 
 // Since sums the runs whose latest entry was recorded at or after t.
@@ -134,6 +140,12 @@ func (s Spending) Since(t time.Time) Window {
 		w.Tokens += r.tokens
 		w.USD += r.usd
 		w.Runs++
+		if r.tokensUnknown {
+			w.TokensUnknown++
+		}
+		if r.costUnknown {
+			w.CostUnknown++
+		}
 	}
 	return w
 }
@@ -159,17 +171,26 @@ func Recorded(ctx context.Context, st ledger.Store, since time.Time) (Spending, 
 		if e.Kind != ledger.KindRun && e.Kind != ledger.KindCheckpoint {
 			return nil
 		}
-		r := runSpend{seq: e.Seq, time: e.Time, tokens: e.Tokens, usd: e.CostUSD, hasUSD: e.HasCost}
-		if !e.HasTokens {
-			if e.Kind != ledger.KindRun {
-				return nil // an older checkpoint: its run entry counts
-			}
-			var err error
-			if r.tokens, r.usd, r.hasUSD, err = fromResults(e.Line); errors.Is(err, errNegative) {
+		r := runSpend{seq: e.Seq, time: e.Time, tokens: e.Tokens, usd: e.CostUSD, hasUSD: e.HasCost,
+			tokensUnknown: e.TokensUnknown, costUnknown: e.CostUnknown}
+		totals := e.HasTokens || e.TokensUnknown
+		if !totals && e.Kind != ledger.KindRun {
+			return nil // an older checkpoint: its run entry counts
+		}
+		if !totals || (!e.HasCost && !e.CostUnknown) {
+			// An entry written before runs recorded their totals, or
+			// before an unknown cost was flagged (it was left out): its
+			// results hold the known part.
+			f, err := fromResults(e.Line)
+			if errors.Is(err, errNegative) {
 				return &UntrustedError{Seq: e.Seq, Run: strings.Clone(e.Run), Reason: "one of its results records a negative spend"}
 			} else if err != nil {
 				return fmt.Errorf("run %s (seq %d): %w", e.Run, e.Seq, err)
 			}
+			if !totals {
+				r.tokens, r.tokensUnknown = f.tokens, f.tokensUnknown
+			}
+			r.usd, r.hasUSD, r.costUnknown = f.usd, f.hasUSD, f.costUnknown || e.HasTokens
 		}
 		if r.tokens < 0 || r.usd < 0 {
 			return &UntrustedError{Seq: e.Seq, Run: strings.Clone(e.Run), Reason: fmt.Sprintf("it records a negative spend (%d tokens, $%g)", r.tokens, r.usd)}
@@ -239,27 +260,41 @@ func (e *UntrustedError) Error() string {
 // errNegative is a result that records a negative spend.
 var errNegative = errors.New("a result records a negative spend")
 
-// fromResults sums the tokens and costs a run entry's results recorded;
-// known is false when no result's cost was known.
-func fromResults(line []byte) (tokens int64, usd float64, known bool, err error) {
+// fromResults sums the tokens and costs a run entry's results recorded:
+// the known part, whether any cost was known (hasUSD), and whether some
+// part is unknown (a result whose tokens or cost are null, flagged, or
+// left out).
+func fromResults(line []byte) (runSpend, error) {
 	var entry struct {
 		Results []struct {
-			TokensIn  int64    `json:"tokens_in"`
-			TokensOut int64    `json:"tokens_out"`
-			CostUSD   *float64 `json:"cost_usd"`
+			TokensIn      *int64   `json:"tokens_in"`
+			TokensOut     *int64   `json:"tokens_out"`
+			CostUSD       *float64 `json:"cost_usd"`
+			TokensUnknown bool     `json:"tokens_unknown"`
+			CostUnknown   bool     `json:"cost_unknown"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(line, &entry); err != nil {
-		return 0, 0, false, fmt.Errorf("read its results: %w", err)
+		return runSpend{}, fmt.Errorf("read its results: %w", err)
 	}
+	var s runSpend
 	for _, r := range entry.Results {
-		if r.TokensIn < 0 || r.TokensOut < 0 || r.CostUSD != nil && *r.CostUSD < 0 {
-			return 0, 0, false, errNegative
+		for _, t := range []*int64{r.TokensIn, r.TokensOut} {
+			if t != nil && *t < 0 {
+				return runSpend{}, errNegative
+			}
+			if t != nil {
+				s.tokens += *t
+			}
 		}
-		tokens += r.TokensIn + r.TokensOut
-		if r.CostUSD != nil {
-			usd, known = usd+*r.CostUSD, true
+		s.tokensUnknown = s.tokensUnknown || r.TokensUnknown || r.TokensIn == nil
+		switch {
+		case r.CostUSD != nil && *r.CostUSD < 0:
+			return runSpend{}, errNegative
+		case r.CostUSD != nil:
+			s.usd, s.hasUSD = s.usd+*r.CostUSD, true
 		}
+		s.costUnknown = s.costUnknown || r.CostUnknown || r.CostUSD == nil
 	}
-	return tokens, usd, known, nil
+	return s, nil
 }

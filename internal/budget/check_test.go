@@ -87,7 +87,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"no window budget: the ledger is not read", config.Budget{MaxTokens: 10, MaxUSDPerRun: 1}, nil, ""},
 		{"below the day's and month's budgets", config.Budget{MaxUSDPerDay: 5, MaxTokensPerMonth: 100_000}, []string{
-			"budget.max-usd-per-day: $0.82 of $5.00 spent today (UTC)",
+			"budget.max-usd-per-day: $0.82 of $5.00 spent today (UTC) (the known part: 2 earlier runs spent cost optr could not know, not counted)",
 			"budget.max-tokens-per-month: 4275 tokens of 100000 tokens spent this month (UTC)",
 		}, ""},
 		{"the day's dollars spent", config.Budget{MaxUSDPerDay: 0.5, MaxUSDPerMonth: 100}, nil,
@@ -150,7 +150,7 @@ func TestCheckLeavesOutTheRunItself(t *testing.T) {
 	if err != nil || len(caps) != 1 {
 		t.Fatalf("Check of the paused run = %v, %v; want its cap without its own $0.80", caps, err)
 	}
-	if got, want := caps[0].Describe(cost.Spend{}), "budget.max-usd-per-day: $0.02 of $0.50 spent today (UTC)"; got != want {
+	if got, want := caps[0].Describe(cost.Spend{}), "budget.max-usd-per-day: $0.02 of $0.50 spent today (UTC) (the known part: 2 earlier runs spent cost optr could not know, not counted)"; got != want {
 		t.Errorf("cap = %q, want %q", got, want)
 	}
 }
@@ -266,5 +266,33 @@ func TestRecordedReadsOnlyAWindowThatVerifies(t *testing.T) {
 	var verr *ledger.VerifyError
 	if !errors.As(err, &verr) || verr.Line != 7 {
 		t.Fatalf("Recorded = %v; want a *ledger.VerifyError at line 7", err)
+	}
+}
+
+// TestKnownPartCounts: a run whose cost was partly unknown (an agent no
+// price covers beside one that is priced) counts its known part toward
+// the day's budget, and the refusal says that some spend was unknown; a
+// run nothing of whose spend is known counts nothing, and is named too.
+func TestKnownPartCounts(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	run := func(id string, f map[string]any) ledger.Draft {
+		f["results"] = []any{}
+		return ledger.Draft{Kind: ledger.KindRun, Run: id, Workflow: "w", Time: now.Add(-time.Hour), Fields: f}
+	}
+	if _, err := ledger.Append(path,
+		run("part", map[string]any{"tokens": int64(900), "cost_usd": 0.6, "cost_unknown": true}),
+		run("none", map[string]any{"tokens": nil, "cost_usd": nil, "tokens_unknown": true, "cost_unknown": true}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Check(t.Context(), ledger.Local(path), config.Budget{MaxUSDPerDay: 0.5}, now, "new")
+	want := "budget.max-usd-per-day: $0.60 of $0.50 spent today (UTC) (the known part: 2 earlier runs spent cost optr could not know, not counted)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check = %v, want a refusal saying %q", err, want)
+	}
+	caps, err := Check(t.Context(), ledger.Local(path), config.Budget{MaxTokensPerDay: 1000}, now, "new")
+	if err != nil || len(caps) != 1 || caps[0].Before != 900 || caps[0].UnknownBefore != 1 {
+		t.Errorf("the day's tokens = %+v, %v; want the known 900, one run of unknown tokens", caps, err)
 	}
 }

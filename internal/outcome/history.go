@@ -121,7 +121,8 @@ type pullRun struct {
 // decodeRun reads the members of a run entry that say which pull request
 // it worked on; ok is false for a run on none.
 func decodeRun(e ledger.WindowEntry) (pullRun, bool) {
-	r := pullRun{run: e.Run, workflow: e.Workflow, time: e.Time, cost: e.CostUSD, priced: e.HasCost}
+	// A cost of which a part is unknown (cost_unknown) is no change's cost.
+	r := pullRun{run: e.Run, workflow: e.Workflow, time: e.Time, cost: e.CostUSD, priced: e.HasCost && !e.CostUnknown}
 	var results gjson.Result
 	gjson.ParseBytes(e.Line).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {

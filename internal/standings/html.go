@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/optr-dev/optr/internal/cost"
-	"github.com/optr-dev/optr/internal/progress"
 )
 
 // palette colours the agents' bars and lines, in order; dashes tell apart
@@ -49,7 +48,7 @@ func HTML(s *Standings) ([]byte, error) {
 		a.Agent = name(a.Agent) // esc escapes markup, not control or format characters
 		page.Agents = append(page.Agents, agentRow{Agent: a, Color: color, Dash: dash,
 			WinRate: percent(a.WinRate), Admissible: percent(a.AdmissibleRate), Median: execTime(a.ExecMSMedian), P90: execTime(a.ExecMSP90),
-			Tokens: dash0(a.Tokens), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD),
+			Tokens: tokensCell(a), Cost: costCell(a), PerWin: cost.FormatUSD(a.CostPerWinUSD),
 			MergedCell: mergedCell(a), MergeRateCell: rate(a.MergeRate), ToMerge: toMerge(a), PerMerged: perMergedCell(a)})
 	}
 	page.MergeRate = bars("Merge rate by agent (of its changes merged or closed)", page.Agents, func(a Agent) (float64, string, bool) {
@@ -102,8 +101,6 @@ type agentRow struct {
 	WinRate, Admissible, Median, P90, Tokens, Cost, PerWin string
 	MergedCell, MergeRateCell, ToMerge, PerMerged          string
 }
-
-func dash0(tokens int64) string { return dash(progress.Thousands(tokens)) }
 
 // Chart geometry, in SVG user units.
 const (

@@ -7,7 +7,6 @@ import (
 
 	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/markdown"
-	"github.com/optr-dev/optr/internal/progress"
 )
 
 // summaryAgents bounds the agents the step summary shows: a chart of more
@@ -44,7 +43,7 @@ func Markdown(s *Standings, span string) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n",
 			markdown.Inline(name(a.Agent), 64), a.Runs, percent(a.WinRate), mergedCell(a), rate(a.MergeRate), toMerge(a), a.Reverted,
 			dollars(perMergedCell(a)), percent(a.AdmissibleRate),
-			execTime(a.ExecMSMedian), execTime(a.ExecMSP90), dash(progress.Thousands(a.Tokens)),
+			execTime(a.ExecMSMedian), execTime(a.ExecMSP90), tokensCell(a),
 			dollars(costCell(a)), dollars(cost.FormatUSD(a.CostPerWinUSD)))
 	}
 	if more > 0 {

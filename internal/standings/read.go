@@ -60,9 +60,12 @@ type Agent struct {
 	// (nearest rank) of its exec times.
 	ExecMSMedian int64 `json:"exec_ms_median"`
 	ExecMSP90    int64 `json:"exec_ms_p90"`
-	// Tokens are everything spent for it (its attempts, analyses, the
-	// judges of its outputs).
-	Tokens int64 `json:"tokens"`
+	// Tokens sum everything spent for it (its attempts, analyses, the
+	// judges of its outputs) in its runs whose tokens are known
+	// (MeteredRuns of them); null when none is (architecture §4.17:
+	// unknown is never 0).
+	Tokens      *int64 `json:"tokens"`
+	MeteredRuns int    `json:"metered_runs"`
 	// CostUSD sums the cost of its runs whose cost is known (PricedRuns
 	// of them); null when none is. CostPerWinUSD is that cost over the
 	// wins among those runs; null without one.
@@ -152,7 +155,11 @@ type runResult struct {
 	OutputSHA256 string
 	TokensIn     int64
 	TokensOut    int64
-	CostUSD      *float64
+	// Metered is false when its tokens are not (all) known: null, or
+	// flagged tokens_unknown. CostUSD is nil when its cost is not (all)
+	// known: null, or flagged cost_unknown.
+	Metered bool
+	CostUSD *float64
 }
 
 // decode reads the members standings use from a run entry's line, into r
@@ -192,7 +199,8 @@ func (r *runEntry) decode(line []byte) {
 }
 
 func decodeResult(v gjson.Result) runResult {
-	var x runResult
+	x := runResult{Metered: true}
+	costUnknown := false
 	v.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "agent":
@@ -208,9 +216,13 @@ func decodeResult(v gjson.Result) runResult {
 		case "output_sha256":
 			x.OutputSHA256 = v.String()
 		case "tokens_in":
-			x.TokensIn = v.Int()
+			x.TokensIn, x.Metered = v.Int(), x.Metered && v.Type == gjson.Number
 		case "tokens_out":
-			x.TokensOut = v.Int()
+			x.TokensOut, x.Metered = v.Int(), x.Metered && v.Type == gjson.Number
+		case "tokens_unknown":
+			x.Metered = x.Metered && v.Type != gjson.True
+		case "cost_unknown":
+			costUnknown = v.Type == gjson.True
 		case "cost_usd":
 			if v.Type == gjson.Number {
 				x.CostUSD = ptr(v.Float())
@@ -218,6 +230,9 @@ func decodeResult(v gjson.Result) runResult {
 		}
 		return true
 	})
+	if costUnknown {
+		x.CostUSD = nil // a known part is not the cost
+	}
 	return x
 }
 
@@ -285,6 +300,7 @@ type agentAcc struct {
 	runs, selected, admissible int
 	exec                       []int64
 	tokens                     int64
+	metered                    int
 	cost                       float64
 	priced, pricedWins         int
 	// The changes it wrote as π*: pull requests opened; merges (their
@@ -434,7 +450,10 @@ func (a *accumulator) add(e ledger.WindowEntry, r *runEntry) {
 				ag.admissible++
 			}
 			ag.exec = append(ag.exec, res.ExecMS)
-			ag.tokens += res.TokensIn + res.TokensOut
+			if res.Metered {
+				ag.tokens += res.TokensIn + res.TokensOut
+				ag.metered++
+			}
 			if res.CostUSD != nil {
 				ag.cost += *res.CostUSD
 				ag.priced++
@@ -495,11 +514,14 @@ func figures(m map[string]*agentAcc, named func(*Agent, string)) []Agent {
 	var out []Agent
 	for name, ag := range m {
 		x := Agent{Runs: ag.runs, Selected: ag.selected, Admissible: ag.admissible,
-			WinRate: ratio(ag.selected, ag.runs), AdmissibleRate: ratio(ag.admissible, ag.runs), Tokens: ag.tokens, PricedRuns: ag.priced,
+			WinRate: ratio(ag.selected, ag.runs), AdmissibleRate: ratio(ag.admissible, ag.runs), MeteredRuns: ag.metered, PricedRuns: ag.priced,
 			PullRequests: ag.opened, Merged: ag.merged, Closed: ag.closed, Reverted: ag.reverted, PricedMerged: ag.pricedMerged}
 		named(&x, name)
 		slices.Sort(ag.exec)
 		x.ExecMSMedian, x.ExecMSP90 = median(ag.exec), nearestRank(ag.exec, 0.9)
+		if ag.metered > 0 {
+			x.Tokens = &ag.tokens
+		}
 		if ag.priced > 0 {
 			x.CostUSD = ptr(nano(ag.cost))
 			if ag.pricedWins > 0 {

@@ -34,6 +34,9 @@ func result(agent string, admissible bool, execMS int64, invariants []string, sh
 	if usd >= 0 {
 		r["cost_usd"] = usd
 	}
+	if in < 0 { // a command agent outside the gateway: nothing known
+		r["tokens_in"], r["tokens_out"], r["cost_usd"], r["tokens_unknown"], r["cost_unknown"] = nil, nil, nil, true, true
+	}
 	return r
 }
 
@@ -90,7 +93,7 @@ func seeded(t *testing.T) string {
 		modelled(opened(runDraft("r1", "issue-1", day(20, 9), "completed", "codex", []any{"no-todo", "short"},
 			result("codex", true, 1000, []string{"no-todo", "short"}, outputX, 100, 10, 0.01),
 			result("claude", false, 3000, []string{"short"}, outputX, 200, 20, 0.03),
-			result("script", true, 500, []string{"no-todo", "short"}, outputX, 0, 0, -1)), 5)),
+			result("script", true, 500, []string{"no-todo", "short"}, outputX, -1, -1, -1)), 5)),
 		outcomeDraft("r1", 5, outcome.Merged, "codex", day(21, 8), 2*time.Hour, 0.045),
 		outcomeDraft("r1", 5, outcome.Merged, "codex", day(21, 9), 2*time.Hour, 0.045),
 		modelled(runDraft("r2", "issue-1", day(21, 10), "failed", "", []any{"no-todo"},
@@ -135,10 +138,10 @@ func TestReadCounts(t *testing.T) {
 	// closed (0 of 1), script has none.
 	want := []Agent{
 		{Agent: "codex", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 2, AdmissibleRate: 2.0 / 3,
-			ExecMSMedian: 2000, ExecMSP90: 6000, Tokens: 270, CostUSD: f(0.015), PricedRuns: 2, CostPerWinUSD: f(0.015),
+			ExecMSMedian: 2000, ExecMSP90: 6000, Tokens: i64(270), MeteredRuns: 3, CostUSD: f(0.015), PricedRuns: 2, CostPerWinUSD: f(0.015),
 			PullRequests: 1, Merged: 2, MergeRate: f(1), MedianTimeToMergeMS: i64(3 * 3600 * 1000), Reverted: 1, CostPerMergedUSD: f(0.045), PricedMerged: 1},
 		{Agent: "claude", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 1, AdmissibleRate: 1.0 / 3,
-			ExecMSMedian: 4000, ExecMSP90: 5000, Tokens: 660, CostUSD: f(0.09), PricedRuns: 3, CostPerWinUSD: f(0.09),
+			ExecMSMedian: 4000, ExecMSP90: 5000, Tokens: i64(660), MeteredRuns: 3, CostUSD: f(0.09), PricedRuns: 3, CostPerWinUSD: f(0.09),
 			PullRequests: 1, Closed: 1, MergeRate: f(0)},
 		{Agent: "script", Runs: 1, Admissible: 1, AdmissibleRate: 1, ExecMSMedian: 500, ExecMSP90: 500},
 	}
@@ -148,10 +151,10 @@ func TestReadCounts(t *testing.T) {
 	}
 	wantM := []Agent{
 		{Model: "gpt-5", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 2, AdmissibleRate: 2.0 / 3,
-			ExecMSMedian: 2000, ExecMSP90: 6000, Tokens: 270, CostUSD: f(0.015), PricedRuns: 2, CostPerWinUSD: f(0.015),
+			ExecMSMedian: 2000, ExecMSP90: 6000, Tokens: i64(270), MeteredRuns: 3, CostUSD: f(0.015), PricedRuns: 2, CostPerWinUSD: f(0.015),
 			PullRequests: 1, Merged: 2, MergeRate: f(1), MedianTimeToMergeMS: i64(3 * 3600 * 1000), Reverted: 1, CostPerMergedUSD: f(0.045), PricedMerged: 1},
 		{Model: "claude-sonnet-4-5", Runs: 3, Selected: 1, WinRate: 1.0 / 3, Admissible: 1, AdmissibleRate: 1.0 / 3,
-			ExecMSMedian: 4000, ExecMSP90: 5000, Tokens: 660, CostUSD: f(0.09), PricedRuns: 3, CostPerWinUSD: f(0.09),
+			ExecMSMedian: 4000, ExecMSP90: 5000, Tokens: i64(660), MeteredRuns: 3, CostUSD: f(0.09), PricedRuns: 3, CostPerWinUSD: f(0.09),
 			PullRequests: 1, Closed: 1, MergeRate: f(0)},
 		{Model: "unknown", Runs: 1, Admissible: 1, AdmissibleRate: 1, ExecMSMedian: 500, ExecMSP90: 500},
 	}

@@ -63,7 +63,7 @@ func Text(w io.Writer, s *Standings, by string) error {
 			"PRS", "MERGED", "MERGE RATE", "MEDIAN TO MERGE", "REVERTED", "COST PER MERGED")
 		for _, a := range rows {
 			row(name(a.Name()), fmt.Sprint(a.Runs), fmt.Sprint(a.Selected), percent(a.WinRate), percent(a.AdmissibleRate),
-				execTime(a.ExecMSMedian), execTime(a.ExecMSP90), dash(progress.Thousands(a.Tokens)), costCell(a), cost.FormatUSD(a.CostPerWinUSD),
+				execTime(a.ExecMSMedian), execTime(a.ExecMSP90), tokensCell(a), costCell(a), cost.FormatUSD(a.CostPerWinUSD),
 				fmt.Sprint(a.PullRequests), mergedCell(a), rate(a.MergeRate), toMerge(a), fmt.Sprint(a.Reverted), perMergedCell(a))
 		}
 	}
@@ -150,11 +150,20 @@ func execTime(ms int64) string {
 	return progress.Duration(time.Duration(ms) * time.Millisecond)
 }
 
-func dash(s string) string {
-	if s == "—" {
+// tokensCell is an agent's tokens, "-" when none of its runs' are known,
+// saying how many of its runs they cover when not all of them.
+func tokensCell(a Agent) string {
+	if a.Tokens == nil {
 		return "-"
 	}
-	return s
+	c := progress.Thousands(*a.Tokens)
+	if *a.Tokens == 0 {
+		c = "0"
+	}
+	if a.MeteredRuns < a.Runs {
+		c += fmt.Sprintf(" (%d/%d runs metered)", a.MeteredRuns, a.Runs)
+	}
+	return c
 }
 
 // costCell is an agent's cost, saying how many of its runs it covers when
