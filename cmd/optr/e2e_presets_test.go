@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/testkit/agentcli"
@@ -22,20 +23,25 @@ import (
 )
 
 // presetsConfig runs the three coding-agent CLIs by their presets, as the
-// docs show them, each against its own fake model (reached through the
-// proxy: sandbox.network lists the fakes' loopback addresses), with a
-// command check that only the right change passes.
+// docs show them, each against its own fake model, which optr's
+// environment names as the provider's endpoint, with the provider's key:
+// the CLIs reach them through the model gateway (the presets' gateway:),
+// with placeholder keys. A command check admits only the right change.
 const presetsConfig = `agents:
-  claude: { preset: claude-code, env: %[1]s }
-  codex: { preset: codex, model: gpt-5-codex, env: %[2]s }
-  gemini: { preset: gemini-cli, env: %[3]s }
+  claude: { preset: claude-code, model: claude-sonnet-4-5 }
+  codex: { preset: codex, model: gpt-5-codex }
+  gemini: { preset: gemini-cli, model: gemini-2.5-flash }
 constraints:
   greeting:
     check: command
     run: [sh, -c, 'test "$(cat greeting.txt)" = "hello, world"']
 changes: { mode: apply }
 selection: { on-no-admissible: fail }
-sandbox: { mode: %[4]s, network: [%[5]s] }
+sandbox: { mode: %[1]s }
+prices:
+  claude-sonnet-4-5: { input: 3, output: 15 }
+  gpt-5-codex: { input: 1.25, output: 10 }
+  gemini-2.5-flash: { input: 0.3, output: 2.5 }
 `
 
 // installed are the CLIs the test runs, with the Coders' wire formats.
@@ -75,8 +81,7 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 				ws := filepath.Join(dir, "workspace")
 				bins := make([]string, 0, len(presetWires))
 				coders := map[string]*llmtest.Coder{}
-				envs := make([]any, 0, 5)
-				var hosts []string
+				var providerEnv []string // the fakes as optr's providers: endpoints and keys
 				for _, w := range presetWires {
 					content := "hello there\n"
 					if w.agent == "gemini" {
@@ -84,9 +89,9 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 					}
 					c := llmtest.NewCoder(t, w.wire, w.agent+" changed the greeting", llmtest.Edit{Path: "greeting.txt", Content: content})
 					coders[w.agent] = c
-					b, _ := json.Marshal(c.Env())
-					envs = append(envs, string(b))
-					hosts = append(hosts, `"`+c.Host()+`"`)
+					for k, v := range c.Env() {
+						providerEnv = append(providerEnv, k+"="+v)
+					}
 					bins = append(bins, clis[w.agent].Bin)
 				}
 				if user == "user" {
@@ -97,7 +102,6 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 						bins = append(bins, linkTree(t, clis[w.agent].Dir, filepath.Join(dir, "npm", w.preset)))
 					}
 				}
-				envs = append(envs, mode, strings.Join(hosts, ", "))
 				if err := os.MkdirAll(filepath.Join(ws, ".github"), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -106,19 +110,12 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				write(".github/optr.yml", fmt.Sprintf(presetsConfig, envs...))
+				write(".github/optr.yml", fmt.Sprintf(presetsConfig, mode))
 				write("greeting.txt", "hello\n")
 				gitInit(t, ws)
 				cmd := exec.Command(optrBin, "run", "--intent", "Make the greeting say hello, world.", "--interactive", "never", "--json")
 				cmd.Dir = ws
-				cmd.Env = []string{"PATH=" + strings.Join(bins, ":") + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8"}
-				for _, c := range coders {
-					// Also optr's: where a preset's agent reaches its model
-					// through the gateway, these are its upstream.
-					for k, v := range c.Env() {
-						cmd.Env = append(cmd.Env, k+"="+v)
-					}
-				}
+				cmd.Env = append([]string{"PATH=" + strings.Join(bins, ":") + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8"}, providerEnv...)
 				if user == "user" {
 					// Its own temporary directory: /tmp/optr-worktrees may be
 					// root's from an earlier run.
@@ -165,6 +162,7 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 					t.Errorf("greeting.txt after the run = %q, want π*'s change applied", got)
 				}
 				lake := filepath.Join(ws, ".optr")
+				metered := map[string]agent.Usage{}
 				for _, w := range presetWires {
 					var res struct {
 						Status  string `json:"status"`
@@ -174,20 +172,12 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 							ToolCalls int    `json:"tool_calls"`
 						} `json:"session"`
 						Network []struct {
-							Host     string `json:"host"`
-							Port     int    `json:"port"`
-							Allowed  bool   `json:"allowed"`
-							Requests int    `json:"requests"`
+							Host    string `json:"host"`
+							Port    int    `json:"port"`
+							Allowed bool   `json:"allowed"`
 						} `json:"network"`
-						// The calls the model gateway forwarded, and their use.
-						Requests []struct {
-							Status int `json:"status"`
-						} `json:"requests"`
-						Usage struct {
-							In     int64 `json:"input_tokens"`
-							Out    int64 `json:"output_tokens"`
-							Cached int64 `json:"cached_tokens"`
-						} `json:"usage"`
+						Usage    agent.Usage  `json:"usage"`
+						Requests []agent.Call `json:"requests"`
 					}
 					if err := json.Unmarshal([]byte(findFile(t, lake, w.agent+".json")), &res); err != nil {
 						t.Fatalf("%s's result: %v", w.agent, err)
@@ -195,34 +185,37 @@ func TestPresetsThroughTheBinary(t *testing.T) {
 					if res.Session == nil || res.Session.Turns < 1 || res.Session.ToolCalls < 1 {
 						t.Errorf("%s: session %+v, want its turns and tool calls read from its stream", w.agent, res.Session)
 					}
-					calls := len(coders[w.agent].Calls())
-					reached := 0
 					for _, h := range res.Network {
 						if !h.Allowed {
 							t.Errorf("%s: %s:%d was refused", w.agent, h.Host, h.Port)
 						}
 						if fmt.Sprintf("%s:%d", h.Host, h.Port) == coders[w.agent].Host() {
-							reached = h.Requests
+							t.Errorf("%s reached its model past the gateway", w.agent)
 						}
 					}
-					// Its calls went through the proxy (one request a call), or
-					// through the model gateway, which metered what the model
-					// reported.
-					rep := coders[w.agent].Reported()
-					switch {
-					case calls < 2:
-						t.Errorf("%s: its model had %d calls", w.agent, calls)
-					case len(res.Requests) > 0:
-						if len(res.Requests) != calls || res.Usage.In != rep.Input || res.Usage.Out != rep.Output || res.Usage.Cached != rep.Cached {
-							t.Errorf("%s: its model answered %d calls reporting %+v; the gateway recorded %d, %+v", w.agent, calls, rep, len(res.Requests), res.Usage)
+					// Every call went through the gateway, metered exactly as
+					// the model reported it, the placeholder swapped for the
+					// real key.
+					c := coders[w.agent]
+					rep := c.Reported()
+					want := agent.Usage{InputTokens: rep.Input, OutputTokens: rep.Output, CachedTokens: rep.Cached}
+					calls := len(c.Calls())
+					if calls < 2 || len(res.Requests) != calls || res.Usage != want {
+						t.Errorf("%s: its model had %d calls reporting %+v; the gateway metered %d, %+v", w.agent, calls, want, len(res.Requests), res.Usage)
+					}
+					metered[w.agent] = want
+					for _, call := range c.Calls() {
+						for k, vs := range call.Header {
+							if strings.Contains(strings.Join(vs, " "), "optr-gateway-") {
+								t.Errorf("%s: its model got the placeholder in %s, not the real key", w.agent, k)
+							}
 						}
-					case reached != calls:
-						t.Errorf("%s: its model had %d calls, the proxy counted %d requests to it: %+v", w.agent, calls, reached, res.Network)
 					}
 					if tr := findFile(t, lake, "transcript.jsonl"); !strings.HasPrefix(tr, "{") {
 						t.Errorf("no transcript kept")
 					}
 				}
+				presetTotals(t, ws, lake, metered)
 				if _, err := os.Stat(filepath.Join(lake, "checkpoints")); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("the run paused at a checkpoint (%v)\n%s", err, log)
 				}
@@ -368,5 +361,68 @@ sandbox: { mode: auto }
 	}
 	if ledger := findFile(t, filepath.Join(ws, ".optr"), "ledger.jsonl"); !strings.Contains(ledger, `"detector":"network"`) || !strings.Contains(ledger, `"verdict":"warn"`) {
 		t.Errorf("the ledger's detection:\n%s", ledger)
+	}
+}
+
+// presetPrices are presetsConfig's prices: input and output US dollars per
+// million tokens.
+var presetPrices = map[string][2]float64{"claude": {3, 15}, "codex": {1.25, 10}, "gemini": {0.3, 2.5}}
+
+// presetTotals checks that the ledger and optr ledger stats agree with
+// what each agent's model reported (metered): every agent's tokens and
+// cost exactly, the run's total their sum.
+func presetTotals(t *testing.T, ws, lake string, metered map[string]agent.Usage) {
+	t.Helper()
+	var tokens int64
+	var usd float64
+	want := map[string]float64{}
+	for name, u := range metered {
+		p := presetPrices[name]
+		want[name] = (float64(u.InputTokens)*p[0] + float64(u.OutputTokens)*p[1]) / 1e6
+		tokens, usd = tokens+u.Total(), usd+want[name]
+	}
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	b, err := os.ReadFile(filepath.Join(lake, "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Tokens  *int64   `json:"tokens"`
+		CostUSD *float64 `json:"cost_usd"`
+		Results []struct {
+			Agent     string   `json:"agent"`
+			TokensIn  *int64   `json:"tokens_in"`
+			TokensOut *int64   `json:"tokens_out"`
+			CostUSD   *float64 `json:"cost_usd"`
+		} `json:"results"`
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Tokens == nil || *run.Tokens != tokens || run.CostUSD == nil || !near(*run.CostUSD, usd) {
+		t.Errorf("the run's totals %v tokens, $%v; want %d, $%g", run.Tokens, run.CostUSD, tokens, usd)
+	}
+	for _, r := range run.Results {
+		u := metered[r.Agent]
+		if r.TokensIn == nil || *r.TokensIn != u.InputTokens || r.TokensOut == nil || *r.TokensOut != u.OutputTokens || r.CostUSD == nil || !near(*r.CostUSD, want[r.Agent]) {
+			t.Errorf("ledger result %s: %v in, %v out, $%v; want %+v at $%g", r.Agent, r.TokensIn, r.TokensOut, r.CostUSD, u, want[r.Agent])
+		}
+	}
+	code, stdout, stderr := optrIn(t, ws, nil, "ledger", "stats", "--ledger", filepath.Join(lake, "ledger.jsonl"), "--json")
+	var stats struct {
+		Agents []struct {
+			Agent   string   `json:"agent"`
+			Tokens  *int64   `json:"tokens"`
+			CostUSD *float64 `json:"cost_usd"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &stats); code != 0 || err != nil || len(stats.Agents) != len(metered) {
+		t.Fatalf("optr ledger stats: exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	for _, a := range stats.Agents {
+		if a.Tokens == nil || *a.Tokens != metered[a.Agent].Total() || a.CostUSD == nil || !near(*a.CostUSD, want[a.Agent]) {
+			t.Errorf("stats of %s: %v tokens, $%v; want %d, $%g", a.Agent, a.Tokens, a.CostUSD, metered[a.Agent].Total(), want[a.Agent])
+		}
 	}
 }
