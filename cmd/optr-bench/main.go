@@ -15,6 +15,12 @@
 //	S1 the egress proxy's added latency per request (median, p99): 64 agents
 //	   × -proxy-requests GETs to a loopback server through the proxy, against
 //	   the same run with the sandbox off (direct);
+//	G1 the model gateway: 64 command agents × -gateway-requests streamed
+//	   Anthropic answers from a loopback upstream paced as a fast model
+//	   streams, through the gateway against straight to the upstream (the
+//	   sandbox off for both): the added latency to an answer's first byte
+//	   (goal: median ≤ 1 ms, p99 ≤ 5 ms), and metering's share of optr's
+//	   CPU in the run through the gateway (goal ≤ 2%);
 //	S2 what the seccomp layer adds to a connect (its supervisor connects for
 //	   the program and puts the socket in its place): 1,000 connects to a
 //	   loopback listener through the launcher with and without the layer
@@ -126,12 +132,13 @@ func run(ctx context.Context) error {
 	entries := flag.Int("entries", 1_000_000, "ledger entries for P2, P3, P7, P8, P9 and P13")
 	appends := flag.Int("appends", 25, "appends timed per ledger in P3 (the median counts)")
 	commits := flag.Int("commits", 5, "commit-backs timed per ledger in P7 (the median counts)")
-	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, S1, S2, M1, C1, D1 … D4, B1)")
+	only := flag.String("only", "", "run only the benchmark that reports this id (P1, P1b … P14, S1, S2, G1, M1, C1, D1 … D4, B1)")
 	recent := flag.Int("recent", 20_000, "P13: the entries of the last 30 days (of -entries): half of them runs that opened a pull request, half those pull requests' outcomes")
 	outputKiB := flag.Int("output-kib", 4, "size of each task's output in M1, in KiB")
 	coldRuns := flag.Int("cold-runs", 30, "C1: optr version runs timed (the median counts, min–max shown)")
 	runs := flag.Int("runs", 5, "repetitions of each P1 measure (the median counts, min–max shown)")
 	proxyRequests := flag.Int("proxy-requests", 50, "S1: GETs each of the 64 agents sends through the proxy")
+	gatewayRequests := flag.Int("gateway-requests", 10, "G1: streamed answers each of the 64 agents asks for through the model gateway")
 	span := flag.Duration("span", time.Minute, "P11: the agents of the labelled-issue run finish evenly over this span")
 	p12Runs := flag.Int("p12-runs", 5, "P12: repetitions of each concurrency (the median counts)")
 	p12Latency := flag.Duration("p12-latency", 100*time.Millisecond, "P12: how long the fake GitHub takes to answer each request, on top of its own time")
@@ -170,6 +177,7 @@ func run(ctx context.Context) error {
 			return llmFanOut(ctx, dir, *agentTime, ks, *runs)
 		}},
 		{[]string{"S1"}, func() ([]row, error) { return proxyLatency(ctx, dir, 64, *proxyRequests, *runs) }},
+		{[]string{"G1"}, func() ([]row, error) { return gatewayLatency(ctx, dir, 64, *gatewayRequests, *runs) }},
 		{[]string{"S2"}, func() ([]row, error) { return supervisedConnect(ctx, dir, 1000, *runs) }},
 		{[]string{"P10"}, func() ([]row, error) { return outputRSS(ctx, dir, *runs, 50) }},
 		{[]string{"P11"}, func() ([]row, error) { return issueRequests(ctx, dir, *span) }},
