@@ -4,6 +4,8 @@ import (
 	"io"
 	"mime"
 	"sync"
+
+	"github.com/optr-dev/optr/internal/agent"
 )
 
 // maxJSON bounds a whole (not streamed) answer the gateway reads for its
@@ -27,6 +29,7 @@ func newMeterer(a api, contentType string, stream bool) meterer {
 	case mt == "text/event-stream":
 		m := &sseMeter{a: a}
 		m.sc.event = func(data []byte) { m.r.event(a, data) }
+		m.sc.skip = a.skip
 		return m
 	case stream: // streamGenerateContent without alt=sse
 		m := &arrayMeter{a: a}
@@ -68,7 +71,7 @@ type sseMeter struct {
 }
 
 func (m *sseMeter) write(p []byte)    { m.sc.write(p) }
-func (m *sseMeter) done(bool) reading { m.sc.end(); return m.r }
+func (m *sseMeter) done(bool) reading { m.sc.end(); m.r.end(m.a); return m.r }
 
 type arrayMeter struct {
 	a  api
@@ -79,6 +82,7 @@ type arrayMeter struct {
 func (m *arrayMeter) write(p []byte) { m.sc.write(p) }
 
 func (m *arrayMeter) done(bool) reading {
+	m.r.end(m.a)
 	// The array's closing bracket is its end; elements that tell a
 	// finishReason say so too.
 	if m.sc.depth == 0 && m.r.reported {
@@ -132,4 +136,37 @@ func (b *meteredBody) finish(cut bool) {
 		r := b.m.done(cut)
 		b.c.finish(r, !r.complete)
 	})
+}
+
+// MeterAnswer meters an answer read from r as the gateway meters one
+// passing through: the answer to a model call of method and path (a
+// provider's API path, such as /v1/messages), with the Content-Type the
+// provider gave it, each Read of r one piece as it came off the wire. It
+// returns the use the answer reported (agent.UnknownUsage when it reported
+// none), the model it names and whether it came to its end. For answers
+// kept elsewhere (a recorded stream), and for measuring what metering
+// costs (optr-bench's G1).
+func MeterAnswer(method, path, contentType string, r io.Reader) (u agent.Usage, model string, complete bool, err error) {
+	a, _, stream := apiOf(method, path)
+	if !a.call() {
+		return agent.Usage{}, "", true, nil
+	}
+	m := newMeterer(a, contentType, stream)
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := r.Read(buf)
+		m.write(buf[:n])
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
+	rd := m.done(err != nil)
+	if !rd.reported {
+		rd.usage = agent.UnknownUsage
+	}
+	return rd.usage, rd.model, rd.complete, err
 }

@@ -14,11 +14,16 @@ const maxEvent = 8 << 20
 // changed, and no SSE library reads a byte stream it does not own.
 type sseScanner struct {
 	event func(data []byte)
-	line  []byte // the current line, while it spans writes
-	data  []byte // the current event's data
+	// skip, when set, says which events to pass over by their name (the
+	// event field, which comes before their data): their data is neither
+	// kept nor handed on.
+	skip func(name []byte) bool
+	line []byte // the current line, while it spans writes
+	data []byte // the current event's data
 	// has is true once the current event has a data line; over once it
-	// passed maxEvent (it is then skipped); cr once the last byte seen
-	// ended a line with CR, so that a following LF ends nothing.
+	// passed maxEvent or skip said so (it is then skipped); cr once the
+	// last byte seen ended a line with CR, so that a following LF ends
+	// nothing.
 	has, over, cr bool
 }
 
@@ -62,8 +67,14 @@ func (s *sseScanner) field(line []byte) {
 		s.data, s.has, s.over = s.data[:0], false, false
 		return
 	}
+	if name, ok := bytes.CutPrefix(line, []byte("event:")); ok {
+		if s.skip != nil && s.skip(bytes.TrimLeft(name, " ")) {
+			s.over = true
+		}
+		return
+	}
 	v, ok := bytes.CutPrefix(line, []byte("data:"))
-	if !ok {
+	if !ok || s.over {
 		return
 	}
 	v, _ = bytes.CutPrefix(v, []byte(" "))

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/provider"
 )
 
@@ -231,8 +233,8 @@ func TestReadBody(t *testing.T) {
 		{apiChat, `{"model":"m","usage":null}`, reading{model: "m", complete: true}},
 		{apiChat, `not json`, reading{}},
 	} {
-		if got := readBody(tc.a, []byte(tc.body)); got != tc.want {
-			t.Errorf("readBody(%s) = %+v, want %+v", tc.body, got, tc.want)
+		if diff := cmp.Diff(tc.want, readBody(tc.a, []byte(tc.body)), cmp.AllowUnexported(reading{})); diff != "" {
+			t.Errorf("readBody(%s) (-want +got):\n%s", tc.body, diff)
 		}
 	}
 }
@@ -251,5 +253,44 @@ func TestFamilies(t *testing.T) {
 	}
 	if len(families) != len(names) {
 		t.Errorf("%d families for %d gateway names %v", len(families), len(names), names)
+	}
+}
+
+// pieceReader reads one piece per Read, as an answer comes off the wire.
+type pieceReader struct{ pieces []string }
+
+func (p *pieceReader) Read(b []byte) (int, error) {
+	if len(p.pieces) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, p.pieces[0])
+	p.pieces[0] = p.pieces[0][n:]
+	if p.pieces[0] == "" {
+		p.pieces = p.pieces[1:]
+	}
+	return n, nil
+}
+
+// TestMeterAnswer: an answer metered off the wire, piece by piece, as the
+// gateway meters it: a stream's use and end, a whole answer's, an answer
+// without usage (unknown), a request that is no model call.
+func TestMeterAnswer(t *testing.T) {
+	t.Parallel()
+	stream := []string{
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-x\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"hi\"}}\n\n",
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":7}}\n\n",
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	}
+	u, model, done, err := MeterAnswer("POST", "/v1/messages", "text/event-stream", &pieceReader{pieces: stream})
+	if err != nil || u != usageOfNumbers(10, 7, 0) || model != "claude-x" || !done {
+		t.Errorf("stream: %+v %q %v %v", u, model, done, err)
+	}
+	u, _, done, _ = MeterAnswer("POST", "/v1/chat/completions", "application/json", &pieceReader{pieces: []string{`{"model":"m","choi`, `ces":[]}`}})
+	if !u.IsUnknown() || !done {
+		t.Errorf("an answer without usage: %+v %v", u, done)
+	}
+	if u, _, _, _ := MeterAnswer("GET", "/v1/models", "application/json", &pieceReader{}); u != (agent.Usage{}) {
+		t.Errorf("no model call: %+v", u)
 	}
 }

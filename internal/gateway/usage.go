@@ -1,6 +1,10 @@
 package gateway
 
 import (
+	"bytes"
+	"strings"
+	"unsafe"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/optr-dev/optr/internal/agent"
@@ -17,6 +21,9 @@ type reading struct {
 	// complete is true once the answer's end was seen: the whole JSON
 	// body, a stream's last event.
 	complete bool
+	// last is the last event that held a usage, of a stream whose every
+	// event holds the use so far (Gemini's): read at its end.
+	last []byte
 }
 
 // usageOf reads the usage of an answer object of a (a whole response,
@@ -74,19 +81,49 @@ func modelOf(a api, obj gjson.Result) string {
 	return obj.Get("model").String()
 }
 
+// skip says which server-sent events of a stream of a tell nothing of its
+// use or its end, by their name: the text and tool deltas that are most of
+// a stream are passed over unread. A stream without names (Chat
+// Completions, Gemini) has every event read.
+func (a api) skip(name []byte) bool {
+	switch a {
+	case apiMessages:
+		switch string(name) {
+		case "message_start", "message_delta", "message_stop", "error":
+			return false
+		}
+		return true
+	case apiResponses:
+		switch string(name) {
+		case "response.created", "response.in_progress", "response.completed", "response.incomplete", "response.failed", "error":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// parse reads data as JSON in place: the Result's strings are views of
+// data, valid while data is; what is kept is cloned.
+func parse(data []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
 // readBody reads a whole JSON answer of a.
 func readBody(a api, body []byte) reading {
-	obj := gjson.ParseBytes(body)
+	obj := parse(body)
 	if !obj.IsObject() {
 		return reading{}
 	}
-	r := reading{model: modelOf(a, obj), complete: true}
+	r := reading{model: strings.Clone(modelOf(a, obj)), complete: true}
 	r.usage, r.reported = usageOf(a, obj)
 	return r
 }
 
 // event reads one event of a stream of a (the data of a server-sent
-// event, or an element of Gemini's JSON array) into r.
+// event, or an element of Gemini's JSON array) into r. Only what tells of
+// the use, the model or the end is parsed: most events of a stream are
+// the answer's text, passed over by a look at their bytes.
 func (r *reading) event(a api, data []byte) {
 	switch a {
 	case apiMessages:
@@ -96,24 +133,29 @@ func (r *reading) event(a api, data []byte) {
 			r.complete = true
 			return
 		}
-		obj := gjson.ParseBytes(data)
+		// Only the last chunk holds a usage object (with
+		// stream_options.include_usage every other says null).
+		if r.model != "" && !usageObject(data, `"usage"`) {
+			return
+		}
+		obj := parse(data)
 		if r.model == "" {
-			r.model = obj.Get("model").String()
+			r.model = strings.Clone(obj.Get("model").String())
 		}
 		if u, ok := usageOf(a, obj); ok {
 			r.usage, r.reported = u, true
 		}
 	case apiResponses:
-		obj := gjson.ParseBytes(data)
+		obj := parse(data)
 		switch obj.Get("type").String() {
 		case "response.created", "response.in_progress":
 			if m := obj.Get("response.model").String(); m != "" {
-				r.model = m
+				r.model = strings.Clone(m)
 			}
 		case "response.completed", "response.incomplete", "response.failed":
 			resp := obj.Get("response")
 			if m := resp.Get("model").String(); m != "" {
-				r.model = m
+				r.model = strings.Clone(m)
 			}
 			if u, ok := usageOf(a, resp); ok {
 				r.usage, r.reported = u, true
@@ -123,32 +165,54 @@ func (r *reading) event(a api, data []byte) {
 			r.complete = true
 		}
 	case apiGenerate:
-		obj := gjson.ParseBytes(data)
-		if m := obj.Get("modelVersion").String(); m != "" {
-			r.model = m
+		// Each chunk's usageMetadata counts the whole answer so far: the
+		// last one that has it is kept, and read when the stream ends.
+		if usageObject(data, `"usageMetadata"`) {
+			r.last = append(r.last[:0], data...)
 		}
-		// Each chunk's usageMetadata counts the whole answer so far.
-		if u, ok := usageOf(a, obj); ok {
-			r.usage, r.reported = u, true
+		if bytes.Contains(data, []byte(`"finishReason"`)) {
+			r.complete = true
 		}
-		obj.Get("candidates").ForEach(func(_, c gjson.Result) bool {
-			if c.Get("finishReason").String() != "" {
-				r.complete = true
-			}
-			return true
-		})
 	}
+}
+
+// usageObject reports whether data holds key (a quoted member name)
+// followed by an object: a usage that is there, not null.
+func usageObject(data []byte, key string) bool {
+	i := bytes.Index(data, []byte(key))
+	if i < 0 {
+		return false
+	}
+	rest := bytes.TrimLeft(data[i+len(key):], " \t\r\n")
+	rest, ok := bytes.CutPrefix(rest, []byte(":"))
+	return ok && len(bytes.TrimLeft(rest, " \t\r\n")) > 0 && bytes.TrimLeft(rest, " \t\r\n")[0] == '{'
+}
+
+// end reads what a stream of a left for its end: Gemini's last chunk with
+// a usage.
+func (r *reading) end(a api) {
+	if a != apiGenerate || len(r.last) == 0 {
+		return
+	}
+	obj := parse(r.last)
+	if m := obj.Get("modelVersion").String(); m != "" {
+		r.model = strings.Clone(m)
+	}
+	if u, ok := usageOf(a, obj); ok {
+		r.usage, r.reported = u, true
+	}
+	r.last = nil
 }
 
 // messagesEvent reads one event of an Anthropic Messages stream:
 // message_start holds the prompt's use, each message_delta the answer's
 // so far, message_stop ends it.
 func (r *reading) messagesEvent(data []byte) {
-	obj := gjson.ParseBytes(data)
+	obj := parse(data)
 	switch obj.Get("type").String() {
 	case "message_start":
 		msg := obj.Get("message")
-		r.model = msg.Get("model").String()
+		r.model = strings.Clone(msg.Get("model").String())
 		if u, ok := usageOf(apiMessages, msg); ok {
 			r.usage, r.reported = u, true
 		}
