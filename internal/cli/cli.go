@@ -210,15 +210,21 @@ func (c *CLI) flags(name string) *pflag.FlagSet {
 // returns errHelp; a bad flag is a usage error: the error and a one-line
 // hint, not the whole usage.
 func (c *CLI) parse(fs *pflag.FlagSet, usage string, args []string) error {
+	return c.parseUsage(fs, func() string { return usage }, args)
+}
+
+// parseUsage is parse for a command whose usage depends on its arguments:
+// usage is asked for after fs has parsed them.
+func (c *CLI) parseUsage(fs *pflag.FlagSet, usage func() string, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			c.printUsage(c.Stdout, fs, usage)
+			c.printUsage(c.Stdout, fs, usage())
 			return errHelp
 		}
 		return usageErr(fmt.Errorf("%w\nrun 'optr help %s' for its flags", err, fs.Name()))
 	}
 	if h, _ := fs.GetBool("help"); h {
-		c.printUsage(c.Stdout, fs, usage)
+		c.printUsage(c.Stdout, fs, usage())
 		return errHelp
 	}
 	return nil

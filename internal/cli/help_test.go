@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,33 @@ func TestUsageErrorsAreShort(t *testing.T) {
 			got := optr(t, tt.args...)
 			if got.code != ExitUsage || got.stderr != tt.want || got.stdout != "" {
 				t.Errorf("optr %v: exit %d\nstdout: %q\nstderr: %q\nwant exit 2 and stderr %q", tt.args, got.code, got.stdout, got.stderr, tt.want)
+			}
+		})
+	}
+}
+
+// optr ledger SUB --help prints SUB's help and only the flags SUB reads;
+// optr ledger --help prints every subcommand's.
+func TestLedgerSubcommandHelp(t *testing.T) {
+	t.Parallel()
+	all := optr(t, "ledger", "--help")
+	for _, s := range ledgerSubcommands {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			got := optr(t, "ledger", s.name, "--help")
+			if got.code != 0 || !strings.HasPrefix(got.stdout, "Usage: optr ledger "+s.name+" [flags]\n\n"+s.help+"\n") {
+				t.Fatalf("optr ledger %s --help: exit %d\n%s", s.name, got.code, got.stdout)
+			}
+			if !strings.Contains(all.stdout, "\n"+s.name+" ") {
+				t.Errorf("optr ledger --help does not list %s:\n%s", s.name, all.stdout)
+			}
+			_, flagsPart, _ := strings.Cut(got.stdout, "\nFlags:\n")
+			for _, other := range ledgerSubcommands {
+				for _, fl := range other.flags {
+					if shown := strings.Contains(flagsPart, "--"+fl+" "); shown != slices.Contains(s.flags, fl) {
+						t.Errorf("--%s shown %v in ledger %s's help", fl, shown, s.name)
+					}
+				}
 			}
 		})
 	}

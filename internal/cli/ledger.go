@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -17,54 +18,61 @@ import (
 	"github.com/optr-dev/optr/internal/standings"
 )
 
-const ledgerUsage = `optr ledger verify|show|stats|checkpoint|prove|keygen [flags]
-
-verify      checks every line of the ledger (its sealed segments in ledger.d/
-            and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
-            --checkpoint FILE (repeatable) also checks that the ledger holds
-            each checkpoint (a signed one against --key-public FILE);
-            --witness-key VKEY (repeatable) also checks that each checkpoint
-            is cosigned by --witness-quorum K of those witnesses (default
-            all of them);
-            --witness walks the git history of the ledger: each commit's
-            ledger a prefix of the next, its Optr-Ledger-* trailers matching,
-            and every head this clone verified before still in it
-            (.git/optr-witness); with --repo owner/repo (and a token in
-            GITHUB_TOKEN) it also checks the heads optr published in its
-            progress comments there;
-            --proof FILE checks an inclusion proof from 'optr ledger prove';
-            --consistency FILE --checkpoint OLD --checkpoint NEW checks a
-            consistency proof from 'optr ledger prove --from' (the ledger
-            file is not read).
-            Exits 0 when all holds, 1 naming the first line, segment, commit,
-            comment or checkpoint that does not.
-show        prints the entries with a header; --kind, --workflow and --last N
-            filter them, --json prints the raw lines.
-stats       prints the standings of the runs recorded since --since (default
-            30d; a span such as 2w or 12h, or a date such as 2026-11-01),
-            --by agent (runs, win rate, admissible rate, median and p90 exec
-            time, tokens, cost, cost per win; and of the pull requests its
-            changes opened: merged, merge rate, median time to merge,
-            reverted, cost per merged change), model (the same per model),
-            constraint (pass rate) or workflow (runs, outcomes); agents
-            rank by merge rate once people merged or closed their changes,
-            by win rate before. --json prints them as JSON, --html FILE
-            writes one self-contained page with charts, over time too. It
-            verifies what it reads (exits 1 naming the line that does not
-            verify); --no-verify reads a broken ledger all the same, and
-            says so.
-checkpoint  prints the ledger head as a C2SP tlog checkpoint (origin, entry
-            count, RFC 6962 Merkle root), signed as a note with --key FILE or
-            $OPTR_LEDGER_KEY.
-prove       prints an inclusion proof of entry --seq N in the current head,
-            or with --from N the consistency proof from the ledger's first N
-            entries to its head (one base64 hash per line, as C2SP
-            tlog-witness sends it).
-keygen      makes a signing key pair: the private key into --key FILE (keep
-            it secret, e.g. the OPTR_LEDGER_KEY secret of the repository),
-            the public key into FILE.pub and on stdout. The key is named
-            after the origin it signs: --origin, else optr/$GITHUB_REPOSITORY,
-            else optr/local.`
+// ledgerSubcommands are the ledger's subcommands, each with what it does
+// and the flags it reads besides --ledger: `optr ledger --help` prints them
+// all, `optr ledger SUB --help` its own with only its flags, and a flag
+// given to a subcommand that does not read it is refused.
+var ledgerSubcommands = []struct {
+	name, help string
+	flags      []string
+}{
+	{"verify", `checks every line of the ledger (its sealed segments in ledger.d/
+and ledger.jsonl, as one chain): canonical JSON, seq, prev, hash.
+--checkpoint FILE (repeatable) also checks that the ledger holds
+each checkpoint (a signed one against --key-public FILE);
+--witness-key VKEY (repeatable) also checks that each checkpoint
+is cosigned by --witness-quorum K of those witnesses (default
+all of them);
+--witness walks the git history of the ledger: each commit's
+ledger a prefix of the next, its Optr-Ledger-* trailers matching,
+and every head this clone verified before still in it
+(.git/optr-witness); with --repo owner/repo (and a token in
+GITHUB_TOKEN) it also checks the heads optr published in its
+progress comments there;
+--proof FILE checks an inclusion proof from 'optr ledger prove';
+--consistency FILE --checkpoint OLD --checkpoint NEW checks a
+consistency proof from 'optr ledger prove --from' (the ledger
+file is not read).
+Exits 0 when all holds, 1 naming the first line, segment, commit,
+comment or checkpoint that does not.`, []string{"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"}},
+	{"show", `prints the entries with a header; --kind, --workflow and --last N
+filter them, --json prints the raw lines.`, []string{"json", "kind", "workflow", "last"}},
+	{"stats", `prints the standings of the runs recorded since --since (default
+30d; a span such as 2w or 12h, or a date such as 2026-11-01),
+--by agent (runs, win rate, admissible rate, median and p90 exec
+time, tokens, cost, cost per win; and of the pull requests its
+changes opened: merged, merge rate, median time to merge,
+reverted, cost per merged change), model (the same per model),
+constraint (pass rate) or workflow (runs, outcomes); agents
+rank by merge rate once people merged or closed their changes,
+by win rate before. --json prints them as JSON, --html FILE
+writes one self-contained page with charts, over time too. It
+verifies what it reads (exits 1 naming the line that does not
+verify); --no-verify reads a broken ledger all the same, and
+says so.`, []string{"json", "since", "by", "html", "no-verify"}},
+	{"checkpoint", `prints the ledger head as a C2SP tlog checkpoint (origin, entry
+count, RFC 6962 Merkle root), signed as a note with --key FILE or
+$OPTR_LEDGER_KEY.`, []string{"origin", "key"}},
+	{"prove", `prints an inclusion proof of entry --seq N in the current head,
+or with --from N the consistency proof from the ledger's first N
+entries to its head (one base64 hash per line, as C2SP
+tlog-witness sends it).`, []string{"origin", "key", "seq", "from"}},
+	{"keygen", `makes a signing key pair: the private key into --key FILE (keep
+it secret, e.g. the OPTR_LEDGER_KEY secret of the repository),
+the public key into FILE.pub and on stdout. The key is named
+after the origin it signs: --origin, else optr/$GITHUB_REPOSITORY,
+else optr/local.`, []string{"origin", "key"}},
+}
 
 // ledgerFlags are the flags of every ledger subcommand.
 type ledgerFlags struct {
@@ -104,23 +112,16 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	fs.StringVar(&f.by, "by", standings.ByAgent, "stats: agent, model, constraint or workflow")
 	fs.StringVar(&f.html, "html", "", "stats: also write the standings as one HTML page into this file")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "stats: do not verify the ledger's lines before counting them (said in the output)")
-	if err := c.parse(fs, ledgerUsage, args); err != nil {
+	if err := c.parseUsage(fs, func() string { return ledgerUsage(fs) }, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		c.printUsage(c.Stderr, fs, ledgerUsage)
+		c.printUsage(c.Stderr, fs, ledgerUsage(fs))
 		return usageErr(errors.New("ledger needs a subcommand: verify, show, stats, checkpoint, prove or keygen"))
 	}
 	sub := fs.Arg(0)
 	f.fromSet = fs.Changed("from")
-	if err := onlyFor(fs, sub, map[string][]string{
-		"verify":     {"checkpoint", "key-public", "witness", "proof", "origin", "consistency", "witness-key", "witness-quorum", "repo"},
-		"show":       {"json", "kind", "workflow", "last"},
-		"stats":      {"json", "since", "by", "html", "no-verify"},
-		"checkpoint": {"origin", "key"},
-		"prove":      {"origin", "key", "seq", "from"},
-		"keygen":     {"origin", "key"},
-	}); err != nil {
+	if err := onlyFor(fs, sub); err != nil {
 		return err
 	}
 	switch sub {
@@ -140,23 +141,61 @@ func (c *CLI) cmdLedger(ctx context.Context, args []string) error {
 	return usageErr(fmt.Errorf("unknown ledger subcommand %q (want verify, show, stats, checkpoint, prove or keygen)", sub))
 }
 
+// ledgerSubcommand returns the flags sub reads, and whether it is one of
+// the ledger's subcommands.
+func ledgerSubcommand(sub string) (flags []string, ok bool) {
+	for _, s := range ledgerSubcommands {
+		if s.name == sub {
+			return append([]string{"ledger", "help"}, s.flags...), true
+		}
+	}
+	return nil, false
+}
+
+// ledgerUsage is the usage of the ledger command as parsed into fs: with
+// one subcommand named, that subcommand's alone, the flags it does not
+// read hidden; else every subcommand's.
+func ledgerUsage(fs *pflag.FlagSet) string {
+	if fs.NArg() == 1 {
+		if flags, ok := ledgerSubcommand(fs.Arg(0)); ok {
+			fs.VisitAll(func(fl *pflag.Flag) { fl.Hidden = !slices.Contains(flags, fl.Name) })
+			for _, s := range ledgerSubcommands {
+				if s.name == fs.Arg(0) {
+					return "optr ledger " + s.name + " [flags]\n\n" + s.help
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	names := make([]string, len(ledgerSubcommands))
+	for i, s := range ledgerSubcommands {
+		names[i] = s.name
+	}
+	b.WriteString("optr ledger " + strings.Join(names, "|") + " [flags]\n")
+	for _, s := range ledgerSubcommands {
+		b.WriteString("\n")
+		for i, line := range strings.Split(s.help, "\n") {
+			if i == 0 {
+				fmt.Fprintf(&b, "%-12s%s", s.name, line)
+			} else {
+				b.WriteString("\n" + strings.Repeat(" ", 12) + line)
+			}
+		}
+	}
+	return b.String()
+}
+
 // onlyFor refuses a flag given to a subcommand that does not read it.
-func onlyFor(fs *pflag.FlagSet, sub string, allowed map[string][]string) error {
-	ok, known := allowed[sub]
+func onlyFor(fs *pflag.FlagSet, sub string) error {
+	ok, known := ledgerSubcommand(sub)
 	if !known {
 		return nil
 	}
 	var err error
 	fs.Visit(func(fl *pflag.Flag) {
-		if err != nil || fl.Name == "ledger" || fl.Name == "help" {
-			return
+		if err == nil && !slices.Contains(ok, fl.Name) {
+			err = usageErr(fmt.Errorf("--%s does not apply to ledger %s", fl.Name, sub))
 		}
-		for _, a := range ok {
-			if a == fl.Name {
-				return
-			}
-		}
-		err = usageErr(fmt.Errorf("--%s does not apply to ledger %s", fl.Name, sub))
 	})
 	return err
 }
