@@ -12,6 +12,13 @@
 //     and loads through config.Parse. A block that cannot be checked whole
 //     is listed, with the reason, in the test's skip table; a block that
 //     fits no kind fails the test.
+//   - Every ```sh block of README.md and docs/*.md runs as written, with
+//     the optr this tree builds, in a copy of the offline demo (or against
+//     a fake provider where it exports a key); a block that cannot run
+//     here is parsed by optr (each command with --help) or listed with the
+//     reason, in the test's table. Every fenced block says its language
+//     (sh, yaml or text), and every synopsis in a text block ("optr run
+//     [--config F] …") names only flags the command's --help lists.
 //   - Every workflow, in the docs and in .github/workflows, checks out with
 //     persist-credentials: false, gives optr only inputs action.yml
 //     declares, and starts optr on issue events only behind the trigger
