@@ -48,6 +48,12 @@ type commandBlock struct {
 	// skip are lines of the block that do not run here, each with the
 	// reason.
 	skip map[string]string
+	// env is the environment the block runs with, as the text around it
+	// says the user's is.
+	env []string
+	// programs are put on PATH as programs that exit 0: what the text
+	// supposes the user has installed.
+	programs []string
 	// fake: the block runs with an OpenAI fake's base URL in
 	// OPENAI_BASE_URL, its key the one the block exports.
 	fake bool
@@ -65,6 +71,10 @@ var commandBlocks = []commandBlock{
 	{file: "README.md", holds: "gh label create optr", how: howNone,
 		reason: "gh creates the label on GitHub; the workflow optr init writes runs the same command (cmd/optr's init test lints it)"},
 	{file: "README.md", holds: "export OPENAI_API_KEY=sk-...", how: howRun, fake: true},
+	{file: "README.md", holds: "optr init", how: howRun, before: "git init -q\n",
+		skip:     map[string]string{"go install github.com/optr-dev/optr/cmd/optr@latest": "installs a release from the module proxy; the block runs the optr this tree builds"},
+		env:      []string{"GH_TOKEN=gho_docs_test"},
+		programs: []string{"copilot"}},
 	{file: "docs/actions.md", holds: "optr plan --config testdata/demo/optr.yml", how: howRun},
 	{file: "docs/benchmarks.md", holds: "go run ./cmd/optr-bench", how: howNone,
 		reason: "the benchmarks take minutes and measure the machine they run on, which no test can judge"},
@@ -144,7 +154,17 @@ func TestDocsCommands(t *testing.T) {
 				demotest.Copy(t, dir)
 				sessions[e.session] = dir
 			}
-			env := []string{}
+			env := slices.Clone(e.env)
+			path := []string{filepath.Dir(bin)}
+			if len(e.programs) > 0 {
+				programs := t.TempDir()
+				for _, p := range e.programs {
+					if err := os.WriteFile(filepath.Join(programs, p), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				path = append(path, programs)
+			}
 			var fake *llmtest.Server
 			if e.fake {
 				fake = llmtest.NewOpenAI(t)
@@ -161,9 +181,9 @@ func TestDocsCommands(t *testing.T) {
 				continue
 			}
 			if e.before != "" {
-				runScript(t, name+" (what the text before it supposes)", bin, dir, env, e.before)
+				runScript(t, name+" (what the text before it supposes)", path, dir, env, e.before)
 			}
-			runScript(t, name, bin, dir, env, script)
+			runScript(t, name, path, dir, env, script)
 			if fake != nil && len(fake.Requests()) == 0 {
 				t.Errorf("%s: ran without asking the fake provider anything", name)
 			}
@@ -206,14 +226,15 @@ const goShim = `go() {
 }
 `
 
-// runScript runs script with sh -e in dir: the built optr first on PATH, a
-// HOME of its own, no variable of the test's environment but PATH, plus env.
-func runScript(t *testing.T, name, bin, dir string, env []string, script string) {
+// runScript runs script with sh -e in dir: path's directories (the built
+// optr's first) before the test's PATH, a HOME of its own, no other
+// variable of the test's environment, plus env.
+func runScript(t *testing.T, name string, path []string, dir string, env []string, script string) {
 	t.Helper()
 	cmd := exec.Command("sh", "-e", "-c", goShim+script)
 	cmd.Dir = dir
 	cmd.Env = append([]string{
-		"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + strings.Join(append(path, os.Getenv("PATH")), string(os.PathListSeparator)),
 		"HOME=" + t.TempDir(),
 		"TMPDIR=" + t.TempDir(),
 	}, env...)
