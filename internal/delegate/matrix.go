@@ -65,6 +65,7 @@ func RunSpecialist(ctx context.Context, in Input, a Assignment, reportPath strin
 	llm := in.isLLM(a.Agent)
 	t.Agent = &specialist{Agent: t.Agent, name: a.Name, llm: llm, topic: a.Topic, path: reportPath,
 		brief: specialistBrief(in.Intent, a.Topic, reportPath, llm), dir: in.Dir, redact: in.Redact}
+	t.Configured = a.Agent
 	r := &runner{in: in, o: &Outcome{}}
 	results, err := executor.Run(ctx, r.options([]executor.Task{t}))
 	if len(results) == 0 {

@@ -283,6 +283,7 @@ func (r *runner) research(ctx context.Context, plan []planned) (aborted, err err
 			llm := r.in.isLLM(c.agent)
 			t.Agent = &specialist{Agent: t.Agent, name: c.name, llm: llm, topic: p.topic, path: c.path,
 				brief: specialistBrief(r.in.Intent, p.topic, c.path, llm), dir: r.in.Dir, redact: r.in.Redact}
+			t.Configured = c.agent
 			tasks = append(tasks, t)
 		}
 	}
@@ -361,7 +362,7 @@ func (r *runner) judge(ctx context.Context, p planned, results []*executor.Resul
 		tr.Failure = &f
 		return tr
 	}
-	if len(results) > 1 || r.in.isLLM(agentOf(p, chosen.Agent)) {
+	if len(results) > 1 || r.in.isLLM(chosen.ConfiguredAgent()) {
 		// optr writes the report: no specialist could write reports/.
 		if err := datalake.WriteOnce(p.path, []byte(chosen.Output)); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("write the report of topic %03d: %w", p.n, err))
@@ -373,16 +374,6 @@ func (r *runner) judge(ctx context.Context, p planned, results []*executor.Resul
 	tr.Valid, tr.Meta, tr.SHA256, tr.Bytes = true, meta, chosen.OutputSHA256, len(chosen.Output)
 	tr.Failure = nil
 	return tr
-}
-
-// agentOf returns the configured agent behind a result name of topic p.
-func agentOf(p planned, name string) string {
-	for _, c := range p.cands {
-		if c.name == name {
-			return c.agent
-		}
-	}
-	return ""
 }
 
 // thresholdOutlook is the outlook of the specialists' fan-out (task i

@@ -26,6 +26,9 @@ import (
 func (x *execution) runAgent(t Task, name, replaces string, req agent.Request, at int, tried []string) (*Result, *escalation.Escalation) {
 	start := x.now()
 	r := &Result{Agent: name, Provider: t.Provider, Model: t.Model, StartedAt: start.UTC(), Replaces: replaces}
+	if t.Configured != name {
+		r.Configured = t.Configured
+	}
 	agentName := t.Agent.Name()
 	x.mu.Lock()
 	if replaces == "" { // a spare was marked running when it was reserved

@@ -26,6 +26,7 @@ func (r *Result) Candidate() selection.Candidate {
 	}
 	c := selection.Candidate{
 		Agent:      r.Agent,
+		Configured: r.ConfiguredAgent(),
 		HasOutput:  r.HasOutput(),
 		Admissible: r.HasOutput() && r.Checks.Admissible,
 		Passed:     passed,

@@ -31,6 +31,10 @@ type Task struct {
 	// (check.WithDir), so that a check such as go test ./... tests this
 	// agent's change.
 	Dir string
+	// Configured names the configured agent (agents.<name>) behind Agent
+	// when Agent's Name is another: a delegation's candidate is named
+	// <agent>.<NNN>. Its result carries it (Result.Configured).
+	Configured string
 }
 
 // Event reports an agent's state change, for live progress displays.

@@ -90,6 +90,12 @@ type Result struct {
 	// (reassign); ReplacedBy names the agent that took over this one's.
 	Replaces   string `json:"replaces,omitempty"`
 	ReplacedBy string `json:"replaced_by,omitempty"`
+	// Configured names the configured agent whose result this is when
+	// Agent is another name for it (a delegation's candidate,
+	// <agent>.<NNN>); empty when Agent is the configured name. What is
+	// learned of an agent — selection.preference, what people did with its
+	// pull requests — is looked up by it (ConfiguredAgent).
+	Configured string `json:"configured,omitempty"`
 	// SynthesizedFrom names the agents whose partial outputs the
 	// synthesis step was given (set on the synthesis result only).
 	SynthesizedFrom []string `json:"synthesized_from,omitempty"`
@@ -122,6 +128,15 @@ type Result struct {
 
 // HasOutput reports whether the agent produced output worth considering.
 func (r *Result) HasOutput() bool { return r.Output != "" || r.OutputFile != nil }
+
+// ConfiguredAgent is the configured agent (agents.<name>) whose result r
+// is: Configured, else Agent.
+func (r *Result) ConfiguredAgent() string {
+	if r.Configured != "" {
+		return r.Configured
+	}
+	return r.Agent
+}
 
 // Spooled reports whether the output or the raw text is on disk.
 func (r *Result) Spooled() bool { return r.OutputFile != nil || r.RawFile != nil }

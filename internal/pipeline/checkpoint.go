@@ -126,8 +126,13 @@ func (rep *report) track() checkpoint.Track {
 	if agent == "" {
 		agent = rep.Selection.Best
 	}
+	res := rep.result(agent)
+	if res == nil {
+		return checkpoint.Track{}
+	}
+	agent = res.ConfiguredAgent() // a delegation's candidate is <agent>.<NNN>
 	r, ok := rep.records[agent]
-	if !ok || agent == "" {
+	if !ok {
 		return checkpoint.Track{}
 	}
 	return checkpoint.Track{Agent: agent, Merged: r.Merged, Closed: r.Closed}

@@ -52,7 +52,7 @@ func (p *Prepared) choose(ctx context.Context, rep *report, results []*executor.
 	cands := make([]selection.Candidate, len(results))
 	for i, r := range results {
 		cands[i] = r.Candidate()
-		cands[i].Kept = records[r.Agent]
+		cands[i].Kept = records[r.ConfiguredAgent()]
 	}
 	return selection.Select(cands, rules)
 }

@@ -209,3 +209,70 @@ func countVerdicts(vs []check.Verdict, constraint string) int {
 	}
 	return n
 }
+
+// TestDelegationCandidatesWeighedAsTheirAgents: a delegation's candidates
+// are results named <agent>.<NNN>, and what is known of their agents
+// counts for them as it does for a select run's results: the agent
+// selection.preference names first, and the agent whose pull requests
+// people merged, wins a tie of scores. Looked up by the result's name,
+// neither applied (no agent is named alpha.001) and the tie went to
+// alpha by name.
+func TestDelegationCandidatesWeighedAsTheirAgents(t *testing.T) {
+	t.Parallel()
+	plan := `INVOCATION_PLAN_READY: 1
+[{"topic":"hash chains","focus":"why"}]
+RESEARCH_COORDINATOR_COMPLETE: SUCCESS`
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, selection string
+		merged, closed  map[string]int
+	}{
+		{name: "preference", selection: "  weights: { invariants: 40, ttv: 0, exec: 0, preference: 10 }\n  preference: [beta, alpha]\n"},
+		{name: "pull requests", selection: "  weights: { invariants: 40, ttv: 0, exec: 0, preference: 0 }\n",
+			merged: map[string]int{"beta": 2}, closed: map[string]int{"alpha": 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewOpenAI(t)
+			srv.SetDefault(llmtest.Reply{Text: llmtest.Answer(topicReport, 10)})
+			cfg, err := config.Parse("candidates.yml", []byte(fmt.Sprintf(`agents:
+  alpha: { provider: openai, model: gpt-4.1, base-url: %[1]q, max-tokens: 1000 }
+  beta: { provider: openai, model: gpt-4.1, base-url: %[1]q, max-tokens: 1000 }
+  planner: { provider: command, run: [sh, -c, 'cat >/dev/null; printf "%%s\n" "$PLAN"'], env: { PLAN: %[2]q } }
+pipelines:
+  research: { mode: delegate, coordinator: planner, agents: [alpha, beta], candidates: 2, max-topics: 1 }
+selection:
+%[3]s  on-no-admissible: fail
+`, srv.URL, plan, tc.selection)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := spec(t, cfg, "candidates-1", t.TempDir())
+			sp.Pipeline = "research"
+			if tc.merged != nil {
+				recordsLedger(t, sp.LedgerPath, now, tc.merged, tc.closed)
+			}
+			deps := demoDeps()
+			deps.Getenv, deps.Now = srv.Getenv, func() time.Time { return now }
+			rep, err := (&Driver{Deps: deps}).Run(t.Context(), sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Status != status.Completed {
+				t.Fatalf("status %s: %s", rep.Status, rep.Message)
+			}
+			reports, _ := lastRun(t, sp.LedgerPath).Fields["reports"].([]any)
+			if len(reports) != 1 {
+				t.Fatalf("reports %v, want the one topic's", reports)
+			}
+			if got, _ := reports[0].(map[string]any)["agent"].(string); got != "beta.001" {
+				t.Errorf("the topic's report is %q's, want beta.001's", got)
+			}
+			for _, r := range rep.Results {
+				if want, _, _ := strings.Cut(r.Agent, "."); r.Agent != "planner" && r.Configured != want {
+					t.Errorf("result %s says it is agent %q's, want %q's", r.Agent, r.Configured, want)
+				}
+			}
+		})
+	}
+}

@@ -14,7 +14,11 @@ import (
 
 // Candidate is one agent's result as selection sees it.
 type Candidate struct {
-	Agent string
+	// Agent is the result's name; Configured the configured agent
+	// (agents.<name>) it is of, which selection.preference names — they
+	// differ for a delegation's candidates, <agent>.<NNN>. An empty
+	// Configured is Agent.
+	Agent, Configured string
 	// HasOutput is false for agents that produced nothing usable.
 	HasOutput bool
 	// Admissible is true when every hard constraint passed.
@@ -31,6 +35,14 @@ type Candidate struct {
 	// Kept is what people did with the agent's changes lately: it breaks
 	// a tie of scores (architecture §4.19).
 	Kept Record
+}
+
+// configured is the configured agent c is a result of.
+func (c Candidate) configured() string {
+	if c.Configured != "" {
+		return c.Configured
+	}
+	return c.Agent
 }
 
 // Record is what people did with an agent's pull requests lately: how
@@ -114,7 +126,7 @@ func Select(cands []Candidate, sel config.Selection) Result {
 			r.Invariants = w.Invariants * share(c.Passed, c.Verified)
 			r.TTV = w.TTV * ratio(minTTV, c.TTV)
 			r.Exec = w.Exec * ratio(minExec, c.Exec)
-			r.Preference = w.Preference * preference(sel.Preference, c.Agent)
+			r.Preference = w.Preference * preference(sel.Preference, c.configured())
 			r.Score = round2(r.Invariants + r.TTV + r.Exec + r.Preference)
 			r.Invariants, r.TTV, r.Exec, r.Preference = round2(r.Invariants), round2(r.TTV), round2(r.Exec), round2(r.Preference)
 		}
