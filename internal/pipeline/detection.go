@@ -42,20 +42,26 @@ type Detection struct {
 // them are in the ledger and optr-selection.json.
 const maxMessageFindings = 10
 
-// Scanner scans one result for threats: the Driver's, which the next
-// delivery paths (a push to a pull request's branch) call too.
+// Scanner scans results for threats: the run's one (Prepared.Scanner),
+// whichever of its steps scans.
 type Scanner struct {
 	Config   *config.Config
 	Detector detect.Detector
 }
 
-// NewScanner returns the run's Scanner: the built-in detectors, and the
-// LLM detector when the config names one (built like every agent of the
-// run, its output redacted).
-func (p *Prepared) NewScanner() (*Scanner, error) {
+// Scanner returns the run's Scanner, made on first use: the built-in
+// detectors, and the LLM detector when the config names one (built like
+// every agent of the run, its output redacted). Every scan of the run —
+// detection.all's of each candidate, in every selection a mode makes, and
+// π*'s — spends from its one bound: the run's detection is bounded in
+// all, not per scanner.
+func (p *Prepared) Scanner() (*Scanner, error) {
+	p.scannerOnce.Do(func() { p.scanner, p.scannerErr = p.newScanner() })
+	return p.scanner, p.scannerErr
+}
+
+func (p *Prepared) newScanner() (*Scanner, error) {
 	cfg := p.Spec.Config
-	// One bound for every result this Scanner scans (detection.all scans
-	// each candidate): the run's detection is bounded in all.
 	d := detect.Detector{Redactor: p.agents.secret, Workflow: p.Spec.Workflow, RunID: p.Spec.RunID, Dir: p.Spec.Dir, Bound: detect.NewBound()}
 	if name := cfg.Detection.Agent; name != "" {
 		a, err := p.agents.get(name)
@@ -125,7 +131,7 @@ func (d *Driver) detect(ctx context.Context, p *Prepared, rep *report) {
 		return // its delivery fails as it is: nothing to ask a human about
 	}
 	if rep.Detection = rep.scanned[name]; rep.Detection == nil { // all: true scanned it already
-		s, err := p.NewScanner()
+		s, err := p.Scanner()
 		if err == nil {
 			if r := rep.result(name); r != nil {
 				rep.Detection, err = s.Scan(ctx, &rep.Outcome, r)
@@ -241,7 +247,7 @@ func (p *Prepared) scanAll(ctx context.Context, rep *report, results []*executor
 			continue
 		}
 		if s == nil && err == nil {
-			s, err = p.NewScanner()
+			s, err = p.Scanner()
 		}
 		var det *Detection
 		if err == nil {

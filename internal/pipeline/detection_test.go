@@ -191,3 +191,31 @@ detection: { all: true }
 		t.Errorf("π*'s verdict %v", det)
 	}
 }
+
+// TestOneDetectionBoundPerRun: every scan of a run — detection.all's in
+// each selection a mode makes (a delegation chooses once per topic), and
+// π*'s — spends from one detection bound, so that a run's detection is
+// bounded at one bound's worth of work and time, not one per scanner.
+func TestOneDetectionBoundPerRun(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse("optr.yml", []byte("agents:\n  a: { provider: command, run: [cat] }\ndetection: { all: true }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(Spec{Config: cfg, Workflow: "w", RunID: "r-1", Intent: "x",
+		Datalake: t.TempDir(), LedgerPath: t.TempDir() + "/ledger.jsonl", Dir: t.TempDir()}, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := p.Scanner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := p.Scanner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Detector.Bound == nil || again.Detector.Bound != first.Detector.Bound {
+		t.Fatalf("the run's scans have bounds %p and %p, want one", first.Detector.Bound, again.Detector.Bound)
+	}
+}

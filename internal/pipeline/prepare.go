@@ -51,6 +51,11 @@ type Prepared struct {
 	recordsFrom ledger.Store
 	recordsOnce sync.Once
 	records     map[string]selection.Record
+	// scanner is the run's threat Scanner (Scanner), made once: every scan
+	// of the run spends from its one detection bound.
+	scanner     *Scanner
+	scannerErr  error
+	scannerOnce sync.Once
 }
 
 // Settle waits until the run's worktrees, discarded when its agents were
