@@ -214,7 +214,7 @@ func (c *CLI) report(rep *pipeline.Outcome, asJSON bool) error {
 		return c.writeJSON(outcome(rep, nil))
 	}
 	v := rep.View()
-	w := &errWriter{w: c.Stdout}
+	w := &strings.Builder{} // written at once: one write error to check
 	io.WriteString(w, progress.TextTable(v.Table, v.Selected))
 	if len(v.Unverified) > 0 {
 		fmt.Fprintf(w, "not verified: %s (the intent names them, but the config defines no such constraint and no judge agent is configured: they neither block nor score)\n",
@@ -244,7 +244,8 @@ func (c *CLI) report(rep *pipeline.Outcome, asJSON bool) error {
 	if rep.Status == status.Paused {
 		c.pausedOptions(w, rep)
 	}
-	return w.err
+	_, err := io.WriteString(c.Stdout, w.String())
+	return err
 }
 
 // pausedOptions says how to answer the checkpoint rep waits at: its
@@ -279,20 +280,4 @@ func resumeFlags(s pipeline.Spec) string {
 		out += " --datalake " + s.Datalake
 	}
 	return out
-}
-
-// errWriter remembers the first write error so a sequence of prints can be
-// checked once.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

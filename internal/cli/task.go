@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/optr-dev/optr/internal/matrix"
@@ -71,10 +72,10 @@ func (c *CLI) cmdTask(ctx context.Context, args []string) error {
 		}
 		return err
 	}
-	w := &errWriter{w: c.Stdout}
-	fmt.Fprintf(w, "task %s (agent %s): %s, admissible: %t → %s\n", o.Task, o.Agent, o.Status, o.Admissible, o.Dir)
+	text := fmt.Sprintf("task %s (agent %s): %s, admissible: %t → %s\n", o.Task, o.Agent, o.Status, o.Admissible, o.Dir)
 	if o.Error != "" {
-		fmt.Fprintf(w, "error: %s\n", o.Error)
+		text += fmt.Sprintf("error: %s\n", o.Error)
 	}
-	return errors.Join(err, w.err)
+	_, werr := io.WriteString(c.Stdout, text)
+	return errors.Join(err, werr)
 }

@@ -26,7 +26,7 @@ func (r *Run) CanRun(p Process) error {
 		if !r.Off() {
 			base = env.Base(r.s.Environ)
 		}
-		environ = dedupe(append(slices.Clone(base), p.Env...))
+		environ = env.Merge(base, p.Env)
 	}
 	path, _ := env.Lookup(environ, "PATH")
 	prog, err := program.Resolve(p.Program, p.Dir, path)

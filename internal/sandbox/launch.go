@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +83,7 @@ func (r *Run) Command(p Process) (*Launch, error) {
 		if r != nil {
 			environ = r.s.Environ
 		}
-		l.env = dedupe(append(slices.Clone(environ), p.Env...))
+		l.env = env.Merge(environ, p.Env)
 		return l, nil
 	}
 	if err := l.makeDirs(); err != nil {
@@ -120,7 +119,7 @@ func (r *Run) Command(p Process) (*Launch, error) {
 			e = append(e, name+"="+v)
 		}
 	}
-	l.env = dedupe(append(e, p.Env...))
+	l.env = env.Merge(e, p.Env)
 	l.install = installOf(p, l.env)
 	if r.uid >= 0 {
 		for _, d := range l.install {
@@ -464,24 +463,4 @@ func safeName(name string) string {
 		}
 		return '_'
 	}, strings.ToLower(name))
-}
-
-// dedupe keeps one entry per variable: the last value, at the place of
-// the first.
-func dedupe(envs []string) []string {
-	at := make(map[string]int, len(envs))
-	out := make([]string, 0, len(envs))
-	for _, kv := range envs {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if i, seen := at[k]; seen {
-			out[i] = kv
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/sandbox"
+	sandboxenv "github.com/optr-dev/optr/internal/sandbox/env"
 )
 
 // environ builds the attempt's environment: the base, then the configured
@@ -22,7 +23,7 @@ func (a *Agent) environ(req agent.Request) []string {
 	if base == nil {
 		base = os.Environ()
 	}
-	return withoutEmptyFeedback(dedupe(append(slices.Clone(base), a.ownVars(req)...)), req)
+	return withoutEmptyFeedback(sandboxenv.Merge(base, a.ownVars(req)), req)
 }
 
 // ownVars are the attempt's own variables: the configured env, then the
@@ -96,32 +97,8 @@ func outputDir(req agent.Request) string {
 	return abs
 }
 
-// dedupe keeps one entry per variable: the last value, at the place of the
-// first. Entries without '=' are dropped.
-func dedupe(env []string) []string {
-	at := make(map[string]int, len(env))
-	out := env[:0:0]
-	for _, kv := range env {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if i, seen := at[k]; seen {
-			out[i] = kv
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
-}
-
-// getenv returns the value of key in env.
+// getenv returns the value of key in env (its last), "" when unset.
 func getenv(env []string, key string) string {
-	for _, kv := range slices.Backward(env) {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
+	v, _ := sandboxenv.Lookup(env, key)
+	return v
 }

@@ -6,34 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/config"
 )
-
-func TestDedupe(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		in   []string
-		want []string
-	}{
-		{"empty", nil, []string{}},
-		{"no duplicates", []string{"A=1", "B=2"}, []string{"A=1", "B=2"}},
-		{"last value at the first place", []string{"A=1", "B=2", "A=3"}, []string{"A=3", "B=2"}},
-		{"empty value and '=' in a value", []string{"A=", "B=x=y", "A=z"}, []string{"A=z", "B=x=y"}},
-		{"entry without '=' dropped", []string{"junk", "A=1"}, []string{"A=1"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if diff := cmp.Diff(tt.want, dedupe(tt.in), cmpopts.EquateEmpty()); diff != "" {
-				t.Fatalf("dedupe (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 func TestEnvironDoesNotChangeTheBase(t *testing.T) {
 	t.Parallel()

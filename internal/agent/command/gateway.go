@@ -8,6 +8,7 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/gateway"
 	"github.com/optr-dev/optr/internal/sandbox"
+	sandboxenv "github.com/optr-dev/optr/internal/sandbox/env"
 )
 
 // gatewayRun is one attempt's use of the model gateway (architecture
@@ -51,7 +52,7 @@ func (g *gatewayRun) env(env []string, launch *sandbox.Launch) ([]string, error)
 			return env, err
 		}
 	}
-	return dedupe(append(env, g.tab.Env(addr)...)), nil
+	return sandboxenv.Merge(env, g.tab.Env(addr)), nil
 }
 
 // close ends the attempt's record (once; later calls do nothing).

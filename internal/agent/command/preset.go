@@ -13,6 +13,7 @@ import (
 	"github.com/optr-dev/optr/internal/preset"
 	"github.com/optr-dev/optr/internal/redact"
 	"github.com/optr-dev/optr/internal/sandbox"
+	sandboxenv "github.com/optr-dev/optr/internal/sandbox/env"
 )
 
 // MaxTranscript bounds the transcript a preset's agent keeps of one
@@ -49,7 +50,7 @@ type presetRun struct {
 func (a *Agent) startPreset(env []string, launch *sandbox.Launch) (*presetRun, []string, error) {
 	p := a.preset
 	look := func(k string) string { return getenv(env, k) }
-	env = dedupe(append(env, p.Derived(look, a.env)...))
+	env = sandboxenv.Merge(env, p.Derived(look, a.env))
 	r := &presetRun{reader: preset.NewReader(p.Format)}
 	home, uid, gid := "", -1, -1
 	if launch != nil && launch.Home() != "" {
@@ -63,7 +64,7 @@ func (a *Agent) startPreset(env []string, launch *sandbox.Launch) (*presetRun, [
 			return nil, nil, fmt.Errorf("make a HOME for %s: %w", a.name, err)
 		}
 		home, r.ownHome = dir, dir
-		env = dedupe(append(env, "HOME="+dir))
+		env = sandboxenv.Merge(env, []string{"HOME=" + dir})
 	}
 	if err := seed(home, p.Home(func(k string) string { return getenv(env, k) }), uid, gid); err != nil {
 		r.close()

@@ -63,6 +63,34 @@ func Lookup(environ []string, key string) (string, bool) {
 	return "", false
 }
 
+// Merge joins lists of "KEY=value" entries into one environment with one
+// entry per variable: a later value replaces an earlier one, at the place
+// of the first. Entries without '=' are dropped; the lists are not
+// changed. Every environment optr starts a process with is made by it.
+func Merge(lists ...[]string) []string {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	at := make(map[string]int, n)
+	out := make([]string, 0, n)
+	for _, l := range lists {
+		for _, kv := range l {
+			k, _, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			if i, seen := at[k]; seen {
+				out[i] = kv
+				continue
+			}
+			at[k] = len(out)
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // lcNames are the locale categories FromGetenv looks for (it cannot list
 // the environment).
 var lcNames = []string{"LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME"}

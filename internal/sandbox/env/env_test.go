@@ -71,3 +71,32 @@ func TestLookupTakesTheLastValue(t *testing.T) {
 		t.Fatal("Lookup found an unset variable")
 	}
 }
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		lists [][]string
+		want  []string
+	}{
+		{"empty", nil, []string{}},
+		{"no duplicates", [][]string{{"A=1", "B=2"}}, []string{"A=1", "B=2"}},
+		{"last value at the first place", [][]string{{"A=1", "B=2", "A=3"}}, []string{"A=3", "B=2"}},
+		{"a later list replaces", [][]string{{"A=1", "B=2"}, {"C=3", "A=4"}}, []string{"A=4", "B=2", "C=3"}},
+		{"empty value and '=' in a value", [][]string{{"A=", "B=x=y"}, {"A=z"}}, []string{"A=z", "B=x=y"}},
+		{"entry without '=' dropped", [][]string{{"junk", "A=1"}}, []string{"A=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, Merge(tt.lists...)); diff != "" {
+				t.Fatalf("Merge (-want +got):\n%s", diff)
+			}
+		})
+	}
+	base := make([]string, 1, 10) // spare capacity an append could write into
+	base[0] = "A=1"
+	if got := Merge(base, []string{"A=2", "B=3"}); base[0] != "A=1" || len(got) != 2 || got[0] != "A=2" {
+		t.Errorf("Merge changed its input %q, or gave %q", base, got)
+	}
+}
