@@ -43,7 +43,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.write(w, id, http.StatusNotFound, nil, s.d.failure(in, http.StatusNotFound, "", ""), false)
 		return
 	}
-	if status, msg := s.d.admit(r.Header, s.Key); status != 0 {
+	s.mu.Lock()
+	key := s.Key
+	s.mu.Unlock()
+	if status, msg := s.d.admit(r.Header, key); status != 0 {
 		s.write(w, id, status, nil, s.d.failure(in, status, "", msg), false)
 		return
 	}

@@ -52,6 +52,16 @@ func newServer(t testing.TB, d dialect, tls bool) *Server {
 	return s
 }
 
+// SetKey makes key the only credential the server accepts, in place of
+// the random one it starts with: for a client whose key is fixed, such as
+// the docs' "sk-...". Call it while the server may take requests (from
+// another process) rather than assigning Key, which the handler reads.
+func (s *Server) SetKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Key = key
+}
+
 // Script appends replies to the script; they are served in order, one per
 // admitted request, before the default reply.
 func (s *Server) Script(replies ...Reply) {
