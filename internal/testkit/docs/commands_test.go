@@ -172,7 +172,7 @@ func TestDocsCommands(t *testing.T) {
 				if key == nil {
 					t.Fatalf("%s: a fake provider, but the block exports no OPENAI_API_KEY", name)
 				}
-				fake.Key = key[1]
+				fake.SetKey(key[1])
 				env = append(env, "OPENAI_BASE_URL="+fake.URL)
 			}
 			script, err := e.script(b.block.Text)
