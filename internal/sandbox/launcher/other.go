@@ -20,6 +20,7 @@ func Init() {}
 type Process struct {
 	NewNet   bool
 	UID, GID int
+	Sudo     string
 }
 
 // Launch is one program being started through the launcher.

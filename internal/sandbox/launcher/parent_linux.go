@@ -30,6 +30,10 @@ type Process struct {
 	// the program runs as (optr must be root to ask); supplementary groups
 	// are dropped. Negative: optr's own user.
 	UID, GID int
+	// Sudo, when set, is the sudo that starts the launcher as root for an
+	// optr that is not (sudo.go): UID and GID are then the user the
+	// program runs as, with no supplementary group — optr's own.
+	Sudo string
 }
 
 // Launch is one program being started through the launcher.
@@ -38,6 +42,9 @@ type Launch struct {
 	progs programs
 	ctl   *net.UnixConn
 	child *os.File
+	// relay, for a launcher started through sudo, is where optr waits
+	// for it to connect instead of handing it child.
+	relay *relay
 	// lines reads the launcher's messages after its first; caps is what
 	// the launcher said it can enforce.
 	lines *bufio.Reader
@@ -82,6 +89,9 @@ func Wrap(cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
 
 // wrap is Wrap with the launcher progs names.
 func wrap(cmd *exec.Cmd, spec Spec, p Process, progs programs) (*Launch, error) {
+	if p.Sudo != "" {
+		return wrapSudo(cmd, spec, p, progs)
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("launcher control socket: %w", err)
@@ -94,6 +104,17 @@ func wrap(cmd *exec.Cmd, spec Spec, p Process, progs programs) (*Launch, error) 
 		return nil, fmt.Errorf("launcher control socket: %w", err)
 	}
 	l := &Launch{progs: progs, ctl: fc.(*net.UnixConn), child: os.NewFile(uintptr(fds[1]), "launcher-control")}
+	l.spec = p.specFor(cmd, spec)
+	cmd.Path = progs.launcher
+	cmd.Args = []string{Name}
+	cmd.Env = slices.Clone(launcherEnv)
+	cmd.ExtraFiles = []*os.File{l.child}
+	return l, nil
+}
+
+// specFor completes spec for cmd's program (its Path, Args and Env, this
+// build) and sets the namespaces and credentials of p on cmd.
+func (p Process) specFor(cmd *exec.Cmd, spec Spec) Spec {
 	spec.Build = child.Build()
 	spec.Path, spec.Args, spec.Env = cmd.Path, cmd.Args, cmd.Env
 	if spec.Env == nil {
@@ -103,12 +124,7 @@ func wrap(cmd *exec.Cmd, spec Spec, p Process, progs programs) (*Launch, error) 
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	p.apply(cmd.SysProcAttr, &spec)
-	l.spec = spec
-	cmd.Path = progs.launcher
-	cmd.Args = []string{Name}
-	cmd.Env = slices.Clone(launcherEnv)
-	cmd.ExtraFiles = []*os.File{l.child}
-	return l, nil
+	return spec
 }
 
 // launcherEnv is the launcher's own environment (the program gets
@@ -129,6 +145,12 @@ var launcherEnv = []string{Marker + "=" + fmt.Sprint(child.ControlFD), "GOMAXPRO
 // launcher clears them before it starts the program.
 func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 	spec.UID, spec.GID = -1, -1
+	if p.Sudo != "" {
+		// sudo's launcher is root: it creates the network namespace itself
+		// (relay), and starts the program as p's user.
+		spec.UID, spec.GID, spec.Relayed = p.UID, p.GID, true
+		return
+	}
 	if os.Geteuid() == 0 {
 		if p.NewNet {
 			sys.Cloneflags |= syscall.CLONE_NEWNET
@@ -156,7 +178,13 @@ func (p Process) apply(sys *syscall.SysProcAttr, spec *Spec) {
 // its seccomp layer refused. The caller kills the process group on an
 // error.
 func (l *Launch) Started(ctx context.Context) (ln net.Listener, err error) {
-	l.child.Close()
+	if l.relay != nil {
+		if l.ctl, err = l.relay.accept(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		l.child.Close()
+	}
 	defer func() {
 		if err != nil || l.spec.Probe {
 			l.ctl.Close()
@@ -283,8 +311,15 @@ func (l *Launch) otherBuild(theirs string) error {
 // Close releases the launch's sockets when cmd.Start failed, or instead
 // of Watch.
 func (l *Launch) Close() {
-	l.child.Close()
-	l.ctl.Close()
+	if l.relay != nil {
+		l.relay.close()
+	}
+	if l.child != nil {
+		l.child.Close()
+	}
+	if l.ctl != nil {
+		l.ctl.Close()
+	}
 }
 
 // gone explains a launcher that ended without answering.
@@ -340,6 +375,11 @@ func Probe(ctx context.Context, spec Spec, p Process) (Capabilities, error) {
 	if err != nil {
 		return Capabilities{}, err
 	}
+	// What sudo says when it refuses ("a password is required").
+	var stderr bytes.Buffer
+	if p.Sudo != "" {
+		cmd.Stderr = &stderr
+	}
 	if err := cmd.Start(); err != nil {
 		l.Close()
 		return Capabilities{}, err
@@ -349,8 +389,11 @@ func Probe(ctx context.Context, spec Spec, p Process) (Capabilities, error) {
 		ln.Close()
 	}
 	werr := cmd.Wait()
-	if err != nil {
-		return l.caps, err
+	if err == nil {
+		err = werr
 	}
-	return l.caps, werr
+	if said, _, _ := bytes.Cut(bytes.TrimSpace(stderr.Bytes()), []byte("\n")); err != nil && len(said) > 0 {
+		err = fmt.Errorf("%w: %.200s", err, said)
+	}
+	return l.caps, err
 }

@@ -23,6 +23,11 @@ func init() { Init() }
 // which runs before most of the program's other packages are initialised
 // (see the package documentation), which keeps a launch cheap.
 func Init() {
+	if len(os.Args) == 4 && os.Args[1] == RelayArg {
+		err := relay(os.Args[2], os.Args[3] == NetNamespace)
+		os.Stderr.WriteString("optr sandbox launcher: " + err.Error() + "\n")
+		os.Exit(125)
+	}
 	if os.Getenv(Marker) == "" {
 		return
 	}
@@ -135,6 +140,9 @@ func Main() int {
 	// The parent now reads what the seccomp layer refused, until the
 	// launcher ends.
 	_ = ctl.send(Reply{Running: true}, -1)
+	if spec.Relayed {
+		sup.watchControl(ControlFD)
+	}
 	status := sup.run(pid)
 	runtime.KeepAlive(ctl) // its file, descriptor 3, stays open to the end
 	return status

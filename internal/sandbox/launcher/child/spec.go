@@ -4,6 +4,10 @@ package child
 // the control socket's descriptor number.
 const Marker = "OPTR_SANDBOX_LAUNCHER"
 
+// RelayArg is the first argument of a launcher started through sudo:
+// the socket to connect to and the network layer follow it (relay).
+const RelayArg = "--optr-sandbox-relay"
+
 // ControlFD is the control socket's descriptor in the launcher: the first
 // of the extra files its parent passes.
 const ControlFD = 3
@@ -51,6 +55,9 @@ type Spec struct {
 	// installs after no_new_privs and Landlock, and what its supervisor
 	// lets through.
 	Seccomp *SeccompRules `json:"seccomp,omitempty"`
+	// Relayed is a launcher started through sudo (relay): its parent is
+	// sudo, and optr's death is the end of the control socket.
+	Relayed bool `json:"relayed,omitempty"`
 	// Probe makes the launcher do everything but start the program, and
 	// exit 0.
 	Probe bool `json:"probe,omitempty"`

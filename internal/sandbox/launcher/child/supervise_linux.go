@@ -43,6 +43,9 @@ import (
 type supervisor struct {
 	parent int
 	sigs   chan os.Signal
+	// gone, for a launcher started through sudo, is closed when optr's
+	// end of the control socket closed: optr died (watchControl).
+	gone chan struct{}
 }
 
 // disabled, set at link time (-ldflags "-X
@@ -126,9 +129,15 @@ func (s *supervisor) run(pid int) int {
 // watchParent kills the program when optr died (the parent-death signal,
 // or any of the signals the launcher watches, with another parent).
 func (s *supervisor) watchParent(pid, pidfd int) {
-	for range s.sigs {
-		if os.Getppid() == s.parent {
-			continue // the process group's SIGTERM: the program has it too
+	gone := s.gone
+	for {
+		select {
+		case <-s.sigs:
+			if os.Getppid() == s.parent {
+				continue // the process group's SIGTERM: the program has it too
+			}
+		case <-gone:
+			gone = nil
 		}
 		if pidfd >= 0 {
 			// A pidfd names this very process even after it was reaped.
@@ -137,6 +146,28 @@ func (s *supervisor) watchParent(pid, pidfd int) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// watchControl is how a launcher started through sudo learns that optr
+// died: its parent is sudo, which no parent-death signal ties to optr (the
+// kernel clears one across the exec of a set-user-ID program), but optr
+// holds the other end of the control socket until the launcher ends, and
+// the kernel closes it when optr dies. Call it before run.
+func (s *supervisor) watchControl(fd int) {
+	s.gone = make(chan struct{})
+	go func() {
+		defer close(s.gone)
+		var buf [64]byte
+		for {
+			n, err := unix.Read(fd, buf[:])
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if n <= 0 {
+				return
+			}
+		}
+	}()
 }
 
 // endAll kills every child of the launcher, waits for one to end (its
