@@ -20,7 +20,9 @@
 //     ABI 6 (signals, abstract sockets) and 9 (sockets by path), the
 //     seccomp layer below that;
 //   - user: when optr runs as root it runs as an unprivileged user that
-//     owns its directories, with no supplementary group; optr itself is
+//     owns its directories, with no supplementary group; when optr is not
+//     root it runs as optr's user, without its supplementary groups where
+//     sudo -n starts the launcher as root (launcher.Process.Sudo); optr itself is
 //     made non-dumpable, so nothing reads its environment or memory
 //     through /proc.
 //

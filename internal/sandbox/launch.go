@@ -254,7 +254,12 @@ func (l *Launch) confinement() (launcher.Spec, launcher.Process) {
 			spec.Seccomp.Connect = []string{l.endpointAddr()}
 		}
 	}
-	return spec, launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid}
+	proc := launcher.Process{NewNet: spec.Net == launcher.NetNamespace, UID: r.uid, GID: r.gid}
+	if r.sudo != "" {
+		// Root's launcher, the program as optr's user without its groups.
+		proc.Sudo, proc.UID, proc.GID = r.sudo, os.Getuid(), os.Getgid()
+	}
+	return spec, proc
 }
 
 // ownDirs are the directories only this process writes (its HOME and

@@ -31,6 +31,11 @@ type Layers struct {
 	Scope string `json:"scope"`
 	// User is "unprivileged" or "same".
 	User string `json:"user"`
+	// Groups says whether processes keep the supplementary groups of
+	// optr's user (the hosted runner's `docker`, which opens docker.sock):
+	// "dropped" (a root optr's unprivileged user; a non-root optr's own
+	// user, started through sudo), "kept" or "none" (optr's user has none).
+	Groups string `json:"groups,omitempty"`
 }
 
 // String is the one line a run's log, step summary and comment show.
@@ -39,7 +44,11 @@ func (l Layers) String() string {
 	if l.Scope != "" {
 		s += ", scope " + l.Scope
 	}
-	return s + ", user " + l.User
+	s += ", user " + l.User
+	if l.Groups != "" {
+		s += ", groups " + l.Groups
+	}
+	return s
 }
 
 // NetComplete reports whether every connection a process makes is seen:
@@ -54,7 +63,9 @@ type decision struct {
 	layers  Layers
 	abi     int
 	seccomp bool
-	notes   []string
+	// sudo is the sudo that starts launchers ("" when none does).
+	sudo  string
+	notes []string
 	// missing are the promises strict mode requires that do not hold,
 	// each "layer: reason".
 	missing []string
@@ -124,21 +135,44 @@ func decide(plat Platform, s Settings, mode string) decision {
 
 	if plat.Root {
 		if noUser := why("user", plat.NoUser); noUser == "" {
-			d.layers.User = "unprivileged"
+			d.layers.User, d.layers.Groups = "unprivileged", "dropped"
 		} else {
+			d.layers.Groups = "kept"
 			d.notes = append(d.notes, "user not changed: optr runs as root and "+noUser)
 			miss("user", "optr runs as root and "+noUser)
 		}
-	} else if len(plat.Groups) > 0 {
-		gids := make([]string, len(plat.Groups))
-		for i, g := range plat.Groups {
-			gids[i] = strconv.Itoa(g)
-		}
-		note := "agents keep optr's supplementary groups (" + strings.Join(gids, ", ") + "): only root may drop them"
-		if d.layers.Scope != "none" {
-			note += "; the Unix sockets those groups may open (the Docker socket) are refused"
-		}
-		d.notes = append(d.notes, note)
+		return d
 	}
+	d.groups(plat, why("groups", plat.NoSudo), miss)
 	return d
+}
+
+// groups decides whether a non-root optr's processes keep its user's
+// supplementary groups: with sudo they run as its user without them
+// (plat.Sudo); otherwise they keep them (noSudo says why), which strict
+// refuses.
+func (d *decision) groups(plat Platform, noSudo string, miss func(layer, reason string)) {
+	switch {
+	case len(plat.Groups) == 0:
+		d.layers.Groups = "none"
+		return
+	case plat.Sudo != "" && noSudo == "":
+		d.layers.Groups, d.sudo = "dropped", plat.Sudo
+		return
+	}
+	d.layers.Groups = "kept"
+	if noSudo == "" {
+		noSudo = "sudo was not probed"
+	}
+	gids := make([]string, len(plat.Groups))
+	for i, g := range plat.Groups {
+		gids[i] = strconv.Itoa(g)
+	}
+	reason := "agents keep optr's supplementary groups (" + strings.Join(gids, ", ") + "): only root may drop them, and " + noSudo
+	note := reason + "; a file those groups may read is open to agents where Landlock lets them read"
+	if d.layers.Scope != "none" {
+		note += "; the Unix sockets those groups may open (the Docker socket) are refused"
+	}
+	d.notes = append(d.notes, note)
+	miss("groups", reason)
 }

@@ -21,42 +21,48 @@ func TestDecide(t *testing.T) {
 	}{{
 		name: "root with namespaces (CI's machine)",
 		plat: Platform{ABI: 7, NetNS: true, Seccomp: true, Root: true, Unprivileged: true},
-		want: Layers{FS: "landlock-v7", Net: "netns", Scope: "landlock+seccomp", User: "unprivileged"},
+		want: Layers{FS: "landlock-v7", Net: "netns", Scope: "landlock+seccomp", User: "unprivileged", Groups: "dropped"},
 	}, {
 		name:  "container action (Docker's default seccomp profile)",
 		plat:  Platform{ABI: 7, NoNetNS: noNS, Seccomp: true, Root: true, Unprivileged: true},
-		want:  Layers{FS: "landlock-v7", Net: "seccomp", Scope: "landlock+seccomp", User: "unprivileged"},
+		want:  Layers{FS: "landlock-v7", Net: "seccomp", Scope: "landlock+seccomp", User: "unprivileged", Groups: "dropped"},
 		notes: []string{"net held by the seccomp layer"},
 	}, {
-		name:  "hosted runner, ubuntu-24.04 (Landlock ABI 4, no namespace, docker group)",
-		plat:  Platform{ABI: 4, NoNetNS: noNS, Seccomp: true, Groups: []int{118, 1001}},
-		want:  Layers{FS: "landlock-v4", Net: "seccomp", Scope: "seccomp", User: "same"},
-		notes: []string{"supplementary groups (118, 1001)", "the Docker socket) are refused"},
+		name:    "hosted runner, ubuntu-24.04, sudo refused (Landlock ABI 4, no namespace, docker group)",
+		plat:    Platform{ABI: 4, NoNetNS: noNS, Seccomp: true, Groups: []int{118, 1001}, NoSudo: "sudo: a password is required"},
+		want:    Layers{FS: "landlock-v4", Net: "seccomp", Scope: "seccomp", User: "same", Groups: "kept"},
+		missing: []string{"groups"},
+		notes:   []string{"supplementary groups (118, 1001)", "sudo: a password is required", "the Docker socket) are refused"},
+	}, {
+		// Root's launcher (sudo) makes the network namespace itself.
+		name: "hosted runner, ubuntu-24.04, with sudo",
+		plat: Platform{ABI: 4, NetNS: true, Seccomp: true, Groups: []int{118, 1001}, Sudo: "/usr/bin/sudo"},
+		want: Layers{FS: "landlock-v4", Net: "netns", Scope: "seccomp", User: "same", Groups: "dropped"},
 	}, {
 		name:    "Landlock ABI 4 alone",
 		plat:    Platform{ABI: 4, NoNetNS: noNS, NoSeccomp: "seccomp refused"},
-		want:    Layers{FS: "landlock-v4", Net: "landlock-tcp", Scope: "none", User: "same"},
+		want:    Layers{FS: "landlock-v4", Net: "landlock-tcp", Scope: "none", User: "same", Groups: "none"},
 		missing: []string{"net", "scope"},
 		notes:   []string{"not in any agent's network record", "seccomp refused"},
 	}, {
 		name:    "a namespace without the seccomp layer, ABI 6",
 		plat:    Platform{ABI: 6, NetNS: true, NoSeccomp: "Linux 4.19"},
-		want:    Layers{FS: "landlock-v6", Net: "netns", Scope: "none", User: "same"},
+		want:    Layers{FS: "landlock-v6", Net: "netns", Scope: "none", User: "same", Groups: "none"},
 		missing: []string{"scope"},
 		notes:   []string{"Unix sockets by path"},
 	}, {
 		name: "a namespace and Landlock ABI 9, no seccomp layer",
 		plat: Platform{ABI: 9, NetNS: true, NoSeccomp: "refused"},
-		want: Layers{FS: "landlock-v9", Net: "netns", Scope: "landlock", User: "same"},
+		want: Layers{FS: "landlock-v9", Net: "netns", Scope: "landlock", User: "same", Groups: "none"},
 	}, {
 		name:    "nothing (macOS, Windows, an old kernel)",
 		plat:    Platform{NoLandlock: "no Landlock", NoNetNS: "no namespaces", NoSeccomp: "no seccomp"},
-		want:    Layers{FS: "none", Net: "none", Scope: "none", User: "same"},
+		want:    Layers{FS: "none", Net: "none", Scope: "none", User: "same", Groups: "none"},
 		missing: []string{"fs", "net", "scope"},
 	}, {
 		name:    "root that cannot become nobody",
 		plat:    Platform{ABI: 7, NetNS: true, Seccomp: true, Root: true, NoUser: "setuid refused"},
-		want:    Layers{FS: "landlock-v7", Net: "netns", Scope: "landlock+seccomp", User: "same"},
+		want:    Layers{FS: "landlock-v7", Net: "netns", Scope: "landlock+seccomp", User: "same", Groups: "kept"},
 		missing: []string{"user"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

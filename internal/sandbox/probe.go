@@ -28,6 +28,12 @@ type Platform struct {
 	// process optr starts keeps when optr is not root (the kernel lets
 	// only root drop them).
 	Groups []int
+	// Sudo, for a non-root optr with Groups, is the sudo that starts its
+	// launchers as root, which then start agents and checks as optr's user
+	// without those groups; "" when there is none that works without a
+	// password (NoSudo says why).
+	Sudo   string
+	NoSudo string
 }
 
 // UnprivilegedUID and UnprivilegedGID are the user and group agents and

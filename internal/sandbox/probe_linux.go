@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -28,6 +31,12 @@ func probe(ctx context.Context) (Platform, error) {
 	p := Platform{Root: os.Geteuid() == 0}
 	if !p.Root {
 		p.Groups, _ = os.Getgroups()
+	}
+	if !p.Root && len(p.Groups) > 0 {
+		done, err := p.probeSudo(ctx)
+		if done || err != nil {
+			return p, err
+		}
 	}
 	proc := launcher.Process{UID: -1}
 	if p.Root {
@@ -55,6 +64,12 @@ func probe(ctx context.Context) (Platform, error) {
 			p.Unprivileged = true
 		}
 	}
+	p.fromProbe(caps, baseErr, netErr)
+	return p, nil
+}
+
+// fromProbe records what the probes of the launcher found.
+func (p *Platform) fromProbe(caps launcher.Capabilities, baseErr, netErr error) {
 	p.ABI = caps.ABI
 	if p.ABI < 1 {
 		p.ABI = 0
@@ -73,7 +88,45 @@ func probe(ctx context.Context) (Platform, error) {
 	} else {
 		p.NetNS = true
 	}
-	return p, nil
+}
+
+// sudoProbeTime bounds the probes through sudo: sudo -n never asks for a
+// password, but it may wait on a name service (it looks up the host's
+// name) or a PAM module; optr then runs without it rather than hang.
+const sudoProbeTime = 20 * time.Second
+
+// probeSudo probes the launcher through sudo (launcher.Process.Sudo),
+// for a non-root optr with supplementary groups. When sudo starts it as
+// root, and it can start a process as optr's user without the groups,
+// the platform is what that launcher found (done); otherwise p.NoSudo
+// says why and optr probes without it. err is only a cancelled ctx or a
+// launcher optr will not use.
+func (p *Platform) probeSudo(ctx context.Context) (done bool, err error) {
+	path, err := exec.LookPath("sudo")
+	if err != nil || !filepath.IsAbs(path) {
+		p.NoSudo = "sudo is not installed (on PATH)"
+		return false, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, sudoProbeTime)
+	defer cancel()
+	proc := launcher.Process{UID: os.Getuid(), GID: os.Getgid(), Sudo: path}
+	caps, baseErr, netErr := probeBoth(sctx, proc)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if ue := (*launcher.UnusableError)(nil); errors.As(baseErr, &ue) {
+		return false, baseErr
+	}
+	if baseErr != nil {
+		p.NoSudo = fmt.Sprintf("sudo -n could not start the sandbox launcher as root (%v)", baseErr)
+		if sctx.Err() != nil {
+			p.NoSudo = fmt.Sprintf("sudo -n did not start the sandbox launcher within %v", sudoProbeTime)
+		}
+		return false, nil
+	}
+	p.Sudo = path
+	p.fromProbe(caps, nil, netErr)
+	return true, nil
 }
 
 // probeBoth runs the base probe and the namespace's at once, as proc.

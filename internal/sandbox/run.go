@@ -25,7 +25,10 @@ type Run struct {
 	abi      int
 	seccomp  bool
 	uid, gid int
-	proxy    *proxy.Proxy
+	// sudo, for a non-root optr, starts the launchers as root, which start
+	// processes as optr's user without its supplementary groups.
+	sudo  string
+	proxy *proxy.Proxy
 	// direct starts processes without the launcher: outside Linux there
 	// is none, and nothing to confine with.
 	direct bool
@@ -66,7 +69,7 @@ func (r *Run) Start(ctx context.Context) error {
 		return err
 	}
 	d := decide(plat, s, r.layers.Mode)
-	r.layers, r.notes, r.abi, r.seccomp = d.layers, d.notes, d.abi, d.seccomp
+	r.layers, r.notes, r.abi, r.seccomp, r.sudo = d.layers, d.notes, d.abi, d.seccomp, d.sudo
 	if r.layers.User == "unprivileged" {
 		r.uid, r.gid = UnprivilegedUID, UnprivilegedGID
 	}

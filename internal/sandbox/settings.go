@@ -24,7 +24,7 @@ type Settings struct {
 	// Root is where processes' HOME and TMPDIR are made ("" = the
 	// system's temporary directory).
 	Root string
-	// Unavailable marks layers ("fs", "net", "user") as not available
+	// Unavailable marks layers ("fs", "net", "user", "groups") as not available
 	// here, with the reason, whatever the kernel allows: how tests see
 	// what auto and strict do on a machine without them.
 	Unavailable map[string]string
