@@ -274,7 +274,11 @@ func (o *Outcome) LedgerDraft(now time.Time) ledger.Draft {
 		fields["detection"] = o.Detection.ledgerDetection()
 	}
 	if s := o.Sandbox; s.Mode != "" {
-		fields["sandbox"] = map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "scope": s.Scope, "user": s.User}
+		sb := map[string]any{"mode": s.Mode, "env": s.Env, "fs": s.FS, "net": s.Net, "scope": s.Scope, "user": s.User}
+		if s.Groups != "" {
+			sb["groups"] = s.Groups
+		}
+		fields["sandbox"] = sb
 	}
 	for k, v := range o.ModeFields {
 		fields[k] = v
