@@ -308,7 +308,7 @@ func TestSandboxHoldsAgainstAnAdversary(t *testing.T) {
 }
 
 // sandboxMember is a run entry's sandbox member with all its layers.
-var sandboxMember = regexp.MustCompile(`"sandbox":\{"env":"built","fs":"[a-z0-9-]+","mode":"[a-z]+","net":"[a-z-]+","scope":"[a-z+]+","user":"[a-z]+"\}`)
+var sandboxMember = regexp.MustCompile(`"sandbox":\{"env":"built","fs":"[a-z0-9-]+","groups":"(dropped|kept|none)","mode":"[a-z]+","net":"[a-z-]+","scope":"[a-z+]+","user":"[a-z]+"\}`)
 
 // findFile returns the content of the first file called name under dir.
 func findFile(t *testing.T, dir, name string) string {
