@@ -119,26 +119,9 @@ func TestCodingAgentsDocRuns(t *testing.T) {
 		t.Errorf("codex's patch: %v\n%s", err, patch)
 	}
 	for _, w := range presetWires {
-		var res struct {
-			Usage struct {
-				In     int64 `json:"input_tokens"`
-				Out    int64 `json:"output_tokens"`
-				Cached int64 `json:"cached_tokens"`
-			} `json:"usage"`
-		}
-		b, err := os.ReadFile(filepath.Join(runDir, "agent-outputs", w.agent+".json"))
-		if err != nil || json.Unmarshal(b, &res) != nil {
-			t.Fatalf("%s's result: %v\n%s", w.agent, err, b)
-		}
 		c := coders[w.agent]
-		rep := c.Reported()
-		if res.Usage.In != rep.Input || res.Usage.Out != rep.Output || res.Usage.Cached != rep.Cached {
-			t.Errorf("%s: optr recorded %+v; its model reported %+v over %d calls", w.agent, res.Usage, rep, len(c.Calls()))
-		}
-		for _, call := range c.Calls() {
-			if call.Status != 200 {
-				t.Errorf("%s: a call answered %d (%s)", w.agent, call.Status, call.Path)
-			}
+		if res := meteredAsReported(t, runDir, w.agent, c); res.Session == nil {
+			t.Errorf("%s: no session read from its events", w.agent)
 		}
 		if tr, _ := os.ReadFile(filepath.Join(runDir, "agent-files", w.agent, "transcript.jsonl")); len(tr) == 0 || bytes.Contains(tr, []byte(c.Key)) {
 			t.Errorf("%s: its transcript is missing, or holds the real key", w.agent)
@@ -219,32 +202,74 @@ func TestCodingAgentsDocWithoutPresetRuns(t *testing.T) {
 	if out.Selected != "mine" {
 		t.Fatalf("selected %q, want mine", out.Selected)
 	}
-	var res struct {
-		Output   string          `json:"output"`
-		Session  json.RawMessage `json:"session"`
-		Requests []struct {
-			Status int `json:"status"`
-		} `json:"requests"`
-		Usage struct {
-			In     int64 `json:"input_tokens"`
-			Out    int64 `json:"output_tokens"`
-			Cached int64 `json:"cached_tokens"`
-		} `json:"usage"`
-	}
-	b, err := os.ReadFile(filepath.Join(runDir, "agent-outputs", "mine.json"))
-	if err != nil || json.Unmarshal(b, &res) != nil {
-		t.Fatalf("mine's result: %v\n%s", err, b)
-	}
+	res := meteredAsReported(t, runDir, "mine", c)
 	if strings.TrimSpace(res.Output) != "notes written" || res.Session != nil {
 		t.Errorf("output %q, session %s: want its text answer and no session", res.Output, res.Session)
-	}
-	rep := c.Reported()
-	if len(res.Requests) != len(c.Calls()) || res.Usage.In != rep.Input || res.Usage.Out != rep.Output || res.Usage.Cached != rep.Cached {
-		t.Errorf("optr metered %d calls, %+v; its model answered %d, reporting %+v", len(res.Requests), res.Usage, len(c.Calls()), rep)
 	}
 	if _, err := os.Stat(filepath.Join(runDir, "agent-files", "mine")); !os.IsNotExist(err) {
 		t.Errorf("agent-files/mine: %v, want none (no preset, no transcript)", err)
 	}
+}
+
+// TestCodingAgentsDocCopilotCLIRuns runs docs/coding-agents.md's config
+// of the Copilot CLI as pasted: its own provider (BYOK) pointed at the
+// model gateway's OpenAI endpoint, with a placeholder key, its calls
+// metered as its model reported them.
+func TestCodingAgentsDocCopilotCLIRuns(t *testing.T) {
+	t.Parallel()
+	cfg := docConfig(t, "preset: copilot-cli")
+	cli := agentcli.Get(t, "copilot-cli")
+	c := llmtest.NewCoder(t, llmtest.WireResponses, "notes written", llmtest.Edit{Path: "notes.txt", Content: "written\n"})
+	dir := t.TempDir()
+	ws := docWorkspace(t, dir, cfg, nil)
+	out, runDir := runDoc(t, ws, dir, cli.Bin, c)
+	if out.Selected != "copilot-cli" {
+		t.Fatalf("selected %q, want copilot-cli", out.Selected)
+	}
+	res := meteredAsReported(t, runDir, "copilot-cli", c)
+	if strings.TrimSpace(res.Output) != "notes written" || res.Session == nil {
+		t.Errorf("output %q, session %s: want its answer and its session read from its events", res.Output, res.Session)
+	}
+	if calls := c.Calls(); len(calls) < 2 || calls[0].Model != "gpt-5" {
+		t.Errorf("the model asked for: %+v, want gpt-5 (model:)", calls)
+	}
+}
+
+// docResult is what a docs test reads of an agent's result.
+type docResult struct {
+	Output   string          `json:"output"`
+	Session  json.RawMessage `json:"session"`
+	Requests []struct {
+		Status int `json:"status"`
+	} `json:"requests"`
+	Usage struct {
+		In     int64 `json:"input_tokens"`
+		Out    int64 `json:"output_tokens"`
+		Cached int64 `json:"cached_tokens"`
+	} `json:"usage"`
+}
+
+// meteredAsReported reads agent's result in runDir and checks that every
+// call its model c answered went through the gateway with the real key
+// (c answers any other with 401) and was metered as c reported it.
+func meteredAsReported(t *testing.T, runDir, agent string, c *llmtest.Coder) docResult {
+	t.Helper()
+	var res docResult
+	b, err := os.ReadFile(filepath.Join(runDir, "agent-outputs", agent+".json"))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("%s's result: %v\n%s", agent, err, b)
+	}
+	calls := c.Calls()
+	for _, call := range calls {
+		if call.Status != 200 {
+			t.Errorf("%s: its model answered %d to %s", agent, call.Status, call.Path)
+		}
+	}
+	rep := c.Reported()
+	if len(calls) == 0 || len(res.Requests) != len(calls) || res.Usage.In != rep.Input || res.Usage.Out != rep.Output || res.Usage.Cached != rep.Cached {
+		t.Errorf("%s: optr metered %d calls, %+v; its model answered %d, reporting %+v", agent, len(res.Requests), res.Usage, len(calls), rep)
+	}
+	return res
 }
 
 // docOutput is what optr run --json says of a docs run.
