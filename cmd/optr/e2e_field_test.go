@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/optr-dev/optr/internal/testkit/fieldtest"
 )
@@ -615,4 +618,147 @@ func (h *fieldHostile) fieldLeaks(t *testing.T, run fieldRun) []string {
 		leaks = append(leaks, "signal-optr")
 	}
 	return leaks
+}
+
+// TestNothingOutlivesOptrUnderSudo: a launcher started through sudo is
+// sudo's child, and the kernel clears the parent-death signal that would
+// tie sudo to optr when it executes the set-user-ID sudo. Killed, optr
+// still takes its agent along: the launcher sees optr's end of its
+// control socket close. A launcher built without that watch leaves the
+// agent running, so the test can fail.
+func TestNothingOutlivesOptrUnderSudo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the fields are reproduced as root (fieldtest)")
+	}
+	f := fields[slices.IndexFunc(fields, func(f field) bool { return f.sudo })]
+	withSudo(t, f.env.UID)
+	for _, watched := range []bool{true, false} {
+		name := "watched"
+		ldflags := f.ldflags
+		if !watched {
+			name = "unwatched"
+			ldflags += " -X github.com/optr-dev/optr/internal/sandbox/launcher/child.disabled=control"
+		}
+		t.Run(name, func(t *testing.T) {
+			bin, err := launcherBuild(strings.TrimSpace(ldflags))
+			if err != nil {
+				t.Fatalf("build the launcher: %v", err)
+			}
+			tag := "optr-e2e-sudo-orphan-" + strconv.Itoa(os.Getpid()) + "-" + name
+			t.Cleanup(func() {
+				for _, pid := range taggedProcs(tag) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			dir := t.TempDir()
+			for d := dir; d != "/" && d != filepath.Clean(os.TempDir()); d = filepath.Dir(d) {
+				_ = os.Chmod(d, 0o755)
+			}
+			ws, tools := filepath.Join(dir, "ws"), filepath.Join(dir, "tools")
+			for _, d := range []string{ws, tools} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The agent blocks on the FIFO: once it reads, it runs.
+			fifo := filepath.Join(tools, "ready.fifo")
+			if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			script := filepath.Join(tools, "sleeper.sh")
+			cfg := "agents:\n  sleeper: { provider: command, run: [sh, " + script + "], timeout: 120s }\n" +
+				"sandbox: { mode: strict, read: [" + tools + "] }\n"
+			// With an empty environment: no marker of optr's is left for
+			// the sweep of a later optr's orphans (procgroup.Reap) that
+			// other test binaries run at the same time.
+			agentScript := "cat >/dev/null\nexec env -i sh -c 'read -r _ < \"$1\"' " + tag + " " + fifo + "\n"
+			for p, s := range map[string]string{script: agentScript, filepath.Join(ws, "optr.yml"): cfg} {
+				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				return os.Lchown(p, f.env.UID, f.env.GID)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "run", "--config", "optr.yml", "--workflow", "sleeper", "--intent", "wait", "--interactive", "never")
+			cmd.Dir = ws
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+			f.env.Wrap(t, cmd)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			opened := make(chan *os.File, 1)
+			go func() {
+				w, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
+				opened <- w
+			}()
+			select {
+			case w := <-opened:
+				defer w.Close() // open until the end: the agent reads no EOF
+			case err := <-exited:
+				if r, rerr := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); rerr == nil {
+					if w := <-opened; w != nil {
+						w.Close()
+					}
+					r.Close()
+				}
+				t.Fatalf("optr ended before its agent ran: %v\n%s", err, out.String())
+			}
+			agent := taggedProcs(tag)
+			if len(agent) == 0 {
+				t.Fatalf("the agent runs, but no process holds %s", tag)
+			}
+			_ = cmd.Process.Kill()
+			<-exited
+			// Ended at once when watched (the bound is for a loaded
+			// machine); unwatched, it runs on while the test looks.
+			bound := 20 * time.Second
+			if !watched {
+				bound = 3 * time.Second
+			}
+			left := stillRunning(t, agent, bound)
+			if watched && len(left) > 0 {
+				t.Errorf("the agent %v outlived optr, killed\n%s", left, out.String())
+			}
+			if !watched && len(left) == 0 {
+				t.Errorf("without the launcher's watch the agent ended with optr: the test proves nothing\n%s", out.String())
+			}
+		})
+	}
+}
+
+// stillRunning waits up to bound for each of pids to end, and returns
+// those that did not.
+func stillRunning(t *testing.T, pids []int, bound time.Duration) []int {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	var left []int
+	for _, pid := range pids {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // ended already
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, int(max(time.Until(deadline), 0).Milliseconds()))
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if n == 0 {
+				left = append(left, pid)
+			}
+			break
+		}
+		unix.Close(fd)
+	}
+	return left
 }

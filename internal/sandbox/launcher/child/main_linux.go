@@ -140,7 +140,7 @@ func Main() int {
 	// The parent now reads what the seccomp layer refused, until the
 	// launcher ends.
 	_ = ctl.send(Reply{Running: true}, -1)
-	if spec.Relayed {
+	if spec.Relayed && !off("control") {
 		sup.watchControl(ControlFD)
 	}
 	status := sup.run(pid)

@@ -52,7 +52,8 @@ type supervisor struct {
 // github.com/optr-dev/optr/internal/sandbox/launcher/child.disabled=seccomp"),
 // lists layers the launcher leaves out whatever the Spec says: how the
 // tests show that each one is what stops what it stops. "seccomp" is the
-// whole seccomp layer.
+// whole seccomp layer; "control" a relayed launcher's watch of optr's end
+// of the control socket (watchControl).
 var disabled string
 
 // off reports whether layer is disabled at link time.
