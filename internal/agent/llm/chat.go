@@ -61,9 +61,9 @@ func chatCaller(svc openai.ChatCompletionService, model string, maxTokens int64,
 
 // chatCompletion reads a chat.completion object's first choice.
 func chatCompletion(res *openai.ChatCompletion) completion {
-	c := completion{
-		model: res.Model,
-		usage: agent.Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens},
+	c := completion{model: res.Model, usage: agent.UnknownUsage}
+	if res.JSON.Usage.Valid() {
+		c.usage = agent.Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens}
 	}
 	if len(res.Choices) > 0 {
 		choice := res.Choices[0]

@@ -359,11 +359,14 @@ func copilotRefused(b *base, status int, msg string) *agent.Error {
 
 // turn collects one turn's events: the answer, the token use, its end.
 type turn struct {
-	mu    sync.Mutex
-	c     completion
-	idle  chan struct{}
-	errs  chan *copilot.SessionErrorData
-	ended bool
+	mu sync.Mutex
+	c  completion
+	// metered is whether an assistant.usage event said the turn's
+	// tokens; without one its use is unknown, never 0.
+	metered bool
+	idle    chan struct{}
+	errs    chan *copilot.SessionErrorData
+	ended   bool
 }
 
 func newTurn() *turn {
@@ -383,9 +386,11 @@ func (t *turn) event(ev copilot.SessionEvent) {
 	case *copilot.AssistantUsageData:
 		if d.InputTokens != nil {
 			t.c.usage.InputTokens += *d.InputTokens
+			t.metered = true
 		}
 		if d.OutputTokens != nil {
 			t.c.usage.OutputTokens += *d.OutputTokens
+			t.metered = true
 		}
 		if d.Model != "" {
 			t.c.model = d.Model
@@ -410,5 +415,9 @@ func (t *turn) event(ev copilot.SessionEvent) {
 func (t *turn) completion() completion {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.c
+	c := t.c
+	if !t.metered {
+		c.usage = agent.UnknownUsage
+	}
+	return c
 }

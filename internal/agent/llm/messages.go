@@ -57,11 +57,14 @@ func messageCompletion(res *anthropic.Message) completion {
 		model: res.Model,
 		stop:  string(res.StopReason),
 		cut:   res.StopReason == anthropic.StopReasonMaxTokens,
-		usage: agent.Usage{
+		usage: agent.UnknownUsage,
+	}
+	if res.JSON.Usage.Valid() {
+		c.usage = agent.Usage{
 			// input_tokens excludes cached prompt tokens; the prompt is all three.
 			InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
 			OutputTokens: u.OutputTokens,
-		},
+		}
 	}
 	for _, block := range res.Content {
 		if block.Type == "text" {

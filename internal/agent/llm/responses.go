@@ -88,7 +88,8 @@ var answerText = sync.OnceValue(func() responses.ResponseTextConfigParam {
 type responseWire struct {
 	Model  string `json:"model"`
 	Status string `json:"status"`
-	Usage  struct {
+	// Usage is nil when the response has none: its use is unknown.
+	Usage *struct {
 		InputTokens  int64 `json:"input_tokens"`
 		OutputTokens int64 `json:"output_tokens"`
 	} `json:"usage"`
@@ -105,10 +106,9 @@ type responseWire struct {
 // completion reads the response: the text and refusal of its output
 // items' content parts, its model, status and usage.
 func (res *responseWire) completion() completion {
-	c := completion{
-		model: res.Model,
-		stop:  res.Status,
-		usage: agent.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens},
+	c := completion{model: res.Model, stop: res.Status, usage: agent.UnknownUsage}
+	if res.Usage != nil {
+		c.usage = agent.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}
 	}
 	for _, item := range res.Output {
 		var parts []struct {
