@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
+	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/agent/llm/llmtest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
 )
 
@@ -79,15 +82,35 @@ func agentNamed(t *testing.T, v map[string]any, name string) (map[string]any, in
 	return nil, 0
 }
 
+// meteredCoder is reviewCoder's first change by an agent that asks its
+// model first, through the model gateway: its change has a known cost.
+const meteredCoder = `cat >/dev/null
+curl -sS --fail-with-body -o /dev/null "$ANTHROPIC_BASE_URL/v1/messages" \
+  -H "x-api-key: $ANTHROPIC_API_KEY" -H "anthropic-version: 2023-06-01" -H "content-type: application/json" \
+  -d '{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"Greet the world."}]}' || exit 1
+printf 'hello, world\n' > greet.txt
+echo changed greet.txt
+`
+
 // An issue run opens a pull request; its pull_request.closed (merged)
 // event records one outcome, and the same event again records nothing;
 // the standings show a merge rate of 1 and the cost per merged change the
-// run recorded; a second agent's pull request, closed unmerged, ranks it
-// below.
+// run recorded — a number: the agent's model calls went through the
+// model gateway, priced; a second agent's pull request, closed unmerged,
+// ranks it below.
 func TestActionOutcome(t *testing.T) {
 	t.Parallel()
-	gh, pull := openedPull(t, "7101")
+	model := llmtest.NewAnthropic(t)
+	model.SetDefault(llmtest.Reply{Text: "Hello, world.", Usage: agent.Usage{InputTokens: 1000, OutputTokens: 100}})
+	gh := issueServer(t)
+	iterateRepo(t, gh, "agents:\n  coder: { provider: command, run: [sh, agents/coder.sh], gateway: [anthropic] }\nchanges:\n  mode: pull-request\n")
+	gh.Commit(repo, "main", map[string]string{"agents/coder.sh": meteredCoder}, "a coder that asks its model")
+	_, pull := openByIssue(t, gh, "7101", model.Env())
 	runEntry := ledgerLines(t, gh)[0]
+	// claude-sonnet-4-5 at $3 in, $15 out a million: 1000 in, 100 out.
+	if c, ok := runEntry["cost_usd"].(float64); !ok || math.Abs(c-0.0045) > 1e-9 || len(model.Requests()) != 1 {
+		t.Fatalf("the run recorded cost %v after %d model calls; want $0.0045, the one call's", runEntry["cost_usd"], len(model.Requests()))
+	}
 	// The change's commit and the pull request name the agent and the
 	// model (a command agent names none).
 	if msg := gh.Log(repo, pull.Head)[0].Message; !strings.HasSuffix(msg, "\n\nAssisted-by: coder:unknown\nOptr-Run: 7101-1\n") {
