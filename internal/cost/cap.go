@@ -59,6 +59,22 @@ func (c Cap) Describe(s Spend) string {
 	return d
 }
 
+// DescribeNext is Describe for a call refused with s spent: when the cap
+// is not reached yet, it says what the call would add (next, an estimate:
+// its prompt alone), since that is what passes it — "budget.max-usd-per-day:
+// $4.99 of $5.00 spent today (UTC); this call would add about $0.03".
+func (c Cap) DescribeNext(s, next Spend) string {
+	d := c.Describe(s)
+	if c.Reached(s) {
+		return d
+	}
+	add := next.USD
+	if c.Tokens {
+		add = float64(next.Tokens())
+	}
+	return d + "; this call would add about " + c.amount(add)
+}
+
 // unknown says what the cap could not count, "" when it counted it all.
 func (c Cap) unknown(s Spend) string {
 	calls := s.Usage.Unknown
@@ -108,6 +124,6 @@ func (e *CapError) Is(target error) bool { return target == agent.ErrBudgetSpent
 
 // Error implements error.
 func (e *CapError) Error() string {
-	return "optr's budget for this run is spent: " + strings.Join(e.Spent, "; ") +
-		"; no further model call is allowed. Raise the budget in optr's config (budget:), or wait until the day or month (UTC) is over"
+	return "optr's budget allows no further model call: " + strings.Join(e.Spent, "; ") +
+		". Raise the budget in optr's config (budget:), or wait until the day or month (UTC) is over"
 }

@@ -19,6 +19,8 @@ type Meter struct {
 	total  Spend
 	agents map[string]Spend
 	caps   []Cap
+	// refused is the figures of the first call Allow refused.
+	refused []string
 }
 
 // NewMeter returns a meter that prices calls with p and stops the run at
@@ -167,17 +169,22 @@ func (m *Meter) Allow(next Spend) error {
 	var passed []string
 	for _, c := range m.caps {
 		if c.Passed(m.total, next) {
-			passed = append(passed, c.Describe(m.total))
+			passed = append(passed, c.DescribeNext(m.total, next))
 		}
 	}
 	if len(passed) > 0 {
+		if m.refused == nil {
+			m.refused = passed
+		}
 		return &CapError{Spent: passed}
 	}
 	return nil
 }
 
 // Spent says how the reached caps stand ("budget.max-tokens: 1234 tokens
-// of 1000 tokens spent this run"), or how every cap stands when none is.
+// of 1000 tokens spent this run"), else those the first call Allow
+// refused would have passed, with what it would have added, else how
+// every cap stands.
 func (m *Meter) Spent() string {
 	if m == nil {
 		return "no budget is set"
@@ -194,6 +201,8 @@ func (m *Meter) Spent() string {
 	switch {
 	case len(reached) > 0:
 		return strings.Join(reached, "; ")
+	case len(m.refused) > 0:
+		return strings.Join(m.refused, "; ")
 	case len(all) > 0:
 		return strings.Join(all, "; ")
 	}

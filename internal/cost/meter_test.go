@@ -185,8 +185,9 @@ func TestAllow(t *testing.T) {
 	if err := m.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 100}}); err != nil {
 		t.Errorf("a call that reaches the cap exactly: %v", err)
 	}
-	if err := m.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 101}}); err == nil {
-		t.Error("a call that would pass the cap was allowed")
+	err := m.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 101}})
+	if want := "budget.max-tokens: 0 tokens of 100 tokens spent this run; this call would add about 101 tokens"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a call that would pass the cap: %v; want a refusal saying %q", err, want)
 	}
 	var nilMeter *cost.Meter
 	if err := nilMeter.Allow(cost.Spend{Usage: agent.Usage{InputTokens: 1e9}}); err != nil {
