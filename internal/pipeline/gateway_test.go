@@ -170,9 +170,12 @@ func TestGatewayBudgetStopsTheRun(t *testing.T) {
 	if len(r.Requests) != 1 || r.Requests[0].Refused == "" || r.Requests[0].Status != 400 {
 		t.Errorf("requests = %+v; want the one refused call", r.Requests)
 	}
-	for _, want := range []string{"budget.max-usd-per-day", "of $0.00001 spent today (UTC)"} {
+	for _, want := range []string{"budget.max-usd-per-day: $0.00 of $0.00001 spent today (UTC); this call would add about $0.0000"} {
 		if !strings.Contains(r.Error, want) {
 			t.Errorf("the result's error does not say %q: %s", want, r.Error)
+		}
+		if rep.Status != status.Failed || !strings.Contains(rep.Message, "the run's budget stopped its agents ("+want) {
+			t.Errorf("run %s: %q; want it failed, saying %q", rep.Status, rep.Message, want)
 		}
 	}
 }

@@ -39,6 +39,11 @@ func conclude(rep *report) {
 	case rep.aborted != nil:
 		rep.Status, rep.Selected = status.Failed, ""
 		rep.Message = rep.aborted.Error()
+		if budgetSpent(rep.Results) {
+			// The agents failed because the budget refused their calls:
+			// that is the cause, named first.
+			rep.Message = "the run's budget stopped its agents (" + rep.meter.Spent() + "); " + rep.Message
+		}
 	case sel.Outcome == selection.NoCandidate && rep.NothingUsable() != nil:
 		// No agent can work here (no CLI, no key, Copilot refused the
 		// token): a checkpoint would ask a human what only a maintainer's
@@ -58,6 +63,8 @@ func conclude(rep *report) {
 		if sel.Outcome == selection.LeastBad {
 			rep.Message = "no result passed every hard constraint; the least bad one was selected (selection.on-no-admissible: least-bad)"
 		}
+	case budgetSpent(rep.Results):
+		rep.Status, rep.Message = status.Failed, "the run's budget stopped its agents ("+rep.meter.Spent()+") before any result could be selected"
 	case sel.Outcome == selection.NoCandidate:
 		rep.Status, rep.Message = status.Failed, "no agent produced output"
 	case ask:
