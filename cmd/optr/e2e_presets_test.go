@@ -426,3 +426,77 @@ func presetTotals(t *testing.T, ws, lake string, metered map[string]agent.Usage)
 		}
 	}
 }
+
+// TestPresetsStopAtTheDaysBudget: a day's budget smaller than one run
+// stops the real CLIs at the model gateway: each one's first call is
+// answered in its provider's own error shape with the figures, the fake
+// models are never asked, and each agent's result says the budget stopped
+// it, with the figures; the run stops at the budget.
+func TestPresetsStopAtTheDaysBudget(t *testing.T) {
+	t.Parallel()
+	clis := map[string]agentcli.CLI{}
+	for _, w := range presetWires {
+		clis[w.agent] = agentcli.Get(t, w.preset)
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspace")
+	var bins, providerEnv []string
+	coders := map[string]*llmtest.Coder{}
+	for _, w := range presetWires {
+		c := llmtest.NewCoder(t, w.wire, w.agent+" changed the greeting", llmtest.Edit{Path: "greeting.txt", Content: "hello, world\n"})
+		coders[w.agent] = c
+		for k, v := range c.Env() {
+			providerEnv = append(providerEnv, k+"="+v)
+		}
+		bins = append(bins, clis[w.agent].Bin)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".github"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The prompt of any of the CLIs, thousands of tokens, passes $0.00001.
+	cfg := fmt.Sprintf(presetsConfig, "auto") + "budget: { max-usd-per-day: 0.00001 }\n"
+	if err := os.WriteFile(filepath.Join(ws, ".github", "optr.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "greeting.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, ws)
+	cmd := exec.Command(optrBin, "run", "--intent", "Make the greeting say hello, world.", "--interactive", "never", "--json")
+	cmd.Dir = ws
+	cmd.Env = append([]string{"PATH=" + strings.Join(bins, ":") + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "LANG=C.UTF-8"}, providerEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	log := stdout.String() + stderr.String()
+	const figures = "of $0.00001 spent today (UTC)"
+	lake := filepath.Join(ws, ".optr")
+	for _, w := range presetWires {
+		if n := len(coders[w.agent].Calls()); n != 0 {
+			t.Errorf("%s's model was asked %d times past the budget", w.agent, n)
+		}
+		var res struct {
+			Status          string       `json:"status"`
+			Error           string       `json:"error"`
+			BudgetExhausted bool         `json:"budget_exhausted"`
+			Requests        []agent.Call `json:"requests"`
+		}
+		if err := json.Unmarshal([]byte(findFile(t, lake, w.agent+".json")), &res); err != nil {
+			t.Fatalf("%s's result: %v\n%s", w.agent, err, log)
+		}
+		if res.Status == "succeeded" || !res.BudgetExhausted || !strings.Contains(res.Error, "budget.max-usd-per-day") || !strings.Contains(res.Error, figures) {
+			t.Errorf("%s: %s, budget_exhausted %v, error %q; want it stopped by the day's budget with the figures", w.agent, res.Status, res.BudgetExhausted, res.Error)
+		}
+		if len(res.Requests) == 0 || res.Requests[0].Refused == "" {
+			t.Errorf("%s: requests %+v; want its refused call recorded", w.agent, res.Requests)
+		}
+	}
+	var out struct{ Status, Message string }
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Status != "failed" ||
+		!strings.Contains(out.Message, "the run's budget stopped its agents (budget.max-usd-per-day: $0.00 "+figures+"; this call would add about $") {
+		t.Errorf("the run %q: %q (%v); want it failed, naming the budget with the figures\n%s", out.Status, out.Message, err, log)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "greeting.txt")); string(got) != "hello\n" {
+		t.Errorf("greeting.txt = %q: a change was applied past the budget", got)
+	}
+}
