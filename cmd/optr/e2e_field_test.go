@@ -691,28 +691,11 @@ func TestNothingOutlivesOptrUnderSudo(t *testing.T) {
 			f.env.Wrap(t, cmd)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			w, exited := startAwaiting(t, cmd, fifo)
+			if w == nil {
+				t.Fatalf("optr ended before its agent ran: %v\n%s", <-exited, out.String())
 			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			opened := make(chan *os.File, 1)
-			go func() {
-				w, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
-				opened <- w
-			}()
-			select {
-			case w := <-opened:
-				defer w.Close() // open until the end: the agent reads no EOF
-			case err := <-exited:
-				if r, rerr := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); rerr == nil {
-					if w := <-opened; w != nil {
-						w.Close()
-					}
-					r.Close()
-				}
-				t.Fatalf("optr ended before its agent ran: %v\n%s", err, out.String())
-			}
+			defer w.Close() // open until the end: the agent reads no EOF
 			agent := taggedProcs(tag)
 			if len(agent) == 0 {
 				t.Fatalf("the agent runs, but no process holds %s", tag)

@@ -64,13 +64,27 @@ func (h *hostile) runWatched(t *testing.T, home, bin, fifo, script string) (log,
 	cmd := h.start(t, home, bin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	w, exited := startAwaiting(t, cmd, fifo)
+	if w != nil {
+		parentExe = parentOf(t, script)
+		w.WriteString("go\n")
+		w.Close()
+		<-exited
+	}
+	return out.String(), parentExe
+}
+
+// startAwaiting starts cmd and waits until a process it starts opens
+// fifo to read, and so runs: w is then the FIFO's open write end. When cmd
+// ends first, w is nil (the blocked open released). exited has cmd.Wait's
+// result.
+func startAwaiting(t *testing.T, cmd *exec.Cmd, fifo string) (w *os.File, exited <-chan error) {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	// Opening the FIFO to write returns once the witness opened it to read:
-	// then it runs, below its parent.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	opened := make(chan *os.File, 1)
 	go func() {
 		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
@@ -81,20 +95,19 @@ func (h *hostile) runWatched(t *testing.T, home, bin, fifo, script string) (log,
 	}()
 	select {
 	case f := <-opened:
-		parentExe = parentOf(t, script)
-		f.WriteString("go\n")
-		f.Close()
-		<-exited
-	case <-exited:
-		// The witness never ran: a reader releases the blocked open.
-		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		return f, done
+	case err := <-done:
+		// Nothing read it: a reader releases the blocked open.
+		if r, rerr := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); rerr == nil {
 			if f := <-opened; f != nil {
 				f.Close()
 			}
 			r.Close()
 		}
+		ended := make(chan error, 1)
+		ended <- err
+		return nil, ended
 	}
-	return out.String(), parentExe
 }
 
 // parentOf is the executable of the parent of the process running sh
