@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/beneath"
 	"github.com/optr-dev/optr/internal/check"
+	"github.com/optr-dev/optr/internal/cost"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/ledger"
@@ -403,6 +405,11 @@ func failed(plan *Plan, t Task, why string) *executor.Result {
 		Agent: t.ResultName(), Status: status.Failed, OutputSHA256: executor.SHA256Hex(""),
 		Error: why, Class: "fatal", Reason: "matrix_task",
 		Attempts: nil, Checks: check.Evaluation{Invariants: []string{}},
+		// What its job spent is not known here (it may have run and
+		// spent before it failed, or left a result not taken): unknown,
+		// never 0, and charged as such (charge).
+		Usage: agent.UnknownUsage,
+		Spent: &cost.Spend{Usage: agent.UnknownUsage},
 	}
 	if plan.Config.Settings != nil {
 		ac := plan.Config.Settings.Agents[t.Agent]

@@ -308,6 +308,11 @@ func TestGatherRefuses(t *testing.T) {
 				if want := slices.Contains(tt.failed, r.Agent); isFailed != want {
 					t.Errorf("%s: status %s, output %q, error %q; want failed=%t", r.Agent, r.Status, r.Output, r.Error, want)
 				}
+				// What a task without a usable result spent is not known:
+				// unknown, never 0.
+				if isFailed && (!r.Usage.IsUnknown() || r.Spent == nil || !r.Spent.Usage.IsUnknown()) {
+					t.Errorf("%s: usage %+v, spent %+v; want both unknown", r.Agent, r.Usage, r.Spent)
+				}
 			}
 		})
 	}
@@ -322,6 +327,11 @@ func TestGatherMissingFolderIsNoResults(t *testing.T) {
 	}
 	if !slices.Equal(g.Missing, []string{"good", "sloppy", "broken"}) {
 		t.Errorf("missing = %v, want every task", g.Missing)
+	}
+	for _, r := range g.Results {
+		if !r.Usage.IsUnknown() || r.Spent == nil || !r.Spent.Usage.IsUnknown() {
+			t.Errorf("%s left no result: usage %+v, spent %+v; want both unknown, never 0", r.Agent, r.Usage, r.Spent)
+		}
 	}
 }
 
