@@ -50,7 +50,7 @@ git -C "$WS" config core.hooksPath /tmp/evil 2>/dev/null && leak workspace-git-c
 echo planted > "$WS/planted.txt" 2>/dev/null && leak workspace-write
 echo planted > "$OUTSIDE/planted.txt" 2>/dev/null && leak outside-write
 for d in "${TMPDIR%/*}"/optr-sandbox-victim* /tmp/optr-sandbox-victim*; do
-  [ -d "$d" ] && echo planted > "$d/planted" 2>/dev/null && leak other-agent
+  [ -d "$d" ] && echo "$MARK" >> "$d/planted" 2>/dev/null && leak other-agent
 done
 git ls-remote "http://$SERVICE/direct" >/dev/null 2>&1
 env -u NO_PROXY -u no_proxy git ls-remote "http://$SERVICE/via-proxy" >/dev/null 2>&1
@@ -64,11 +64,14 @@ echo adversary done
 exit $FAIL
 `
 
-// victim waits for the adversary and says whether anything was planted
-// in its HOME.
+// victim waits for the adversary and says whether its adversary planted
+// anything in its HOME. A plant is counted only when it carries this
+// test's $MARK: an adversary of another test, running at the same time
+// with its protection off, plants in every victim's HOME on the machine
+// (it globs for them), and that is not this run's leak.
 const victim = `cat >/dev/null
-i=0; while [ ! -f "$OPTR_OUTPUT_DIR/adversary-done" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-[ -f "$HOME/planted" ] && echo LEAK:other-agent-seen
+i=0; while [ ! -f "$OPTR_OUTPUT_DIR/adversary-done" ] && [ $i -lt 500 ]; do sleep 0.05; i=$((i+1)); done
+grep -qxF "$MARK" "$HOME/planted" 2>/dev/null && echo LEAK:other-agent-seen
 echo victim done
 `
 
