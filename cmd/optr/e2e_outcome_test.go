@@ -112,11 +112,12 @@ func TestActionOutcome(t *testing.T) {
 		t.Fatalf("the run recorded cost %v after %d model calls; want $0.0045, the one call's", runEntry["cost_usd"], len(model.Requests()))
 	}
 	// The change's commit and the pull request name the agent and the
-	// model (a command agent names none).
-	if msg := gh.Log(repo, pull.Head)[0].Message; !strings.HasSuffix(msg, "\n\nAssisted-by: coder:unknown\nOptr-Run: 7101-1\n") {
+	// model: a command agent's config names none, so the one the gateway
+	// saw answer.
+	if msg := gh.Log(repo, pull.Head)[0].Message; !strings.HasSuffix(msg, "\n\nAssisted-by: coder:claude-sonnet-4-5\nOptr-Run: 7101-1\n") {
 		t.Errorf("the change's commit message does not end with the trailers:\n%s", msg)
 	}
-	if !strings.Contains(pull.Body, "written by agent `coder` (its model is not known: `Assisted-by: coder:unknown`)") {
+	if !strings.Contains(pull.Body, "written by agent `coder` with model `claude-sonnet-4-5` (`Assisted-by: coder:claude-sonnet-4-5`)") {
 		t.Errorf("the pull request's body does not name the agent and model:\n%s", pull.Body)
 	}
 	gh.MergePull(repo, pull.Number, "maintainer", "User")

@@ -79,6 +79,9 @@ type Agent struct {
 	passEnv []string
 	timeout time.Duration
 	opts    Options
+	// model is the agent's configured model, "" when its config names
+	// none (its result then names the one the gateway saw answer).
+	model string
 	// preset is the CLI's preset, nil for a plain command.
 	preset *preset.Preset
 }
@@ -131,6 +134,7 @@ func New(name string, cfg config.Agent, opts Options) (*Agent, error) {
 		passEnv: slices.Clone(cfg.PassEnv),
 		timeout: timeout,
 		opts:    opts,
+		model:   cfg.Model,
 		preset:  pre,
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/optr-dev/optr/internal/agent"
 	"github.com/optr-dev/optr/internal/gateway"
@@ -93,4 +94,29 @@ func (g *gatewayRun) meter(ctx context.Context, resp *agent.Response, program st
 		class = ae.Class
 	}
 	return &agent.Error{Class: class, Reason: "budget_exhausted", Err: fmt.Errorf("%w; then %s failed: %v", rec.Refused, program, err)}
+}
+
+// mainModel is the model that wrote most of an attempt's answers through
+// the gateway — the most output tokens, else the most calls — for an agent
+// whose config names none: its result, and its change's Assisted-by
+// trailer, name it rather than no model. "" when no call was answered.
+func mainModel(calls []agent.Call) string {
+	type tally struct{ out, n int64 }
+	by := map[string]*tally{}
+	best := ""
+	for _, c := range calls {
+		if c.Model == "" || c.Status != http.StatusOK {
+			continue
+		}
+		t := by[c.Model]
+		if t == nil {
+			t = &tally{}
+			by[c.Model] = t
+		}
+		t.out, t.n = t.out+c.Usage.OutputTokens, t.n+1
+		if b := by[best]; b == nil || t.out > b.out || (t.out == b.out && t.n > b.n) {
+			best = c.Model
+		}
+	}
+	return best
 }

@@ -157,7 +157,11 @@ func (a *Agent) Run(ctx context.Context, req agent.Request) (agent.Response, err
 		resp.Network, _ = launch.Finish()
 	}
 	err = refusedFirst(a.failure(ctx, attemptCtx, waitErr, leftovers, &resp, col), resp.Network)
-	return resp, gw.meter(ctx, &resp, a.argv[0], err)
+	err = gw.meter(ctx, &resp, a.argv[0], err)
+	if a.model == "" && resp.Model == "" {
+		resp.Model = mainModel(resp.Calls)
+	}
+	return resp, err
 }
 
 // start starts cmd, through launch when the attempt is sandboxed.
