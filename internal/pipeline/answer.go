@@ -184,6 +184,12 @@ func (d *Driver) answer(ctx context.Context, cp checkpoint.Checkpoint, dec check
 		d.stopped(ctx, nil, err)
 		return nil, err
 	}
+	defer rep.run.RemoveSpools() // the outputs read back wait there until the run's files are written
+	if err := d.readOutputs(ctx, rep); err != nil {
+		err = &StateError{ID: cp.ID, Err: err}
+		d.stopped(ctx, nil, err)
+		return nil, err
+	}
 	d.restorePatches(ctx, rep)
 	if dec.Action == checkpoint.ActionProceed && rep.retry != nil {
 		err = d.retry(ctx, rep, cp, dec)

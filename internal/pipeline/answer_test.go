@@ -266,3 +266,58 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A checkpoint names the agents' outputs by their files and hashes, not
+// in its state; the answer reads them back (from the Store, when the
+// checkout lacks them) and verifies them: a changed or missing agent
+// output file is a StateError, and nothing is decided.
+func TestAnswerReadsTheOutputsBack(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(data []byte) []byte
+		want   string
+	}{
+		{name: "as recorded"},
+		{name: "changed", change: func(b []byte) []byte { return []byte(strings.Replace(string(b), "TODO later", "TODO LATER", 1)) }, want: "the file was changed"},
+		{name: "missing", change: func([]byte) []byte { return nil }, want: "sloppy.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			paused, cp, _ := pausedRun(t)
+			if strings.Contains(string(cp.State), "TODO later") {
+				t.Fatalf("the checkpoint's state holds the output:\n%s", cp.State)
+			}
+			where := Spec{Config: paused.Spec.Config, Datalake: paused.Spec.Datalake, LedgerPath: paused.Spec.LedgerPath, Dir: paused.Spec.Dir}
+			file := filepath.Clean(paused.AgentOutputPath("sloppy"))
+			store := record(t, paused.Spec.Datalake)
+			if _, ok := store[file]; !ok {
+				t.Fatalf("%s was not recorded", file)
+			}
+			if tc.change != nil {
+				if store[file] = tc.change(store[file]); store[file] == nil {
+					delete(store, file)
+				}
+			}
+			dec, err := checkpoint.Decide(cp, 1, "ada", "", checkpoint.SourceCLI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := (&Driver{Store: store, Recorder: store}).Answer(t.Context(), cp, dec, where)
+			if tc.want != "" {
+				var state *StateError
+				if !errors.As(err, &state) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("answer from a %s agent output file: %v, want a StateError about it", tc.name, err)
+				}
+				return
+			}
+			if err != nil || rep.Status != status.Completed || rep.Selected != "sloppy" {
+				t.Fatalf("answer: %v, %+v", err, rep)
+			}
+			result, err := os.ReadFile(rep.Path(datalake.FileResult))
+			if err != nil || string(result) != "TODO later\n" {
+				t.Errorf("result.md (%v): %q, want the output read back", err, result)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,12 +22,16 @@ import (
 	"github.com/optr-dev/optr/internal/executor"
 	"github.com/optr-dev/optr/internal/progress"
 	"github.com/optr-dev/optr/internal/selection"
+	"github.com/optr-dev/optr/internal/spool"
 	"github.com/optr-dev/optr/internal/status"
 )
 
 // ResumeState is everything a paused run needs to continue later, in
-// another process or another workflow run: it travels inside the saved
-// checkpoint, so a resume never depends on files a checkout may lack.
+// another process or another workflow run. It travels inside the saved
+// checkpoint, but for the agents' outputs, which may be tens of MiB each:
+// those are files of the run (architecture §4.4), named in Outputs by path
+// and hash, read back — from the Store when this checkout lacks them —
+// and verified on resume.
 type ResumeState struct {
 	Workflow    string                      `json:"workflow"`
 	RunID       string                      `json:"run"`
@@ -59,7 +65,24 @@ type ResumeState struct {
 	Iteration   int `json:"iteration,omitempty"`
 	// Spent is what the run spent so far, per agent (the meter's account).
 	Spent map[string]cost.Spend `json:"spent,omitempty"`
+	// Outputs names, by result, the file that holds the output and raw
+	// text left out of its entry in Results: its agent output file.
+	Outputs map[string]OutputRef `json:"outputs,omitempty"`
 }
+
+// OutputRef names a result's output in the run's files.
+type OutputRef struct {
+	// File is the agent output file, relative to the run directory
+	// (agent-outputs/<agent>.json).
+	File string `json:"file"`
+	// SHA256 is the output's SHA-256 (the result's output_sha256): what
+	// is read back must hash to it.
+	SHA256 string `json:"sha256"`
+}
+
+// resumeInMemory is the largest output a resumed run reads back into
+// memory; a larger one waits in a spool file, as when the agent wrote it.
+const resumeInMemory = 1 << 20
 
 // raise builds the next checkpoint of a paused report: trigger, context,
 // the standard options (or the mode's, when Proceed carries the run on:
@@ -209,10 +232,60 @@ func (rep *report) resumeState() ResumeState {
 		Detection: rep.Detection, PullRequest: rep.Spec.PullRequest, Iteration: rep.Spec.Iteration,
 		Spent: rep.meter.Agents(),
 	}
-	for _, r := range rep.Results {
+	st.Results = make([]*executor.Result, len(rep.Results))
+	for i, r := range rep.Results {
 		st.Checks[r.Agent] = r.Checks
+		st.Results[i] = r
+		file := resultFile(r.Agent)
+		if _, err := os.Stat(rep.run.Path(file)); err != nil {
+			continue // not recorded: the output travels in the state
+		}
+		c := *r
+		c.Output, c.OutputBase64, c.OutputFile, c.Raw, c.RawFile = "", "", nil, "", nil
+		st.Results[i] = &c
+		if st.Outputs == nil {
+			st.Outputs = map[string]OutputRef{}
+		}
+		st.Outputs[r.Agent] = OutputRef{File: filepath.ToSlash(file), SHA256: r.OutputSHA256}
 	}
 	return st
+}
+
+// readOutputs reads the outputs the checkpoint's state names (Outputs)
+// back into the results of rep: from their agent output files, brought
+// from the Store first when this checkout lacks them, each verified
+// against the hash the state and the result record. An output larger than
+// resumeInMemory waits in a spool file of the run.
+func (d *Driver) readOutputs(ctx context.Context, rep *report) error {
+	if len(rep.outputs) == 0 {
+		return nil
+	}
+	files := make([]string, 0, len(rep.outputs))
+	for _, ref := range rep.outputs {
+		files = append(files, filepath.FromSlash(ref.File))
+	}
+	slices.Sort(files)
+	if err := d.restore(ctx, rep, files); err != nil {
+		return err
+	}
+	dir, err := rep.run.SpoolDir()
+	if err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		ref, ok := rep.outputs[r.Agent]
+		if !ok {
+			continue
+		}
+		if ref.SHA256 != r.OutputSHA256 || filepath.FromSlash(ref.File) != resultFile(r.Agent) {
+			return fmt.Errorf("its state names %s (sha256 %s) as the output of %s, whose result records %s", ref.File, ref.SHA256, r.Agent, r.OutputSHA256)
+		}
+		opts := spool.Options{Dir: dir, Prefix: r.Agent + "-", Suffix: ".out", InMemory: resumeInMemory}
+		if err := r.ReadOutputs(rep.run.Path(filepath.FromSlash(ref.File)), opts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resumed rebuilds the report of a paused run from its checkpoint, with
@@ -253,7 +326,7 @@ func resumed(cp checkpoint.Checkpoint, where Spec) (*report, error) {
 			Mode: st.Mode, ModeFields: st.ModeFields, ExtraFiles: st.ExtraFiles, Details: st.Details, DetailsText: st.DetailsText,
 			Detection: st.Detection,
 		},
-		retry: st.Retry, raised: max(st.Checkpoints, 1),
+		retry: st.Retry, raised: max(st.Checkpoints, 1), outputs: st.Outputs,
 	}
 	rep.setRun(run)
 	rep.setMeter(cost.NewMeter(cost.NewPricer(cfg.Prices, cost.Builtin)))

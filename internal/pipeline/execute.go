@@ -53,6 +53,9 @@ type report struct {
 	// last one's Proceed carries the run on (nil: Proceed selects).
 	raised int
 	retry  *Retry
+	// outputs are the outputs a resumed run's checkpoint names, read
+	// back by Driver.readOutputs.
+	outputs map[string]OutputRef
 	// scanned holds every candidate's threat scan (detection.all).
 	scanned map[string]*Detection
 }
