@@ -59,7 +59,6 @@ var binaryModules = map[string]string{
 
 	// Secrets and detection.
 	"github.com/BobuSumisu/aho-corasick": "gitleaks' stop words, matched as gitleaks matches them",
-	"github.com/pelletier/go-toml/v2":    "gitleaks' rule file, read without gitleaks' viper-based loader",
 	"github.com/cespare/xxhash/v2":       "otel's attribute hashing (the SDKs' tracing)",
 
 	// Provenance and confinement.

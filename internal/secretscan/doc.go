@@ -1,7 +1,7 @@
 // Package secretscan finds token-shaped strings — API keys, access tokens,
 // private keys — in text, with gitleaks' maintained rule set (its
-// gitleaks.toml, embedded byte for byte as gitleaks ships it), never with
-// patterns of our own. The rule file is read by this package's loader,
+// gitleaks.toml, kept byte for byte as gitleaks ships it and embedded in
+// JSON, converted at go generate time), never with patterns of our own. The rule file is read by this package's loader,
 // which builds the rules as gitleaks' own loader does (tested against it)
 // without linking gitleaks' viper-based config package; it reads one
 // expression of gitleaks' global allowlist as its author meant it

@@ -155,7 +155,7 @@ func Example() {
 // the rule set (the rules it then needs compile one by one).
 func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
-		if _, err := load(gitleaksTOML); err != nil {
+		if _, err := load(gitleaksJSON); err != nil {
 			b.Fatal(err)
 		}
 	}

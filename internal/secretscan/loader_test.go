@@ -1,13 +1,17 @@
 package secretscan
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	toml "github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -50,12 +54,40 @@ func gitleaksConfig(t *testing.T) config.Config {
 	return cfg
 }
 
-// The rule file optr embeds is gitleaks' own, byte for byte, at the
-// version go.mod names (go generate copies it again after an update).
+// The rule file optr's rules come from is gitleaks' own, byte for byte,
+// at the version go.mod names (go generate copies it again after an
+// update).
 func TestRuleFileIsGitleaks(t *testing.T) {
 	t.Parallel()
-	if gitleaksTOML != config.DefaultConfig {
+	file, err := os.ReadFile("gitleaks.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(file) != config.DefaultConfig {
 		t.Fatal("internal/secretscan/gitleaks.toml is not the rule file of the gitleaks version in go.mod: run go generate ./internal/secretscan")
+	}
+}
+
+// The JSON form optr embeds holds the rules gitleaks.toml does: decoded
+// with go-toml (the parser viper uses, as gitleaks reads the file) and
+// from gitleaks.json, the two give the same rule file, every key known.
+func TestRuleJSONIsTheRuleFile(t *testing.T) {
+	t.Parallel()
+	var want ruleFile
+	dec := toml.NewDecoder(strings.NewReader(config.DefaultConfig))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeRuleFile(gitleaksJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Fatalf("gitleaks.json is not gitleaks.toml (-toml +json); run go generate ./internal/secretscan:\n%s", diff)
+	}
+	if len(want.Rules) < 100 {
+		t.Fatalf("%d rules: not gitleaks' rule file", len(want.Rules))
 	}
 }
 
@@ -198,7 +230,7 @@ func TestLoaderRefusesAsGitleaks(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := load(tt.file); err == nil {
+			if _, err := loadTOML(tt.file); err == nil {
 				t.Error("optr's loader accepted it")
 			}
 			if tt.gitleaks {
@@ -215,7 +247,7 @@ func TestLoaderRefusesAsGitleaks(t *testing.T) {
 	// have, fails the rule when it is first used, as gitleaks fails the
 	// file.
 	for _, file := range []string{"[[rules]]\nid = \"r\"\nregex = '''a(b'''\n", "[[rules]]\nid = \"r\"\nregex = '''a(b)c'''\nsecretGroup = 2\n"} {
-		s, err := load(file)
+		s, err := loadTOML(file)
 		if err != nil {
 			t.Fatalf("%q: %v", file, err)
 		}
@@ -232,7 +264,7 @@ func TestLoaderRefusesAsGitleaks(t *testing.T) {
 		translateOnce.Unlock()
 	}
 	// A global allowlist with targetRules joins those rules' own.
-	s, err := load(rule + "[[allowlists]]\ntargetRules = [\"r\"]\nregexes = ['''^b$''']\n")
+	s, err := loadTOML(rule + "[[allowlists]]\ntargetRules = [\"r\"]\nregexes = ['''^b$''']\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,4 +327,18 @@ func TestTokenHoldingFalse(t *testing.T) {
 			t.Errorf("set %d: found %v in %q", set, ms, text)
 		}
 	}
+}
+
+// loadTOML loads a rule file written in TOML, converted to JSON as
+// gen_rules.go converts gitleaks.toml.
+func loadTOML(file string) (*set, error) {
+	var doc map[string]any
+	if err := toml.Unmarshal([]byte(file), &doc); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return load(string(data))
 }

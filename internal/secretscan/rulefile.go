@@ -2,17 +2,19 @@ package secretscan
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-
-	toml "github.com/pelletier/go-toml/v2"
 )
 
-// gitleaksTOML is gitleaks' default rule file, byte for byte the one its
-// config package embeds (config.DefaultConfig) at the version go.mod
-// names: TestRuleFileIsGitleaks fails when they differ, and
-// `go generate ./internal/secretscan` copies it again.
+// gitleaksJSON is gitleaks' default rule file, gitleaks.toml — byte for
+// byte the one its config package embeds (config.DefaultConfig) at the
+// version go.mod names — in JSON: gen_rules.go converts it at go generate
+// time, so that no TOML parser is linked into optr, and
+// TestRuleJSONIsTheRuleFile holds the two to the same rules.
+// TestRuleFileIsGitleaks fails when gitleaks.toml differs from gitleaks'
+// own; `go generate ./internal/secretscan` copies it again and converts it.
 //
 // A copy rather than config.DefaultConfig because that package reads the
 // file through viper, which with the ten modules it brings (hcl, ini,
@@ -21,79 +23,79 @@ import (
 // The rules are used unmodified; only the loader is ours (load).
 //
 //go:generate sh -c "cp \"$(go list -m -f '{{.Dir}}' github.com/zricethezav/gitleaks/v8)/config/gitleaks.toml\" gitleaks.toml && chmod 644 gitleaks.toml"
-//go:embed gitleaks.toml
-var gitleaksTOML string
+//go:generate go run gen_rules.go
+//go:embed gitleaks.json
+var gitleaksJSON string
 
 // ruleFile is a gitleaks rule file as gitleaks' loader reads it (its
 // config.ViperConfig): rules, and allowlists that apply to every rule or
 // to the rules they name.
 type ruleFile struct {
-	Title       string     `toml:"title"`
-	Description string     `toml:"description"`
-	MinVersion  string     `toml:"minVersion"`
-	Extend      *extend    `toml:"extend"`
-	Rules       []fileRule `toml:"rules"`
+	Title       string     `toml:"title" json:"title"`
+	Description string     `toml:"description" json:"description"`
+	MinVersion  string     `toml:"minVersion" json:"minVersion"`
+	Extend      *extend    `toml:"extend" json:"extend"`
+	Rules       []fileRule `toml:"rules" json:"rules"`
 	// AllowList is the older single [allowlist] form, which gitleaks.toml
 	// still writes; Allowlists the [[allowlists]] form.
-	AllowList  *fileAllowlist   `toml:"allowlist"`
-	Allowlists []*fileAllowlist `toml:"allowlists"`
+	AllowList  *fileAllowlist   `toml:"allowlist" json:"allowlist"`
+	Allowlists []*fileAllowlist `toml:"allowlists" json:"allowlists"`
 }
 
 // extend is a rule file's [extend] table: gitleaks merges another rule
 // file into it. optr loads only gitleaks' own file, which extends nothing.
 type extend struct {
-	Path          string   `toml:"path"`
-	URL           string   `toml:"url"`
-	UseDefault    bool     `toml:"useDefault"`
-	DisabledRules []string `toml:"disabledRules"`
+	Path          string   `toml:"path" json:"path"`
+	URL           string   `toml:"url" json:"url"`
+	UseDefault    bool     `toml:"useDefault" json:"useDefault"`
+	DisabledRules []string `toml:"disabledRules" json:"disabledRules"`
 }
 
 // fileRule is one [[rules]] entry.
 type fileRule struct {
-	ID          string           `toml:"id"`
-	Description string           `toml:"description"`
-	Path        string           `toml:"path"`
-	Regex       string           `toml:"regex"`
-	SecretGroup int              `toml:"secretGroup"`
-	Entropy     float64          `toml:"entropy"`
-	Keywords    []string         `toml:"keywords"`
-	Tags        []string         `toml:"tags"`
-	AllowList   *fileAllowlist   `toml:"allowlist"`
-	Allowlists  []*fileAllowlist `toml:"allowlists"`
-	Required    []fileRequired   `toml:"required"`
-	SkipReport  bool             `toml:"skipReport"`
+	ID          string           `toml:"id" json:"id"`
+	Description string           `toml:"description" json:"description"`
+	Path        string           `toml:"path" json:"path"`
+	Regex       string           `toml:"regex" json:"regex"`
+	SecretGroup int              `toml:"secretGroup" json:"secretGroup"`
+	Entropy     float64          `toml:"entropy" json:"entropy"`
+	Keywords    []string         `toml:"keywords" json:"keywords"`
+	Tags        []string         `toml:"tags" json:"tags"`
+	AllowList   *fileAllowlist   `toml:"allowlist" json:"allowlist"`
+	Allowlists  []*fileAllowlist `toml:"allowlists" json:"allowlists"`
+	Required    []fileRequired   `toml:"required" json:"required"`
+	SkipReport  bool             `toml:"skipReport" json:"skipReport"`
 }
 
 // fileRequired is a composite rule's [[rules.required]] entry.
 type fileRequired struct {
-	ID            string `toml:"id"`
-	WithinLines   *int   `toml:"withinLines"`
-	WithinColumns *int   `toml:"withinColumns"`
+	ID            string `toml:"id" json:"id"`
+	WithinLines   *int   `toml:"withinLines" json:"withinLines"`
+	WithinColumns *int   `toml:"withinColumns" json:"withinColumns"`
 }
 
 // fileAllowlist is an allowlist as written: of a rule, or global (then
 // TargetRules may narrow it to some rules).
 type fileAllowlist struct {
-	Description string   `toml:"description"`
-	Condition   string   `toml:"condition"`
-	Commits     []string `toml:"commits"`
-	Paths       []string `toml:"paths"`
-	RegexTarget string   `toml:"regexTarget"`
-	Regexes     []string `toml:"regexes"`
-	StopWords   []string `toml:"stopwords"`
-	TargetRules []string `toml:"targetRules"`
+	Description string   `toml:"description" json:"description"`
+	Condition   string   `toml:"condition" json:"condition"`
+	Commits     []string `toml:"commits" json:"commits"`
+	Paths       []string `toml:"paths" json:"paths"`
+	RegexTarget string   `toml:"regexTarget" json:"regexTarget"`
+	Regexes     []string `toml:"regexes" json:"regexes"`
+	StopWords   []string `toml:"stopwords" json:"stopwords"`
+	TargetRules []string `toml:"targetRules" json:"targetRules"`
 }
 
-// decodeRuleFile decodes a rule file with go-toml, the parser viper
-// itself uses for TOML. A key the loader does not know is an error, so a
-// gitleaks release that adds one fails this package's tests instead of
-// being ignored.
+// decodeRuleFile decodes a rule file in its JSON form (gitleaksJSON). A
+// key the loader does not know is an error, so a gitleaks release that
+// adds one fails this package's tests instead of being ignored.
 func decodeRuleFile(file string) (*ruleFile, error) {
 	var f ruleFile
-	dec := toml.NewDecoder(strings.NewReader(file))
+	dec := json.NewDecoder(strings.NewReader(file))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("decode gitleaks.toml: %w", err)
+		return nil, fmt.Errorf("decode gitleaks.json: %w", err)
 	}
 	return &f, nil
 }

@@ -93,7 +93,7 @@ type set struct {
 // checked by this package's tests, so a failure to load it is a broken
 // build, not a condition to handle.
 var rules = sync.OnceValue(func() *set {
-	s, err := load(gitleaksTOML)
+	s, err := load(gitleaksJSON)
 	if err != nil {
 		panic(fmt.Sprintf("secretscan: gitleaks' rule set does not load: %v", err))
 	}
