@@ -114,7 +114,12 @@ func (t *Tab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	gr := t.b.g.lookup(credential(r))
 	switch {
 	case gr == nil:
-		t.defaultFamily(r).writeError(w, failUnknownKey, "this request carries no key optr gave this agent; use the key in its environment")
+		fam := t.defaultFamily(r)
+		if !t.b.given(fam) {
+			fam.writeError(w, failUnknownKey, "agent "+t.b.agent+" was given no "+fam.name+" through the gateway (its gateway: list names "+strings.Join(t.b.names(), ", ")+")")
+			return
+		}
+		fam.writeError(w, failUnknownKey, "this request carries no key optr gave this agent; use the key in its environment")
 	case gr.badge != t.b:
 		gr.fam.writeError(w, failOtherAgent, "this key belongs to another agent of the run")
 	default:
@@ -122,20 +127,50 @@ func (t *Tab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// defaultFamily is the family to refuse r in: the agent's own, when it
-// has one, else the one r's path looks like.
+// defaultFamily is the family to refuse r in: the one r's path is an API
+// of, else the agent's own, when it has one.
 func (t *Tab) defaultFamily(r *http.Request) *family {
+	if f, ok := pathFamily(r.URL.Path); ok {
+		return f
+	}
 	if len(t.b.grants) == 1 {
 		return t.b.grants[0].fam
 	}
 	return guessFamily(r)
 }
 
+// given reports whether the agent was given fam.
+func (b *Badge) given(fam *family) bool {
+	for _, gr := range b.grants {
+		if gr.fam == fam {
+			return true
+		}
+	}
+	return false
+}
+
+// names are the providers the agent was given, by their gateway names.
+func (b *Badge) names() []string {
+	out := make([]string, len(b.grants))
+	for i, gr := range b.grants {
+		out[i] = gr.fam.name
+	}
+	return out
+}
+
 // guessFamily is the family whose API r's path looks like, for a refusal
-// of a request that says nothing else.
+// of a request that says nothing else: OpenAI's when it looks like none.
 func guessFamily(r *http.Request) *family {
-	p := r.URL.Path
-	name := OpenAI
+	if f, ok := pathFamily(r.URL.Path); ok {
+		return f
+	}
+	f, _ := familyOf(OpenAI)
+	return f
+}
+
+// pathFamily is the family p is an API path of; false when p is none's.
+func pathFamily(p string) (*family, bool) {
+	var name string
 	switch {
 	case strings.HasPrefix(p, "/openai/"):
 		name = Azure
@@ -143,9 +178,12 @@ func guessFamily(r *http.Request) *family {
 		name = Anthropic
 	case strings.Contains(p, ":generateContent"), strings.Contains(p, ":streamGenerateContent"), strings.HasPrefix(p, "/v1beta/"):
 		name = Gemini
+	case strings.HasSuffix(p, "/chat/completions"), strings.HasSuffix(p, "/responses"), strings.Contains(p, "/responses/"):
+		name = OpenAI
+	default:
+		return nil, false
 	}
-	f, _ := familyOf(name)
-	return f
+	return familyOf(name)
 }
 
 // alive tells the attempt's watcher that n bytes passed.

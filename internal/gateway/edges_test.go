@@ -384,3 +384,35 @@ func TestListen(t *testing.T) {
 		t.Error("the listener still answers after Close")
 	}
 }
+
+// TestProviderNotGiven: an agent given Anthropic that calls OpenAI's or
+// Gemini's API through the gateway holds no key for it: the call is
+// refused in that provider's own error shape, and nothing reaches any
+// provider.
+func TestProviderNotGiven(t *testing.T) {
+	t.Parallel()
+	fake := llmtest.NewAnthropic(t)
+	r := newRig(t, gateway.Anthropic, fake)
+	for _, tc := range []struct {
+		name, path string
+		h          http.Header
+		check      func([]byte) bool
+	}{
+		{"OpenAI's Chat Completions", "/v1/chat/completions", header("Authorization", "Bearer sk-proj-made-up"), func(b []byte) bool {
+			var e struct{ Error struct{ Type, Code string } }
+			return json.Unmarshal(b, &e) == nil && e.Error.Code == "invalid_api_key"
+		}},
+		{"Gemini's generateContent", "/v1beta/models/gemini-2.5-flash:generateContent", header("X-Goog-Api-Key", "AIza-made-up"), func(b []byte) bool {
+			var e struct{ Error struct{ Status string } }
+			return json.Unmarshal(b, &e) == nil && e.Error.Status == "UNAUTHENTICATED"
+		}},
+	} {
+		status, _, b := r.post(t, tc.path, `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`, tc.h)
+		if status != http.StatusUnauthorized || !tc.check(b) || !strings.Contains(string(b), "agent a was given no ") {
+			t.Errorf("%s: %d %s; want 401 in that provider's shape", tc.name, status, b)
+		}
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("%d refused requests reached the provider", n)
+	}
+}
