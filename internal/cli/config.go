@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -121,7 +122,7 @@ func (c *CLI) configCheck(ctx context.Context, f configFlags, explicit bool) err
 	if err != nil {
 		return fmt.Errorf("find the working directory: %w", err)
 	}
-	pipelines := append([]string{""}, sortedKeys(cfg.Pipelines)...)
+	pipelines := append([]string{""}, slices.Sorted(maps.Keys(cfg.Pipelines))...)
 	unusable := map[string]agent.Failure{}
 	var layers string
 	var notes, warnings []string
@@ -226,16 +227,6 @@ func (c *CLI) quietDeps() pipeline.Deps {
 	d.Logf = func(string, ...any) {}
 	d.Stderr = io.Discard
 	return d
-}
-
-// sortedKeys are a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // dedupeStrings keeps the first of each string, in order.
