@@ -48,7 +48,11 @@ func TestStuckAgentWithoutRestartsFails(t *testing.T) {
 func TestTimeoutIsRestarted(t *testing.T) {
 	t.Parallel()
 	task := sh(t, "slow", hangOnce)
-	task.Timeout = 300 * time.Millisecond
+	// The timeout ends the first launch, which hangs, and must not end the
+	// second, which answers at once: 300 ms did, once, with two race
+	// suites sharing two cores (starting sh took longer). 2 s leaves the
+	// second launch that much, at 2 s of the test's time.
+	task.Timeout = 2 * time.Second
 	opts := Options{Tasks: []Task{task}, Request: agent.Request{Intent: "x", Dir: t.TempDir()}}
 	wd := watch(t, &opts, escalation.WatcherOptions{MaxRestarts: 1}) // no stall detection
 	results, err := Run(t.Context(), opts)
