@@ -106,8 +106,8 @@ func sectionLess(a, b string) bool {
 // document, and with the citations of it in files (name → content): a
 // section numbered twice or out of order, a subsection whose section the
 // document lacks, a citation of a section it does not have, and a
-// citation of the brief (DESIGN §x.y), which the repository does not
-// have.
+// citation of a section of the brief (DESIGN.md), which the repository
+// does not have.
 func checkArchitecture(doc string, files map[string]string) []string {
 	var problems []string
 	secs := sections(doc)
@@ -130,7 +130,7 @@ func checkArchitecture(doc string, files map[string]string) []string {
 		for _, c := range citations(files[name]) {
 			switch {
 			case c.doc == "DESIGN":
-				problems = append(problems, fmt.Sprintf("%s:%d: cites DESIGN §%s, the brief the repository was built from and does not have: cite architecture §x.y (%s)", name, c.line, c.num, architectureDoc))
+				problems = append(problems, fmt.Sprintf("%s:%d: cites §%s of DESIGN.md, the brief the repository was built from and does not have: cite architecture §x.y (%s)", name, c.line, c.num, architectureDoc))
 			case c.doc == "architecture" && have[c.num] == 0:
 				problems = append(problems, fmt.Sprintf("%s:%d: cites architecture §%s, a section %s does not have", name, c.line, c.num, architectureDoc))
 			}
@@ -215,7 +215,7 @@ func repositoryFiles(t *testing.T) []string {
 // Go, Markdown, YAML and shell files — and every bare §x.y, which the
 // repository's convention makes the architecture's — names a section
 // docs/architecture.md has; the document numbers each section once, in
-// order; nothing cites the brief (DESIGN §x.y) it was built from.
+// order; nothing cites a section of the brief (DESIGN.md) it was built from.
 func TestArchitectureCitations(t *testing.T) {
 	t.Parallel()
 	doc := readRoot(t, architectureDoc)
@@ -281,8 +281,8 @@ func TestCheckArchitecture(t *testing.T) {
 			"a.md": "architecture §9\n",
 		}, want: []string{"a.md:1: cites architecture §9"}},
 		{name: "the brief is cited", doc: doc, files: map[string]string{
-			"a.go": "// DESIGN §4.2 says\n",
-		}, want: []string{"a.go:1: cites DESIGN §4.2"}},
+			"a.go": "// DESIGN.md §4.2 says\n",
+		}, want: []string{"a.go:1: cites §4.2 of DESIGN.md"}},
 		{name: "a section numbered twice", doc: doc + "### §4.10 Again\n", files: nil,
 			want: []string{"§4.10 is numbered twice (first at line 7)"}},
 		{name: "sections out of order", doc: "## §1 One\n## §3 Three\n## §2 Two\n", files: nil,

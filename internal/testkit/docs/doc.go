@@ -46,7 +46,7 @@
 //     and a bare §x.y, in Go, Markdown, YAML and shell files anywhere in
 //     the repository) names a section docs/architecture.md has; the
 //     document numbers each section once, in order; nothing cites the
-//     brief the repository was built from (DESIGN §x.y).
+//     brief the repository was built from (a section of DESIGN.md).
 //
 // The package has no code of its own beyond this comment; host/action.yml
 // is held equal to action.yml by scripts/host_test.go.
