@@ -1,10 +1,10 @@
 package llm
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/optr-dev/optr/internal/config"
@@ -19,9 +19,10 @@ func init() { register(provider.AzureOpenAI, newAzure) }
 // responses) the Responses API at <endpoint>/openai/responses, both with
 // ?api-version=… and the key in the api-key header.
 //
-// Written with openai-go's own options rather than its azure package,
-// which adds Entra ID tokens optr does not offer, and with them the Azure
-// SDK's core and a second HTTP/2 stack to the binary; the key never
+// Not through openai-go's azure package, which adds Entra ID tokens optr
+// does not offer, and with them the Azure SDK's core and a second HTTP/2
+// stack to the binary: Chat Completions is optr's own request (chatWire),
+// the Responses API openai-go's with the options below. The key never
 // follows a redirect to another origin (keepOrigin), as that package
 // guarantees too.
 func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string) string) (caller, error) {
@@ -51,19 +52,21 @@ func newAzure(b *base, p provider.Provider, cfg config.Agent, getenv func(string
 		version = DefaultAzureResponsesAPIVersion
 	}
 	endpoint := strings.TrimSuffix(u.String(), "/") + "/openai/"
-	if api.Wire != provider.Responses {
-		endpoint += "deployments/" + url.PathEscape(b.model) + "/"
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(endpoint),
-		option.WithQuery("api-version", pick(cfg.APIVersion, version)),
-		option.WithHeader("api-key", key),
-		option.WithHTTPClient(b.client),
-		// One retry layer only: package recovery retries, the SDK does not.
-		option.WithMaxRetries(0),
-	}
+	version = pick(cfg.APIVersion, version)
 	if api.Wire == provider.Responses {
-		return responsesCaller(opts, b.model, b.maxTokens), nil
+		return responsesCaller([]option.RequestOption{
+			option.WithBaseURL(endpoint),
+			option.WithQuery("api-version", version),
+			option.WithHeader("api-key", key),
+			option.WithHTTPClient(b.client),
+			// One retry layer only: package recovery retries, the SDK does not.
+			option.WithMaxRetries(0),
+		}, b.model, b.maxTokens), nil
 	}
-	return chatCaller(openai.NewChatCompletionService(opts...), b.model, b.maxTokens, maxCompletionTokensField, true), nil
+	w := chatWire{
+		client: b.client,
+		url:    chatURL(endpoint+"deployments/"+url.PathEscape(b.model), url.Values{"api-version": {version}}.Encode()),
+		header: http.Header{"Api-Key": {key}},
+	}
+	return chatCaller(w, b.model, b.maxTokens, maxCompletionTokensField, true), nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
@@ -14,11 +13,12 @@ import (
 	"github.com/optr-dev/optr/internal/agent"
 )
 
-// openAIOptions are the request options of an agent that speaks one of
-// OpenAI's wire formats to baseURL, with its key when it has one. Services are built from these options alone, never
-// through openai.NewClient: NewClient starts from DefaultClientOptions, which
-// reads OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and
-// OPENAI_CUSTOM_HEADERS from the process environment, and those would leak
+// openAIOptions are the request options of an agent that speaks the
+// Responses API to baseURL, with its key when it has one. The service is
+// built from these options alone, never through the SDK's NewClient, which
+// starts from DefaultClientOptions: those read OPENAI_BASE_URL,
+// OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and
+// OPENAI_CUSTOM_HEADERS from the process environment, which would leak
 // into requests (headers) or be the fallback for anything not set here.
 func openAIOptions(b *base, baseURL string) []option.RequestOption {
 	opts := []option.RequestOption{
@@ -42,11 +42,11 @@ func responsesCaller(opts []option.RequestOption, model string, maxTokens int64)
 		var res responseWire
 		_, err := svc.New(ctx, responses.ResponseNewParams{
 			Model:           model,
-			Instructions:    openai.String(p.system),
-			Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String(p.user)},
-			MaxOutputTokens: openai.Int(maxTokens),
+			Instructions:    param.NewOpt(p.system),
+			Input:           responses.ResponseNewParamsInputUnion{OfString: param.NewOpt(p.user)},
+			MaxOutputTokens: param.NewOpt(maxTokens),
 			// optr keeps its own record; nothing needs to stay on the provider's side.
-			Store: openai.Bool(false),
+			Store: param.NewOpt(false),
 			Text:  answerText(),
 		}, option.WithResponseInto(raw), option.WithResponseBodyInto(&res))
 		if err != nil {
@@ -69,7 +69,7 @@ var answerText = sync.OnceValue(func() responses.ResponseTextConfigParam {
 			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{
 				Name:   schemaName,
 				Schema: answerSchema(),
-				Strict: openai.Bool(true),
+				Strict: param.NewOpt(true),
 			},
 		},
 	}

@@ -3,8 +3,6 @@ package llm
 import (
 	"net/url"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/provider"
 )
@@ -49,7 +47,7 @@ func newStandard(b *base, p provider.Provider, cfg config.Agent, getenv func(str
 		if strict {
 			field = maxCompletionTokensField
 		}
-		return chatCaller(openai.NewChatCompletionService(openAIOptions(b, wireURL)...), b.model, b.maxTokens, field, strict), nil
+		return chatCaller(chatWire{client: b.client, url: chatURL(wireURL, ""), header: bearer(b.secret)}, b.model, b.maxTokens, field, strict), nil
 	case provider.Messages:
 		return messagesCaller(b, wireURL), nil
 	}
