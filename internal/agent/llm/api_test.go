@@ -1,9 +1,12 @@
 package llm_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -162,5 +165,33 @@ func TestKeyStaysAtItsOrigin(t *testing.T) {
 				t.Errorf("the server behind the redirect got %d requests, want none", n)
 			}
 		})
+	}
+}
+
+// TestChatAnswerBound: a Chat Completions answer larger than optr reads
+// is refused with the bound named, not decoded. The body is valid JSON
+// padded with whitespace, so only the bound stops it.
+func TestChatAnswerBound(t *testing.T) {
+	t.Parallel()
+	answer := `{"model":"m","choices":[{"message":{"content":` + strconv.Quote(llmtest.Answer("ok", 1)) + `},"finish_reason":"stop"}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		pad := bytes.Repeat([]byte(" "), 1<<20)
+		for range 32 {
+			if _, err := w.Write(pad); err != nil {
+				return
+			}
+		}
+		_, _ = io.WriteString(w, answer)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := config.Agent{Provider: config.ProviderOpenAI, Model: "m", API: "chat-completions", BaseURL: srv.URL + "/v1"}
+	a, err := llm.New("tester", cfg, llm.Options{Getenv: func(string) string { return "k" }, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Run(t.Context(), agent.Request{Intent: "x"})
+	if e := agentError(t, err); e.Reason != "bad_response" || !strings.Contains(err.Error(), "larger than 32 MiB") {
+		t.Errorf("got %v, want bad_response naming the 32 MiB bound", err)
 	}
 }
