@@ -168,13 +168,32 @@ func TestKeyStaysAtItsOrigin(t *testing.T) {
 	}
 }
 
+// chatAgent is an openai agent on Chat Completions whose server answers
+// with h.
+func chatAgent(t *testing.T, h http.HandlerFunc) agent.Agent {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cfg := config.Agent{Provider: config.ProviderOpenAI, Model: "m", API: "chat-completions", BaseURL: srv.URL + "/v1"}
+	a, err := llm.New("tester", cfg, llm.Options{Getenv: func(string) string { return "k" }, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// chatAnswer is a chat.completion object whose message's content is the
+// JSON content.
+func chatAnswer(content string) string {
+	return `{"model":"m","choices":[{"message":{"role":"assistant","content":` + content + `},"finish_reason":"stop"}]}`
+}
+
 // TestChatAnswerBound: a Chat Completions answer larger than optr reads
 // is refused with the bound named, not decoded. The body is valid JSON
 // padded with whitespace, so only the bound stops it.
 func TestChatAnswerBound(t *testing.T) {
 	t.Parallel()
-	answer := `{"model":"m","choices":[{"message":{"content":` + strconv.Quote(llmtest.Answer("ok", 1)) + `},"finish_reason":"stop"}]}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	a := chatAgent(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		pad := bytes.Repeat([]byte(" "), 1<<20)
 		for range 32 {
@@ -182,16 +201,32 @@ func TestChatAnswerBound(t *testing.T) {
 				return
 			}
 		}
-		_, _ = io.WriteString(w, answer)
-	}))
-	t.Cleanup(srv.Close)
-	cfg := config.Agent{Provider: config.ProviderOpenAI, Model: "m", API: "chat-completions", BaseURL: srv.URL + "/v1"}
-	a, err := llm.New("tester", cfg, llm.Options{Getenv: func(string) string { return "k" }, HTTPClient: srv.Client()})
+		_, _ = io.WriteString(w, chatAnswer(strconv.Quote(llmtest.Answer("ok", 1))))
+	})
+	_, err := a.Run(t.Context(), agent.Request{Intent: "x"})
+	if e := agentError(t, err); e.Reason != "bad_response" || !strings.Contains(err.Error(), "larger than 32 MiB") {
+		t.Errorf("got %v, want bad_response naming the 32 MiB bound", err)
+	}
+}
+
+// TestChatContentParts: a message whose content is an array of parts (as
+// Mistral's reasoning models answer, their thinking in a part of its own)
+// is read as its text parts; thinking is not the answer.
+func TestChatContentParts(t *testing.T) {
+	t.Parallel()
+	answer := llmtest.Answer("the output", 5)
+	half := len(answer) / 2
+	parts := `[{"type":"thinking","thinking":[{"type":"text","text":"{\"output\": \"not this\"}"}]},` +
+		`{"type":"text","text":` + strconv.Quote(answer[:half]) + `},{"type":"text","text":` + strconv.Quote(answer[half:]) + `}]`
+	a := chatAgent(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, chatAnswer(parts))
+	})
+	res, err := a.Run(t.Context(), agent.Request{Intent: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Run(t.Context(), agent.Request{Intent: "x"})
-	if e := agentError(t, err); e.Reason != "bad_response" || !strings.Contains(err.Error(), "larger than 32 MiB") {
-		t.Errorf("got %v, want bad_response naming the 32 MiB bound", err)
+	if res.Output != "the output" {
+		t.Errorf("output %q, want %q", res.Output, "the output")
 	}
 }

@@ -92,11 +92,43 @@ type chatAnswer struct {
 	} `json:"usage"`
 	Choices []struct {
 		Message struct {
-			Content string `json:"content"`
-			Refusal string `json:"refusal"`
+			Content chatContent `json:"content"`
+			Refusal string      `json:"refusal"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
+}
+
+// chatContent is a message's content: a string (OpenAI, most servers), or
+// an array of parts whose text parts make the answer (Mistral's reasoning
+// models, which put their thinking in parts of another type); null is
+// empty.
+type chatContent string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *chatContent) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err == nil {
+		if s != nil {
+			*c = chatContent(*s)
+		}
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return fmt.Errorf("content is neither a string nor an array of parts: %w", err)
+	}
+	var text strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			text.WriteString(p.Text)
+		}
+	}
+	*c = chatContent(text.String())
+	return nil
 }
 
 // answerFormat is the response_format of a request held to the answer's
@@ -190,7 +222,7 @@ func (res *chatAnswer) completion() completion {
 	}
 	if len(res.Choices) > 0 {
 		choice := res.Choices[0]
-		c.text = choice.Message.Content
+		c.text = string(choice.Message.Content)
 		c.refusal = choice.Message.Refusal
 		c.stop = choice.FinishReason
 		c.cut = choice.FinishReason == "length"
