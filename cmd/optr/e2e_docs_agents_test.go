@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,40 +82,21 @@ func TestCodingAgentsDocRuns(t *testing.T) {
 	dir := t.TempDir()
 	ws := docWorkspace(t, dir, cfg, greetModule)
 
-	env := []string{"HOME=" + dir, "LANG=C.UTF-8"}
-	path := []string{}
+	var bins []string
 	coders := map[string]*llmtest.Coder{}
+	var models []*llmtest.Coder
 	for _, w := range presetWires {
-		cli := agentcli.Get(t, w.preset)
-		path = append(path, cli.Bin)
+		bins = append(bins, agentcli.Get(t, w.preset).Bin)
 		src := strings.Replace(greetModule["greet.go"], `"hello"`, `"`+greetings[w.agent]+`"`, 1)
 		c := llmtest.NewCoder(t, w.wire, w.agent+" changed the greeting", llmtest.Edit{Path: "greet.go", Content: src})
 		coders[w.agent] = c
-		for k, v := range c.Env() {
-			env = append(env, k+"="+v) // optr's: the gateway's upstream and its real key
-		}
+		models = append(models, c)
 	}
-	env = append(env, "PATH="+strings.Join(path, ":")+":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin")
-	cmd := exec.Command(optrBin, "run", "--intent", "Make Greeting say hello, world.", "--interactive", "never", "--json")
-	cmd.Dir, cmd.Env = ws, env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("optr run: %v\n%s%s", err, stdout.String(), stderr.String())
+	env := docEnv(dir, bins, models...)
+	out, runDir := runDoc(t, ws, env, "Make Greeting say hello, world.")
+	if out.Selected != "codex" {
+		t.Fatalf("selected %q, want codex's change", out.Selected)
 	}
-	var out struct {
-		Status, Selected string
-		RunDir           string `json:"run_dir"`
-		Table            []struct {
-			Agent   string   `json:"agent"`
-			Tokens  int64    `json:"tokens"`
-			CostUSD *float64 `json:"cost_usd"`
-		} `json:"table"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Status != "completed" || out.Selected != "codex" {
-		t.Fatalf("status %q selected %q (%v), want codex's change\n%s%s", out.Status, out.Selected, err, stdout.String(), stderr.String())
-	}
-	runDir := filepath.Join(ws, out.RunDir)
 	if patch, err := os.ReadFile(filepath.Join(runDir, "agent-outputs", "codex.patch")); err != nil || !strings.Contains(string(patch), `+func Greeting() string { return "hello, world" }`) {
 		t.Errorf("codex's patch: %v\n%s", err, patch)
 	}
@@ -165,15 +147,7 @@ func TestCodingAgentsDocRuns(t *testing.T) {
 // directory.
 func TestCodingAgentsDocOverrideRuns(t *testing.T) {
 	t.Parallel()
-	cfg := docConfig(t, "bypassPermissions")
-	cli := agentcli.Get(t, "claude-code")
-	c := llmtest.NewCoder(t, llmtest.WireMessages, "done", llmtest.Edit{Path: "notes.txt", Content: "written\n"})
-	dir := t.TempDir()
-	ws := docWorkspace(t, dir, cfg, nil)
-	out, runDir := runDoc(t, ws, dir, cli.Bin, c)
-	if out.Selected != "claude" {
-		t.Errorf("selected %q, want claude", out.Selected)
-	}
+	runDir, c := runNotesDoc(t, "bypassPermissions", "claude-code", "claude", llmtest.WireMessages, "done")
 	// Its command line is the config's: Claude Code says its permission
 	// mode as it starts, and the transcript keeps what it said.
 	tr, err := os.ReadFile(filepath.Join(runDir, "agent-files", "claude", "transcript.jsonl"))
@@ -193,15 +167,7 @@ func TestCodingAgentsDocOverrideRuns(t *testing.T) {
 // transcript and no session, but its calls are metered as a preset's are.
 func TestCodingAgentsDocWithoutPresetRuns(t *testing.T) {
 	t.Parallel()
-	cfg := docConfig(t, "mine:")
-	cli := agentcli.Get(t, "claude-code")
-	c := llmtest.NewCoder(t, llmtest.WireMessages, "notes written", llmtest.Edit{Path: "notes.txt", Content: "written\n"})
-	dir := t.TempDir()
-	ws := docWorkspace(t, dir, cfg, nil)
-	out, runDir := runDoc(t, ws, dir, cli.Bin, c)
-	if out.Selected != "mine" {
-		t.Fatalf("selected %q, want mine", out.Selected)
-	}
+	runDir, c := runNotesDoc(t, "mine:", "claude-code", "mine", llmtest.WireMessages, "notes written")
 	res := meteredAsReported(t, runDir, "mine", c)
 	if strings.TrimSpace(res.Output) != "notes written" || res.Session != nil {
 		t.Errorf("output %q, session %s: want its text answer and no session", res.Output, res.Session)
@@ -217,15 +183,7 @@ func TestCodingAgentsDocWithoutPresetRuns(t *testing.T) {
 // metered as its model reported them.
 func TestCodingAgentsDocCopilotCLIRuns(t *testing.T) {
 	t.Parallel()
-	cfg := docConfig(t, "preset: copilot-cli")
-	cli := agentcli.Get(t, "copilot-cli")
-	c := llmtest.NewCoder(t, llmtest.WireResponses, "notes written", llmtest.Edit{Path: "notes.txt", Content: "written\n"})
-	dir := t.TempDir()
-	ws := docWorkspace(t, dir, cfg, nil)
-	out, runDir := runDoc(t, ws, dir, cli.Bin, c)
-	if out.Selected != "copilot-cli" {
-		t.Fatalf("selected %q, want copilot-cli", out.Selected)
-	}
+	runDir, c := runNotesDoc(t, "preset: copilot-cli", "copilot-cli", "copilot-cli", llmtest.WireResponses, "notes written")
 	res := meteredAsReported(t, runDir, "copilot-cli", c)
 	if strings.TrimSpace(res.Output) != "notes written" || res.Session == nil {
 		t.Errorf("output %q, session %s: want its answer and its session read from its events", res.Output, res.Session)
@@ -276,18 +234,32 @@ func meteredAsReported(t *testing.T, runDir, agent string, c *llmtest.Coder) doc
 type docOutput struct {
 	Status, Selected string
 	RunDir           string `json:"run_dir"`
+	Table            []struct {
+		Agent   string   `json:"agent"`
+		Tokens  int64    `json:"tokens"`
+		CostUSD *float64 `json:"cost_usd"`
+	} `json:"table"`
 }
 
-// runDoc runs optr in ws with HOME dir, the CLI's bin directory on PATH
-// and the fake model as the provider optr's environment names; it
-// returns what optr printed and the run's directory.
-func runDoc(t *testing.T, ws, dir, bin string, c *llmtest.Coder) (docOutput, string) {
-	t.Helper()
-	env := []string{"HOME=" + dir, "LANG=C.UTF-8", "PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin"}
-	for k, v := range c.Env() {
-		env = append(env, k+"="+v)
+// docEnv is optr's environment in a docs run: HOME dir, the CLIs' bin
+// directories and Go's on PATH, and each fake model as the provider
+// optr's environment names (the gateway's upstream and its real key).
+func docEnv(dir string, bins []string, models ...*llmtest.Coder) []string {
+	path := slices.Concat(bins, []string{"/usr/local/go/bin", "/usr/local/bin", "/usr/bin", "/bin"})
+	env := []string{"HOME=" + dir, "LANG=C.UTF-8", "PATH=" + strings.Join(path, ":")}
+	for _, c := range models {
+		for k, v := range c.Env() {
+			env = append(env, k+"="+v)
+		}
 	}
-	cmd := exec.Command(optrBin, "run", "--intent", "Write the notes.", "--interactive", "never", "--json")
+	return env
+}
+
+// runDoc runs optr on intent in ws with env until it completes; it
+// returns what optr printed and the run's directory.
+func runDoc(t *testing.T, ws string, env []string, intent string) (docOutput, string) {
+	t.Helper()
+	cmd := exec.Command(optrBin, "run", "--intent", intent, "--interactive", "never", "--json")
 	cmd.Dir, cmd.Env = ws, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -296,4 +268,23 @@ func runDoc(t *testing.T, ws, dir, bin string, c *llmtest.Coder) (docOutput, str
 		t.Fatalf("optr run: %v, status %q\n%s%s", err, out.Status, stdout.String(), stderr.String())
 	}
 	return out, filepath.Join(ws, out.RunDir)
+}
+
+// runNotesDoc runs the config of docs/coding-agents.md that holds marker,
+// as pasted, in a repository of its own, asking for notes: the CLI of
+// preset, from npm, against a fake model speaking wire that writes
+// notes.txt and answers answer. The run must select agent; it returns the
+// run's directory and the model.
+func runNotesDoc(t *testing.T, marker, preset, agent string, wire llmtest.Wire, answer string) (string, *llmtest.Coder) {
+	t.Helper()
+	cfg := docConfig(t, marker)
+	cli := agentcli.Get(t, preset)
+	c := llmtest.NewCoder(t, wire, answer, llmtest.Edit{Path: "notes.txt", Content: "written\n"})
+	dir := t.TempDir()
+	ws := docWorkspace(t, dir, cfg, nil)
+	out, runDir := runDoc(t, ws, docEnv(dir, []string{cli.Bin}, c), "Write the notes.")
+	if out.Selected != agent {
+		t.Fatalf("selected %q, want %s", out.Selected, agent)
+	}
+	return runDir, c
 }
