@@ -41,25 +41,7 @@ func runVia(t *testing.T, wrapper func(*exec.Cmd, Spec, Process) (*Launch, error
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	l, err := wrapper(cmd, spec, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	ln, lerr := l.Started(t.Context())
-	if ln != nil {
-		go func() {
-			c, err := ln.Accept()
-			if err == nil {
-				c.Write([]byte("from the proxy\n"))
-				c.Close()
-			}
-		}()
-		defer ln.Close()
-	}
+	_, lerr := launch(t, wrapper, cmd, spec, p)
 	werr := cmd.Wait()
 	if lerr != nil {
 		return out.String(), lerr
@@ -68,6 +50,55 @@ func runVia(t *testing.T, wrapper func(*exec.Cmd, Spec, Process) (*Launch, error
 		t.Logf("exit: %v", werr)
 	}
 	return out.String(), nil
+}
+
+// launch wraps cmd with wrapper under spec and p and starts it; the
+// proxy's listener the launcher hands back, if any, answers "from the
+// proxy" until the test ends. It returns the launch and the error of
+// its start.
+func launch(t *testing.T, wrapper func(*exec.Cmd, Spec, Process) (*Launch, error), cmd *exec.Cmd, spec Spec, p Process) (*Launch, error) {
+	t.Helper()
+	l, err := wrapper(cmd, spec, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	ln, err := l.Started(t.Context())
+	if ln != nil {
+		t.Cleanup(func() { ln.Close() })
+		serve(ln, "from the proxy\n")
+	}
+	return l, err
+}
+
+// serve answers every connection to ln with msg, until ln is closed.
+func serve(ln net.Listener, msg string) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(msg))
+			c.Close()
+		}
+	}()
+}
+
+// answering listens on the host's loopback and answers every connection
+// with msg until the test ends; it returns the address.
+func answering(t *testing.T, msg string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	serve(ln, msg)
+	return ln.Addr().String()
 }
 
 func systemDirs() []string {
@@ -117,62 +148,12 @@ setsid sh -c 'echo late > ` + other + `/late 2>/dev/null && echo daemon-wrote; c
 // dial runs the test binary as a client of addr through the launcher.
 func dial(t *testing.T, addr string, spec Spec, p Process) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), self)
-	cmd.Env = []string{helperVar + "=" + addr}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	l, err := Wrap(cmd, spec, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	ln, err := l.Started(t.Context())
-	if err != nil {
-		cmd.Wait()
-		t.Fatal(err)
-	}
-	if ln != nil {
-		defer ln.Close()
-		go func() {
-			if c, err := ln.Accept(); err == nil {
-				c.Write([]byte("from the proxy\n"))
-				c.Close()
-			}
-		}()
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
-	return out.String()
+	out, _ := runSelf(t, helperVar+"="+addr, spec, p)
+	return out
 }
 
-// hostServer listens on the host's loopback and answers every connection.
-func hostServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("host secret service\n"))
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
-}
+// hostSecret is what a service on the host's loopback answers.
+const hostSecret = "host secret service\n"
 
 // In a namespace of its own, the program reaches the parent's listener on
 // 127.0.0.1:<port> and nothing on the host's loopback.
@@ -180,7 +161,7 @@ func TestNamespaceReachesOnlyTheProxy(t *testing.T) {
 	if _, err := Probe(t.Context(), Spec{Net: NetNamespace, ProxyPort: 3128}, Process{NewNet: true, UID: -1}); err != nil {
 		t.Skipf("no user and network namespaces here: %v", err)
 	}
-	host := hostServer(t)
+	host := answering(t, hostSecret)
 	spec := Spec{Net: NetNamespace, ProxyPort: 3128}
 	p := Process{NewNet: true, UID: -1}
 	if out := dial(t, "127.0.0.1:3128", spec, p); out != "read: from the proxy\n" {
@@ -190,7 +171,7 @@ func TestNamespaceReachesOnlyTheProxy(t *testing.T) {
 		t.Errorf("the host's loopback was reachable from the namespace: %q", out)
 	}
 	// Without the namespace the same dial reaches the host: the test can fail.
-	if out := dial(t, host, Spec{}, Process{UID: -1}); out != "read: host secret service\n" {
+	if out := dial(t, host, Spec{}, Process{UID: -1}); out != "read: "+hostSecret {
 		t.Errorf("unconfined: %q", out)
 	}
 }
@@ -201,13 +182,13 @@ func TestLandlockTCPAllowsOnlyTheProxyPort(t *testing.T) {
 	if abi(t) < 4 {
 		t.Skip("Landlock ABI < 4 has no TCP rules")
 	}
-	host := hostServer(t)
-	proxy := hostServer(t)
+	host := answering(t, hostSecret)
+	proxy := answering(t, hostSecret)
 	_, port, _ := net.SplitHostPort(proxy)
 	var n int
 	fmt.Sscan(port, &n)
 	spec := Spec{ABI: abi(t), Net: NetLandlock, ProxyPort: n}
-	if out := dial(t, proxy, spec, Process{UID: -1}); out != "read: host secret service\n" {
+	if out := dial(t, proxy, spec, Process{UID: -1}); out != "read: "+hostSecret {
 		t.Errorf("the proxy's port: %q", out)
 	}
 	if out := dial(t, host, spec, Process{UID: -1}); !strings.Contains(out, "permission denied") {
@@ -218,15 +199,7 @@ func TestLandlockTCPAllowsOnlyTheProxyPort(t *testing.T) {
 func TestExecFailureIsReported(t *testing.T) {
 	cmd := exec.CommandContext(t.Context(), "/bin/sh")
 	cmd.Path = "/nonexistent/program"
-	l, err := Wrap(cmd, Spec{}, Process{UID: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	_, err = l.Started(t.Context())
+	_, err := launch(t, Wrap, cmd, Spec{}, Process{UID: -1})
 	cmd.Wait()
 	var le *Error
 	if !asError(err, &le) || le.Stage != "exec" || !strings.Contains(le.Msg, "no such file") {

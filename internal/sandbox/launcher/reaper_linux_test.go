@@ -107,15 +107,7 @@ func TestTheProgramsStatusIsTheLaunchers(t *testing.T) {
 	} {
 		cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", script)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		l, err := Wrap(cmd, Spec{}, Process{UID: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			l.Close()
-			t.Fatal(err)
-		}
-		if _, err := l.Started(t.Context()); err != nil {
+		if _, err := launch(t, Wrap, cmd, Spec{}, Process{UID: -1}); err != nil {
 			t.Fatal(err)
 		}
 		got := ""

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,23 +55,11 @@ func tryRoutes(spec string) {
 		fmt.Printf("%s: ok\n", route)
 	}
 	secret := []byte("s3cret-key")
-	say("tcp-proxy", func() error {
-		c, err := net.DialTimeout("tcp", tg.Proxy, 2*time.Second)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		b, _ := io.ReadAll(c)
-		if string(b) != "from the proxy\n" {
-			return fmt.Errorf("read %q", b)
-		}
-		return nil
-	}())
+	say("tcp-proxy", hears("tcp", tg.Proxy, "from the proxy\n"))
 	// As C programs often do: the address in a sockaddr_storage, its
 	// whole size as the length.
 	say("tcp-proxy-storage", func() error {
-		host, port, _ := net.SplitHostPort(tg.Proxy)
-		p, _ := strconv.Atoi(port)
+		sa := inet4(tg.Proxy)
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 		if err != nil {
 			return err
@@ -79,8 +67,8 @@ func tryRoutes(spec string) {
 		defer unix.Close(fd)
 		var storage [128]byte
 		binary.NativeEndian.PutUint16(storage[0:], unix.AF_INET)
-		binary.BigEndian.PutUint16(storage[2:], uint16(p))
-		copy(storage[4:8], net.ParseIP(host).To4())
+		binary.BigEndian.PutUint16(storage[2:], uint16(sa.Port))
+		copy(storage[4:8], sa.Addr[:])
 		if _, _, errno := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&storage[0])), uintptr(len(storage))); errno != 0 {
 			return errno
 		}
@@ -92,16 +80,12 @@ func tryRoutes(spec string) {
 		return nil
 	}())
 	sendTCP := func(proto int, addr string) error {
-		host, port, _ := net.SplitHostPort(addr)
-		p, _ := strconv.Atoi(port)
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, proto)
 		if err != nil {
 			return err
 		}
 		defer unix.Close(fd)
-		sa := &unix.SockaddrInet4{Port: p}
-		copy(sa.Addr[:], net.ParseIP(host).To4())
-		if err := unix.Connect(fd, sa); err != nil {
+		if err := unix.Connect(fd, inet4(addr)); err != nil {
 			return err
 		}
 		_, err = unix.Write(fd, secret)
@@ -113,8 +97,6 @@ func tryRoutes(spec string) {
 	// the test's IPv4 server: a connect to 127.0.0.1 there reaches the
 	// test's, not the program's.
 	say("tcp-loopback-v6only", func() error {
-		_, port, _ := net.SplitHostPort(tg.Loopback)
-		p, _ := strconv.Atoi(port)
 		fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM, 0)
 		if err != nil {
 			return err
@@ -123,7 +105,7 @@ func tryRoutes(spec string) {
 		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1); err != nil {
 			return err
 		}
-		if err := unix.Bind(fd, &unix.SockaddrInet6{Port: p}); err != nil {
+		if err := unix.Bind(fd, &unix.SockaddrInet6{Port: inet4(tg.Loopback).Port}); err != nil {
 			return err
 		}
 		if err := unix.Listen(fd, 1); err != nil {
@@ -132,29 +114,7 @@ func tryRoutes(spec string) {
 		return sendTCP(0, tg.Loopback)
 	}())
 	// A server of its own on loopback, as a test suite starts one.
-	say("tcp-own-server", func() error {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		defer ln.Close()
-		go func() {
-			if c, err := ln.Accept(); err == nil {
-				c.Write([]byte("own\n"))
-				c.Close()
-			}
-		}()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		b, _ := io.ReadAll(c)
-		if string(b) != "own\n" {
-			return fmt.Errorf("read %q", b)
-		}
-		return nil
-	}())
+	say("tcp-own-server", ownServer("tcp", "127.0.0.1:0"))
 	say("mptcp", sendTCP(unix.IPPROTO_MPTCP, tg.Other))
 	say("udp", func() error {
 		c, err := net.Dial("udp", tg.UDP)
@@ -166,16 +126,12 @@ func tryRoutes(spec string) {
 		return err
 	}())
 	say("fastopen", func() error {
-		host, port, _ := net.SplitHostPort(tg.Other)
-		p, _ := strconv.Atoi(port)
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 		if err != nil {
 			return err
 		}
 		defer unix.Close(fd)
-		sa := &unix.SockaddrInet4{Port: p}
-		copy(sa.Addr[:], net.ParseIP(host).To4())
-		return unix.Sendto(fd, secret, unix.MSG_FASTOPEN, sa)
+		return unix.Sendto(fd, secret, unix.MSG_FASTOPEN, inet4(tg.Other))
 	}())
 	for _, s := range []struct {
 		route             string
@@ -220,30 +176,7 @@ func tryRoutes(spec string) {
 		}
 		return sendUnix(link)
 	}())
-	say("unix-own", func() error {
-		path := filepath.Join(tg.Own, "own.sock")
-		ln, err := net.Listen("unix", path)
-		if err != nil {
-			return err
-		}
-		defer ln.Close()
-		go func() {
-			if c, err := ln.Accept(); err == nil {
-				c.Write([]byte("own\n"))
-				c.Close()
-			}
-		}()
-		c, err := net.Dial("unix", path)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		b, _ := io.ReadAll(c)
-		if string(b) != "own\n" {
-			return fmt.Errorf("read %q", b)
-		}
-		return nil
-	}())
+	say("unix-own", ownServer("unix", filepath.Join(tg.Own, "own.sock")))
 	say("kill-own-child", func() error {
 		cmd := exec.Command("/bin/sleep", "30")
 		if err := cmd.Start(); err != nil {
@@ -268,25 +201,37 @@ func tryRoutes(spec string) {
 	}())
 }
 
-// proxyListener answers every connection with "from the proxy".
-func proxyListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// inet4 is addr, an IPv4 host:port, as a socket address.
+func inet4(addr string) *unix.SockaddrInet4 {
+	ap := netip.MustParseAddrPort(addr)
+	return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+}
+
+// hears connects to addr on network and reads it to the end: the error
+// is the connection's, or that it did not say want.
+func hears(network, addr, want string) error {
+	c, err := net.DialTimeout(network, addr, 2*time.Second)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conn.Write([]byte("from the proxy\n"))
-			conn.Close()
-		}
-	}()
-	return ln.Addr().String()
+	defer c.Close()
+	b, _ := io.ReadAll(c)
+	if string(b) != want {
+		return fmt.Errorf("read %q", b)
+	}
+	return nil
+}
+
+// ownServer is a server of the program's own on addr, as a test suite
+// starts one: it listens, and connects to itself.
+func ownServer(network, addr string) error {
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	serve(ln, "own\n")
+	return hears(network, ln.Addr().String(), "own\n")
 }
 
 // victim is a process outside the launcher, in a process group of its
@@ -318,43 +263,43 @@ func alive(cmd *exec.Cmd) bool {
 // returns each route's line and the events the launcher reported.
 func routes(t *testing.T, tg targets, spec Spec, p Process) (map[string]string, []Event) {
 	t.Helper()
-	self := selfFor(t, p)
 	b, _ := json.Marshal(tg)
-	cmd := exec.CommandContext(t.Context(), self)
-	cmd.Env = []string{routesVar + "=" + string(b)}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	l, err := Wrap(cmd, spec, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	if _, err := l.Started(t.Context()); err != nil {
-		cmd.Wait()
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var events []Event
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		l.Watch(func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() })
-	}()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
-	<-watched
+	out, events := runSelf(t, routesVar+"="+string(b), spec, p)
 	got := map[string]string{}
-	for line := range strings.Lines(out.String()) {
+	for line := range strings.Lines(out) {
 		if route, res, ok := strings.Cut(strings.TrimSpace(line), ": "); ok {
 			got[route] = res
 		}
 	}
 	return got, events
+}
+
+// runSelf runs the test binary, with env its one variable, through the
+// launcher under spec and p; it returns the binary's combined output
+// and the events the launcher reported.
+func runSelf(t *testing.T, env string, spec Spec, p Process) (string, []Event) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), selfFor(t, p))
+	cmd.Env = []string{env}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	l, err := launch(t, Wrap, cmd, spec, p)
+	if err != nil {
+		cmd.Wait()
+		t.Fatal(err)
+	}
+	var events []Event
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		l.Watch(func(e Event) { events = append(events, e) })
+	}()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	<-watched
+	return out.String(), events
 }
 
 // selfFor is the test binary, as a file p's user may run: a copy in a
@@ -393,7 +338,7 @@ func selfFor(t *testing.T, p Process) string {
 // Unix socket and its own child still work. Without the layer the same
 // program reaches them all, so the test can fail.
 func TestSeccompLayer(t *testing.T) {
-	proxy := proxyListener(t)
+	proxy := answering(t, "from the proxy\n")
 	_, port, _ := net.SplitHostPort(proxy)
 	other := fieldtest.ListenConns(t, "tcp", "127.0.0.2:"+port)
 	loopback := fieldtest.ListenConns(t, "tcp", "127.0.0.1:0")
