@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -180,45 +177,28 @@ func gatewayLatency(ctx context.Context, dir string, k, n, runs int) ([]row, err
 	if err != nil {
 		return nil, err
 	}
-	optr, err := buildOptr(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	agent, err := buildProgram(ctx, dir, "stream-agent", streamAgentSource)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	bar := &barrier{k: k, open: make(chan struct{})}
 	const key = "bench-upstream-key-0123456789abcdef"
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	lb, err := newLoopbackBench(ctx, dir, "stream-agent", streamAgentSource, k, "/v1/warm", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("x-api-key") != key {
 			http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, http.StatusUnauthorized)
 			return
 		}
-		if r.URL.Path == "/v1/warm" {
-			bar.wait(r.Context())
-			return
+		if r.URL.Path != "/v1/warm" {
+			gatewayStream(w)
 		}
-		gatewayStream(w)
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	upstream := "http://" + ln.Addr().String()
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer lb.close()
+	upstream := "http://" + lb.addr
 	config := func(name, wiring, path string) (string, error) {
 		var y strings.Builder
 		fmt.Fprintf(&y, "executor: { max-parallel: %d }\nsandbox: { mode: off }\nprices:\n  claude-sonnet-4-5: { input: 3, output: 15 }\nagents:\n", k)
 		for i := range k {
-			fmt.Fprintf(&y, "  a%03d: { provider: command, run: [%q, %q, \"%d\"]%s }\n", i, agent, path, n, wiring)
+			fmt.Fprintf(&y, "  a%03d: { provider: command, run: [%q, %q, \"%d\"]%s }\n", i, lb.agent, path, n, wiring)
 		}
-		ws, err := os.MkdirTemp(dir, "g1-"+name+"-")
-		if err != nil {
-			return "", err
-		}
-		return ws, os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(y.String()), 0o644)
+		return lb.workspace("g1-"+name+"-", y.String())
 	}
 	type variant struct {
 		name, ws string
@@ -242,7 +222,7 @@ func gatewayLatency(ctx context.Context, dir string, k, n, runs int) ([]row, err
 		var got [2]streamRun
 		for i := range vs {
 			j := (rep + i) % len(vs)
-			r, err := streamRunOf(ctx, optr, vs[j].ws, env, rep, n*k)
+			r, err := streamRunOf(ctx, lb, vs[j].ws, env, rep, n*k)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", vs[j].name, err)
 			}
@@ -288,34 +268,13 @@ type streamRun struct {
 
 // streamRunOf runs optr in ws once and reads its agents' outputs: want
 // requests in all, each agent's CPU on its last line.
-func streamRunOf(ctx context.Context, optr, ws string, env []string, rep, want int) (streamRun, error) {
-	dl := filepath.Join(ws, fmt.Sprintf("lake-%d", rep))
-	defer os.RemoveAll(dl)
-	u, err := measure(ctx, ws, env, optr, "run", "--config", "optr.yml", "--workflow", "bench",
-		"--intent", "stream", "--datalake", dl, "--interactive", "never")
-	if err != nil {
-		return streamRun{}, err
-	}
-	files, _ := filepath.Glob(filepath.Join(dl, "workflows", "bench", "runs", "*", "agent-outputs", "*.json"))
-	if len(files) == 0 {
-		return streamRun{}, fmt.Errorf("no agent outputs under %s", dl)
-	}
-	r := streamRun{optrCPU: u.cpu}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return streamRun{}, err
-		}
-		var res struct {
-			Output string `json:"output"`
-		}
-		if err := json.Unmarshal(b, &res); err != nil {
-			return streamRun{}, fmt.Errorf("%s: %w", f, err)
-		}
+func streamRunOf(ctx context.Context, lb *loopbackBench, ws string, env []string, rep, want int) (streamRun, error) {
+	var r streamRun
+	u, err := lb.run(ctx, ws, env, rep, "stream", func(f string, res agentResult) error {
 		for _, line := range strings.Split(strings.TrimSpace(res.Output), "\n") {
 			fs := strings.Fields(line)
 			if len(fs) != 2 {
-				return streamRun{}, fmt.Errorf("%s: output line %q", f, line)
+				return fmt.Errorf("%s: output line %q", f, line)
 			}
 			a, err1 := strconv.ParseFloat(fs[0], 64)
 			b, err2 := strconv.ParseFloat(fs[1], 64)
@@ -323,12 +282,17 @@ func streamRunOf(ctx context.Context, optr, ws string, env []string, rep, want i
 			case fs[0] == "cpu" && err2 == nil:
 				r.optrCPU -= time.Duration(b) * time.Microsecond
 			case err1 != nil || err2 != nil:
-				return streamRun{}, fmt.Errorf("%s: output line %q", f, line)
+				return fmt.Errorf("%s: output line %q", f, line)
 			default:
 				r.first, r.all = append(r.first, a/1000), append(r.all, b/1000)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return streamRun{}, err
 	}
+	r.optrCPU += u.cpu
 	if len(r.first) != want {
 		return streamRun{}, fmt.Errorf("%d requests timed, want %d", len(r.first), want)
 	}

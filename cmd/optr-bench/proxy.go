@@ -25,28 +25,14 @@ import (
 // percentile over every request of the run), as the median over the
 // repetitions with min–max.
 func proxyLatency(ctx context.Context, dir string, k, n, runs int) ([]row, error) {
-	optr, err := buildOptr(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	agent, err := buildProgram(ctx, dir, "http-agent", httpAgentSource)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	bar := &barrier{k: k, open: make(chan struct{})}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/warm" {
-			bar.wait(r.Context())
-		}
+	lb, err := newLoopbackBench(ctx, dir, "http-agent", httpAgentSource, k, "/warm", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	addr := ln.Addr().String()
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer lb.close()
+	addr := lb.addr
 	config := func(sandbox string) (string, error) {
 		var y strings.Builder
 		fmt.Fprintf(&y, "executor: { max-parallel: %d }\n", k)
@@ -57,13 +43,9 @@ func proxyLatency(ctx context.Context, dir string, k, n, runs int) ([]row, error
 		}
 		y.WriteString("agents:\n")
 		for i := range k {
-			fmt.Fprintf(&y, "  a%03d: { provider: command, run: [%q, %q, \"%d\"] }\n", i, agent, "http://"+addr+"/", n)
+			fmt.Fprintf(&y, "  a%03d: { provider: command, run: [%q, %q, \"%d\"] }\n", i, lb.agent, "http://"+addr+"/", n)
 		}
-		ws, err := os.MkdirTemp(dir, "s1-"+sandbox+"-")
-		if err != nil {
-			return "", err
-		}
-		return ws, os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(y.String()), 0o644)
+		return lb.workspace("s1-"+sandbox+"-", y.String())
 	}
 	on, err := config(sandboxOn)
 	if err != nil {
@@ -79,8 +61,8 @@ func proxyLatency(ctx context.Context, dir string, k, n, runs int) ([]row, error
 	for rep := range runs {
 		var proxied, direct []float64
 		steps := []func() error{
-			func() (err error) { proxied, err = latencies(ctx, optr, on, rep, addr, n); return err },
-			func() (err error) { direct, err = latencies(ctx, optr, off, rep, "", n); return err },
+			func() (err error) { proxied, err = latencies(ctx, lb, on, rep, addr, n); return err },
+			func() (err error) { direct, err = latencies(ctx, lb, off, rep, "", n); return err },
 		}
 		for i := range steps {
 			if err := steps[(rep+i)%2](); err != nil {
@@ -107,49 +89,116 @@ func proxyLatency(ctx context.Context, dir string, k, n, runs int) ([]row, error
 // milliseconds from its agents' outputs. With proxied set (the server's
 // address), each agent's network record must show its n+1 requests
 // through the proxy.
-func latencies(ctx context.Context, optr, ws string, rep int, proxied string, n int) ([]float64, error) {
-	dl := filepath.Join(ws, fmt.Sprintf("lake-%d", rep))
-	defer os.RemoveAll(dl)
-	if _, err := measure(ctx, ws, cleanEnv(nil), optr, "run", "--config", "optr.yml", "--workflow", "bench",
-		"--intent", "get", "--datalake", dl, "--interactive", "never"); err != nil {
-		return nil, err
-	}
-	files, _ := filepath.Glob(filepath.Join(dl, "workflows", "bench", "runs", "*", "agent-outputs", "*.json"))
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no agent outputs under %s", dl)
-	}
+func latencies(ctx context.Context, lb *loopbackBench, ws string, rep int, proxied string, n int) ([]float64, error) {
 	var ms []float64
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var res struct {
-			Output  string       `json:"output"`
-			Network []hostRecord `json:"network"`
-		}
-		if err := json.Unmarshal(b, &res); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
+	_, err := lb.run(ctx, ws, cleanEnv(nil), rep, "get", func(f string, res agentResult) error {
 		got := 0
 		for _, line := range strings.Fields(res.Output) {
 			us, err := strconv.ParseFloat(line, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: output %q is not latencies", f, line)
+				return fmt.Errorf("%s: output %q is not latencies", f, line)
 			}
 			ms = append(ms, us/1000)
 			got++
 		}
 		if got != n {
-			return nil, fmt.Errorf("%s: %d latencies, want %d", f, got, n)
+			return fmt.Errorf("%s: %d latencies, want %d", f, got, n)
 		}
 		if proxied != "" && !slices.ContainsFunc(res.Network, func(h hostRecord) bool {
 			return net.JoinHostPort(h.Host, strconv.Itoa(h.Port)) == proxied && h.Requests == n+1
 		}) {
-			return nil, fmt.Errorf("%s: the proxy did not record %d requests to %s: %s", f, n, proxied, b)
+			return fmt.Errorf("%s: the proxy did not record %d requests to %s: %+v", f, n, proxied, res.Network)
+		}
+		return nil
+	})
+	return ms, err
+}
+
+// loopbackBench is what the benchmarks of a server on optr-bench's
+// loopback (S1, G1) run on: optr and their agent program, built into
+// dir, and the server.
+type loopbackBench struct {
+	dir, optr, agent string
+	addr             string // the server's
+	srv              *http.Server
+}
+
+// newLoopbackBench builds optr and the agent program name (source) into
+// dir and serves h on optr-bench's loopback. A request to warm first
+// waits until k have arrived: the agents' timed requests start together,
+// after every agent started.
+func newLoopbackBench(ctx context.Context, dir, name, source string, k int, warm string, h http.HandlerFunc) (*loopbackBench, error) {
+	optr, err := buildOptr(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := buildProgram(ctx, dir, name, source)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	bar := &barrier{k: k, open: make(chan struct{})}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == warm {
+			bar.wait(r.Context())
+		}
+		h(w, r)
+	})}
+	go srv.Serve(ln)
+	return &loopbackBench{dir: dir, optr: optr, agent: agent, addr: ln.Addr().String(), srv: srv}, nil
+}
+
+// close stops the server.
+func (lb *loopbackBench) close() { lb.srv.Close() }
+
+// workspace makes a directory under lb's, its name starting with prefix,
+// whose optr.yml is config.
+func (lb *loopbackBench) workspace(prefix, config string) (string, error) {
+	ws, err := os.MkdirTemp(lb.dir, prefix)
+	if err != nil {
+		return "", err
+	}
+	return ws, os.WriteFile(filepath.Join(ws, "optr.yml"), []byte(config), 0o644)
+}
+
+// agentResult is what a loopback benchmark reads of an agent's result.
+type agentResult struct {
+	Output  string       `json:"output"`
+	Network []hostRecord `json:"network"`
+}
+
+// run runs optr's bench workflow on intent in ws once, with env, in a
+// datalake of its own (rep names it), and calls each with every agent's
+// result and its file. It returns the run's usage.
+func (lb *loopbackBench) run(ctx context.Context, ws string, env []string, rep int, intent string, each func(file string, res agentResult) error) (usage, error) {
+	dl := filepath.Join(ws, fmt.Sprintf("lake-%d", rep))
+	defer os.RemoveAll(dl)
+	u, err := measure(ctx, ws, env, lb.optr, "run", "--config", "optr.yml", "--workflow", "bench",
+		"--intent", intent, "--datalake", dl, "--interactive", "never")
+	if err != nil {
+		return usage{}, err
+	}
+	files, _ := filepath.Glob(filepath.Join(dl, "workflows", "bench", "runs", "*", "agent-outputs", "*.json"))
+	if len(files) == 0 {
+		return usage{}, fmt.Errorf("no agent outputs under %s", dl)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return usage{}, err
+		}
+		var res agentResult
+		if err := json.Unmarshal(b, &res); err != nil {
+			return usage{}, fmt.Errorf("%s: %w", f, err)
+		}
+		if err := each(f, res); err != nil {
+			return usage{}, err
 		}
 	}
-	return ms, nil
+	return u, nil
 }
 
 // barrier holds requests until k arrived, then lets them all go, and
