@@ -178,41 +178,22 @@ func timeSmall(ctx context.Context, name string, args ...string) (usage, error) 
 	return usage{wall: time.Duration(wall), cpu: time.Duration(cpu), rss: rss}, nil
 }
 
-// spawnerSource is the floor command agents are measured against (P1): the
-// smallest program that does what optr cannot avoid, starting K copies of
-// argv at once, each with the intent on stdin and its stdout and stderr
-// captured, and waiting for them all: spawner K argv... It imports only
-// os/exec and what that needs, and is built static and stripped
-// (buildProgram), so that its own start costs what a process start costs;
-// optr-bench itself (a 60 MB binary) was the floor before, ~48 ms of wall
-// and ~50 ms of CPU above this one.
-const spawnerSource = `package main
-
-import (
-	"bytes"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
-	"sync"
-)
-
+// atOnceMain is the main of a floor program that does one thing K times
+// at once, K its first argument, and waits for them all: one(i) does the
+// i-th. The program exits 1 when any failed, having said why on stderr. It
+// needs os, strconv and sync.
+const atOnceMain = `
 func main() {
 	k, err := strconv.Atoi(os.Args[1])
 	if err != nil {
 		panic(err)
 	}
-	argv := os.Args[2:]
 	var wg sync.WaitGroup
 	failed := make([]bool, k)
 	for i := range k {
 		wg.Go(func() {
-			var out, stderr bytes.Buffer
-			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Stdin = strings.NewReader("sleep")
-			cmd.Stdout, cmd.Stderr = &out, &stderr
-			if err := cmd.Run(); err != nil {
-				os.Stderr.WriteString("agent " + strconv.Itoa(i) + ": " + err.Error() + ": " + stderr.String() + "\n")
+			if err := one(i); err != nil {
+				os.Stderr.WriteString("agent " + strconv.Itoa(i) + ": " + err.Error() + "\n")
 				failed[i] = true
 			}
 		})
@@ -226,6 +207,40 @@ func main() {
 }
 `
 
+// spawnerSource is the floor command agents are measured against (P1): the
+// smallest program that does what optr cannot avoid, starting K copies of
+// argv at once, each with the intent on stdin and its stdout and stderr
+// captured, and waiting for them all: spawner K argv... It imports only
+// os/exec and what that needs, and is built static and stripped
+// (buildProgram), so that its own start costs what a process start costs;
+// optr-bench itself (a 60 MB binary) was the floor before, ~48 ms of wall
+// and ~50 ms of CPU above this one.
+const spawnerSource = `package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// one starts argv with the intent on stdin, its output captured.
+func one(int) error {
+	argv := os.Args[2:]
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin = strings.NewReader("sleep")
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return errors.New(err.Error() + ": " + stderr.String())
+	}
+	return nil
+}
+` + atOnceMain
+
 // netnsSpawnerSource is spawnerSource starting each agent in a network
 // namespace of its own (and, when not run as root, the user namespace
 // that lets it make one), as optr's sandbox does: the part of the
@@ -235,7 +250,7 @@ var netnsSpawnerSource = func() string {
 	s := spawnerSource
 	for _, r := range [][2]string{
 		{"\t\"sync\"\n)", "\t\"sync\"\n\t\"syscall\"\n)"},
-		{"\t\t\tcmd.Stdin = ", "\t\t\tcmd.SysProcAttr = namespaced()\n\t\t\tcmd.Stdin = "},
+		{"\tcmd.Stdin = ", "\tcmd.SysProcAttr = namespaced()\n\tcmd.Stdin = "},
 	} {
 		if !strings.Contains(s, r[0]) {
 			panic("netnsSpawnerSource: spawnerSource has no " + strconv.Quote(r[0]))
@@ -265,7 +280,6 @@ func namespaced() *syscall.SysProcAttr {
 const httpClientSource = `package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -275,39 +289,27 @@ import (
 	"sync"
 )
 
-func main() {
-	k, err := strconv.Atoi(os.Args[1])
+var (
+	url, key = strings.TrimSuffix(os.Getenv("OPENAI_BASE_URL"), "/") + "/responses", os.Getenv("OPENAI_API_KEY")
+	body     = fmt.Sprintf(` + "`" + `{"model":"gpt-4.1","instructions":%q,"input":"BEGIN INTENT X\nsleep\nEND INTENT X\n","max_output_tokens":4096,"store":false}` + "`" + `, strings.Repeat("optr's rules for the agent. ", 60))
+)
+
+// one sends a request and reads its answer.
+func one(int) error {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		panic(err)
+		return err
 	}
-	url, key := strings.TrimSuffix(os.Getenv("OPENAI_BASE_URL"), "/")+"/responses", os.Getenv("OPENAI_API_KEY")
-	body := fmt.Sprintf(` + "`" + `{"model":"gpt-4.1","instructions":%q,"input":"BEGIN INTENT X\nsleep\nEND INTENT X\n","max_output_tokens":4096,"store":false}` + "`" + `, strings.Repeat("optr's rules for the agent. ", 60))
-	var wg sync.WaitGroup
-	errs := make([]error, k)
-	for i := range k {
-		wg.Go(func() {
-			req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			req.Header.Set("Authorization", "Bearer "+key)
-			req.Header.Set("Content-Type", "application/json")
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer res.Body.Close()
-			if _, err := io.Copy(io.Discard, res.Body); err != nil || res.StatusCode != http.StatusOK {
-				errs[i] = fmt.Errorf("request %d: %s %v", i, res.Status, err)
-			}
-		})
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	defer res.Body.Close()
+	if _, err := io.Copy(io.Discard, res.Body); err != nil || res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %v", res.Status, err)
 	}
+	return nil
 }
-`
+` + atOnceMain
