@@ -16,11 +16,14 @@ import (
 // orphans is a program that leaves two processes behind, tagged with
 // tag: one that left with setsid and an empty environment (no marker of
 // optr's reaches it) and one from a double fork. It returns once both
-// run.
+// run. Each then waits in the shell itself, opening a FIFO no one
+// writes: one that forked a sleep would, until the sleep is exec'd,
+// have a child that carries the tag too.
 func orphans(dir, tag string) string {
 	return `cd ` + dir + `
-setsid env -i sh -c 'echo > a; sleep 300; :' ` + tag + ` </dev/null >/dev/null 2>&1 &
-( sh -c 'echo > b; sleep 300; :' ` + tag + ` </dev/null >/dev/null 2>&1 & )
+mkfifo hold
+setsid env -i sh -c 'echo > a; read x < hold' ` + tag + ` </dev/null >/dev/null 2>&1 &
+( sh -c 'echo > b; read x < hold' ` + tag + ` </dev/null >/dev/null 2>&1 & )
 while [ ! -f a ] || [ ! -f b ]; do sleep 0.01; done
 echo started
 `
