@@ -40,10 +40,13 @@ type member struct {
 	end   int // offset just past the value
 }
 
-// topMembers are the common members of an entry, found while checking its
+// topMembers are the common members of an entry, and the members of its
+// run's totals (ReadVerifiedWindow reads them), found while checking its
 // line.
 type topMembers struct {
 	seq, time, kind, run, workflow, prev, hash member
+
+	tokens, costUSD, tokensUnknown, costUnknown member
 }
 
 func (t *topMembers) slot(key []byte) *member {
@@ -62,6 +65,14 @@ func (t *topMembers) slot(key []byte) *member {
 		return &t.prev
 	case memberHash:
 		return &t.hash
+	case memberTokens:
+		return &t.tokens
+	case memberCostUSD:
+		return &t.costUSD
+	case memberTokensUnknown:
+		return &t.tokensUnknown
+	case memberCostUnknown:
+		return &t.costUnknown
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func viewOf(lastTree, active []byte, capture bool) (*treeView, error) {
 	if capture {
 		rec.b.formed = func(n treeNode) { v.known[n.node] = n.hash }
 	}
-	sum, err := verifyFrom(bytes.NewReader(active), head, rec)
+	sum, err := verifyFrom(bytes.NewReader(active), head, rec, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the active segment: %w", err)
 	}

@@ -44,7 +44,7 @@ func TestVerifyOutcomeNeedsItsRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		rest := linesOf(t, entries[1:])
-		if _, err := verifyFrom(bytes.NewReader(rest), entries[0].Head(), nil); err != nil {
+		if _, err := verifyFrom(bytes.NewReader(rest), entries[0].Head(), nil, nil); err != nil {
 			t.Fatalf("verifyFrom: %v: the runs before the stream are not the stream's to know", err)
 		}
 	})

@@ -77,7 +77,7 @@ func openTreeView(path string, want int64, capture bool) (*treeView, error) {
 		return nil, fmt.Errorf("verify ledger: %w", err)
 	default:
 		defer f.Close()
-		if sum, err = verifyFrom(f, head, rec); err != nil {
+		if sum, err = verifyFrom(f, head, rec, nil); err != nil {
 			return nil, fmt.Errorf("ledger %s: %w", path, err)
 		}
 	}

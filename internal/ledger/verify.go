@@ -27,7 +27,7 @@ type Summary struct {
 // failure to read returns another error. It streams, checking batches of
 // lines on every core, and its memory does not grow with the ledger.
 func Verify(r io.Reader) (Summary, error) {
-	return verifyFrom(r, Head{}, nil)
+	return verifyFrom(r, Head{}, nil, nil)
 }
 
 // verifyFrom verifies a stream of entries that continues the ledger whose
@@ -43,8 +43,12 @@ func Verify(r io.Reader) (Summary, error) {
 // line, whichever checker found it. Read from the first entry, the orderer
 // keeps a 64-bit hash of each run id it passed (8 bytes and a map slot per
 // run) to check that an outcome's run came before it.
-func verifyFrom(r io.Reader, head Head, tree *treeRecorder) (Summary, error) {
-	p := newPipeline(tree, 1, head.Seq == 0)
+//
+// With window, the checkers also read each good line's WindowEntry from
+// what their check found, and the orderer collects them (see
+// windowLines).
+func verifyFrom(r io.Reader, head Head, tree *treeRecorder, window *windowLines) (Summary, error) {
+	p := newPipeline(tree, 1, head.Seq == 0, window)
 	defer p.close()
 	p.ord.start(head)
 	p.stream(r, nil)
@@ -102,6 +106,9 @@ type batchResult struct {
 	// refs are the good lines' run and outcome entries, in order, when
 	// the pipeline checks outcomes against runs.
 	refs []runRef
+	// window are the good lines' window entries, when the pipeline
+	// collects them.
+	window []windowLine
 }
 
 // runRef is a run or outcome entry of a batch: the hash of its run id
@@ -143,8 +150,9 @@ func numBatches() int { return 2*numCheckers() + 3 }
 
 // newPipeline starts the stages for at most streams streams; close ends
 // them. With runs, the streams are a ledger from its first entry, and
-// each outcome entry must follow a run entry of its run.
-func newPipeline(tree *treeRecorder, streams int, runs bool) *pipeline {
+// each outcome entry must follow a run entry of its run. With window, the
+// good lines' window entries are collected into it.
+func newPipeline(tree *treeRecorder, streams int, runs bool, window *windowLines) *pipeline {
 	checkers := numCheckers()
 	n := numBatches()
 	p := &pipeline{
@@ -155,9 +163,12 @@ func newPipeline(tree *treeRecorder, streams int, runs bool) *pipeline {
 		// Room for every stream's result: the orderer never waits for the
 		// caller, who may be reading a later stream.
 		done: make(chan streamResult, streams),
-		ord:  orderer{tree: tree, pending: map[int64]*batch{}},
+		ord:  orderer{tree: tree, window: window, pending: map[int64]*batch{}},
 	}
 	seed := maphash.MakeSeed()
+	if window != nil {
+		window.start(seed)
+	}
 	if runs {
 		p.ord.runs = map[uint64]struct{}{}
 	}
@@ -165,7 +176,7 @@ func newPipeline(tree *treeRecorder, streams int, runs bool) *pipeline {
 	var wg sync.WaitGroup
 	for range checkers {
 		wg.Go(func() {
-			checkBatches(p.work, p.checked, &p.stop, checker{entry: sha256.New(), leaf: sha256.New(), tree: tree != nil, runs: runs, seed: seed})
+			checkBatches(p.work, p.checked, &p.stop, checker{entry: sha256.New(), leaf: sha256.New(), tree: tree != nil, runs: runs, window: window != nil, seed: seed})
 		})
 	}
 	go func() {

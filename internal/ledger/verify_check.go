@@ -38,7 +38,10 @@ type checker struct {
 	// runs: note the run and outcome entries (batchResult.refs), hashing
 	// run ids with seed, the pipeline's.
 	runs bool
-	seed maphash.Seed
+	// window: read each good line's window entry (batchResult.window),
+	// with the line's hash with seed.
+	window bool
+	seed   maphash.Seed
 }
 
 // runHash is the key of a run id in the orderer's set of runs.
@@ -51,7 +54,7 @@ func (c *checker) runHash(run []byte) uint64 { return maphash.Bytes(c.seed, run)
 // A batch of a stream that failed already is only marked skipped.
 func (c *checker) check(b *batch, skip bool) {
 	r := &b.batchResult
-	*r = batchResult{leaves: r.leaves[:0], refs: r.refs[:0], skipped: skip}
+	*r = batchResult{leaves: r.leaves[:0], refs: r.refs[:0], window: r.window[:0], skipped: skip}
 	if skip {
 		return
 	}
@@ -92,6 +95,9 @@ func (c *checker) check(b *batch, skip bool) {
 		}
 		if c.tree {
 			r.leaves = append(r.leaves, c.leafHash(line))
+		}
+		if c.window {
+			r.window = append(r.window, windowLine{WindowEntry: entryOf(line, &info), size: len(line), sum: maphash.Bytes(c.seed, line)})
 		}
 		if c.runs {
 			switch string(info.kind) {

@@ -35,7 +35,7 @@ func verifyFile(path string, tree *treeRecorder) (Summary, error) {
 	// One pipeline for all the files, each read while the checkers finish
 	// the one before: what is checked at a file's end (its last seq, its
 	// tree file) the orderer does, in order, in the end mark's then.
-	f := filesRun{p: newPipeline(tree, len(segs)+1, true)}
+	f := filesRun{p: newPipeline(tree, len(segs)+1, true, nil)}
 	defer f.p.close()
 	var last int64 // the last seq of the segments sent: the head, if they are good
 	for i, s := range segs {

@@ -32,6 +32,7 @@ func (r streamResult) failure() error {
 // the first in the file, not the first found.
 type orderer struct {
 	tree    *treeRecorder
+	window  *windowLines     // nil: the window entries are not collected
 	pending map[int64]*batch // checked, waiting for an earlier one
 	next    int64            // the id of the batch to take next
 	stop    *atomic.Bool
@@ -106,6 +107,9 @@ func (o *orderer) join(b *batch) *VerifyError {
 	}
 	if o.tree != nil {
 		o.tree.addLeaves(b.leaves, b.buf[:b.n])
+	}
+	if o.window != nil {
+		o.window.add(b.window)
 	}
 	if b.good > 0 {
 		o.lines += int64(b.good)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/optr-dev/optr/internal/inputfile"
 	"github.com/tidwall/gjson"
@@ -93,7 +92,7 @@ type WindowEntry struct {
 // (ReadVerifiedWindow checks them). A bad line stops ReadWindow with an
 // error naming the segment and the line.
 func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
-	return readWindow(ctx, st, since, false, fn)
+	return readWindow(ctx, st, since, nil, fn)
 }
 
 // ReadVerifiedWindow is ReadWindow of a window that verifies: before fn
@@ -108,8 +107,13 @@ func ReadWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEn
 // move itself out of the window unchecked. A fault is a *VerifyError wrapped with the segment's path,
 // whose Line is the entry's place in the whole ledger (its seq in a
 // valid one); fn has then seen no entry of that segment.
+//
+// fn is given the entries as the verification read them, without a
+// second parse, each with its line read again: the line verified (the
+// same length and 64-bit hash), else the segment changed while it was
+// read, which is an error.
 func ReadVerifiedWindow(ctx context.Context, st Store, since time.Time, fn func(WindowEntry) error) error {
-	return readWindow(ctx, st, since, true, fn)
+	return readWindow(ctx, st, since, &windowLines{max: maxWindowLines}, fn)
 }
 
 // Named is a Store that can say where its active segment is (a path, a
@@ -122,12 +126,15 @@ type Named interface {
 // Name implements Named: the path given.
 func (l Local) Name() string { return string(l) }
 
-func readWindow(ctx context.Context, st Store, since time.Time, verify bool, fn func(WindowEntry) error) error {
+// readWindow is ReadWindow, or, with lines (which holds the verified
+// entries of one segment at a time), ReadVerifiedWindow.
+func readWindow(ctx context.Context, st Store, since time.Time, lines *windowLines, fn func(WindowEntry) error) error {
+	verify := lines != nil
 	name := "ledger.jsonl"
 	if n, ok := st.(Named); ok {
 		name = n.Name()
 	}
-	newer, err := readWindowPart(name, func() (io.ReadCloser, error) { return st.Active(ctx) }, since, verify, nil, fn)
+	newer, err := readWindowPart(name, func() (io.ReadCloser, error) { return st.Active(ctx) }, since, lines, nil, fn)
 	if err != nil {
 		return err
 	}
@@ -144,7 +151,7 @@ func readWindow(ctx context.Context, st Store, since time.Time, verify bool, fn 
 			return err
 		}
 		s := segs[i]
-		part, err := readWindowPart(s.Path, func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, verify, &s, fn)
+		part, err := readWindowPart(s.Path, func() (io.ReadCloser, error) { return st.Open(ctx, s) }, since, lines, &s, fn)
 		if err != nil {
 			return err
 		}
@@ -196,16 +203,18 @@ func (p windowPart) continuedBy(newer windowPart, path string) error {
 // When the window starts after the segment's first entry and the segment
 // can be read at any offset (a file, bytes in memory), the window's start
 // is found by bisection, so the entries before it are not read. With
-// verify, the lines from there to the segment's end are verified before
-// fn sees any of them; seg is the sealed segment read (nil: the active
-// one).
-func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, verify bool, seg *Segment, fn func(WindowEntry) error) (windowPart, error) {
+// lines (ReadVerifiedWindow), the lines from there to the segment's end
+// are verified before fn sees any of them, and fn is given the entries
+// the verification read (see windowLines); seg is the sealed segment read
+// (nil: the active one).
+func readWindowPart(name string, open func() (io.ReadCloser, error), since time.Time, lines *windowLines, seg *Segment, fn func(WindowEntry) error) (windowPart, error) {
 	var part windowPart
 	rc, err := open()
 	if err != nil {
 		return part, fmt.Errorf("read ledger %s: %w", name, err)
 	}
 	defer rc.Close()
+	verify := lines != nil
 	ra, size, random := readerAt(rc)
 	if verify && !random { // a Store's own reader: held once, read twice
 		data, err := io.ReadAll(rc)
@@ -238,15 +247,10 @@ func readWindowPart(name string, open func() (io.ReadCloser, error), since time.
 		}
 	}
 	if verify {
-		if err := part.verify(ra, from, size, name, seg); err != nil {
+		if err := part.verify(ra, from, size, name, seg, lines); err != nil {
 			return part, err
 		}
-		if from == 0 { // read again, from the first line
-			sr = &segmentReader{name: name, br: bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10)}
-			if _, _, err := sr.next(); err != nil {
-				return part, err
-			}
-		}
+		return part, lines.read(io.NewSectionReader(ra, from, size-from), name, from, since, fn)
 	}
 	for ; ; e, ok, err = sr.next() {
 		if !ok || err != nil {
@@ -263,8 +267,9 @@ func readWindowPart(name string, open func() (io.ReadCloser, error), since time.
 
 // verify verifies the lines of a segment (name, sealed as seg when not
 // nil) from offset from to its end, as a chain that continues its first
-// line's prev, and records where they start and end.
-func (p *windowPart) verify(ra io.ReaderAt, from, size int64, name string, seg *Segment) error {
+// line's prev, records where they start and end, and collects their
+// entries into lines.
+func (p *windowPart) verify(ra io.ReaderAt, from, size int64, name string, seg *Segment, lines *windowLines) error {
 	first, err := firstLine(io.NewSectionReader(ra, from, size-from), size-from)
 	if err != nil {
 		var verr *VerifyError
@@ -280,7 +285,7 @@ func (p *windowPart) verify(ra io.ReaderAt, from, size int64, name string, seg *
 	if head.Seq == 0 {
 		head = Head{}
 	}
-	sum, err := verifyFrom(io.NewSectionReader(ra, from, size-from), head, nil)
+	sum, err := verifyFrom(io.NewSectionReader(ra, from, size-from), head, nil, lines)
 	if err != nil {
 		return fmt.Errorf("ledger %s: %w", name, err)
 	}
@@ -311,31 +316,48 @@ type segmentReader struct {
 
 // next reads the next entry; ok is false at the end of the segment.
 func (r *segmentReader) next() (WindowEntry, bool, error) {
-	line, err := readLine(r.br)
-	n, off := r.line+1, r.offset
-	at := func() string { // the line's place, named only in an error
-		if r.seeked {
-			return fmt.Sprintf("the line at byte %d", off)
-		}
-		return fmt.Sprintf("line %d", n)
+	line, ok, err := r.nextLine()
+	if !ok || err != nil {
+		return WindowEntry{}, false, err
 	}
+	e, err := r.entry(line)
+	return e, err == nil, err
+}
+
+// entry reads the entry of line, the last line read.
+func (r *segmentReader) entry(line []byte) (WindowEntry, error) {
+	e, lerr := windowEntry(line)
+	if lerr != nil {
+		return WindowEntry{}, fmt.Errorf("ledger %s: %s: %s; run optr ledger verify", r.name, r.at(line), lerr.reason)
+	}
+	return e, nil
+}
+
+// nextLine reads the next line, without its newline; ok is false at the
+// end of the segment.
+func (r *segmentReader) nextLine() ([]byte, bool, error) {
+	line, err := readLine(r.br)
 	r.line++
 	r.offset += int64(len(line)) + 1
 	switch {
 	case len(line) == 0 && errors.Is(err, io.EOF):
-		return WindowEntry{}, false, nil
+		return nil, false, nil
 	case errors.Is(err, io.EOF):
-		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the last line has no trailing newline: the write that added it was cut off", r.name, at())
+		return nil, false, fmt.Errorf("ledger %s: %s: the last line has no trailing newline: the write that added it was cut off", r.name, r.at(line))
 	case errors.Is(err, errLineTooLong):
-		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: the line is longer than %d bytes", r.name, at(), MaxLineSize)
+		return nil, false, fmt.Errorf("ledger %s: %s: the line is longer than %d bytes", r.name, r.at(line), MaxLineSize)
 	case err != nil:
-		return WindowEntry{}, false, fmt.Errorf("read ledger %s: %w", r.name, err)
+		return nil, false, fmt.Errorf("read ledger %s: %w", r.name, err)
 	}
-	e, lerr := windowEntry(line)
-	if lerr != nil {
-		return WindowEntry{}, false, fmt.Errorf("ledger %s: %s: %s; run optr ledger verify", r.name, at(), lerr.reason)
+	return line, true, nil
+}
+
+// at names the place of line, the last line read, for an error.
+func (r *segmentReader) at(line []byte) string {
+	if r.seeked {
+		return fmt.Sprintf("the line at byte %d", r.offset-int64(len(line))-1)
 	}
-	return e, true, nil
+	return fmt.Sprintf("line %d", r.line)
 }
 
 // seek continues reading from rd, which starts at offset.
@@ -439,7 +461,7 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 	// gjson.ParseBytes copies the whole line into a string; read it in
 	// place instead, and copy only the strings the entry keeps (Run and
 	// Workflow outlive the line, which the caller's buffer reuses).
-	top := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
+	top := gjson.Parse(bytesString(line))
 	if !top.IsObject() {
 		return WindowEntry{}, newLineError(ProblemNotJSON, "the line is not a JSON object")
 	}
@@ -461,14 +483,8 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 			if v.Type == gjson.Number {
 				e.Seq, have = v.Int(), have+1
 			}
-		case memberTokens:
-			e.Tokens, e.HasTokens = v.Int(), v.Type == gjson.Number
-		case memberCostUSD:
-			e.CostUSD, e.HasCost = v.Float(), v.Type == gjson.Number
-		case memberTokensUnknown:
-			e.TokensUnknown = v.Type == gjson.True
-		case memberCostUnknown:
-			e.CostUnknown = v.Type == gjson.True
+		default:
+			e.total(k.Str, v)
 		}
 		if dst != nil && v.Type == gjson.String {
 			*dst, have = v.Str, have+1
@@ -485,6 +501,21 @@ func windowEntry(line []byte) (WindowEntry, *lineError) {
 	e.Time = t
 	e.Kind, e.Run, e.Workflow = kindOf(e.Kind), strings.Clone(e.Run), strings.Clone(e.Workflow)
 	return e, nil
+}
+
+// total sets the run total that member key holds (architecture §4.17)
+// to its value v; any other member is left alone.
+func (e *WindowEntry) total(key string, v gjson.Result) {
+	switch key {
+	case memberTokens:
+		e.Tokens, e.HasTokens = v.Int(), v.Type == gjson.Number
+	case memberCostUSD:
+		e.CostUSD, e.HasCost = v.Float(), v.Type == gjson.Number
+	case memberTokensUnknown:
+		e.TokensUnknown = v.Type == gjson.True
+	case memberCostUnknown:
+		e.CostUnknown = v.Type == gjson.True
+	}
 }
 
 // kindOf returns kind as one of the Kind constants when it is one (no

@@ -31,6 +31,12 @@ func windowLedger(t *testing.T) string {
 		if i%2 == 0 {
 			f["cost_usd"] = float64(i) / 100
 		}
+		if i%5 == 0 {
+			f["cost_unknown"] = true
+		}
+		if i == 7 {
+			f["tokens"], f["tokens_unknown"] = nil, true
+		}
 		drafts = append(drafts, Draft{Kind: KindRun, Run: "r" + strings.Repeat("x", i%3), Workflow: "w", Time: windowBase.Add(time.Duration(i) * time.Hour), Fields: f})
 	}
 	entries, err := Chain(Head{}, drafts...)

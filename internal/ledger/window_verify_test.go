@@ -23,26 +23,42 @@ func verifiedSeqs(t *testing.T, st Store, hours int) ([]int64, error) {
 }
 
 // A window that verifies reads the entries ReadWindow reads, wherever it
-// starts: in the active segment, in a sealed one, at the first entry.
+// starts (in the active segment, in a sealed one, at the first entry),
+// each whole, its line too: those the verification read, and, past
+// what it keeps of a segment (two entries here), those read again.
 func TestReadVerifiedWindow(t *testing.T) {
 	t.Parallel()
 	path := windowLedger(t)
 	for _, h := range []int{0, 5, 15, 25, 31} {
-		var want []int64
-		if err := ReadWindow(t.Context(), Local(path), windowBase.Add(timeHours(h)), func(e WindowEntry) error {
-			want = append(want, e.Seq)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
+		since := windowBase.Add(timeHours(h))
+		want := windowEntries(t, func(fn func(WindowEntry) error) error { return ReadWindow(t.Context(), Local(path), since, fn) })
+		if h < 31 && len(want) == 0 {
+			t.Fatalf("from hour %d: ReadWindow read nothing", h)
 		}
-		got, err := verifiedSeqs(t, Local(path), h)
-		if err != nil {
-			t.Fatalf("from hour %d: %v", h, err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("from hour %d (-ReadWindow +ReadVerifiedWindow):\n%s", h, diff)
+		for _, keep := range []int{maxWindowLines, 2} {
+			got := windowEntries(t, func(fn func(WindowEntry) error) error {
+				return readWindow(t.Context(), Local(path), since, &windowLines{max: keep}, fn)
+			})
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("from hour %d, %d entries kept (-ReadWindow +ReadVerifiedWindow):\n%s", h, keep, diff)
+			}
 		}
 	}
+}
+
+// windowEntries returns the entries read calls its fn with, each with a
+// copy of its line.
+func windowEntries(t *testing.T, read func(fn func(WindowEntry) error) error) []WindowEntry {
+	t.Helper()
+	var out []WindowEntry
+	if err := read(func(e WindowEntry) error {
+		e.Line = bytes.Clone(e.Line)
+		out = append(out, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Each way a ledger can fail to verify stops the read, naming the path as
@@ -156,3 +172,51 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 func timeHours(h int) time.Duration { return time.Duration(h) * time.Hour }
+
+// A line read again for fn must be the line verified: a segment changed
+// between the verification and the read (a line edited to the same
+// length, or the segment cut short) is refused, not handed on.
+func TestReadVerifiedWindowChangedWhileRead(t *testing.T) {
+	t.Parallel()
+	path := windowLedger(t)
+	data, err := os.ReadFile(path) // entries 21 to 30
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := splitLines(data)
+	edited := bytes.Replace(data, []byte(`"tokens":230`), []byte(`"tokens":231`), 1)
+	for _, tt := range []struct {
+		name, want string
+		read       []byte
+	}{
+		{name: "unchanged", read: data},
+		{name: "a line edited", want: "ledger " + path + ": line 3 is not the line verified", read: edited},
+		{name: "cut short", want: "10 lines were verified, but 9 are left to read", read: bytes.Join(lines[:9], nil)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first, lerr := parseLine(bytes.TrimSuffix(lines[0], []byte("\n")))
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			w := &windowLines{max: maxWindowLines}
+			if _, err := verifyFrom(bytes.NewReader(data), Head{Seq: first.seq - 1, Hash: string(first.prev)}, nil, w); err != nil {
+				t.Fatal(err)
+			}
+			var seqs []int64
+			err := w.read(bytes.NewReader(tt.read), path, 0, windowBase, func(e WindowEntry) error {
+				seqs = append(seqs, e.Seq)
+				return nil
+			})
+			if tt.want == "" {
+				if err != nil || len(seqs) != 10 {
+					t.Fatalf("read %v, %v; want entries 21 to 30", seqs, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("read = %v; want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
