@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/gowebpki/jcs"
@@ -63,18 +64,29 @@ func (s *canonScanner) number(i int) (int, error) {
 	if fracEnd == i && shortDecimal(b[digitsStart:i], intDigits) {
 		return i, nil
 	}
-	f, err := strconv.ParseFloat(string(tok), 64)
+	want, err := ecmaText(tok)
 	if err != nil {
-		return start, errAt(start, "number %s is out of range", tok)
-	}
-	want, err := jcs.NumberToJSON(f)
-	if err != nil {
-		return start, errAt(start, "number %s: %v", tok, err)
+		return start, errAt(start, "%v", err)
 	}
 	if want != string(tok) {
 		return start, errAt(start, "number %s is not canonical: write %s", tok, want)
 	}
 	return i, nil
+}
+
+// ecmaText returns the text ECMAScript's Number.prototype.toString
+// gives for the double value of tok, a number of the JSON grammar: its
+// canonical form.
+func ecmaText(tok []byte) (string, error) {
+	f, err := strconv.ParseFloat(bytesString(tok), 64)
+	if err != nil {
+		return "", fmt.Errorf("number %s is out of range", tok)
+	}
+	want, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return "", fmt.Errorf("number %s: %w", tok, err)
+	}
+	return want, nil
 }
 
 // shortDecimal reports, without converting, whether the unsigned number

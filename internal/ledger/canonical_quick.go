@@ -167,9 +167,11 @@ func quickPlain(b []byte, top *topMembers) bool {
 
 // quickNumber takes a number at b[i] that prints as itself in ECMAScript
 // because it is an integer of at most 15 digits (but -0) or a decimal
-// shortDecimal accepts, and returns the offset past it.
+// shortDecimal accepts, or one that ecmaText prints as itself (a sum of
+// costs with its 17 significant digits), and returns the offset past it.
 func quickNumber(b []byte, i int) (int, bool) {
 	n := len(b)
+	tok := i
 	neg := b[i] == '-'
 	if neg {
 		i++
@@ -192,7 +194,14 @@ func quickNumber(b []byte, i int) (int, bool) {
 		for i < n && '0' <= b[i] && b[i] <= '9' {
 			i++
 		}
-		return i, i > frac && shortDecimal(b[start:i], intDigits)
+		if i == frac {
+			return i, false
+		}
+		if shortDecimal(b[start:i], intDigits) {
+			return i, true
+		}
+		want, err := ecmaText(b[tok:i])
+		return i, err == nil && want == string(b[tok:i])
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
 		return i, false

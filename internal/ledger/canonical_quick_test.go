@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ var quickSeeds = []string{
 	`{"a":1234567890123456}`, `{"a":1e3}`, `{"a":tru}`, `{"a":nul}`, `{"a":fals}`, `{"a":true,"b":false,"c":null}`,
 	strings.Repeat("[", 16) + strings.Repeat("]", 16), strings.Repeat("[", 17) + "1" + strings.Repeat("]", 17),
 	`{"a":"` + strings.Repeat("x", 4000) + `"}`, `{"a":"` + strings.Repeat("x", 5000) + `"}`,
+	`{"a":0.8503000000000001}`, `{"a":-0.43679999999999997}`, `{"a":0.85030000000000010}`, `{"a":0.1000000000000000055511151231257827}`,
+	`{"a":1.5e-7}`, `{"a":0.0000001}`, `{"a":123456789012345680000}`, `{"a":1234567890123456.8}`, `{"a":1e400}`, `{"a":0.1e1}`,
 }
 
 // FuzzQuickCanonicalAgreesWithChecker holds the fast path to the careful
@@ -57,7 +60,8 @@ func FuzzQuickCanonicalAgreesWithChecker(f *testing.F) {
 
 // TestQuickCanonicalTakesLedgerLines: the fast path is the one ordinary
 // ledger lines take, those Append writes and the benchmarks' synthetic
-// ones, or the verifier is no faster for it.
+// ones (with what runs spent: sums of costs, some with 17 significant
+// digits, 0.8503000000000001), or the verifier is no faster for it.
 func TestQuickCanonicalTakesLedgerLines(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
@@ -72,7 +76,15 @@ func TestQuickCanonicalTakesLedgerLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var spend bytes.Buffer
+	if _, err := WriteSyntheticWith(&spend, 2000, SyntheticOptions{Spend: true, Outcomes: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`[0-9]\.[0-9]{16}`).Match(spend.Bytes()) {
+		t.Fatal("no synthetic line has a number of 17 significant digits: the test takes none")
+	}
 	lines := append(splitLines(appended), splitLines(syntheticBytes(t, 200))...)
+	lines = append(lines, splitLines(spend.Bytes())...)
 	for _, line := range lines {
 		var top topMembers
 		if !quickCanonical(line[:len(line)-1], &top) {
