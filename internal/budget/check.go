@@ -100,7 +100,15 @@ func windowCaps(b config.Budget, now time.Time) []window {
 
 // Spending is what the runs in a ledger window spent, run by run.
 type Spending struct {
-	runs map[string]runSpend
+	runs map[string]runEntries
+}
+
+// runEntries are a run's entries in the window: the latest, which
+// counts, and where the last one read is among all the window's entries
+// (see Recorded).
+type runEntries struct {
+	runSpend
+	last int
 }
 
 // runSpend is a run's totals as its latest entry in the window records
@@ -164,9 +172,10 @@ func (s Spending) Since(t time.Time) Window {
 // error naming the entries: a ledger re-chained after an edit verifies,
 // but cannot so lower what it says was spent.
 func Recorded(ctx context.Context, st ledger.Store, since time.Time) (Spending, error) {
-	s := Spending{runs: map[string]runSpend{}}
-	var seen []runSpend // every entry's figures, by run, to check that spend only grows
-	byRun := map[string][]int{}
+	s := Spending{runs: map[string]runEntries{}}
+	// Every entry's figures, each with the index of the entry of its run
+	// read before it (-1: none), to check that spend only grows.
+	var seen []seenSpend
 	err := ledger.ReadVerifiedWindow(ctx, st, since, func(e ledger.WindowEntry) error {
 		if e.Kind != ledger.KindRun && e.Kind != ledger.KindCheckpoint {
 			return nil
@@ -195,38 +204,51 @@ func Recorded(ctx context.Context, st ledger.Store, since time.Time) (Spending, 
 		if r.tokens < 0 || r.usd < 0 {
 			return &UntrustedError{Seq: e.Seq, Run: strings.Clone(e.Run), Reason: fmt.Sprintf("it records a negative spend (%d tokens, $%g)", r.tokens, r.usd)}
 		}
-		run := strings.Clone(e.Run) // not the line's memory, kept for the window
-		byRun[run] = append(byRun[run], len(seen))
-		seen = append(seen, r)
-		if old, ok := s.runs[run]; ok && old.seq > e.Seq {
-			return nil
+		// e.Run is the entry's own string, not the line's memory: kept.
+		old, ok := s.runs[e.Run]
+		latest := runEntries{runSpend: r, last: len(seen)}
+		if !ok {
+			seen = append(seen, seenSpend{r, -1})
+		} else {
+			seen = append(seen, seenSpend{r, old.last})
+			if old.seq > e.Seq {
+				latest.runSpend = old.runSpend
+			}
 		}
-		s.runs[run] = r
+		s.runs[e.Run] = latest
 		return nil
 	})
 	if err != nil {
 		return Spending{}, err
 	}
-	for run, idx := range byRun {
-		if err := growing(run, seen, idx); err != nil {
+	for run, r := range s.runs {
+		if err := growing(run, seen, r.last); err != nil {
 			return Spending{}, err
 		}
 	}
 	return s, nil
 }
 
-// growing checks that the entries of run (seen[idx], in any order) record
-// a spend that never shrinks from one entry to the next: a later entry of
-// the same run that records fewer tokens, or fewer dollars where both
-// costs are known, supersedes a spend with a smaller one, which optr never
-// writes (a carried-on run's meter starts from what it had spent).
-func growing(run string, seen []runSpend, idx []int) error {
-	if len(idx) < 2 {
+// seenSpend is an entry's figures and the index of the entry of its run
+// read before it (-1: none).
+type seenSpend struct {
+	runSpend
+	before int
+}
+
+// growing checks that the entries of run (seen[last], the last read, and
+// those before it by seenSpend.before, in any order) record a spend that
+// never shrinks from one entry to the next: a later entry of the same run
+// that records fewer tokens, or fewer dollars where both costs are known,
+// supersedes a spend with a smaller one, which optr never writes (a
+// carried-on run's meter starts from what it had spent).
+func growing(run string, seen []seenSpend, last int) error {
+	if seen[last].before < 0 {
 		return nil
 	}
-	rs := make([]runSpend, len(idx))
-	for i, k := range idx {
-		rs[i] = seen[k]
+	var rs []runSpend
+	for k := last; k >= 0; k = seen[k].before {
+		rs = append(rs, seen[k].runSpend)
 	}
 	slices.SortFunc(rs, func(a, b runSpend) int { return cmp.Compare(a.seq, b.seq) })
 	for i := 1; i < len(rs); i++ {

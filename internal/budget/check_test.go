@@ -204,29 +204,39 @@ func TestRecordedRefusesFiguresOptrNeverWrites(t *testing.T) {
 		want    string // "" when it sums
 		usd     float64
 		tokens  int64
+		// sealed, when not 0, is how many of the entries are moved into a
+		// sealed segment: the window is read newest segment first.
+		sealed int
 	}{
 		{"a negative cost", []ledger.Draft{entry(ledger.KindRun, "a", totals(10, 1.0)), entry(ledger.KindRun, "b", totals(10, -100.0))},
-			"ledger entry 2 (run b) cannot be counted against the budget: it records a negative spend", 0, 0},
+			"ledger entry 2 (run b) cannot be counted against the budget: it records a negative spend", 0, 0, 0},
 		{"negative tokens", []ledger.Draft{entry(ledger.KindRun, "a", totals(-10, nil))},
-			"ledger entry 1 (run a)", 0, 0},
+			"ledger entry 1 (run a)", 0, 0, 0},
 		{"a negative result", []ledger.Draft{entry(ledger.KindRun, "a", map[string]any{"results": []any{
 			map[string]any{"agent": "x", "tokens_in": int64(5), "cost_usd": 2.0},
 			map[string]any{"agent": "y", "tokens_in": int64(5), "cost_usd": -1.5}}})},
-			"one of its results records a negative spend", 0, 0},
+			"one of its results records a negative spend", 0, 0, 0},
 		{"a later run entry with $0", []ledger.Draft{entry(ledger.KindRun, "a", totals(10, 5.0)), entry(ledger.KindRun, "a", totals(10, 0.0))},
-			"ledger entry 2 (run a) cannot be counted against the budget: it records 10 tokens and $0 for the run, less than entry 1 did", 0, 0},
+			"ledger entry 2 (run a) cannot be counted against the budget: it records 10 tokens and $0 for the run, less than entry 1 did", 0, 0, 0},
 		{"a run entry below its checkpoint", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(400, 0.5))},
-			"less than entry 1 did (500 tokens", 0, 0},
+			"less than entry 1 did (500 tokens", 0, 0, 0},
 		{"a run entry whose cost became unknown", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(800, nil))},
-			"", 0, 800},
+			"", 0, 800, 0},
 		{"a run entry above its checkpoint", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindRun, "a", totals(800, 0.8))},
-			"", 0.8, 800},
+			"", 0.8, 800, 0},
+		{"a run entry after its checkpoints, in the segment after theirs", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindCheckpoint, "a", totals(600, 0.6)), entry(ledger.KindRun, "a", totals(800, 0.8))},
+			"", 0.8, 800, 2},
+		{"a run entry below its checkpoint in the segment before", []ledger.Draft{entry(ledger.KindCheckpoint, "a", totals(500, 0.5)), entry(ledger.KindCheckpoint, "a", totals(600, 0.6)), entry(ledger.KindRun, "a", totals(400, 0.8))},
+			"ledger entry 3 (run a) cannot be counted against the budget: it records 400 tokens and $0.8 for the run, less than entry 2 did (600 tokens", 0, 0, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "ledger.jsonl")
 			if _, err := ledger.Append(path, tc.entries...); err != nil {
 				t.Fatal(err)
+			}
+			if tc.sealed > 0 {
+				seal(t, path, tc.sealed)
 			}
 			s, err := Recorded(t.Context(), ledger.Local(path), now.Add(-24*time.Hour))
 			if tc.want != "" {
@@ -294,5 +304,25 @@ func TestKnownPartCounts(t *testing.T) {
 	caps, err := Check(t.Context(), ledger.Local(path), config.Budget{MaxTokensPerDay: 1000}, now, "new")
 	if err != nil || len(caps) != 1 || caps[0].Before != 900 || caps[0].UnknownBefore != 1 {
 		t.Errorf("the day's tokens = %+v, %v; want the known 900, one run of unknown tokens", caps, err)
+	}
+}
+
+// seal moves the first n entries of the ledger at path into a sealed
+// segment, as Append does when the active segment is full.
+func seal(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if err := os.MkdirAll(ledger.SegmentDir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ledger.SegmentDir(path), ledger.SegmentName(1, int64(n))), bytes.Join(lines[:n], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Join(lines[n:], nil), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
