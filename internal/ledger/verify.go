@@ -53,6 +53,9 @@ func verifyFrom(r io.Reader, head Head, tree *treeRecorder, window *windowLines)
 	p.ord.start(head)
 	p.stream(r, nil)
 	res := <-p.done
+	if window != nil { // the window's next segment reuses the batches
+		window.spare = p.reclaim()
+	}
 	if err := res.failure(); err != nil {
 		return Summary{}, err
 	}
@@ -138,6 +141,9 @@ type pipeline struct {
 	stop    atomic.Bool // set by the orderer when a stream failed: the rest is moot
 	nextID  int64
 	ord     orderer
+	// spare are batches of an earlier pipeline, taken before new ones
+	// are made (see reclaim).
+	spare []*batch
 }
 
 // numCheckers is the number of checker goroutines: one per core.
@@ -168,6 +174,7 @@ func newPipeline(tree *treeRecorder, streams int, runs bool, window *windowLines
 	seed := maphash.MakeSeed()
 	if window != nil {
 		window.start(seed)
+		p.spare, window.spare = window.spare, nil
 	}
 	if runs {
 		p.ord.runs = map[uint64]struct{}{}
@@ -217,6 +224,10 @@ func (p *pipeline) nextBatch(size int) *batch {
 	default:
 		if p.batches < p.max {
 			p.batches++
+			if n := len(p.spare); n > 0 {
+				b, p.spare = p.spare[n-1], p.spare[:n-1]
+				break
+			}
 			return &batch{buf: make([]byte, size)}
 		}
 		b = <-p.pool
@@ -226,6 +237,23 @@ func (p *pipeline) nextBatch(size int) *batch {
 		b.buf = make([]byte, size)
 	}
 	return b
+}
+
+// reclaim returns the pipeline's batches, for another pipeline to take
+// (pipeline.spare), once its last stream's result came on p.done: the
+// orderer then gave back every batch the reader sent, and the reader
+// every batch it did not.
+func (p *pipeline) reclaim() []*batch {
+	out := make([]*batch, 0, p.batches)
+	for range p.batches {
+		select {
+		case b := <-p.pool:
+			out = append(out, b)
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // release gives back a batch the reader will not send.

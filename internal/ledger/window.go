@@ -77,7 +77,8 @@ type WindowEntry struct {
 	HasTokens, HasCost         bool
 	TokensUnknown, CostUnknown bool
 	// Line is the entry's canonical line, for a reader that needs more of
-	// it. It is valid only until the callback returns.
+	// it. It is valid only until the callback returns; the strings above
+	// are the entry's own.
 	Line []byte
 }
 

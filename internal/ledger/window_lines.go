@@ -33,6 +33,9 @@ type windowLines struct {
 	max   int
 	lines []windowLine
 	seed  maphash.Seed
+	// spare are the batches of the last segment's verification, for the
+	// next segment's (pipeline.spare).
+	spare []*batch
 }
 
 // windowLine is one verified line's entry (its Line not set), the
