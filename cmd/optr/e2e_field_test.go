@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/optr-dev/optr/internal/testkit/fieldtest"
+	"github.com/optr-dev/optr/internal/testkit/proctest"
 )
 
 // The routes of issue 34 the adversary adds in the field: UDP, DNS, an
@@ -439,7 +440,7 @@ func newFieldHostile(t *testing.T, f field, mode string, groupRead bool) *fieldH
 	// killed (with the protection off): it left with setsid, so its group
 	// is its own.
 	t.Cleanup(func() {
-		for _, pid := range taggedProcs("adversary-daemon-" + h.mark) {
+		for _, pid := range proctest.Tagged("adversary-daemon-" + h.mark) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -646,7 +647,7 @@ func TestNothingOutlivesOptrUnderSudo(t *testing.T) {
 			}
 			tag := "optr-e2e-sudo-orphan-" + strconv.Itoa(os.Getpid()) + "-" + name
 			t.Cleanup(func() {
-				for _, pid := range taggedProcs(tag) {
+				for _, pid := range proctest.Tagged(tag) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -696,7 +697,7 @@ func TestNothingOutlivesOptrUnderSudo(t *testing.T) {
 				t.Fatalf("optr ended before its agent ran: %v\n%s", <-exited, out.String())
 			}
 			defer w.Close() // open until the end: the agent reads no EOF
-			agent := taggedProcs(tag)
+			agent := proctest.Tagged(tag)
 			if len(agent) == 0 {
 				t.Fatalf("the agent runs, but no process holds %s", tag)
 			}

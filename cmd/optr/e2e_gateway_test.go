@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestGatewayKeepsTheKey(t *testing.T) {
 			if tc.leaks {
 				// The key is redacted wherever optr writes it; the hunter's
 				// own report says where it was.
-				if !contains(leaks, "env") {
+				if !slices.Contains(leaks, "env") {
 					t.Errorf("with the gateway off the hunter found %v; want the key in its env (exit %d)\n%s\n%s", leaks, code, stdout, stderr)
 				}
 				return

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -171,7 +172,7 @@ func TestSeparateLauncherConfinesTheAgent(t *testing.T) {
 			}
 			leaks := h.leaks(t)
 			if tc.mode == "off" {
-				if !contains(leaks, "env") || !contains(leaks, "outside-write") {
+				if !slices.Contains(leaks, "env") || !slices.Contains(leaks, "outside-write") {
 					t.Errorf("with the sandbox off the adversary should get env and outside-write; it got %v\n%s", leaks, log)
 				}
 				return

@@ -11,17 +11,21 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/optr-dev/optr/internal/testkit/proctest"
 )
 
 // leaver is a command agent that leaves two processes behind, tagged
 // with TAG, and ends once both run: one that left with setsid and an
 // empty environment (TAG-unmarked: no marker of optr's reaches it), and a
 // double fork that setsids (TAG-forked). Each says it runs through a FIFO
-// the leaver blocks on.
+// the leaver blocks on, then waits in the shell itself, opening a FIFO no
+// one writes: one that forked a sleep would, until the sleep is exec'd,
+// have a child that carries the tag too.
 const leaver = `cat >/dev/null
-d=$(mktemp -d); mkfifo "$d/a" "$d/b" || exit 1
-setsid env -i sh -c 'echo > "$1/a"; sleep 300; :' TAG-unmarked "$d" </dev/null >/dev/null 2>&1 &
-( setsid sh -c 'echo > "$1/b"; sleep 300; :' TAG-forked "$d" </dev/null >/dev/null 2>&1 & ) &
+d=$(mktemp -d); mkfifo "$d/a" "$d/b" "$d/hold" || exit 1
+setsid env -i sh -c 'echo > "$1/a"; read x < "$1/hold"' TAG-unmarked "$d" </dev/null >/dev/null 2>&1 &
+( setsid sh -c 'echo > "$1/b"; read x < "$1/hold"' TAG-forked "$d" </dev/null >/dev/null 2>&1 & ) &
 read -r _ < "$d/a"; read -r _ < "$d/b"
 echo left two behind
 `
@@ -40,20 +44,6 @@ var noSubreaperBin = sync.OnceValues(func() (string, error) {
 	}
 	return filepath.Join(dir, "optr"), nil
 })
-
-// taggedProcs lists the processes whose command line holds tag.
-func taggedProcs(tag string) []int {
-	var pids []int
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
-}
 
 // TestNothingOutlivesTheRun (issue 27 item 14): what an agent leaves
 // behind — a setsid child with an empty environment, a double fork — is
@@ -77,7 +67,7 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 				}
 				tag := "optr-e2e-orphan-" + strconv.Itoa(os.Getpid()) + "-" + strings.ReplaceAll(name, "/", "-")
 				t.Cleanup(func() {
-					for _, pid := range taggedProcs(tag) {
+					for _, pid := range proctest.Tagged(tag) {
 						_ = syscall.Kill(pid, syscall.SIGKILL)
 					}
 				})
@@ -104,7 +94,7 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("optr run: %v\n%s", err, out)
 				}
-				left := taggedProcs(tag)
+				left := proctest.Tagged(tag)
 				if reaper && len(left) > 0 {
 					t.Errorf("processes %v outlived optr run\n%s", left, out)
 				}
@@ -113,7 +103,7 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 				// marker, so the sweep for orphans of a dead optr
 				// (procgroup.Reap) that other test binaries run at the same
 				// time may have ended it already: it is not required.
-				if !reaper && len(taggedProcs(tag+"-unmarked")) != 1 {
+				if !reaper && len(proctest.Tagged(tag+"-unmarked")) != 1 {
 					t.Errorf("without the subreapers %v were left, want the unmarked one among them: the test proves nothing\n%s", left, out)
 				}
 			})

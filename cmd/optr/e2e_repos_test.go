@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,7 +162,7 @@ func TestCodingAgentsStayInTheirRepositories(t *testing.T) {
 				}
 				if mode == "off" {
 					for _, want := range []string{"workspace-hook", "workspace-config", "other-tree"} {
-						if !contains(leaks, want) {
+						if !slices.Contains(leaks, want) {
 							t.Errorf("with the sandbox off the adversary should get %s; it got %v\n%s", want, leaks, log)
 						}
 					}

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
+	"github.com/optr-dev/optr/internal/testkit/proctest"
 )
 
 // The credentials an attacker wants: in optr's environment, in a file of
@@ -179,7 +181,7 @@ func gitInit(t *testing.T, ws string) {
 func (h *hostile) leaks(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	if daemonsAlive("adversary-daemon-" + h.mark) {
+	if len(proctest.Tagged("adversary-daemon-"+h.mark)) > 0 {
 		out = append(out, "daemon-survived")
 	}
 	out = leakRoutes(h.ws, out)
@@ -195,27 +197,6 @@ func (h *hostile) leaks(t *testing.T) []string {
 		out = append(out, fmt.Sprintf("loopback-service:%d", n))
 	}
 	return out
-}
-
-// daemonsAlive reports whether a process whose command line holds tag
-// still runs.
-func daemonsAlive(tag string) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // runCLI runs optr run in the workspace with h's environment.
@@ -273,7 +254,7 @@ func TestSandboxHoldsAgainstAnAdversary(t *testing.T) {
 				leaks := h.leaks(t)
 				if mode == "off" {
 					for _, want := range []string{"env", "proc-environ", "file-outside", "hook", "outside-write", "outside:daemon.txt"} {
-						if !contains(leaks, want) {
+						if !slices.Contains(leaks, want) {
 							t.Errorf("with the sandbox off the adversary should get %s; it got %v\n%s", want, leaks, log)
 						}
 					}
@@ -340,7 +321,7 @@ func leakRoutes(ws string, out []string) []string {
 		b, _ := os.ReadFile(p)
 		for _, line := range strings.Split(string(b), "LEAK:")[1:] {
 			route := strings.FieldsFunc(line, func(r rune) bool { return !(r == '-' || r >= 'a' && r <= 'z') })
-			if len(route) > 0 && !contains(out, route[0]) {
+			if len(route) > 0 && !slices.Contains(out, route[0]) {
 				out = append(out, route[0])
 			}
 		}

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/optr-dev/optr/internal/testkit/proctest"
 )
 
 // orphans is a program that leaves two processes behind, tagged with
@@ -29,27 +30,13 @@ echo started
 `
 }
 
-// tagged lists the processes whose command line holds tag.
-func tagged(tag string) []int {
-	var pids []int
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), tag) {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
-}
-
 // Nothing the program starts outlives it: when it exits, the launcher
 // (a child subreaper) kills what it left — a setsid child with an empty
 // environment and a double fork — before it exits itself.
 func TestNothingOutlivesTheProgram(t *testing.T) {
 	tag := "optr-launcher-orphan-" + strconv.Itoa(os.Getpid())
 	t.Cleanup(func() {
-		for _, pid := range tagged(tag) {
+		for _, pid := range proctest.Tagged(tag) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -57,7 +44,7 @@ func TestNothingOutlivesTheProgram(t *testing.T) {
 	if err != nil || !strings.Contains(out, "started") {
 		t.Fatalf("%v: %q", err, out)
 	}
-	if left := tagged(tag); len(left) > 0 {
+	if left := proctest.Tagged(tag); len(left) > 0 {
 		t.Errorf("processes %v outlived the program", left)
 	}
 	// Started directly (no launcher) and ended with its process group, the
@@ -68,7 +55,7 @@ func TestNothingOutlivesTheProgram(t *testing.T) {
 		t.Fatalf("%v: %s", err, b)
 	}
 	killGroup(t, cmd.Process.Pid, tag) // what a process group reaches
-	if left := tagged(tag); len(left) != 1 {
+	if left := proctest.Tagged(tag); len(left) != 1 {
 		t.Errorf("without the launcher %v were left, want the setsid child", left)
 	}
 }
@@ -78,7 +65,7 @@ func TestNothingOutlivesTheProgram(t *testing.T) {
 func killGroup(t *testing.T, pgid int, tag string) {
 	t.Helper()
 	var fds []int
-	for _, pid := range tagged(tag) {
+	for _, pid := range proctest.Tagged(tag) {
 		if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 				fds = append(fds, fd)
