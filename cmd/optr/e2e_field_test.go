@@ -20,8 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 	"github.com/optr-dev/optr/internal/testkit/fieldtest"
-	"github.com/optr-dev/optr/internal/testkit/proctest"
 )
 
 // The routes of issue 34 the adversary adds in the field: UDP, DNS, an

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/optr-dev/optr/internal/testkit/proctest"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 // leaver is a command agent that leaves two processes behind, tagged

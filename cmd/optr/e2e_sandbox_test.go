@@ -15,7 +15,7 @@ import (
 
 	"github.com/optr-dev/optr/internal/action/actiontest"
 	"github.com/optr-dev/optr/internal/github/githubtest"
-	"github.com/optr-dev/optr/internal/testkit/proctest"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 // The credentials an attacker wants: in optr's environment, in a file of

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optr-dev/optr/internal/testkit/proctest"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 // runLeaving runs a command that leaves a setsid child with an empty

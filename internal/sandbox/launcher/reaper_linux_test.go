@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/optr-dev/optr/internal/testkit/proctest"
+	"github.com/optr-dev/optr/internal/procgroup/proctest"
 )
 
 // orphans is a program that leaves two processes behind, tagged with

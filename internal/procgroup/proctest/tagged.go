@@ -1,5 +1,3 @@
-// Package proctest finds the processes a test left behind by a tag it put
-// on their command lines (Linux's /proc; none elsewhere).
 package proctest
 
 import (
@@ -10,7 +8,9 @@ import (
 	"strings"
 )
 
-// Tagged lists the processes whose command line holds tag anywhere.
+// Tagged lists the processes whose command line holds tag anywhere: the
+// ones a test left behind with a tag it put there (Linux's /proc; none
+// elsewhere).
 func Tagged(tag string) []int {
 	return find(func(cmdline string) bool { return strings.Contains(cmdline, tag) })
 }
