@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/optr-dev/optr/internal/bounded"
 	"github.com/optr-dev/optr/internal/config"
 	"github.com/optr-dev/optr/internal/datalake"
 	"github.com/optr-dev/optr/internal/inputfile"
@@ -87,7 +88,7 @@ func (c *CLI) readIntent(text, file string) (string, error) {
 	case text != "" && file != "":
 		return "", usageErr(errors.New("give either --intent or --intent-file, not both"))
 	case file == "-":
-		data, err := readAllLimited(c.Stdin, maxIntent)
+		data, err := bounded.ReadAll(c.Stdin, maxIntent)
 		if err != nil {
 			return "", usageErr(fmt.Errorf("read the intent from stdin: %w", err))
 		}

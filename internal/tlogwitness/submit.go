@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/optr-dev/optr/internal/bounded"
 	"github.com/optr-dev/optr/internal/clock"
 	"github.com/optr-dev/optr/internal/ledger"
 )
@@ -241,12 +241,9 @@ func (c *Client) post(ctx context.Context, w Witness, reqBody []byte) (answer, e
 		// would reach the log. Nothing of the answer is read.
 		return answer{status: resp.StatusCode, location: resp.Header.Get("Location")}, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	b, err := bounded.ReadAll(resp.Body, maxAnswer)
 	if err != nil {
 		return answer{}, fmt.Errorf("read the answer: %w", err)
-	}
-	if len(b) > maxAnswer {
-		return answer{}, fmt.Errorf("the answer is longer than %d bytes", maxAnswer)
 	}
 	return answer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b}, nil
 }

@@ -204,7 +204,7 @@ func TestChatAnswerBound(t *testing.T) {
 		_, _ = io.WriteString(w, chatAnswer(strconv.Quote(llmtest.Answer("ok", 1))))
 	})
 	_, err := a.Run(t.Context(), agent.Request{Intent: "x"})
-	if e := agentError(t, err); e.Reason != "bad_response" || !strings.Contains(err.Error(), "larger than 32 MiB") {
+	if e := agentError(t, err); e.Reason != "bad_response" || !strings.Contains(err.Error(), "more than 32 MiB") {
 		t.Errorf("got %v, want bad_response naming the 32 MiB bound", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/optr-dev/optr/internal/agent"
+	"github.com/optr-dev/optr/internal/bounded"
 	"github.com/optr-dev/optr/internal/version"
 )
 
@@ -197,16 +198,16 @@ func (w chatWire) post(ctx context.Context, body chatRequest, raw **http.Respons
 	}
 	defer res.Body.Close()
 	*raw = res
-	data, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBody+1))
-	if err != nil {
-		return fmt.Errorf("reading the answer: %w", err)
-	}
 	if res.StatusCode >= http.StatusBadRequest {
+		// As much as newAPIError reads of it; the status is the answer
+		// whatever the rest holds.
+		data, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 		res.Body = io.NopCloser(bytes.NewReader(data))
 		return fmt.Errorf("POST %s: HTTP %d", req.URL.Redacted(), res.StatusCode)
 	}
-	if len(data) > maxAnswerBody {
-		return fmt.Errorf("the answer is larger than %d MiB", maxAnswerBody>>20)
+	data, err := bounded.ReadAll(res.Body, maxAnswerBody)
+	if err != nil {
+		return fmt.Errorf("read the answer: %w", err)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("decoding the chat.completion object: %w", err)
